@@ -1,0 +1,48 @@
+"""Worlds: batched game backends behind one interface (see :mod:`rlgpt_tui.envs.base`)."""
+
+from __future__ import annotations
+
+from rlgpt_tui.envs.base import (
+    ACHIEVEMENTS,
+    ACTION_NAMES,
+    INVENTORY_ITEMS,
+    StepResult,
+    View,
+    World,
+    describe_view,
+)
+
+WORLD_NAMES: tuple[str, ...] = ("craftax", "crafter")
+
+
+class UnknownWorldError(ValueError):
+    """Raised for a world name that is not one of :data:`WORLD_NAMES`."""
+
+
+def make_world(name: str, num_envs: int, seed: int = 0) -> World:
+    """Create a world backend by name."""
+    if name == "craftax":
+        from rlgpt_tui.envs.craftax_world import CraftaxWorld
+
+        return CraftaxWorld(num_envs=num_envs, seed=seed)
+    if name == "crafter":
+        from rlgpt_tui.envs.crafter_world import CrafterWorld
+
+        return CrafterWorld(num_envs=num_envs, seed=seed)
+    raise UnknownWorldError(
+        f"unknown env {name!r}: use one of {', '.join(WORLD_NAMES)} (e.g. --env craftax)"
+    )
+
+
+__all__ = [
+    "ACHIEVEMENTS",
+    "ACTION_NAMES",
+    "INVENTORY_ITEMS",
+    "WORLD_NAMES",
+    "StepResult",
+    "UnknownWorldError",
+    "View",
+    "World",
+    "describe_view",
+    "make_world",
+]

@@ -1,0 +1,344 @@
+"""The world interface every backend implements, and the View that coded actions read.
+
+A world is a batch of ``num_envs`` independent games. It does not reset by itself: the
+caller (the task layer) decides when an episode ends and calls :meth:`World.reset_envs`.
+``step`` takes an ``active`` mask so that a coded action running in one env can advance
+that env alone while the others wait for their next decision.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+
+import numpy as np
+
+# The 17 primitive actions shared by Crafter and Craftax-Classic, in their index order.
+ACTION_NAMES: tuple[str, ...] = (
+    "noop",
+    "move_left",
+    "move_right",
+    "move_up",
+    "move_down",
+    "do",
+    "sleep",
+    "place_stone",
+    "place_table",
+    "place_furnace",
+    "place_plant",
+    "make_wood_pickaxe",
+    "make_stone_pickaxe",
+    "make_iron_pickaxe",
+    "make_wood_sword",
+    "make_stone_sword",
+    "make_iron_sword",
+)
+
+# Crafter's 22 achievements, in Craftax-Classic's index order.
+ACHIEVEMENTS: tuple[str, ...] = (
+    "collect_wood",
+    "place_table",
+    "eat_cow",
+    "collect_sapling",
+    "collect_drink",
+    "make_wood_pickaxe",
+    "make_wood_sword",
+    "place_plant",
+    "defeat_zombie",
+    "collect_stone",
+    "place_stone",
+    "eat_plant",
+    "defeat_skeleton",
+    "make_stone_pickaxe",
+    "make_stone_sword",
+    "wake_up",
+    "place_furnace",
+    "collect_coal",
+    "collect_iron",
+    "collect_diamond",
+    "make_iron_pickaxe",
+    "make_iron_sword",
+)
+
+# Inventory items in Craftax-Classic's order (Crafter has the same items).
+INVENTORY_ITEMS: tuple[str, ...] = (
+    "wood",
+    "stone",
+    "coal",
+    "iron",
+    "diamond",
+    "sapling",
+    "wood_pickaxe",
+    "stone_pickaxe",
+    "iron_pickaxe",
+    "wood_sword",
+    "stone_sword",
+    "iron_sword",
+)
+
+# Block names used in Views, for both backends (Crafter's material names).
+BLOCK_NAMES: tuple[str, ...] = (
+    "unknown",
+    "out_of_bounds",
+    "grass",
+    "water",
+    "stone",
+    "tree",
+    "wood",
+    "path",
+    "coal",
+    "iron",
+    "diamond",
+    "table",
+    "furnace",
+    "sand",
+    "lava",
+    "plant",
+    "ripe_plant",
+)
+MOB_NAMES: tuple[str, ...] = ("zombie", "cow", "skeleton", "arrow")
+WALKABLE: frozenset[str] = frozenset({"grass", "sand", "path"})
+
+# Facing directions as (dx, dy): x grows to the right, y grows downwards.
+FACING_NAMES: dict[tuple[int, int], str] = {
+    (-1, 0): "left",
+    (1, 0): "right",
+    (0, -1): "up",
+    (0, 1): "down",
+}
+
+VIEW_ROWS = 7
+VIEW_COLS = 9
+
+
+@dataclass(frozen=True)
+class View:
+    """What one env's player perceives, in plain Python types, for coded actions and prompts.
+
+    ``grid[row][col]`` holds block names for the 7x9 area the player sees, the player at
+    ``grid[3][4]``. World coordinates: ``position`` is (x, y); the block at world (x, y)
+    is ``grid[y - position[1] + 3][x - position[0] + 4]``.
+    """
+
+    grid: tuple[tuple[str, ...], ...]
+    mobs: tuple[tuple[str, int, int], ...]  # (name, x, y) in world coordinates
+    inventory: dict[str, int]
+    health: int
+    food: int
+    drink: int
+    energy: int
+    facing: tuple[int, int]
+    daylight: float
+    position: tuple[int, int]
+    sleeping: bool = False
+    achievements: frozenset[str] = field(default_factory=frozenset)
+    step: int = 0
+
+    @property
+    def center(self) -> tuple[int, int]:
+        """(col, row) of the player in ``grid``."""
+        return VIEW_COLS // 2, VIEW_ROWS // 2
+
+    def block_at(self, x: int, y: int) -> str:
+        """The block at world position (x, y), or ``"unknown"`` outside the view."""
+        col = x - self.position[0] + VIEW_COLS // 2
+        row = y - self.position[1] + VIEW_ROWS // 2
+        if 0 <= row < VIEW_ROWS and 0 <= col < VIEW_COLS:
+            return self.grid[row][col]
+        return "unknown"
+
+    def mob_at(self, x: int, y: int) -> str | None:
+        """The mob at world position (x, y), if one is visible there."""
+        for name, mx, my in self.mobs:
+            if (mx, my) == (x, y):
+                return name
+        return None
+
+    @property
+    def facing_position(self) -> tuple[int, int]:
+        """The world position the player faces (where ``do`` acts)."""
+        return self.position[0] + self.facing[0], self.position[1] + self.facing[1]
+
+    def to_dict(self) -> dict:
+        """A JSON-ready dict (used to record Views for dry runs and prompts)."""
+        return {
+            "grid": [list(row) for row in self.grid],
+            "mobs": [list(m) for m in self.mobs],
+            "inventory": dict(self.inventory),
+            "health": self.health,
+            "food": self.food,
+            "drink": self.drink,
+            "energy": self.energy,
+            "facing": list(self.facing),
+            "daylight": self.daylight,
+            "position": list(self.position),
+            "sleeping": self.sleeping,
+            "achievements": sorted(self.achievements),
+            "step": self.step,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> View:
+        """Inverse of :meth:`to_dict`."""
+        return cls(
+            grid=tuple(tuple(row) for row in data["grid"]),
+            mobs=tuple((str(m[0]), int(m[1]), int(m[2])) for m in data["mobs"]),
+            inventory={k: int(v) for k, v in data["inventory"].items()},
+            health=int(data["health"]),
+            food=int(data["food"]),
+            drink=int(data["drink"]),
+            energy=int(data["energy"]),
+            facing=(int(data["facing"][0]), int(data["facing"][1])),
+            daylight=float(data["daylight"]),
+            position=(int(data["position"][0]), int(data["position"][1])),
+            sleeping=bool(data.get("sleeping", False)),
+            achievements=frozenset(data.get("achievements", ())),
+            step=int(data.get("step", 0)),
+        )
+
+
+_GRID_SYMBOLS: dict[str, str] = {
+    "unknown": "?",
+    "out_of_bounds": "#",
+    "grass": ".",
+    "water": "~",
+    "stone": "S",
+    "tree": "T",
+    "wood": "W",
+    "path": "_",
+    "coal": "C",
+    "iron": "I",
+    "diamond": "D",
+    "table": "t",
+    "furnace": "f",
+    "sand": ":",
+    "lava": "L",
+    "plant": "p",
+    "ripe_plant": "P",
+}
+_MOB_SYMBOLS: dict[str, str] = {"zombie": "z", "cow": "c", "skeleton": "k", "arrow": "a"}
+
+
+def describe_view(view: View) -> str:
+    """A plain-text description of a View for LLM prompts."""
+    px, py = view.position
+    lines = [
+        f"Position (x, y): ({px}, {py}); facing {FACING_NAMES.get(view.facing, view.facing)} "
+        f"toward {view.block_at(*view.facing_position)}.",
+        f"Health {view.health}/9, food {view.food}/9, drink {view.drink}/9, "
+        f"energy {view.energy}/9; daylight {view.daylight:.2f}"
+        + ("; sleeping." if view.sleeping else "."),
+    ]
+    held = {k: v for k, v in view.inventory.items() if v}
+    lines.append(
+        "Inventory: " + (", ".join(f"{k} {v}" for k, v in held.items()) if held else "empty") + "."
+    )
+    if view.achievements:
+        lines.append("Achievements so far: " + ", ".join(sorted(view.achievements)) + ".")
+    mobs = {(x, y): name for name, x, y in view.mobs}
+    rows = []
+    for r, row in enumerate(view.grid):
+        cells = []
+        for c, block in enumerate(row):
+            x = px + c - VIEW_COLS // 2
+            y = py + r - VIEW_ROWS // 2
+            if (x, y) == (px, py):
+                cells.append("@")
+            elif (x, y) in mobs:
+                cells.append(_MOB_SYMBOLS[mobs[(x, y)]])
+            else:
+                cells.append(_GRID_SYMBOLS.get(block, "?"))
+        rows.append("".join(cells))
+    lines.append(
+        f"Map around the player (rows top to bottom, x from {px - VIEW_COLS // 2} to "
+        f"{px + VIEW_COLS // 2}, y from {py - VIEW_ROWS // 2} to {py + VIEW_ROWS // 2}; @ is "
+        "the player):"
+    )
+    lines.extend("  " + row for row in rows)
+    seen = sorted(
+        {block for row in view.grid for block in row} - {"grass", "out_of_bounds", "unknown"}
+    )
+    if seen:
+        lines.append("Visible blocks: " + ", ".join(seen) + ".")
+    if view.mobs:
+        lines.append(
+            "Visible creatures: "
+            + ", ".join(f"{name} at ({x}, {y})" for name, x, y in view.mobs)
+            + "."
+        )
+    legend = ", ".join(f"{sym}={name}" for name, sym in _GRID_SYMBOLS.items() if name != "unknown")
+    lines.append(f"Legend: {legend}, " + ", ".join(f"{s}={n}" for n, s in _MOB_SYMBOLS.items()))
+    return "\n".join(lines)
+
+
+@dataclass
+class StepResult:
+    """What :meth:`World.step` returns, one row per env.
+
+    ``reward`` is the game's own reward (Crafter's: +1 per new achievement, +-0.1 per
+    health point). ``game_over`` is true when the game itself ended (death or its time
+    limit). ``achievements`` is a (num_envs, 22) bool array of achievements unlocked this
+    episode, ``inventory`` a (num_envs, 12) int array in :data:`INVENTORY_ITEMS` order.
+    """
+
+    obs: np.ndarray
+    reward: np.ndarray
+    game_over: np.ndarray
+    achievements: np.ndarray
+    inventory: np.ndarray
+
+
+class World(ABC):
+    """A batch of games behind one interface (Harlequin-style adapter)."""
+
+    name: str = "world"
+    num_envs: int
+    action_names: tuple[str, ...] = ACTION_NAMES
+    #: Named slices of the symbolic observation vector, for feature selection.
+    observation_segments: dict[str, slice]
+
+    @property
+    @abstractmethod
+    def observation_size(self) -> int:
+        """Length of the flat float32 symbolic observation."""
+
+    @abstractmethod
+    def reset(self, seed: int) -> StepResult:
+        """Start fresh games in every env, seeded; returns the first observations."""
+
+    @abstractmethod
+    def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> StepResult:
+        """Advance the envs where ``active`` is true by one primitive action each.
+
+        Inactive envs keep their state; their rows in the result repeat their last values
+        with zero reward. ``active=None`` means all envs.
+        """
+
+    @abstractmethod
+    def reset_envs(self, mask: np.ndarray) -> StepResult:
+        """Start new games in the envs where ``mask`` is true; others are untouched."""
+
+    @abstractmethod
+    def views(self, indices: list[int] | None = None) -> list[View]:
+        """Views of the given envs (all when None), reflecting the current state."""
+
+    @abstractmethod
+    def frame(self, index: int, size: int = 288) -> np.ndarray:
+        """An RGB uint8 frame of one env, about ``size`` pixels wide, for display and GIFs."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook, most worlds hold nothing
+        """Release resources."""
+
+    @property
+    def steps_taken(self) -> int:
+        """Primitive env steps taken so far across all envs (for exact sample accounting)."""
+        return self._steps_taken
+
+    _steps_taken: int = 0
+
+    @classmethod
+    def documentation(cls) -> str:
+        """Environment knowledge for prompts: actions, blocks, recipes."""
+        from rlgpt_tui.envs.knowledge import crafter_knowledge
+
+        return crafter_knowledge()

@@ -1,0 +1,311 @@
+"""Craftax-Classic (JAX) as a batched :class:`World`.
+
+Craftax's shipped auto-reset generates a new world on every step and selects it when an
+episode ends, which costs ~17x throughput. Here envs reset only when asked, by copying
+worlds from a pool generated in one vmapped batch; the pool is refilled when used up.
+Everything per step runs in one jitted call: masked step, observation and a small integer
+"meta" array (position, achievements, inventory, ...) from which Views are built.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from rlgpt_tui.envs.base import (
+    ACHIEVEMENTS,
+    BLOCK_NAMES,
+    INVENTORY_ITEMS,
+    MOB_NAMES,
+    VIEW_COLS,
+    VIEW_ROWS,
+    StepResult,
+    View,
+    World,
+)
+
+_FACING = {1: (-1, 0), 2: (1, 0), 3: (0, -1), 4: (0, 1)}  # craftax direction -> (dx, dy)
+_NUM_BLOCKS = len(BLOCK_NAMES)
+_MAP_FEATURES = VIEW_ROWS * VIEW_COLS * (_NUM_BLOCKS + len(MOB_NAMES))
+# meta columns: x, y, 22 achievements, timestep, 12 inventory, health, food, drink, energy,
+# direction, sleeping
+_META_ACH = slice(2, 24)
+_META_INV = slice(25, 37)
+
+
+def enable_compilation_cache() -> Path:
+    """Turn on JAX's persistent compilation cache (compile once per machine, not per run)."""
+    import jax
+
+    cache = Path(
+        os.environ.get("RLGPT_JAX_CACHE", Path.home() / ".cache" / "rlgpt-tui" / "jax")
+    ).expanduser()
+    cache.mkdir(parents=True, exist_ok=True)
+    jax.config.update("jax_compilation_cache_dir", str(cache))
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
+    jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+    return cache
+
+
+class _Kernels:
+    """The jitted functions, built once per process and shared by all CraftaxWorld instances."""
+
+    _instance: _Kernels | None = None
+
+    @classmethod
+    def get(cls) -> _Kernels:
+        if cls._instance is None:
+            cls._instance = cls()
+        return cls._instance
+
+    def __init__(self) -> None:
+        enable_compilation_cache()
+        import jax
+        import jax.numpy as jnp
+        from craftax.craftax_classic.envs.craftax_state import EnvParams, StaticEnvParams
+        from craftax.craftax_classic.game_logic import craftax_step, is_game_over
+        from craftax.craftax_classic.renderer import render_craftax_symbolic
+        from craftax.craftax_classic.world_gen import generate_world
+
+        params = EnvParams()
+        static = StaticEnvParams()
+
+        def meta(state):
+            inv = state.inventory
+            return jnp.concatenate(
+                [
+                    state.player_position[::-1],  # (row, col) -> (x, y)
+                    state.achievements.astype(jnp.int32),
+                    jnp.array([state.timestep]),
+                    jnp.array(
+                        [
+                            inv.wood,
+                            inv.stone,
+                            inv.coal,
+                            inv.iron,
+                            inv.diamond,
+                            inv.sapling,
+                            inv.wood_pickaxe,
+                            inv.stone_pickaxe,
+                            inv.iron_pickaxe,
+                            inv.wood_sword,
+                            inv.stone_sword,
+                            inv.iron_sword,
+                        ]
+                    ),
+                    jnp.array(
+                        [
+                            state.player_health,
+                            state.player_food,
+                            state.player_drink,
+                            state.player_energy,
+                            state.player_direction,
+                            state.is_sleeping,
+                        ]
+                    ).astype(jnp.int32),
+                ]
+            ).astype(jnp.int32)
+
+        def observe(state):
+            return render_craftax_symbolic(state).astype(jnp.float32), meta(state)
+
+        def select(mask, new, old):
+            def pick(n, o):
+                return jnp.where(mask.reshape((-1,) + (1,) * (n.ndim - 1)), n, o)
+
+            return jax.tree.map(pick, new, old)
+
+        v_observe = jax.vmap(observe)
+
+        @jax.jit
+        def generate(keys):
+            states = jax.vmap(lambda k: generate_world(k, params, static))(keys)
+            return states
+
+        @jax.jit
+        def step(key, states, actions, active):
+            key, sub = jax.random.split(key)
+            keys = jax.random.split(sub, actions.shape[0])
+            new_states, reward = jax.vmap(lambda k, s, a: craftax_step(k, s, a, params, static))(
+                keys, states, actions
+            )
+            states = select(active, new_states, states)
+            reward = jnp.where(active, reward, 0.0)
+            done = jax.vmap(lambda s: is_game_over(s, params))(states)
+            obs, info = v_observe(states)
+            return key, states, obs, reward, done, info
+
+        @jax.jit
+        def replace(states, pool, take):
+            """Copy pool[take[i]] into env i where take[i] >= 0."""
+            mask = take >= 0
+            chosen = jax.tree.map(lambda p: p[jnp.clip(take, 0)], pool)
+            states = select(mask, chosen, states)
+            obs, info = v_observe(states)
+            return states, obs, info
+
+        self.generate = generate
+        self.step = step
+        self.replace = replace
+        self.observe = jax.jit(v_observe)
+        self._render = None
+        self.jax = jax
+
+    def render(self, state, block_pixels: int):
+        """RGB pixels of one state; ``block_pixels`` must be a size Craftax caches (7, 16, 64)."""
+        from craftax.craftax_classic.renderer import make_craftax_pixel_renderer
+
+        if self._render is None or self._render[0] != block_pixels:
+            self._render = (block_pixels, self.jax.jit(make_craftax_pixel_renderer(block_pixels)))
+        return self._render[1](state)
+
+
+class CraftaxWorld(World):
+    """Craftax-Classic symbolic, ``num_envs`` games stepped together in one jitted call."""
+
+    name = "craftax"
+
+    def __init__(self, num_envs: int = 64, seed: int = 0, pool_size: int | None = None):
+        self.num_envs = num_envs
+        self._k = _Kernels.get()
+        jax = self._k.jax
+        self._pool_size = pool_size or max(num_envs, 16)
+        self._key = jax.random.PRNGKey(seed)
+        self._pool = None
+        self._pool_next = 0
+        self._states = None
+        self._meta: np.ndarray | None = None
+        self._obs: np.ndarray | None = None
+        self._steps_taken = 0
+        grid = VIEW_ROWS * VIEW_COLS * (_NUM_BLOCKS + len(MOB_NAMES))
+        self.observation_segments = {
+            "map": slice(0, grid),
+            "inventory": slice(grid, grid + 12),
+            "intrinsics": slice(grid + 12, grid + 16),
+            "direction": slice(grid + 16, grid + 20),
+            "light": slice(grid + 20, grid + 21),
+            "sleeping": slice(grid + 21, grid + 22),
+        }
+
+    @property
+    def observation_size(self) -> int:
+        return _MAP_FEATURES + 22
+
+    # -- world pool --------------------------------------------------------------------
+    def _split(self, n: int):
+        jax = self._k.jax
+        self._key, sub = jax.random.split(self._key)
+        return jax.random.split(sub, n)
+
+    def _refill_pool(self) -> None:
+        self._pool = self._k.generate(self._split(self._pool_size))
+        self._pool_next = 0
+
+    def _take_from_pool(self, mask: np.ndarray) -> np.ndarray:
+        take = np.full(self.num_envs, -1, dtype=np.int32)
+        for i in np.flatnonzero(mask):
+            if self._pool is None or self._pool_next >= self._pool_size:
+                if take.max() >= 0:  # flush what was taken from the old pool first
+                    self._apply(take)
+                    take[:] = -1
+                self._refill_pool()
+            take[i] = self._pool_next
+            self._pool_next += 1
+        return take
+
+    def _apply(self, take: np.ndarray) -> None:
+        jnp = self._k.jax.numpy
+        self._states, obs, meta = self._k.replace(self._states, self._pool, jnp.asarray(take))
+        self._obs, self._meta = np.asarray(obs), np.asarray(meta)
+
+    def _result(self, reward: np.ndarray, done: np.ndarray) -> StepResult:
+        meta = self._meta
+        return StepResult(
+            obs=self._obs,
+            reward=reward,
+            game_over=done,
+            achievements=meta[:, _META_ACH].astype(bool),
+            inventory=meta[:, _META_INV],
+        )
+
+    # -- World API -----------------------------------------------------------------------
+    def reset(self, seed: int) -> StepResult:
+        jax = self._k.jax
+        self._key = jax.random.PRNGKey(seed)
+        self._pool = None
+        self._states = self._k.generate(self._split(self.num_envs))
+        obs, meta = self._k.observe(self._states)
+        self._obs, self._meta = np.asarray(obs), np.asarray(meta)
+        zeros = np.zeros(self.num_envs, dtype=np.float32)
+        return self._result(zeros, np.zeros(self.num_envs, dtype=bool))
+
+    def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> StepResult:
+        jnp = self._k.jax.numpy
+        if active is None:
+            active = np.ones(self.num_envs, dtype=bool)
+        self._key, self._states, obs, reward, done, meta = self._k.step(
+            self._key,
+            self._states,
+            jnp.asarray(np.asarray(actions, dtype=np.int32)),
+            jnp.asarray(active),
+        )
+        self._steps_taken += int(active.sum())
+        self._obs, self._meta = np.asarray(obs), np.asarray(meta)
+        return self._result(np.asarray(reward, dtype=np.float32), np.asarray(done))
+
+    def reset_envs(self, mask: np.ndarray) -> StepResult:
+        mask = np.asarray(mask, dtype=bool)
+        zeros = np.zeros(self.num_envs, dtype=np.float32)
+        if mask.any():
+            take = self._take_from_pool(mask)
+            if take.max() >= 0:
+                self._apply(take)
+        return self._result(zeros, np.zeros(self.num_envs, dtype=bool))
+
+    def views(self, indices: list[int] | None = None) -> list[View]:
+        indices = range(self.num_envs) if indices is None else indices
+        return [self._view(i) for i in indices]
+
+    def _view(self, i: int) -> View:
+        obs, meta = self._obs[i], self._meta[i]
+        cells = obs[:_MAP_FEATURES].reshape(VIEW_ROWS, VIEW_COLS, _NUM_BLOCKS + len(MOB_NAMES))
+        blocks = cells[..., :_NUM_BLOCKS].argmax(-1)
+        grid = tuple(tuple(BLOCK_NAMES[b] for b in row) for row in blocks)
+        x, y = int(meta[0]), int(meta[1])
+        mob_cells = cells[..., _NUM_BLOCKS:]
+        mobs = tuple(
+            (MOB_NAMES[m], x + c - VIEW_COLS // 2, y + r - VIEW_ROWS // 2)
+            for r, c, m in zip(*np.nonzero(mob_cells > 0.5), strict=True)
+        )
+        health, food, drink, energy, direction, sleeping = (int(v) for v in meta[37:43])
+        light = float(obs[_MAP_FEATURES + 20])
+        return View(
+            grid=grid,
+            mobs=mobs,
+            inventory={k: int(v) for k, v in zip(INVENTORY_ITEMS, meta[_META_INV], strict=True)},
+            health=health,
+            food=food,
+            drink=drink,
+            energy=energy,
+            facing=_FACING.get(direction, (0, 1)),
+            daylight=light,
+            position=(x, y),
+            sleeping=bool(sleeping),
+            achievements=frozenset(
+                name for name, got in zip(ACHIEVEMENTS, meta[_META_ACH], strict=True) if got
+            ),
+            step=int(meta[24]),
+        )
+
+    def frame(self, index: int, size: int = 288) -> np.ndarray:
+        jax = self._k.jax
+        state = jax.tree.map(lambda a: a[index], self._states)
+        image = np.asarray(self._k.render(state, 16)).clip(0, 255).astype(np.uint8)
+        if size == image.shape[1]:
+            return image
+        from PIL import Image
+
+        height = round(image.shape[0] * size / image.shape[1])
+        return np.asarray(Image.fromarray(image).resize((size, height), Image.NEAREST))
