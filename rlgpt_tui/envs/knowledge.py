@@ -38,7 +38,7 @@ def crafter_knowledge() -> str:
     for item, rule in data["make"].items():
         lines.append(f"- make_{item}: uses {_fmt(rule['uses'])}; near {', '.join(rule['nearby'])}.")
     lines += [
-        "In Craftax-Classic, place_furnace needs only 1 stone; the other rules are the same.",
+        "In Craftax-Classic, place_furnace needs only 1 stone and the iron tools also use 1 stone.",
         "Survival: health, food, drink and energy range 0-9. Food and drink fall over time; eat",
         "cows or ripe plants, drink water. Sleep when energy is low (wake_up achievement).",
         "Zombies appear on grass (more at night); skeletons live in dark tunnels; lava kills.",
