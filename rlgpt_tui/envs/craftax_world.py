@@ -276,7 +276,7 @@ class CraftaxWorld(World):
         x, y = int(meta[0]), int(meta[1])
         mob_cells = cells[..., _NUM_BLOCKS:]
         mobs = tuple(
-            (MOB_NAMES[m], x + c - VIEW_COLS // 2, y + r - VIEW_ROWS // 2)
+            (MOB_NAMES[m], x + int(c) - VIEW_COLS // 2, y + int(r) - VIEW_ROWS // 2)
             for r, c, m in zip(*np.nonzero(mob_cells > 0.5), strict=True)
         )
         health, food, drink, energy, direction, sleeping = (int(v) for v in meta[37:43])

@@ -1,0 +1,266 @@
+"""The skill API that coded actions use: ``Action`` and the ``ctx`` passed to ``act(ctx)``.
+
+A coded action is a generator over the View::
+
+    def act(ctx):
+        tree = ctx.nearest("tree")
+        if tree is None:
+            yield from ctx.explore(6)
+            return
+        yield from ctx.go_to(tree)
+        yield from ctx.face(tree)
+        yield Action.DO
+
+Each ``yield`` performs one primitive action; afterwards ``ctx.view`` is the new View.
+Helpers that act (``go_to``, ``face``, ``explore``, ``collect``, ``place``, ``make``) are
+generators: use them with ``yield from``. Their return value tells whether they succeeded.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Generator
+from enum import IntEnum
+from typing import Any
+
+from rlgpt_tui.envs.base import ACTION_NAMES, VIEW_COLS, VIEW_ROWS, WALKABLE, View
+
+Action = IntEnum("Action", {name.upper(): i for i, name in enumerate(ACTION_NAMES)}, start=0)
+Action.__doc__ = "Primitive actions by name: Action.DO, Action.MOVE_LEFT, ... (17 in all)."
+
+Position = tuple[int, int]
+Steps = Generator[int, None, bool]
+
+MOVES: dict[Position, Action] = {
+    (-1, 0): Action.MOVE_LEFT,
+    (1, 0): Action.MOVE_RIGHT,
+    (0, -1): Action.MOVE_UP,
+    (0, 1): Action.MOVE_DOWN,
+}
+PLACEABLE_ON: dict[str, frozenset[str]] = {
+    "stone": frozenset({"grass", "sand", "path", "water", "lava"}),
+    "table": frozenset({"grass", "sand", "path"}),
+    "furnace": frozenset({"grass", "sand", "path"}),
+    "plant": frozenset({"grass"}),
+}
+
+SKILL_API_DOC = """\
+Coded actions are Python generators `def act(ctx): ... yield Action.DO`. Each yield performs
+one primitive action; then `ctx.view` holds the new observation. Helpers that act are
+generators: call them with `yield from` (their return value is True on success).
+- Action.NOOP, Action.MOVE_LEFT/RIGHT/UP/DOWN, Action.DO, Action.SLEEP, Action.PLACE_STONE,
+  Action.PLACE_TABLE, Action.PLACE_FURNACE, Action.PLACE_PLANT, Action.MAKE_WOOD_PICKAXE,
+  Action.MAKE_STONE_PICKAXE, Action.MAKE_IRON_PICKAXE, Action.MAKE_WOOD_SWORD,
+  Action.MAKE_STONE_SWORD, Action.MAKE_IRON_SWORD.
+- ctx.view: position (x, y), facing (dx, dy), grid (7 rows x 9 cols of block names, player at
+  grid[3][4]), mobs [(name, x, y)], inventory {item: count}, health, food, drink, energy,
+  daylight, sleeping, achievements. ctx.view.block_at(x, y), ctx.view.facing_position.
+- ctx.inventory: the inventory dict; ctx.has(item, count=1) -> bool.
+- ctx.nearest(*names) -> (x, y) or None: the closest visible block or creature of those names
+  (e.g. "tree", "water", "stone", "cow", "table"), preferring reachable ones.
+- ctx.is_near(name, distance=1) -> bool: a block of that name within `distance` tiles.
+- yield from ctx.go_to((x, y), max_steps=30): walk until next to that position.
+- yield from ctx.face((x, y)): turn toward an adjacent position.
+- yield from ctx.explore(steps=8): walk in a persistent random direction to see new area.
+- yield from ctx.collect(name, max_steps=40): find, reach, face and `do` a block or creature
+  until the inventory (or achievements) change.
+- yield from ctx.place(item): place "table", "furnace", "stone" or "plant" on a free tile.
+- yield from ctx.make(item): craft e.g. "wood_pickaxe" (needs the station nearby).
+- ctx.memory: a dict kept across calls of this action within one episode.
+- ctx.random: a seeded random.Random. ctx.log(message): note for the run record.
+- Only `math` may be imported. No files, network, processes, underscores or eval.
+"""
+
+
+class SkillContext:
+    """The ``ctx`` object of one coded-action call. Only public attributes are reachable."""
+
+    def __init__(self, view: View, memory: dict, rng: random.Random):
+        self.view = view
+        self.memory = memory
+        self.random = rng
+        self.notes: list[str] = []
+
+    # -- reading the view ---------------------------------------------------------------
+    @property
+    def inventory(self) -> dict[str, int]:
+        return self.view.inventory
+
+    def has(self, item: str, count: int = 1) -> bool:
+        return self.view.inventory.get(item, 0) >= count
+
+    def log(self, message: Any) -> None:
+        if len(self.notes) < 20:
+            self.notes.append(str(message)[:200])
+
+    def _blocked(self) -> set[Position]:
+        return {(x, y) for name, x, y in self.view.mobs}
+
+    def _distances(self) -> dict[Position, int]:
+        """BFS path lengths from the player over visible walkable, mob-free tiles."""
+        view = self.view
+        start = view.position
+        blocked = self._blocked()
+        dist = {start: 0}
+        queue = deque([start])
+        while queue:
+            x, y = queue.popleft()
+            for dx, dy in MOVES:
+                nxt = (x + dx, y + dy)
+                if nxt in dist or nxt in blocked or view.block_at(*nxt) not in WALKABLE:
+                    continue
+                dist[nxt] = dist[(x, y)] + 1
+                queue.append(nxt)
+        return dist
+
+    def _visible(self) -> list[tuple[str, Position]]:
+        view = self.view
+        px, py = view.position
+        cells = [
+            (block, (px + c - VIEW_COLS // 2, py + r - VIEW_ROWS // 2))
+            for r, row in enumerate(view.grid)
+            for c, block in enumerate(row)
+        ]
+        cells.extend((name, (x, y)) for name, x, y in view.mobs)
+        return cells
+
+    def nearest(self, *names: str) -> Position | None:
+        wanted = set(names)
+        dist = self._distances()
+        px, py = self.view.position
+        best: tuple[int, Position] | None = None
+        for name, pos in self._visible():
+            if name not in wanted or pos == (px, py):
+                continue
+            steps = [
+                dist[(pos[0] + dx, pos[1] + dy)]
+                for dx, dy in MOVES
+                if (pos[0] + dx, pos[1] + dy) in dist
+            ]
+            cost = min(steps) + 1 if steps else 100 + abs(pos[0] - px) + abs(pos[1] - py)
+            if best is None or cost < best[0]:
+                best = (cost, pos)
+        return None if best is None else best[1]
+
+    def is_near(self, name: str, distance: int = 1) -> bool:
+        px, py = self.view.position
+        return any(
+            block == name and max(abs(x - px), abs(y - py)) <= distance
+            for block, (x, y) in self._visible()
+        )
+
+    # -- acting -------------------------------------------------------------------------
+    def _step_toward(self, target: Position) -> Action | None:
+        """First move of a shortest visible path to a tile next to ``target``."""
+        px, py = self.view.position
+        dist = self._distances()
+        goals = {(target[0] + dx, target[1] + dy) for dx, dy in MOVES}
+        reachable = [g for g in goals if g in dist]
+        if not reachable:  # outside the view or walled off: head for the closest seen tile
+            reachable = sorted(dist, key=lambda p: abs(p[0] - target[0]) + abs(p[1] - target[1]))[
+                :1
+            ]
+        if not reachable or reachable[0] == (px, py):
+            dx, dy = target[0] - px, target[1] - py
+            if abs(dx) >= abs(dy) and dx:
+                return MOVES[(1 if dx > 0 else -1, 0)]
+            if dy:
+                return MOVES[(0, 1 if dy > 0 else -1)]
+            return None
+        goal = min(reachable, key=lambda g: dist[g])
+        # walk back from the goal to the first step
+        node = goal
+        while dist[node] > 1:
+            node = next(
+                (node[0] + dx, node[1] + dy)
+                for dx, dy in MOVES
+                if dist.get((node[0] + dx, node[1] + dy)) == dist[node] - 1
+            )
+        return MOVES[(node[0] - px, node[1] - py)]
+
+    def go_to(self, target: Position, max_steps: int = 30) -> Steps:
+        stuck = 0
+        for _ in range(max_steps):
+            px, py = self.view.position
+            if abs(target[0] - px) + abs(target[1] - py) <= 1:
+                return True
+            action = self._step_toward(tuple(target))
+            if action is None:
+                return False
+            before = self.view.position
+            yield action
+            stuck = stuck + 1 if self.view.position == before else 0
+            if stuck >= 3:
+                return False
+        px, py = self.view.position
+        return abs(target[0] - px) + abs(target[1] - py) <= 1
+
+    def face(self, target: Position) -> Steps:
+        px, py = self.view.position
+        offset = (target[0] - px, target[1] - py)
+        if offset not in MOVES:
+            return False
+        if self.view.facing != offset:
+            yield MOVES[offset]
+        return self.view.facing == offset
+
+    def explore(self, steps: int = 8) -> Steps:
+        direction = self.memory.get("explore_direction")
+        for _ in range(steps):
+            if direction is None:
+                direction = self.random.choice(list(MOVES))
+            before = self.view.position
+            yield MOVES[tuple(direction)]
+            if self.view.position == before:  # blocked: pick a new heading
+                direction = self.random.choice([d for d in MOVES if d != tuple(direction)])
+            self.memory["explore_direction"] = direction
+        return True
+
+    def collect(self, name: str, max_steps: int = 40) -> Steps:
+        target = self.nearest(name)
+        if target is None:
+            return False
+        before = (dict(self.view.inventory), self.view.achievements)
+        used = 0
+        reached = yield from self.go_to(target, max_steps=max_steps)
+        if not reached:
+            return False
+        yield from self.face(target)
+        while used < max_steps:
+            yield Action.DO
+            used += 1
+            if (dict(self.view.inventory), self.view.achievements) != before:
+                return True
+            if self.view.block_at(*target) != name and self.view.mob_at(*target) != name:
+                return False
+        return False
+
+    def place(self, item: str) -> Steps:
+        allowed = PLACEABLE_ON.get(item)
+        if allowed is None:
+            raise ValueError(f"cannot place {item!r}; use one of {sorted(PLACEABLE_ON)}")
+        action = Action[f"PLACE_{item.upper()}"]
+        for _ in range(8):
+            fx, fy = self.view.facing_position
+            if self.view.block_at(fx, fy) in allowed and self.view.mob_at(fx, fy) is None:
+                before = self.view.inventory
+                yield action
+                return self.view.inventory != before
+            free = [
+                d
+                for d in MOVES
+                if self.view.block_at(self.view.position[0] + d[0], self.view.position[1] + d[1])
+                in WALKABLE
+            ]
+            yield MOVES[self.random.choice(free)] if free else Action.NOOP
+        return False
+
+    def make(self, item: str) -> Steps:
+        action = Action[f"MAKE_{item.upper()}"]
+        before = self.view.inventory.get(item, 0)
+        yield action
+        return self.view.inventory.get(item, 0) > before
+
+
+PROVIDED_NAMES: dict[str, Any] = {"Action": Action}

@@ -1,0 +1,366 @@
+"""Validation and confinement of untrusted (LLM- or user-written) code.
+
+Code is checked on its syntax tree before it is compiled: only allow-listed node types,
+imports, builtins and attribute names pass. It then runs with a restricted ``__builtins__``
+and under a per-thread trace hook that enforces a line budget and a wall-clock deadline,
+so an endless loop ends with :class:`BudgetExceeded` instead of hanging training.
+
+What is not enforced in-process: memory use. Large numbers (> 1,000,000) and ``**`` with a
+large exponent are rejected statically, and ``range`` is capped, which closes the easy ways
+to allocate huge objects; the rest is left to the step and time budgets.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import math
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from types import CodeType, FrameType
+from typing import Any
+
+MAX_CONSTANT = 1_000_000
+MAX_RANGE = 100_000
+
+ALLOWED_MODULES: dict[str, Any] = {"math": math}
+
+SAFE_BUILTIN_NAMES: tuple[str, ...] = (
+    "abs",
+    "all",
+    "any",
+    "bool",
+    "dict",
+    "divmod",
+    "enumerate",
+    "filter",
+    "float",
+    "frozenset",
+    "int",
+    "isinstance",
+    "len",
+    "list",
+    "map",
+    "max",
+    "min",
+    "reversed",
+    "round",
+    "set",
+    "sorted",
+    "str",
+    "sum",
+    "tuple",
+    "zip",
+    "True",
+    "False",
+    "None",
+    "ValueError",
+    "KeyError",
+    "IndexError",
+    "ZeroDivisionError",
+    "Exception",
+    "StopIteration",
+)
+
+_ALLOWED_NODES: tuple[type[ast.AST], ...] = (
+    ast.Module,
+    ast.FunctionDef,
+    ast.arguments,
+    ast.arg,
+    ast.Return,
+    ast.Yield,
+    ast.YieldFrom,
+    ast.Assign,
+    ast.AugAssign,
+    ast.AnnAssign,
+    ast.For,
+    ast.While,
+    ast.If,
+    ast.Break,
+    ast.Continue,
+    ast.Pass,
+    ast.Expr,
+    ast.BoolOp,
+    ast.BinOp,
+    ast.UnaryOp,
+    ast.Compare,
+    ast.Call,
+    ast.IfExp,
+    ast.Name,
+    ast.Attribute,
+    ast.Subscript,
+    ast.Slice,
+    ast.Constant,
+    ast.List,
+    ast.Tuple,
+    ast.Dict,
+    ast.Set,
+    ast.ListComp,
+    ast.DictComp,
+    ast.SetComp,
+    ast.GeneratorExp,
+    ast.comprehension,
+    ast.keyword,
+    ast.Starred,
+    ast.Lambda,
+    ast.JoinedStr,
+    ast.FormattedValue,
+    ast.Try,
+    ast.ExceptHandler,
+    ast.Raise,
+    ast.Assert,
+    ast.Import,
+    ast.ImportFrom,
+    ast.alias,
+    ast.expr_context,
+    ast.boolop,
+    ast.operator,
+    ast.unaryop,
+    ast.cmpop,
+)
+
+# Attributes that lead from ordinary objects to frames, code, globals or formatting tricks.
+_FORBIDDEN_ATTRIBUTES = frozenset(
+    {
+        "format",
+        "format_map",
+        "mro",
+        "gi_frame",
+        "gi_code",
+        "gi_yieldfrom",
+        "cr_frame",
+        "ag_frame",
+        "f_globals",
+        "f_locals",
+        "f_back",
+        "f_builtins",
+        "tb_frame",
+        "func_globals",
+    }
+)
+
+
+class CodeValidationError(ValueError):
+    """Untrusted code failed validation; the message names the line and the fix."""
+
+
+class BudgetExceeded(BaseException):  # noqa: N818 - reads as an end reason
+    """Raised inside untrusted code when its line or time budget runs out.
+
+    A BaseException so that ``except Exception`` in the untrusted code cannot swallow it;
+    bare ``except:`` and ``except BaseException`` are rejected by validation.
+    """
+
+
+def _capped_range(*args: int) -> range:
+    r = range(*args)
+    if len(r) > MAX_RANGE:
+        raise ValueError(f"range of {len(r)} items exceeds the limit of {MAX_RANGE}")
+    return r
+
+
+def safe_builtins() -> dict[str, Any]:
+    """The ``__builtins__`` mapping untrusted code runs with."""
+    table = {name: getattr(builtins, name) for name in SAFE_BUILTIN_NAMES if name[0].islower()}
+    table.update(
+        {
+            name: getattr(builtins, name)
+            for name in SAFE_BUILTIN_NAMES
+            if name[0].isupper() and name not in ("True", "False", "None")
+        }
+    )
+    table["range"] = _capped_range
+    table["__import__"] = _guarded_import
+    return table
+
+
+def _guarded_import(name: str, *args: Any, **kwargs: Any) -> Any:
+    if name in ALLOWED_MODULES:
+        return ALLOWED_MODULES[name]
+    raise ImportError(f"import of {name!r} is not allowed")
+
+
+def _problem(node: ast.AST, what: str) -> str:
+    return f"line {getattr(node, 'lineno', '?')}: {what}"
+
+
+def check_tree(tree: ast.AST, provided: frozenset[str]) -> list[str]:
+    """Return the list of problems in an untrusted syntax tree (empty when it passes)."""
+    problems: list[str] = []
+    allowed_names = set(SAFE_BUILTIN_NAMES) | {"range"} | provided
+    denied_builtins = set(dir(builtins)) - allowed_names
+    for node in ast.walk(tree):
+        if not isinstance(node, _ALLOWED_NODES):
+            problems.append(_problem(node, f"{type(node).__name__} is not allowed"))
+            continue
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            module = node.module if isinstance(node, ast.ImportFrom) else None
+            names = [module] if module else [a.name for a in node.names]
+            for name in names:
+                if name not in ALLOWED_MODULES:
+                    allowed = ", ".join(ALLOWED_MODULES)
+                    problems.append(
+                        _problem(node, f"import of {name!r} is not allowed (only: {allowed})")
+                    )
+        elif isinstance(node, ast.Name):
+            if node.id.startswith("_") and node.id != "_":
+                problems.append(_problem(node, f"name {node.id!r} starts with an underscore"))
+            elif node.id in denied_builtins:
+                problems.append(_problem(node, f"builtin {node.id!r} is not allowed"))
+        elif isinstance(node, ast.Attribute):
+            if node.attr.startswith("_") or node.attr in _FORBIDDEN_ATTRIBUTES:
+                problems.append(_problem(node, f"attribute {node.attr!r} is not allowed"))
+        elif isinstance(node, ast.FunctionDef):
+            if node.decorator_list:
+                problems.append(_problem(node, "decorators are not allowed"))
+            if node.name.startswith("_"):
+                problems.append(_problem(node, f"function {node.name!r} starts with '_'"))
+        elif isinstance(node, ast.ExceptHandler):
+            caught = node.type
+            if caught is None or (isinstance(caught, ast.Name) and caught.id == "BaseException"):
+                problems.append(_problem(node, "catch specific exceptions, not everything"))
+        elif isinstance(node, ast.Constant):
+            value = node.value
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                if abs(value) > MAX_CONSTANT:
+                    problems.append(_problem(node, f"number {value} exceeds {MAX_CONSTANT:,}"))
+            elif isinstance(value, str | bytes) and len(value) > 10_000:
+                problems.append(_problem(node, "string constant longer than 10,000 characters"))
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+            exponent = node.right
+            if not (
+                isinstance(exponent, ast.Constant)
+                and isinstance(exponent.value, int | float)
+                and abs(exponent.value) <= 8
+            ):
+                problems.append(_problem(node, "'**' needs a constant exponent of at most 8"))
+    return problems
+
+
+@dataclass
+class CompiledProgram:
+    """Validated code, compiled, with its module namespace evaluated under the sandbox."""
+
+    name: str
+    source: str
+    namespace: dict[str, Any]
+    filename: str
+
+    def function(self, name: str) -> Callable[..., Any]:
+        return self.namespace[name]
+
+
+def compile_untrusted(
+    source: str,
+    name: str,
+    provided: dict[str, Any],
+    required_function: str,
+    must_be_generator: bool = False,
+    arity: int | None = None,
+) -> CompiledProgram:
+    """Validate ``source`` and run its top level in a confined namespace.
+
+    ``provided`` are the names the code may use beyond the safe builtins (e.g. ``Action``).
+    Raises :class:`CodeValidationError` with every problem found.
+    """
+    label = f"coded action {name!r}" if must_be_generator else f"{name!r}"
+    try:
+        tree = ast.parse(source, filename=f"<{name}>")
+    except SyntaxError as error:
+        raise CodeValidationError(
+            f"{label}: syntax error at line {error.lineno}: {error.msg}; fix the code"
+        ) from None
+    problems = check_tree(tree, frozenset(provided))
+    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    for node in tree.body:
+        allowed_top = ast.FunctionDef | ast.Import | ast.ImportFrom | ast.Assign | ast.AnnAssign
+        is_docstring = isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+        if not isinstance(node, allowed_top) and not is_docstring:
+            problems.append(
+                _problem(node, "only functions, imports and constants at the top level")
+            )
+    target = functions.get(required_function)
+    if target is None:
+        problems.append(f"define a function `def {required_function}(...)`")
+    else:
+        if must_be_generator and not any(
+            isinstance(n, ast.Yield | ast.YieldFrom) for n in ast.walk(target)
+        ):
+            problems.append(
+                _problem(target, f"`{required_function}` must yield actions (a generator)")
+            )
+        if arity is not None and len(target.args.args) != arity:
+            problems.append(
+                _problem(target, f"`{required_function}` must take {arity} argument(s)")
+            )
+    if problems:
+        raise CodeValidationError(f"{label} rejected: " + "; ".join(problems[:5]))
+    filename = f"<untrusted:{name}>"
+    code: CodeType = compile(tree, filename, "exec")
+    namespace: dict[str, Any] = {"__builtins__": safe_builtins(), "__name__": f"untrusted_{name}"}
+    namespace.update(provided)
+    try:
+        with budget(filename, max_lines=10_000, seconds=1.0):
+            exec(code, namespace)  # noqa: S102 - validated, confined, budgeted
+    except BudgetExceeded as error:
+        raise CodeValidationError(f"{label}: top level ran too long ({error})") from None
+    except Exception as error:  # noqa: BLE001 - any failure of untrusted code is reported
+        raise CodeValidationError(f"{label}: top level failed: {describe_error(error)}") from None
+    return CompiledProgram(name=name, source=source, namespace=namespace, filename=filename)
+
+
+def describe_error(error: BaseException) -> str:
+    """``Type: message (line N)`` with the line in the untrusted code, when there is one."""
+    line = None
+    tb = error.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename.startswith("<untrusted:"):
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    where = f" (line {line})" if line else ""
+    return f"{type(error).__name__}: {error}{where}"
+
+
+class _Budget:
+    """Line/time accounting for one guarded stretch of untrusted execution."""
+
+    __slots__ = ("filename", "max_lines", "deadline", "lines", "reason")
+
+    def __init__(self, filename: str, max_lines: int, deadline: float):
+        self.filename = filename
+        self.max_lines = max_lines
+        self.deadline = deadline
+        self.lines = 0
+        self.reason: str | None = None
+
+    def tracer(self, frame: FrameType, event: str, arg: Any) -> Callable | None:
+        if frame.f_code.co_filename != self.filename:
+            return None
+        return self._line
+
+    def _line(self, frame: FrameType, event: str, arg: Any) -> Callable | None:
+        if event == "line":
+            self.lines += 1
+            if self.reason is None:
+                if self.lines > self.max_lines:
+                    self.reason = f"line budget of {self.max_lines} exceeded"
+                elif self.lines % 256 == 0 and time.perf_counter() > self.deadline:
+                    self.reason = "time budget exceeded"
+            if self.reason is not None:
+                raise BudgetExceeded(self.reason)
+        return self._line
+
+
+@contextmanager
+def budget(filename: str, max_lines: int, seconds: float) -> Iterator[_Budget]:
+    """Run a block with untrusted frames from ``filename`` under a line and time budget."""
+    state = _Budget(filename, max_lines, time.perf_counter() + seconds)
+    previous = sys.gettrace()
+    sys.settrace(state.tracer)
+    try:
+        yield state
+    finally:
+        sys.settrace(previous)
