@@ -190,7 +190,7 @@ class CodedActionVecEnv(VecEnv):
                 running &= ~primitive
                 first = False
             self._last = result
-        for i, call in calls.items():
+        for call in calls.values():
             self.stats[call.action.name].record(call)
         return self._finish_step(reward, done, success, truncated)
 

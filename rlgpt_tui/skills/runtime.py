@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import time
@@ -156,10 +157,8 @@ class CodedCall:
     def _end(self, reason: str) -> None:
         self.end_reason = reason
         if reason != "returned":
-            try:
+            with contextlib.suppress(BaseException):  # a bad generator must not escape
                 self._generator.close()
-            except BaseException:  # noqa: BLE001 - a misbehaving generator must not escape
-                pass
 
 
 def _action_index(value: Any) -> int | None:
