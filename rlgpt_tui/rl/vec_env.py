@@ -107,8 +107,9 @@ class CodedActionVecEnv(VecEnv):
         return np.concatenate([np.arange(segments[s].start, segments[s].stop) for s in observation])
 
     def _obs(self, obs: np.ndarray) -> np.ndarray:
+        # a writable copy: the world's arrays may be read-only views of device memory
         obs = obs if self._features is None else obs[:, self._features]
-        return np.asarray(obs, dtype=np.float32)
+        return np.array(obs, dtype=np.float32)
 
     # -- VecEnv API -----------------------------------------------------------------------
     def reset(self) -> np.ndarray:

@@ -1,0 +1,327 @@
+"""Command line: ``rlgpt-tui train | eval | tasks``.
+
+Bad input (unknown task or env, a bad config, coded-action code that fails validation)
+prints one line naming the fix and exits with code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from rlgpt_tui import __version__
+
+EXIT_USAGE = 2
+DEFAULT_SESSIONS = Path(os.environ.get("RLGPT_SESSIONS_DIR", "sessions"))
+
+
+_FLAG_NAMES = {
+    "samples": "--steps",
+    "num_envs": "--num-envs",
+    "horizon": "--horizon",
+    "seed": "--seed",
+    "task": "--task",
+    "env": "--env",
+}
+
+
+class UsageError(Exception):
+    """A problem with the user's input; printed as one line, exit code 2."""
+
+
+def _add_run_options(parser: argparse.ArgumentParser, samples_default: int | None) -> None:
+    parser.add_argument("--task", help="task name (see `rlgpt-tui tasks`)")
+    parser.add_argument("--env", default=None, help="world: craftax (default) or crafter")
+    parser.add_argument(
+        "--coded",
+        action="append",
+        default=[],
+        metavar="FILE.py",
+        help="a coded action (def act(ctx): ... yield Action.X) to add to the action space; "
+        "repeat for several",
+    )
+    parser.add_argument(
+        "--reward", metavar="FILE.py", help="dense reward code: def reward(prev, now)"
+    )
+    parser.add_argument("--num-envs", type=int, default=None, help="parallel envs")
+    parser.add_argument("--horizon", type=int, default=None, help="override the task horizon")
+    parser.add_argument("--seed", type=int, default=None, help="random seed")
+    parser.add_argument(
+        "--config", metavar="FILE.json", help="an RLConfig as JSON (flags override)"
+    )
+    if samples_default is not None:
+        parser.add_argument(
+            "--steps",
+            type=int,
+            default=None,
+            help=f"sample budget in primitive env steps (default {samples_default})",
+        )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rlgpt-tui",
+        description="RL-GPT: an LLM (or the builtin agent) using RL as a tool, with coded "
+        "actions inside the RL action space.",
+    )
+    parser.add_argument("--version", action="version", version=f"rlgpt-tui {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    train = sub.add_parser("train", help="train PPO on a task (headless)")
+    _add_run_options(train, samples_default=100_000)
+    train.add_argument("--save", metavar="DIR", help="where to save the model (default sessions/)")
+    train.add_argument("--eval-episodes", type=int, default=100, help="episodes for the final eval")
+    train.add_argument("--json", action="store_true", help="print the summary as one JSON line")
+
+    evaluate = sub.add_parser("eval", help="evaluate a trained policy, a coded action, or random")
+    _add_run_options(evaluate, samples_default=None)
+    evaluate.add_argument("--model", metavar="DIR", help="a run folder written by `train`")
+    evaluate.add_argument(
+        "--only-coded", metavar="NAME", help="evaluate this coded action alone (no policy)"
+    )
+    evaluate.add_argument("--episodes", type=int, default=100, help="evaluation episodes")
+    evaluate.add_argument("--json", action="store_true", help="print the result as one JSON line")
+
+    sub.add_parser("tasks", help="list the task catalog")
+    return parser
+
+
+def _config_from_args(args: argparse.Namespace, base: dict[str, Any] | None = None):
+    from pydantic import ValidationError
+
+    from rlgpt_tui.rl.config import RLConfig
+
+    data: dict[str, Any] = dict(base or {})
+    if args.config:
+        try:
+            data.update(json.loads(Path(args.config).read_text()))
+        except (OSError, json.JSONDecodeError) as error:
+            raise UsageError(
+                f"cannot read --config {args.config}: {error}; pass a JSON RLConfig"
+            ) from None
+    for key, value in (
+        ("task", args.task),
+        ("env", args.env),
+        ("num_envs", args.num_envs),
+        ("horizon", args.horizon),
+        ("seed", args.seed),
+        ("samples", getattr(args, "steps", None)),
+    ):
+        if value is not None:
+            data[key] = value
+    if "task" not in data:
+        raise UsageError("no task given: pass --task NAME (see `rlgpt-tui tasks`)")
+    if data.get("env") == "crafter" and args.num_envs is None and "num_envs" not in (base or {}):
+        data.setdefault("num_envs", 8)
+    coded = list(data.get("coded_actions", []))
+    for path in args.coded:
+        coded.append(_coded_spec(path))
+    data["coded_actions"] = coded
+    if args.reward:
+        data["reward_code"] = _read(args.reward, "--reward")
+    try:
+        return RLConfig.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "config"
+        where = _FLAG_NAMES.get(where, where)
+        message = first["msg"].removeprefix("Value error, ")
+        raise UsageError(f"bad config: {where}: {message}") from None
+
+
+def _read(path: str, flag: str) -> str:
+    try:
+        return Path(path).read_text()
+    except OSError as error:
+        raise UsageError(f"cannot read {flag} {path}: {error.strerror}; check the path") from None
+
+
+def _coded_spec(path: str) -> dict[str, Any]:
+    from rlgpt_tui.skills.runtime import CodedAction
+
+    action = CodedAction.from_file(path)  # validates: raises CodeValidationError
+    return {"name": action.name, "source": action.source, "description": action.description}
+
+
+def _progress_printer(total: int):
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    progress = Progress(
+        TextColumn("[bold]PPO"),
+        BarColumn(),
+        TextColumn("{task.completed:>9,}/{task.total:,} samples"),
+        TextColumn("{task.fields[status]}"),
+        TimeElapsedColumn(),
+        transient=False,
+    )
+    task_id = progress.add_task("train", total=total, status="")
+
+    def on_metrics(m: dict[str, Any]) -> None:
+        success = "-" if m["success_rate"] is None else f"{m['success_rate']:.2f}"
+        status = (
+            f"fps {m['fps']:,.0f}  success {success}  episodes {m['episodes']}  "
+            f"coded {m['coded_decision_share']:.0%}"
+        )
+        progress.update(task_id, completed=min(m["samples"], total), status=status)
+
+    return progress, on_metrics
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from rlgpt_tui.rl.train import evaluate, train
+
+    config = _config_from_args(args)
+    run_dir = (
+        Path(args.save)
+        if args.save
+        else (
+            DEFAULT_SESSIONS / f"train-{config.task}-{config.env}-{time.strftime('%Y%m%d-%H%M%S')}"
+        )
+    )
+    config = config.model_copy(update={"checkpoint_dir": run_dir})
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.json").write_text(config.model_dump_json(indent=2))
+    console = Console(stderr=True)
+    coded = ", ".join(c.name for c in config.coded_actions) or "none"
+    console.print(
+        f"[bold]train[/] task={config.task} env={config.env} samples={config.samples:,} "
+        f"seed={config.seed} envs={config.num_envs} coded actions: {coded} (agent: none, "
+        "PPO only)"
+    )
+    progress, on_metrics = _progress_printer(config.samples)
+    with progress:
+        result = train(config, on_metrics=on_metrics)
+    evaluation = evaluate(config, result.model, episodes=args.eval_episodes)
+    summary = {
+        "task": config.task,
+        "env": config.env,
+        "seed": config.seed,
+        "coded_actions": [c.name for c in config.coded_actions],
+        "samples": result.samples,
+        "train_seconds": round(result.seconds, 1),
+        "train_fps": round(result.fps, 1),
+        "eval": evaluation.as_dict(),
+        "coded_usage": result.env.coded_usage(),
+        "model": str(result.checkpoint),
+    }
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        _print_eval(console, summary, evaluation)
+    return 0
+
+
+def _print_eval(console, summary: dict[str, Any], evaluation) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"{summary['task']} on {summary['env']} (seed {summary['seed']})")
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    if "samples" in summary:
+        table.add_row("samples (primitive steps)", f"{summary['samples']:,}")
+        table.add_row("training fps", f"{summary['train_fps']:,.0f}")
+    table.add_row("eval episodes", str(evaluation.episodes))
+    table.add_row(
+        "success rate (95% CI)",
+        f"{evaluation.success_rate:.2f} ({evaluation.ci_low:.2f}-{evaluation.ci_high:.2f})",
+    )
+    table.add_row("mean episode length", f"{evaluation.mean_length:.1f}")
+    if evaluation.score is not None:
+        table.add_row("Crafter score", f"{evaluation.score:.2f}")
+    for name, usage in summary.get("coded_usage", {}).get("actions", {}).items():
+        table.add_row(f"coded {name}", f"{usage['calls']} calls, mean {usage['mean_length']} steps")
+    if summary.get("model"):
+        table.add_row("model", summary["model"])
+    console.print(table)
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from rlgpt_tui.rl.train import evaluate
+
+    base = None
+    model = None
+    if args.model:
+        run = Path(args.model)
+        if run.is_file():
+            run = run.parent
+        if not (run / "config.json").exists() or not (run / "latest.zip").exists():
+            raise UsageError(f"{args.model} is not a run folder: pass the --save DIR of `train`")
+        base = json.loads((run / "config.json").read_text())
+        from stable_baselines3 import PPO
+
+        model = PPO.load(run / "latest.zip", device="cpu")
+    config = _config_from_args(args, base)
+    evaluation = evaluate(
+        config,
+        model,
+        only_coded=args.only_coded,
+        episodes=args.episodes,
+        seed=10_000 + config.seed,
+    )
+    who = (
+        "policy" if model else (f"coded action {args.only_coded}" if args.only_coded else "random")
+    )
+    summary = {
+        "task": config.task,
+        "env": config.env,
+        "seed": config.seed,
+        "evaluated": who,
+        "eval": evaluation.as_dict(),
+    }
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        Console().print(f"evaluated: {who}")
+        _print_eval(Console(), summary, evaluation)
+    return 0
+
+
+def cmd_tasks(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from rlgpt_tui.tasks import load_catalog
+
+    table = Table(title="Tasks")
+    for column in ("name", "horizon", "goal", "description"):
+        table.add_column(column)
+    for task in load_catalog().values():
+        goal = task.goal.achievement or task.goal.score or json.dumps(task.goal.inventory)
+        table.add_row(task.name, str(task.horizon), goal, task.description)
+    Console(width=160).print(table)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    commands = {"train": cmd_train, "eval": cmd_eval, "tasks": cmd_tasks}
+    if args.command is None:
+        parser.print_help()
+        return 0
+    from rlgpt_tui.envs import UnknownWorldError
+    from rlgpt_tui.skills.sandbox import CodeValidationError
+    from rlgpt_tui.tasks import UnknownTaskError
+
+    try:
+        return commands[args.command](args)
+    except (UsageError, CodeValidationError, UnknownTaskError, UnknownWorldError) as error:
+        print(f"rlgpt-tui: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("rlgpt-tui: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,102 @@
+"""Typed, validated configuration of one RL training run (what the fast agent writes)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from rlgpt_tui.envs import ACTION_NAMES, WORLD_NAMES
+from rlgpt_tui.tasks import get_task
+
+
+class PPOParams(BaseModel):
+    """PPO hyper-parameters (stable-baselines3 names)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    learning_rate: float = Field(3e-4, gt=0, le=1)
+    n_steps: int = Field(64, ge=8, le=8192)
+    batch_size: int = Field(512, ge=8)
+    n_epochs: int = Field(4, ge=1, le=50)
+    gamma: float = Field(0.99, gt=0, le=1)
+    gae_lambda: float = Field(0.95, ge=0, le=1)
+    clip_range: float = Field(0.2, gt=0, le=1)
+    ent_coef: float = Field(0.01, ge=0, le=1)
+    vf_coef: float = Field(0.5, ge=0, le=10)
+    net_arch: list[int] = Field(default_factory=lambda: [64, 64])
+
+
+class CodedActionSpec(BaseModel):
+    """A coded action offered to the policy: its code and budgets."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    source: str
+    description: str = ""
+    max_steps: int = Field(64, ge=1, le=10_000)
+    seconds: float = Field(0.5, gt=0, le=60)
+
+    @field_validator("name")
+    @classmethod
+    def _identifier(cls, value: str) -> str:
+        if not value.isidentifier():
+            raise ValueError(f"coded action name {value!r} must be a Python identifier")
+        return value
+
+
+class RLConfig(BaseModel):
+    """Everything a PPO run needs: task, observation, reward, action space, budget, seed."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    task: str
+    env: str = "craftax"
+    num_envs: int = Field(64, ge=1, le=4096)
+    observation: list[str] | None = None  # world observation segments; None = all
+    reward_code: str | None = None  # `def reward(prev, now) -> float`, added to the goal reward
+    primitives: list[str] | None = None  # None = all 17
+    coded_actions: list[CodedActionSpec] = []
+    horizon: int | None = Field(None, gt=0, le=100_000)  # None = the task's horizon
+    samples: int = Field(100_000, ge=1, le=1_000_000_000)
+    seed: int = Field(0, ge=0)
+    ppo: PPOParams = Field(default_factory=PPOParams)
+    checkpoint_dir: Path | None = None
+    checkpoint_every: int = Field(10, ge=1)  # rollouts between checkpoints
+
+    @field_validator("task")
+    @classmethod
+    def _known_task(cls, value: str) -> str:
+        get_task(value)  # raises UnknownTaskError with the fix
+        return value
+
+    @field_validator("env")
+    @classmethod
+    def _known_env(cls, value: str) -> str:
+        if value not in WORLD_NAMES:
+            raise ValueError(f"unknown env {value!r}: use one of {', '.join(WORLD_NAMES)}")
+        return value
+
+    @field_validator("primitives")
+    @classmethod
+    def _known_primitives(cls, value: list[str] | None) -> list[str] | None:
+        if value is not None:
+            unknown = [v for v in value if v not in ACTION_NAMES]
+            if unknown:
+                raise ValueError(f"unknown primitive(s) {unknown}: use {', '.join(ACTION_NAMES)}")
+            if not value:
+                raise ValueError("primitives must not be empty (omit it for all 17)")
+        return value
+
+    @model_validator(mode="after")
+    def _some_action(self) -> RLConfig:
+        names = [c.name for c in self.coded_actions]
+        if len(set(names)) != len(names):
+            raise ValueError("coded action names must be distinct")
+        return self
+
+    @classmethod
+    def load(cls, path: str | Path) -> RLConfig:
+        """Read a config from a JSON file."""
+        return cls.model_validate_json(Path(path).read_text())

@@ -1,0 +1,285 @@
+"""PPO as a tool: ``train(config, on_metrics)`` and ``evaluate(...)``.
+
+Read top to bottom: build the world and the action space from the config, run SB3 PPO
+until the sample budget (primitive env steps) is spent, stream metrics after every
+rollout, save checkpoints; evaluation runs exactly one episode per env and reports a
+success rate with a Wilson 95% interval.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from stable_baselines3 import PPO
+from stable_baselines3.common.callbacks import BaseCallback
+
+from rlgpt_tui.envs import ACHIEVEMENTS, make_world
+from rlgpt_tui.rl.config import RLConfig
+from rlgpt_tui.rl.growth import grow_action_head
+from rlgpt_tui.rl.vec_env import CodedActionVecEnv
+from rlgpt_tui.skills.reward import RewardCode
+from rlgpt_tui.skills.runtime import CodedAction, CodedActionLimits
+from rlgpt_tui.tasks import Task, crafter_score, get_task
+
+MetricsHandler = Callable[[dict[str, Any]], None]
+
+
+def task_for(config: RLConfig) -> Task:
+    """The config's task, with its horizon overridden when the config sets one."""
+    task = get_task(config.task)
+    return task.model_copy(update={"horizon": config.horizon}) if config.horizon else task
+
+
+def coded_actions_for(config: RLConfig) -> list[CodedAction]:
+    """Validate and build the config's coded actions (raises CodeValidationError)."""
+    return [
+        CodedAction.from_source(
+            spec.name,
+            spec.source,
+            spec.description,
+            CodedActionLimits(max_steps=spec.max_steps, seconds=spec.seconds),
+        )
+        for spec in config.coded_actions
+    ]
+
+
+def build_env(
+    config: RLConfig, num_envs: int | None = None, seed: int | None = None
+) -> CodedActionVecEnv:
+    """The config's world, task, observation, reward and action table as one VecEnv."""
+    seed = config.seed if seed is None else seed
+    world = make_world(config.env, num_envs or config.num_envs, seed=seed)
+    reward_code = RewardCode(config.reward_code) if config.reward_code else None
+    return CodedActionVecEnv(
+        world,
+        task_for(config),
+        coded=coded_actions_for(config),
+        primitives=config.primitives,
+        observation=config.observation,
+        reward_code=reward_code,
+        gamma=config.ppo.gamma,
+        seed=seed,
+    )
+
+
+class MetricsCallback(BaseCallback):
+    """Stops at the sample budget, reports metrics per rollout, saves checkpoints."""
+
+    def __init__(self, env: CodedActionVecEnv, config: RLConfig, on_metrics: MetricsHandler):
+        super().__init__()
+        self.env = env
+        self.config = config
+        self.on_metrics = on_metrics
+        self.started = time.perf_counter()
+        self.start_samples = env.samples
+        self.rollouts = 0
+        self.history: list[dict[str, Any]] = []
+
+    def _on_step(self) -> bool:
+        return self.env.samples - self.start_samples < self.config.samples
+
+    def _on_rollout_end(self) -> None:
+        self.rollouts += 1
+        self.report()
+        if self.config.checkpoint_dir and self.rollouts % self.config.checkpoint_every == 0:
+            save_checkpoint(self.model, self.config.checkpoint_dir)
+
+    def report(self) -> dict[str, Any]:
+        elapsed = time.perf_counter() - self.started
+        samples = self.env.samples - self.start_samples
+        episodes = list(self.model.ep_info_buffer)
+        successes = list(self.model.ep_success_buffer)
+        usage = self.env.coded_usage()
+        metrics = {
+            "samples": samples,
+            "elapsed": round(elapsed, 3),
+            "fps": round(samples / elapsed, 1) if elapsed > 0 else 0.0,
+            "episodes": self.env.episodes_finished,
+            "ep_return_mean": float(np.mean([e["r"] for e in episodes])) if episodes else None,
+            "ep_length_mean": float(np.mean([e["l"] for e in episodes])) if episodes else None,
+            "success_rate": float(np.mean(successes)) if successes else None,
+            "coded_decision_share": round(usage["decision_share"], 4),
+            "coded_sample_share": round(usage["sample_share"], 4),
+            "coded_actions": usage["actions"],
+        }
+        self.history.append(metrics)
+        self.on_metrics(metrics)
+        return metrics
+
+
+def save_checkpoint(model: PPO, directory: Path) -> Path:
+    """Write the model to ``directory/latest.zip`` atomically (write then rename)."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    partial = directory / "latest.partial.zip"
+    model.save(partial)
+    final = directory / "latest.zip"
+    partial.replace(final)
+    return final
+
+
+@dataclass
+class TrainResult:
+    """What a training run produced and measured."""
+
+    model: PPO
+    env: CodedActionVecEnv
+    samples: int
+    seconds: float
+    history: list[dict[str, Any]] = field(default_factory=list)
+    checkpoint: Path | None = None
+
+    @property
+    def fps(self) -> float:
+        return self.samples / self.seconds if self.seconds else 0.0
+
+
+def make_model(config: RLConfig, env: CodedActionVecEnv) -> PPO:
+    """A fresh SB3 PPO with an MLP policy over the symbolic observation."""
+    p = config.ppo
+    rollout = p.n_steps * env.num_envs
+    return PPO(
+        "MlpPolicy",
+        env,
+        learning_rate=p.learning_rate,
+        n_steps=p.n_steps,
+        batch_size=min(p.batch_size, rollout),
+        n_epochs=p.n_epochs,
+        gamma=p.gamma,
+        gae_lambda=p.gae_lambda,
+        clip_range=p.clip_range,
+        ent_coef=p.ent_coef,
+        vf_coef=p.vf_coef,
+        policy_kwargs={"net_arch": list(p.net_arch)},
+        seed=config.seed,
+        device="cpu",
+        verbose=0,
+    )
+
+
+def train(
+    config: RLConfig,
+    on_metrics: MetricsHandler | None = None,
+    model: PPO | None = None,
+    env: CodedActionVecEnv | None = None,
+) -> TrainResult:
+    """Train PPO on ``config`` until ``config.samples`` primitive steps are spent.
+
+    Pass ``model`` to continue training a policy; if the config offers more actions than
+    the model has, its action head is grown and the learned weights kept.
+    """
+    env = env or build_env(config)
+    if model is None:
+        model = make_model(config, env)
+    else:
+        grow_action_head(model, env.action_space.n)
+        model.set_env(env)
+    callback = MetricsCallback(env, config, on_metrics or (lambda m: None))
+    started = time.perf_counter()
+    model.learn(total_timesteps=10**12, callback=callback, reset_num_timesteps=False)
+    seconds = time.perf_counter() - started
+    final = callback.report()
+    checkpoint = save_checkpoint(model, config.checkpoint_dir) if config.checkpoint_dir else None
+    return TrainResult(model, env, final["samples"], seconds, callback.history, checkpoint)
+
+
+@dataclass
+class EvalResult:
+    """Success rate over ``episodes`` episodes with a Wilson 95% interval, and more."""
+
+    episodes: int
+    successes: int
+    ci_low: float
+    ci_high: float
+    mean_length: float
+    mean_return: float
+    samples: int
+    achievement_rates: dict[str, float]
+    score: float | None = None  # Crafter score, for scored tasks
+
+    @property
+    def success_rate(self) -> float:
+        return self.successes / self.episodes if self.episodes else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "episodes": self.episodes,
+            "success_rate": round(self.success_rate, 4),
+            "ci95": [round(self.ci_low, 4), round(self.ci_high, 4)],
+            "mean_length": round(self.mean_length, 1),
+            "mean_return": round(self.mean_return, 3),
+            "samples": self.samples,
+            "score": None if self.score is None else round(self.score, 3),
+        }
+
+
+def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion."""
+    if n == 0:
+        return 0.0, 1.0
+    p = successes / n
+    denom = 1 + z * z / n
+    center = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, center - half), min(1.0, center + half)
+
+
+def evaluate(
+    config: RLConfig,
+    model: PPO | None = None,
+    only_coded: str | None = None,
+    episodes: int = 100,
+    seed: int = 10_000,
+    deterministic: bool = False,
+) -> EvalResult:
+    """Run exactly one episode in each of ``episodes`` envs and measure the task.
+
+    With ``model``: the trained policy (over its action table, coded actions included).
+    With ``only_coded``: that coded action alone, called again whenever it returns.
+    With neither: a uniformly random policy over the action table (the baseline).
+    """
+    env = build_env(config, num_envs=episodes, seed=seed)
+    names = [e.name for e in env.table]
+    if only_coded is not None and only_coded not in names:
+        raise ValueError(f"no coded action {only_coded!r} in the config: use one of {names}")
+    rng = np.random.default_rng(seed)
+    obs = env.reset()
+    finished = np.zeros(episodes, dtype=bool)
+    success = np.zeros(episodes, dtype=bool)
+    lengths = np.zeros(episodes)
+    returns = np.zeros(episodes)
+    achieved = np.zeros((episodes, len(ACHIEVEMENTS)), dtype=bool)
+    while not finished.all():
+        if model is not None:
+            actions, _ = model.predict(obs, deterministic=deterministic)
+        elif only_coded is not None:
+            actions = np.full(episodes, names.index(only_coded))
+        else:
+            actions = rng.integers(0, len(names), episodes)
+        obs, _, dones, infos = env.step(actions)
+        for i in np.flatnonzero(dones & ~finished):
+            finished[i] = True
+            success[i] = infos[i]["is_success"]
+            lengths[i] = infos[i]["episode"]["l"]
+            returns[i] = infos[i]["episode"]["r"]
+            achieved[i] = infos[i]["achievements"]
+    rates = dict(zip(ACHIEVEMENTS, achieved.mean(axis=0).tolist(), strict=True))
+    env.close()
+    low, high = wilson_interval(int(success.sum()), episodes)
+    return EvalResult(
+        episodes=episodes,
+        successes=int(success.sum()),
+        ci_low=low,
+        ci_high=high,
+        mean_length=float(lengths.mean()),
+        mean_return=float(returns.mean()),
+        samples=env.samples,
+        achievement_rates=rates,
+        score=crafter_score(rates) if env.task.scored else None,
+    )
