@@ -1,0 +1,14 @@
+"""Shared fixtures: real worlds, small batches (sizes reused so JAX compiles each once)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rlgpt_tui.envs.craftax_world import CraftaxWorld
+
+
+@pytest.fixture(scope="session")
+def craftax8() -> CraftaxWorld:
+    world = CraftaxWorld(num_envs=8, seed=0)
+    world.reset(0)
+    return world

@@ -1,0 +1,111 @@
+"""Craftax-Classic world: batched reset/step, masked steps, pooled resets, Views."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rlgpt_tui.envs import ACTION_NAMES, describe_view
+from rlgpt_tui.envs.base import BLOCK_NAMES, VIEW_COLS, VIEW_ROWS
+from rlgpt_tui.envs.craftax_world import CraftaxWorld
+
+MOVE_RIGHT = ACTION_NAMES.index("move_right")
+
+
+def test_reset_and_step_shapes(craftax8: CraftaxWorld) -> None:
+    result = craftax8.reset(3)
+    assert result.obs.shape == (8, craftax8.observation_size) == (8, 1345)
+    assert result.obs.dtype == np.float32
+    result = craftax8.step(np.zeros(8, dtype=int))
+    assert result.reward.shape == (8,)
+    assert result.achievements.shape == (8, 22) and result.achievements.dtype == bool
+    assert result.inventory.shape == (8, 12)
+    assert not result.game_over.any()
+
+
+def test_same_seed_same_world_and_different_envs_differ(craftax8: CraftaxWorld) -> None:
+    first = craftax8.reset(11).obs.copy()
+    again = craftax8.reset(11).obs
+    assert np.array_equal(first, again)
+    assert not np.array_equal(first[0], first[1])
+
+
+def test_masked_step_advances_only_active_envs(craftax8: CraftaxWorld) -> None:
+    craftax8.reset(5)
+    before = craftax8.views()
+    steps_before = craftax8.steps_taken
+    active = np.zeros(8, dtype=bool)
+    active[[1, 4]] = True
+    craftax8.step(np.full(8, MOVE_RIGHT), active)
+    after = craftax8.views()
+    assert craftax8.steps_taken - steps_before == 2
+    for i in range(8):
+        if active[i]:
+            assert after[i].step == before[i].step + 1
+            assert after[i].facing == (1, 0)
+        else:
+            assert after[i] == before[i]
+
+
+def test_reset_envs_only_resets_masked(craftax8: CraftaxWorld) -> None:
+    craftax8.reset(6)
+    for _ in range(5):
+        craftax8.step(np.zeros(8, dtype=int))
+    mask = np.zeros(8, dtype=bool)
+    mask[[0, 7]] = True
+    craftax8.reset_envs(mask)
+    steps = [v.step for v in craftax8.views()]
+    assert steps[0] == steps[7] == 0
+    assert all(s == 5 for s in steps[1:7])
+
+
+def test_view_matches_observation_on_fixed_seed(craftax8: CraftaxWorld) -> None:
+    craftax8.reset(0)
+    view = craftax8.views([0])[0]
+    assert len(view.grid) == VIEW_ROWS and all(len(r) == VIEW_COLS for r in view.grid)
+    assert all(b in BLOCK_NAMES for row in view.grid for b in row)
+    assert view.position == (32, 32)  # Craftax spawns the player in the map's centre
+    assert (view.health, view.food, view.drink, view.energy) == (9, 9, 9, 9)
+    assert view.inventory["wood"] == 0 and view.achievements == frozenset()
+    assert view.grid[3][4] in {"grass", "sand", "path"}  # the player stands on walkable ground
+    # the View's grid is the same data as the one-hot map in the observation
+    obs = craftax8.step(np.zeros(8, dtype=int), np.zeros(8, dtype=bool)).obs[0]
+    cells = obs[: VIEW_ROWS * VIEW_COLS * 21].reshape(VIEW_ROWS, VIEW_COLS, 21)
+    names = [[BLOCK_NAMES[int(np.argmax(c[:17]))] for c in row] for row in cells]
+    assert [list(r) for r in view.grid] == names
+    text = describe_view(view)
+    assert "Position (x, y): (32, 32)" in text
+    assert "Inventory: empty." in text
+    map_rows = [line.strip() for line in text.splitlines() if line.startswith("  ")]
+    assert len(map_rows) == VIEW_ROWS and map_rows[3][4] == "@"
+
+
+def test_moving_changes_position(craftax8: CraftaxWorld) -> None:
+    craftax8.reset(0)
+    start = craftax8.views([0])[0]
+    right = (start.position[0] + 1, start.position[1])
+    craftax8.step(np.full(8, MOVE_RIGHT))
+    after = craftax8.views([0])[0]
+    if start.block_at(*right) in {"grass", "sand", "path"}:
+        assert after.position == right
+    else:
+        assert after.position == start.position
+    assert after.facing == (1, 0)
+
+
+def test_frame_is_rgb(craftax8: CraftaxWorld) -> None:
+    frame = craftax8.frame(0, size=144)
+    assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[1:] == (144, 3)
+    assert frame.std() > 10  # a real picture, not a blank
+
+
+def test_random_play_counts_steps_and_reaches_achievements() -> None:
+    world = CraftaxWorld(num_envs=8, seed=1)
+    world.reset(1)
+    rng = np.random.default_rng(1)
+    unlocked = np.zeros(22, dtype=bool)
+    for _ in range(200):
+        result = world.step(rng.integers(0, 17, 8))
+        unlocked |= result.achievements.any(axis=0)
+        world.reset_envs(result.game_over)
+    assert world.steps_taken == 200 * 8
+    assert unlocked.sum() >= 2  # random play unlocks at least collect_wood-like basics

@@ -1,0 +1,160 @@
+"""Coded actions in the action space, exact sample counting, PPO as a tool, head growth."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from rlgpt_tui import ASSETS_DIR
+from rlgpt_tui.envs.craftax_world import CraftaxWorld
+from rlgpt_tui.rl.config import CodedActionSpec, PPOParams, RLConfig
+from rlgpt_tui.rl.growth import grow_action_head
+from rlgpt_tui.rl.train import build_env, evaluate, make_model, train, wilson_interval
+from rlgpt_tui.rl.vec_env import CodedActionVecEnv
+from rlgpt_tui.skills.runtime import CodedAction, CodedActionLimits
+from rlgpt_tui.tasks import get_task
+
+GO_TO_TREE = (ASSETS_DIR / "skills" / "go_to_tree.py").read_text()
+
+
+def walker(steps: int) -> CodedAction:
+    source = f"def act(ctx):\n    for _ in range({steps}):\n        yield Action.NOOP\n"
+    return CodedAction.from_source(f"wait{steps}", source)
+
+
+def test_action_space_appends_coded_actions() -> None:
+    env = CodedActionVecEnv(
+        CraftaxWorld(8, seed=0),
+        get_task("collect_wood"),
+        coded=[walker(3)],
+        primitives=["move_left", "move_right", "do"],
+    )
+    assert env.action_space.n == 4
+    assert [e.name for e in env.table] == ["move_left", "move_right", "do", "wait3"]
+
+
+def test_sample_counting_through_macro_actions_is_exact() -> None:
+    world = CraftaxWorld(8, seed=2)
+    env = CodedActionVecEnv(
+        world,
+        get_task("collect_wood").model_copy(update={"horizon": 40}),
+        coded=[walker(5), walker(9)],
+    )
+    env.reset()
+    rng = np.random.default_rng(0)
+    lengths_done = 0
+    for _ in range(60):
+        _, _, dones, infos = env.step(rng.integers(0, env.action_space.n, 8))
+        lengths_done += sum(infos[i]["episode"]["l"] for i in np.flatnonzero(dones))
+    in_progress = int(env._episode_length.sum())
+    assert env.samples == world.steps_taken
+    assert env.samples == lengths_done + in_progress
+    stats = env.coded_usage()["actions"]
+    total_coded_steps = sum(s["steps"] for s in stats.values())
+    assert total_coded_steps == env.coded_samples
+    # every completed call of wait5 took exactly 5 steps unless its episode ended first
+    assert set(stats["wait5"]["end_reasons"]) <= {"returned", "episode ended"}
+
+
+def test_macro_action_runs_for_several_steps_in_one_decision() -> None:
+    world = CraftaxWorld(8, seed=3)
+    env = CodedActionVecEnv(world, get_task("collect_wood"), coded=[walker(5)])
+    env.reset()
+    before = world.steps_taken
+    env.step(np.full(8, 17))  # everyone picks the coded action
+    assert world.steps_taken - before == 5 * 8
+    actions = np.zeros(8, dtype=int)
+    actions[0] = 17  # one env runs the macro, the others take one primitive step
+    before = world.steps_taken
+    env.step(actions)
+    assert world.steps_taken - before == 5 + 7
+
+
+def test_broken_coded_action_never_stops_training() -> None:
+    source = "def act(ctx):\n    yield Action.NOOP\n    while True:\n        pass\n"
+    broken = CodedAction.from_source(
+        "spin", source, limits=CodedActionLimits(seconds=0.01), dry_run=False
+    )
+    crash = CodedAction.from_source(
+        "crash",
+        "def act(ctx):\n    yield 0\n    yield ctx.view.inventory['gold']\n",
+        dry_run=False,
+    )
+    env = CodedActionVecEnv(CraftaxWorld(8, seed=4), get_task("collect_wood"), [broken, crash])
+    env.reset()
+    for _ in range(4):
+        env.step(np.array([17, 18] * 4))
+    reasons = env.coded_usage()["actions"]
+    assert set(reasons["spin"]["end_reasons"]) <= {"time budget", "line budget", "episode ended"}
+    assert any(r.startswith("error: KeyError") for r in reasons["crash"]["end_reasons"])
+    assert reasons["spin"]["calls"] == reasons["crash"]["calls"] == 16
+
+
+def test_grow_action_head_keeps_old_logits() -> None:
+    config = RLConfig(task="collect_wood", num_envs=8, samples=100)
+    env = build_env(config)
+    model = make_model(config, env)
+    obs = torch.as_tensor(env.reset())
+
+    def action_logits():
+        with torch.no_grad():
+            latent = model.policy.mlp_extractor.forward_actor(model.policy.extract_features(obs))
+            return model.policy.action_net(latent)
+
+    before = action_logits()
+    grow_action_head(model, 19)
+    after = action_logits()
+    assert after.shape == (8, 19)
+    assert torch.equal(after[:, :17], before)  # the old actions' logits are unchanged
+    assert model.policy.get_distribution(obs).distribution.logits.shape == (8, 19)
+    assert model.action_space.n == 19
+    # training continues with the grown head on an env that offers the coded actions
+    grown = config.model_copy(
+        update={
+            "coded_actions": [
+                CodedActionSpec(name="go_to_tree", source=GO_TO_TREE),
+                CodedActionSpec(name="go_to_tree2", source=GO_TO_TREE),
+            ],
+            "samples": 600,
+        }
+    )
+    result = train(grown, model=model)
+    assert result.samples >= 600 and result.model.action_space.n == 19
+
+
+def test_config_validation_names_the_fix() -> None:
+    with pytest.raises(ValueError, match="unknown task 'chop'"):
+        RLConfig(task="chop")
+    with pytest.raises(ValueError, match="unknown env"):
+        RLConfig(task="collect_wood", env="minecraft")
+    with pytest.raises(ValueError, match="unknown primitive"):
+        RLConfig(task="collect_wood", primitives=["jump"])
+    with pytest.raises(ValueError, match="identifier"):
+        CodedActionSpec(name="go to", source="")
+
+
+def test_wilson_interval() -> None:
+    low, high = wilson_interval(90, 100)
+    assert 0.82 < low < 0.84 and 0.94 < high < 0.95
+
+
+def test_ppo_with_coded_action_beats_random_on_collect_wood(tmp_path) -> None:
+    config = RLConfig(
+        task="collect_wood",
+        num_envs=16,
+        samples=12_000,
+        seed=0,
+        coded_actions=[CodedActionSpec(name="go_to_tree", source=GO_TO_TREE)],
+        ppo=PPOParams(n_steps=64, batch_size=256),
+        checkpoint_dir=tmp_path,
+    )
+    history = []
+    result = train(config, on_metrics=history.append)
+    assert result.samples >= 12_000
+    assert history and history[-1]["samples"] == result.samples
+    assert (tmp_path / "latest.zip").exists()
+    trained = evaluate(config, result.model, episodes=64, seed=777)
+    random_policy = evaluate(config.model_copy(update={"coded_actions": []}), episodes=64, seed=777)
+    assert trained.success_rate >= random_policy.success_rate + 0.2, (trained, random_policy)
+    assert trained.success_rate >= 0.8
