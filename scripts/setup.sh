@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Create .venv and install rlgpt-tui with its test tools. Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-$(command -v python3.11 || command -v python3)}
+if [ ! -x .venv/bin/python ]; then
+  "$PYTHON" -m venv .venv
+fi
+# torch first, pinned: a CPU wheel found locally; an unpinned torch pulls a multi-GB CUDA build.
+.venv/bin/python -m pip install -q torch==2.13.0
+.venv/bin/python -m pip install -q -e '.[test]'
