@@ -109,3 +109,22 @@ def test_random_play_counts_steps_and_reaches_achievements() -> None:
         world.reset_envs(result.game_over)
     assert world.steps_taken == 200 * 8
     assert unlocked.sum() >= 2  # random play unlocks at least collect_wood-like basics
+
+
+def test_sub_batch_step_matches_semantics_of_masked_step() -> None:
+    world = CraftaxWorld(num_envs=16, seed=9)  # at most 4 active envs use the sub-batch path
+    world.reset(9)
+    before = world.views()
+    active = np.zeros(16, dtype=bool)
+    active[[2, 11]] = True
+    result = world.step(np.full(16, MOVE_RIGHT), active)
+    after = world.views()
+    assert world.steps_taken == 2
+    for i in range(16):
+        if active[i]:
+            assert after[i].step == before[i].step + 1 and after[i].facing == (1, 0)
+        else:
+            assert after[i] == before[i]
+            assert result.reward[i] == 0 and not result.game_over[i]
+    # the observation rows of the stepped envs were refreshed
+    assert np.array_equal(result.obs, world.step(np.zeros(16, int), np.zeros(16, bool)).obs)

@@ -10,6 +10,7 @@ Everything per step runs in one jitted call: masked step, observation and a smal
 from __future__ import annotations
 
 import os
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -124,7 +125,7 @@ class _Kernels:
             states = jax.vmap(lambda k: generate_world(k, params, static))(keys)
             return states
 
-        @jax.jit
+        @partial(jax.jit, donate_argnums=(1,))
         def step(key, states, actions, active):
             key, sub = jax.random.split(key)
             keys = jax.random.split(sub, actions.shape[0])
@@ -135,6 +136,22 @@ class _Kernels:
             reward = jnp.where(active, reward, 0.0)
             done = jax.vmap(lambda s: is_game_over(s, params))(states)
             obs, info = v_observe(states)
+            return key, states, obs, reward, done, info
+
+        @partial(jax.jit, donate_argnums=(1,))
+        def step_subset(key, states, index, actions, active):
+            """Step only the envs in ``index`` (a small fixed-size batch), scatter them back."""
+            key, sub = jax.random.split(key)
+            keys = jax.random.split(sub, index.shape[0])
+            part = jax.tree.map(lambda s: s[index], states)
+            stepped, reward = jax.vmap(lambda k, s, a: craftax_step(k, s, a, params, static))(
+                keys, part, actions
+            )
+            part = select(active, stepped, part)
+            reward = jnp.where(active, reward, 0.0)
+            done = jax.vmap(lambda s: is_game_over(s, params))(part)
+            obs, info = v_observe(part)
+            states = jax.tree.map(lambda s, p: s.at[index].set(p), states, part)
             return key, states, obs, reward, done, info
 
         @jax.jit
@@ -148,6 +165,7 @@ class _Kernels:
 
         self.generate = generate
         self.step = step
+        self.step_subset = step_subset
         self.replace = replace
         self.observe = jax.jit(v_observe)
         self._render = None
@@ -179,6 +197,8 @@ class CraftaxWorld(World):
         self._meta: np.ndarray | None = None
         self._obs: np.ndarray | None = None
         self._steps_taken = 0
+        # Micro-steps where at most this many envs act use a small sub-batch (0 = never).
+        self._subset_size = num_envs // 4 if num_envs >= 16 else 0
         grid = VIEW_ROWS * VIEW_COLS * (_NUM_BLOCKS + len(MOB_NAMES))
         self.observation_segments = {
             "map": slice(0, grid),
@@ -218,7 +238,7 @@ class CraftaxWorld(World):
     def _apply(self, take: np.ndarray) -> None:
         jnp = self._k.jax.numpy
         self._states, obs, meta = self._k.replace(self._states, self._pool, jnp.asarray(take))
-        self._obs, self._meta = np.asarray(obs), np.asarray(meta)
+        self._obs, self._meta = np.array(obs), np.array(meta)
 
     def _result(self, reward: np.ndarray, done: np.ndarray) -> StepResult:
         meta = self._meta
@@ -237,23 +257,47 @@ class CraftaxWorld(World):
         self._pool = None
         self._states = self._k.generate(self._split(self.num_envs))
         obs, meta = self._k.observe(self._states)
-        self._obs, self._meta = np.asarray(obs), np.asarray(meta)
+        self._obs, self._meta = np.array(obs), np.array(meta)
         zeros = np.zeros(self.num_envs, dtype=np.float32)
         return self._result(zeros, np.zeros(self.num_envs, dtype=bool))
 
     def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> StepResult:
         jnp = self._k.jax.numpy
+        actions = np.asarray(actions, dtype=np.int32)
         if active is None:
             active = np.ones(self.num_envs, dtype=bool)
+        stepping = int(active.sum())
+        self._steps_taken += stepping
+        if stepping <= self._subset_size:
+            return self._step_subset(actions, active)
         self._key, self._states, obs, reward, done, meta = self._k.step(
+            self._key, self._states, jnp.asarray(actions), jnp.asarray(active)
+        )
+        self._obs, self._meta = np.array(obs), np.array(meta)
+        return self._result(np.asarray(reward, dtype=np.float32), np.asarray(done))
+
+    def _step_subset(self, actions: np.ndarray, active: np.ndarray) -> StepResult:
+        """Few envs active (others wait on coded actions): step a small sub-batch only."""
+        jnp = self._k.jax.numpy
+        chosen = np.flatnonzero(active)
+        padding = np.flatnonzero(~active)[: self._subset_size - len(chosen)]
+        index = np.concatenate([chosen, padding]).astype(np.int32)
+        sub_active = np.arange(self._subset_size) < len(chosen)
+        self._key, self._states, obs, reward, done, meta = self._k.step_subset(
             self._key,
             self._states,
-            jnp.asarray(np.asarray(actions, dtype=np.int32)),
-            jnp.asarray(active),
+            jnp.asarray(index),
+            jnp.asarray(actions[index]),
+            jnp.asarray(sub_active),
         )
-        self._steps_taken += int(active.sum())
-        self._obs, self._meta = np.asarray(obs), np.asarray(meta)
-        return self._result(np.asarray(reward, dtype=np.float32), np.asarray(done))
+        # fresh arrays: StepResults handed out earlier must not change under their holders
+        self._obs, self._meta = self._obs.copy(), self._meta.copy()
+        self._obs[index], self._meta[index] = np.asarray(obs), np.asarray(meta)
+        full_reward = np.zeros(self.num_envs, dtype=np.float32)
+        full_done = np.zeros(self.num_envs, dtype=bool)
+        full_reward[index] = np.asarray(reward)
+        full_done[index] = np.asarray(done) & sub_active
+        return self._result(full_reward, full_done)
 
     def reset_envs(self, mask: np.ndarray) -> StepResult:
         mask = np.asarray(mask, dtype=bool)
