@@ -123,10 +123,17 @@ class _Kernels:
         @jax.jit
         def generate(keys):
             states = jax.vmap(lambda k: generate_world(k, params, static))(keys)
-            return states
+            obs, info = v_observe(states)
+            return states, obs, info
+
+        def replace(states, pool, take):
+            """Copy pool[take[i]] into env i where take[i] >= 0 (pending resets)."""
+            chosen = jax.tree.map(lambda p: p[jnp.clip(take, 0)], pool)
+            return select(take >= 0, chosen, states)
 
         @partial(jax.jit, donate_argnums=(1,))
-        def step(key, states, actions, active):
+        def step(key, states, actions, active, pool, take):
+            states = replace(states, pool, take)
             key, sub = jax.random.split(key)
             keys = jax.random.split(sub, actions.shape[0])
             new_states, reward = jax.vmap(lambda k, s, a: craftax_step(k, s, a, params, static))(
@@ -139,8 +146,9 @@ class _Kernels:
             return key, states, obs, reward, done, info
 
         @partial(jax.jit, donate_argnums=(1,))
-        def step_subset(key, states, index, actions, active):
+        def step_subset(key, states, index, actions, active, pool, take):
             """Step only the envs in ``index`` (a small fixed-size batch), scatter them back."""
+            states = replace(states, pool, take)
             key, sub = jax.random.split(key)
             keys = jax.random.split(sub, index.shape[0])
             part = jax.tree.map(lambda s: s[index], states)
@@ -154,19 +162,10 @@ class _Kernels:
             states = jax.tree.map(lambda s, p: s.at[index].set(p), states, part)
             return key, states, obs, reward, done, info
 
-        @jax.jit
-        def replace(states, pool, take):
-            """Copy pool[take[i]] into env i where take[i] >= 0."""
-            mask = take >= 0
-            chosen = jax.tree.map(lambda p: p[jnp.clip(take, 0)], pool)
-            states = select(mask, chosen, states)
-            obs, info = v_observe(states)
-            return states, obs, info
-
         self.generate = generate
         self.step = step
         self.step_subset = step_subset
-        self.replace = replace
+        self.replace = jax.jit(replace, donate_argnums=(0,))
         self.observe = jax.jit(v_observe)
         self._render = None
         self.jax = jax
@@ -192,7 +191,9 @@ class CraftaxWorld(World):
         self._pool_size = pool_size or max(num_envs, 16)
         self._key = jax.random.PRNGKey(seed)
         self._pool = None
+        self._pool_obs = self._pool_meta = None
         self._pool_next = 0
+        self._pending = np.full(num_envs, -1, dtype=np.int32)
         self._states = None
         self._meta: np.ndarray | None = None
         self._obs: np.ndarray | None = None
@@ -214,31 +215,31 @@ class CraftaxWorld(World):
         return _MAP_FEATURES + 22
 
     # -- world pool --------------------------------------------------------------------
+    # A reset copies a pre-generated world's observation at once and leaves its state as a
+    # pending replacement, applied inside the next jitted step (no extra call per reset).
     def _split(self, n: int):
         jax = self._k.jax
         self._key, sub = jax.random.split(self._key)
         return jax.random.split(sub, n)
 
     def _refill_pool(self) -> None:
-        self._pool = self._k.generate(self._split(self._pool_size))
+        self._flush_pending()
+        self._pool, obs, meta = self._k.generate(self._split(self._pool_size))
+        self._pool_obs, self._pool_meta = np.asarray(obs), np.asarray(meta)
         self._pool_next = 0
 
-    def _take_from_pool(self, mask: np.ndarray) -> np.ndarray:
-        take = np.full(self.num_envs, -1, dtype=np.int32)
-        for i in np.flatnonzero(mask):
-            if self._pool is None or self._pool_next >= self._pool_size:
-                if take.max() >= 0:  # flush what was taken from the old pool first
-                    self._apply(take)
-                    take[:] = -1
-                self._refill_pool()
-            take[i] = self._pool_next
-            self._pool_next += 1
-        return take
+    def _flush_pending(self) -> None:
+        """Apply pending resets now (before the pool changes, or before rendering)."""
+        if self._pending.max() >= 0:
+            jnp = self._k.jax.numpy
+            self._states = self._k.replace(self._states, self._pool, jnp.asarray(self._pending))
+            self._pending = np.full(self.num_envs, -1, dtype=np.int32)
 
-    def _apply(self, take: np.ndarray) -> None:
+    def _take_pending(self):
+        """The pending-reset array for a step call, which applies and clears it."""
         jnp = self._k.jax.numpy
-        self._states, obs, meta = self._k.replace(self._states, self._pool, jnp.asarray(take))
-        self._obs, self._meta = np.array(obs), np.array(meta)
+        take, self._pending = self._pending, np.full(self.num_envs, -1, dtype=np.int32)
+        return jnp.asarray(take)
 
     def _result(self, reward: np.ndarray, done: np.ndarray) -> StepResult:
         meta = self._meta
@@ -254,10 +255,10 @@ class CraftaxWorld(World):
     def reset(self, seed: int) -> StepResult:
         jax = self._k.jax
         self._key = jax.random.PRNGKey(seed)
-        self._pool = None
-        self._states = self._k.generate(self._split(self.num_envs))
-        obs, meta = self._k.observe(self._states)
+        self._pending = np.full(self.num_envs, -1, dtype=np.int32)
+        self._states, obs, meta = self._k.generate(self._split(self.num_envs))
         self._obs, self._meta = np.array(obs), np.array(meta)
+        self._refill_pool()
         zeros = np.zeros(self.num_envs, dtype=np.float32)
         return self._result(zeros, np.zeros(self.num_envs, dtype=bool))
 
@@ -271,7 +272,12 @@ class CraftaxWorld(World):
         if stepping <= self._subset_size:
             return self._step_subset(actions, active)
         self._key, self._states, obs, reward, done, meta = self._k.step(
-            self._key, self._states, jnp.asarray(actions), jnp.asarray(active)
+            self._key,
+            self._states,
+            jnp.asarray(actions),
+            jnp.asarray(active),
+            self._pool,
+            self._take_pending(),
         )
         self._obs, self._meta = np.array(obs), np.array(meta)
         return self._result(np.asarray(reward, dtype=np.float32), np.asarray(done))
@@ -289,6 +295,8 @@ class CraftaxWorld(World):
             jnp.asarray(index),
             jnp.asarray(actions[index]),
             jnp.asarray(sub_active),
+            self._pool,
+            self._take_pending(),
         )
         # fresh arrays: StepResults handed out earlier must not change under their holders
         self._obs, self._meta = self._obs.copy(), self._meta.copy()
@@ -301,11 +309,16 @@ class CraftaxWorld(World):
 
     def reset_envs(self, mask: np.ndarray) -> StepResult:
         mask = np.asarray(mask, dtype=bool)
-        zeros = np.zeros(self.num_envs, dtype=np.float32)
         if mask.any():
-            take = self._take_from_pool(mask)
-            if take.max() >= 0:
-                self._apply(take)
+            self._obs, self._meta = self._obs.copy(), self._meta.copy()
+            for i in np.flatnonzero(mask):
+                if self._pool_next >= self._pool_size:
+                    self._refill_pool()
+                j = self._pool_next
+                self._pool_next += 1
+                self._pending[i] = j
+                self._obs[i], self._meta[i] = self._pool_obs[j], self._pool_meta[j]
+        zeros = np.zeros(self.num_envs, dtype=np.float32)
         return self._result(zeros, np.zeros(self.num_envs, dtype=bool))
 
     def views(self, indices: list[int] | None = None) -> list[View]:
@@ -345,6 +358,7 @@ class CraftaxWorld(World):
 
     def frame(self, index: int, size: int = 288) -> np.ndarray:
         jax = self._k.jax
+        self._flush_pending()
         state = jax.tree.map(lambda a: a[index], self._states)
         image = np.asarray(self._k.render(state, 16)).clip(0, 255).astype(np.uint8)
         if size == image.shape[1]:
