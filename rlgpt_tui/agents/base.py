@@ -1,0 +1,97 @@
+"""The agent roles the engine drives, whichever backs them (an LLM or the builtin rules)."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any
+
+from rlgpt_tui.agents.schemas import Plan, RLAnswer, SubAction, Verdict
+from rlgpt_tui.envs.base import View
+from rlgpt_tui.tasks import Task
+
+
+@dataclass
+class Execution:
+    """One sampled execution of a coded sub-action: what the player saw before and after."""
+
+    before: View
+    after: View
+    steps: int
+    end_reason: str
+
+
+@dataclass
+class IterationFeedback:
+    """What the outer loop learned in one iteration, for the slow agent's revision."""
+
+    iteration: int
+    plan: Plan
+    verdicts: dict[str, Verdict]
+    success_rate: float
+    samples: int
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def text(self) -> str:
+        lines = [
+            f"Iteration {self.iteration}: plan {self.plan.summary()}; task success rate "
+            f"{self.success_rate:.2f} after {self.samples:,} training samples."
+        ]
+        for name, verdict in self.verdicts.items():
+            state = "succeeded" if verdict.success else "failed"
+            lines.append(f"- {name} {state}: {verdict.reason}. Suggestion: {verdict.suggestion}")
+        return "\n".join(lines)
+
+
+class SlowAgent(ABC):
+    """Decomposes a task into sub-actions, code or RL, and revises from feedback."""
+
+    @abstractmethod
+    def plan(self, task: Task, history: list[IterationFeedback]) -> Plan: ...
+
+
+class FastAgent(ABC):
+    """Writes code for coded sub-actions and RL configurations for learned ones."""
+
+    @abstractmethod
+    def write_code(
+        self, task: Task, sub: SubAction, previous: str | None = None, problem: str | None = None
+    ) -> str: ...
+
+    @abstractmethod
+    def write_rl(self, task: Task, sub: SubAction, coded: list[str]) -> RLAnswer: ...
+
+
+class Critic(ABC):
+    """Judges sub-actions from observations before and after, and from run statistics."""
+
+    @abstractmethod
+    def judge_code(self, task: Task, sub: SubAction, runs: list[Execution]) -> Verdict: ...
+
+    @abstractmethod
+    def judge_rl(
+        self, task: Task, sub: SubAction, evaluation: dict[str, Any], target: float
+    ) -> Verdict: ...
+
+
+class TaskPlanner(ABC):
+    """Orders sub-tasks for long-horizon tasks."""
+
+    @abstractmethod
+    def subtasks(self, task: Task) -> list[str]: ...
+
+
+@dataclass
+class AgentTeam:
+    """The four roles, and a label saying who they are (``builtin`` or ``llm:MODEL``)."""
+
+    label: str
+    slow: SlowAgent
+    fast: FastAgent
+    critic: Critic
+    planner: TaskPlanner
+
+    @property
+    def tokens(self) -> int:
+        client = getattr(self, "client", None)
+        return client.tokens if client is not None else 0

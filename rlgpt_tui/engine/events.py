@@ -1,0 +1,122 @@
+"""Typed events the engine emits; the store and the TUI consume them (no Textual here)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, ClassVar
+
+
+@dataclass
+class Event:
+    """Base event: which iteration, which agent produced it (``builtin`` or ``llm:MODEL``)."""
+
+    iteration: int
+    agent: str
+    time: float = field(default_factory=time.time, kw_only=True)
+    kind: ClassVar[str] = "event"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, **asdict(self)}
+
+
+@dataclass
+class SessionStarted(Event):
+    task: str
+    env: str
+    settings: dict[str, Any]
+    kind: ClassVar[str] = "session_started"
+
+
+@dataclass
+class PlanProposed(Event):
+    plan: dict[str, Any]
+    source: str = "agent"  # or "human" for an edited plan
+    kind: ClassVar[str] = "plan_proposed"
+
+
+@dataclass
+class CodeWritten(Event):
+    subaction: str
+    code: str
+    attempt: int
+    source: str = "agent"
+    kind: ClassVar[str] = "code_written"
+
+
+@dataclass
+class ValidationFailed(Event):
+    subaction: str
+    error: str
+    attempt: int
+    kind: ClassVar[str] = "validation_failed"
+
+
+@dataclass
+class TrainingStarted(Event):
+    subaction: str
+    config: dict[str, Any]
+    kind: ClassVar[str] = "training_started"
+
+
+@dataclass
+class TrainingProgress(Event):
+    subaction: str
+    metrics: dict[str, Any]
+    kind: ClassVar[str] = "training_progress"
+
+
+@dataclass
+class EvaluationDone(Event):
+    subject: str
+    result: dict[str, Any]
+    kind: ClassVar[str] = "evaluation"
+
+
+@dataclass
+class VerdictGiven(Event):
+    subaction: str
+    success: bool
+    reason: str
+    suggestion: str
+    kind: ClassVar[str] = "verdict"
+
+
+@dataclass
+class IterationDone(Event):
+    plan: str
+    success_rate: float
+    samples: int
+    total_samples: int
+    tokens: int
+    kind: ClassVar[str] = "iteration_done"
+
+
+@dataclass
+class EngineError(Event):
+    message: str
+    kind: ClassVar[str] = "error"
+
+
+@dataclass
+class ControlChanged(Event):
+    state: str  # paused, resumed, stopping
+    kind: ClassVar[str] = "control"
+
+
+@dataclass
+class EditApplied(Event):
+    what: str
+    target: str
+    before: str
+    after: str
+    kind: ClassVar[str] = "edit_applied"
+
+
+@dataclass
+class SessionFinished(Event):
+    reason: str
+    best_success: float
+    total_samples: int
+    tokens: int
+    kind: ClassVar[str] = "session_finished"
