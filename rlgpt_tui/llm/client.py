@@ -66,7 +66,9 @@ class LLMSettings:
             try:
                 data.update(tomllib.loads(Path(config_file).read_text()).get("llm", {}))
             except tomllib.TOMLDecodeError as error:
-                raise LLMError(f"bad config file {config_file}: {error}; fix its [llm] table")
+                raise LLMError(
+                    f"bad config file {config_file}: {error}; fix its [llm] table"
+                ) from None
             if any("key" in k and k != "api_key_env" for k in data):
                 raise LLMError(
                     f"{config_file} holds an API key: remove it and export it in the "
