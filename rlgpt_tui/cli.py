@@ -87,6 +87,21 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--episodes", type=int, default=100, help="evaluation episodes")
     evaluate.add_argument("--json", action="store_true", help="print the result as one JSON line")
 
+    run = sub.add_parser("run", help="run RL-GPT's two loops on a task (headless)")
+    run.add_argument("--task", required=True, help="task name (see `rlgpt-tui tasks`)")
+    run.add_argument("--env", default="craftax", help="world: craftax (default) or crafter")
+    run.add_argument("--llm-base-url", help="OpenAI-compatible endpoint (default: builtin agent)")
+    run.add_argument("--llm-model", help="model name at the endpoint")
+    run.add_argument("--llm-config", metavar="FILE.toml", help="a config file with an [llm] table")
+    run.add_argument("--iterations", type=int, default=4, help="outer-loop iterations (max)")
+    run.add_argument("--samples-per-iteration", type=int, default=30_000, help="PPO budget each")
+    run.add_argument("--max-samples", type=int, default=200_000, help="total training samples")
+    run.add_argument("--max-tokens", type=int, default=None, help="LLM token budget")
+    run.add_argument("--target", type=float, default=0.9, help="target success rate")
+    run.add_argument("--num-envs", type=int, default=None, help="parallel envs")
+    run.add_argument("--eval-episodes", type=int, default=64, help="episodes per evaluation")
+    run.add_argument("--seed", type=int, default=0, help="random seed")
+
     sub.add_parser("tasks", help="list the task catalog")
     return parser
 
@@ -286,6 +301,61 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def make_team(args: argparse.Namespace):
+    """The builtin agent, or LLM agents when a model is configured (flags, env, file)."""
+    from rlgpt_tui.agents.builtin import builtin_team
+    from rlgpt_tui.llm.client import LLMClient, LLMSettings
+
+    settings = LLMSettings.resolve(args.llm_base_url, args.llm_model, args.llm_config)
+    if not settings.configured:
+        if settings.base_url:
+            raise UsageError("--llm-base-url given without a model: add --llm-model NAME")
+        return builtin_team()
+    from rlgpt_tui.agents.llm import LLMTeam
+
+    client = LLMClient(settings)
+    client.check()
+    return LLMTeam(client)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from rlgpt_tui.engine.engine import Engine, EngineSettings
+    from rlgpt_tui.engine.printer import EventPrinter
+    from rlgpt_tui.tasks import get_task
+
+    get_task(args.task)
+    if args.env not in ("craftax", "crafter"):
+        raise UsageError(f"unknown env {args.env!r}: use one of craftax, crafter")
+    for flag, value in (
+        ("--iterations", args.iterations),
+        ("--samples-per-iteration", args.samples_per_iteration),
+        ("--max-samples", args.max_samples),
+        ("--eval-episodes", args.eval_episodes),
+    ):
+        if value < 1:
+            raise UsageError(f"{flag} must be at least 1")
+    if not 0 < args.target <= 1:
+        raise UsageError("--target must be a success rate in (0, 1]")
+    team = make_team(args)
+    settings = EngineSettings(
+        task=args.task,
+        env=args.env,
+        num_envs=args.num_envs or (64 if args.env == "craftax" else 8),
+        seed=args.seed,
+        max_iterations=args.iterations,
+        target_success=args.target,
+        samples_per_iteration=args.samples_per_iteration,
+        max_samples=args.max_samples,
+        max_tokens=args.max_tokens,
+        eval_episodes=args.eval_episodes,
+    )
+    printer = EventPrinter(Console(stderr=True))
+    result = Engine(settings, team, printer).run()
+    return 1 if result.reason.startswith("error") else 0
+
+
 def cmd_tasks(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
@@ -305,17 +375,24 @@ def cmd_tasks(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    commands = {"train": cmd_train, "eval": cmd_eval, "tasks": cmd_tasks}
+    commands = {"train": cmd_train, "eval": cmd_eval, "run": cmd_run, "tasks": cmd_tasks}
     if args.command is None:
         parser.print_help()
         return 0
     from rlgpt_tui.envs import UnknownWorldError
+    from rlgpt_tui.llm.client import LLMError
     from rlgpt_tui.skills.sandbox import CodeValidationError
     from rlgpt_tui.tasks import UnknownTaskError
 
     try:
         return commands[args.command](args)
-    except (UsageError, CodeValidationError, UnknownTaskError, UnknownWorldError) as error:
+    except (
+        UsageError,
+        CodeValidationError,
+        UnknownTaskError,
+        UnknownWorldError,
+        LLMError,
+    ) as error:
         print(f"rlgpt-tui: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

@@ -165,6 +165,28 @@ class LLMClient:
             base_url=settings.base_url, api_key=key, timeout=settings.timeout, max_retries=0
         )
 
+    def check(self) -> None:
+        """Fail early, with the fix, if the endpoint is unreachable or the model unknown."""
+        openai = self._openai
+        s = self.settings
+        where = s.base_url or "api.openai.com"
+        try:
+            models = [m.id for m in self._client.models.list()]
+        except openai.APIConnectionError:
+            raise LLMError(
+                f"cannot reach the LLM endpoint {where}: check --llm-base-url and that the "
+                "server is running"
+            ) from None
+        except openai.AuthenticationError:
+            raise LLMError(f"the endpoint rejected the API key: check ${s.api_key_env}") from None
+        except openai.APIStatusError:
+            return  # some servers do not list models; the first call will tell
+        if models and s.model not in models:
+            shown = ", ".join(models[:5])
+            raise LLMError(
+                f"model {s.model!r} not found at {where}: use --llm-model with one of {shown}"
+            )
+
     # -- plain chat ----------------------------------------------------------------------
     def chat(self, role: str, messages: list[dict[str, str]]) -> str:
         """One chat completion, retried on transient failures; returns the answer text."""

@@ -1,0 +1,76 @@
+"""Prints engine events for the headless `run` command (rich)."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from rlgpt_tui.engine import events as ev
+
+
+class EventPrinter:
+    """An event handler that prints plans, verdicts, success rates, samples and tokens."""
+
+    def __init__(self, console: Console):
+        self.console = console
+        self._last_progress = 0.0
+
+    def __call__(self, event: ev.Event) -> None:
+        c = self.console
+        who = f"[dim]{event.agent}[/]"
+        match event:
+            case ev.SessionStarted():
+                c.rule(f"RL-GPT: {event.task} on {event.env} - agent: {event.agent}")
+            case ev.PlanProposed():
+                c.print(f"[bold]iteration {event.iteration}[/] plan ({event.source}, {who}):")
+                for sub in event.plan["subactions"]:
+                    extra = (
+                        f" + high-level {', '.join(sub['high_level_actions'])}"
+                        if sub.get("high_level_actions")
+                        else ""
+                    )
+                    c.print(
+                        f"  - {sub['name']} [{'cyan' if sub['mode'] == 'code' else 'magenta'}]"
+                        f"{sub['mode']}[/]{extra}: {sub['reason']}"
+                    )
+            case ev.CodeWritten():
+                c.print(f"  code for {event.subaction} (attempt {event.attempt}, {event.source})")
+            case ev.ValidationFailed():
+                c.print(f"  [red]rejected[/] {event.subaction}: {event.error}")
+            case ev.TrainingStarted():
+                coded = ", ".join(event.config["coded_actions"]) or "none"
+                c.print(
+                    f"  PPO on {event.subaction}: {event.config['samples']:,} samples, "
+                    f"coded actions: {coded}"
+                )
+            case ev.TrainingProgress():
+                m = event.metrics
+                if m["elapsed"] - self._last_progress >= 5 or m["elapsed"] < self._last_progress:
+                    self._last_progress = m["elapsed"]
+                    rate = "-" if m["success_rate"] is None else f"{m['success_rate']:.2f}"
+                    c.print(
+                        f"    {m['samples']:>8,} samples  {m['fps']:>7,.0f} fps  "
+                        f"train success {rate}"
+                    )
+            case ev.EvaluationDone():
+                r = event.result
+                c.print(
+                    f"  eval {event.subject}: success {r['success_rate']:.2f} "
+                    f"(95% CI {r['ci95'][0]:.2f}-{r['ci95'][1]:.2f}, {r['episodes']} episodes)"
+                )
+            case ev.VerdictGiven():
+                mark = "[green]ok[/]" if event.success else "[red]fail[/]"
+                c.print(f"  critic ({who}) {event.subaction}: {mark} {event.reason}")
+            case ev.IterationDone():
+                c.print(
+                    f"[bold]iteration {event.iteration} done[/]: success "
+                    f"{event.success_rate:.2f}, samples {event.samples:,} "
+                    f"(total {event.total_samples:,}), tokens {event.tokens:,}"
+                )
+            case ev.EngineError():
+                c.print(f"[red]error:[/] {event.message}")
+            case ev.SessionFinished():
+                c.rule(
+                    f"finished: {event.reason}; best success {event.best_success:.2f}; "
+                    f"{event.total_samples:,} training samples; {event.tokens:,} tokens; "
+                    f"agent {event.agent}"
+                )

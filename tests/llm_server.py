@@ -1,0 +1,127 @@
+"""A local OpenAI-compatible HTTP server serving scripted replies (the allowed stand-in).
+
+Real HTTP on 127.0.0.1, driven by the real ``openai`` client. Each request to
+``/v1/chat/completions`` takes the next scripted step, or asks ``responder`` when the
+script is empty. A step is a dict: ``{"content": str}``, ``{"status": 429}``,
+``{"delay": seconds, "content": str}`` or ``{"drop": True}`` (close without answering).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Responder = Callable[[list[dict[str, str]]], str]
+
+
+class ScriptedLLMServer:
+    def __init__(self, model: str = "scripted-model", responder: Responder | None = None):
+        self.model = model
+        self.script: list[dict[str, Any]] = []
+        self.responder = responder
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def _send(self, status: int, body: dict[str, Any]) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:  # noqa: N802
+                if self.path.rstrip("/").endswith("/models"):
+                    self._send(
+                        200,
+                        {
+                            "object": "list",
+                            "data": [
+                                {
+                                    "id": server.model,
+                                    "object": "model",
+                                    "created": 0,
+                                    "owned_by": "test",
+                                }
+                            ],
+                        },
+                    )
+                else:
+                    self._send(404, {"error": {"message": "not found"}})
+
+            def do_POST(self) -> None:  # noqa: N802
+                length = int(self.headers.get("Content-Length", 0))
+                body = json.loads(self.rfile.read(length))
+                server.requests.append(body)
+                server.headers.append({k.lower(): v for k, v in self.headers.items()})
+                if body.get("model") != server.model:
+                    self._send(
+                        404,
+                        {
+                            "error": {
+                                "message": f"model {body.get('model')} not found",
+                                "type": "invalid_request_error",
+                            }
+                        },
+                    )
+                    return
+                step = server.script.pop(0) if server.script else None
+                if step is None:
+                    step = {"content": server.responder(body["messages"])}
+                if step.get("drop"):
+                    self.close_connection = True
+                    self.connection.shutdown(2)
+                    return
+                if "delay" in step:
+                    time.sleep(step["delay"])
+                if "status" in step:
+                    self._send(step["status"], {"error": {"message": f"scripted {step['status']}"}})
+                    return
+                content = step["content"]
+                prompt_tokens = sum(len(m["content"].split()) for m in body["messages"])
+                self._send(
+                    200,
+                    {
+                        "id": "chatcmpl-test",
+                        "object": "chat.completion",
+                        "created": 0,
+                        "model": server.model,
+                        "choices": [
+                            {
+                                "index": 0,
+                                "finish_reason": "stop",
+                                "message": {"role": "assistant", "content": content},
+                            }
+                        ],
+                        "usage": {
+                            "prompt_tokens": prompt_tokens,
+                            "completion_tokens": len(content.split()),
+                            "total_tokens": prompt_tokens + len(content.split()),
+                        },
+                    },
+                )
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def __enter__(self) -> ScriptedLLMServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()

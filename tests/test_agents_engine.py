@@ -1,0 +1,233 @@
+"""The two loops with LLM agents over real HTTP (scripted server) and with the builtin agent."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rlgpt_tui import ASSETS_DIR
+from rlgpt_tui.agents.builtin import builtin_team
+from rlgpt_tui.agents.llm import LLMTeam
+from rlgpt_tui.cli import main
+from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.engine import Engine, EngineSettings
+from rlgpt_tui.llm.client import LLMClient, LLMError, LLMSettings
+from tests.llm_server import ScriptedLLMServer
+
+GO_TO_TREE = (ASSETS_DIR / "skills" / "go_to_tree.py").read_text()
+PLAN = {
+    "subactions": [
+        {
+            "name": "go_to_tree",
+            "description": "walk next to a tree and face it",
+            "mode": "code",
+            "reason": "navigation is easy to code",
+        },
+        {
+            "name": "collect_wood",
+            "description": "chop the tree",
+            "mode": "rl",
+            "reason": "learn when to press do",
+            "high_level_actions": ["go_to_tree"],
+        },
+    ]
+}
+VERDICT_OK = {"success": True, "reason": "the player ends facing a tree", "suggestion": ""}
+
+
+def role_of(messages: list[dict[str, str]]) -> str:
+    system = messages[0]["content"]
+    return system.split("acting as the ")[1].split(" agent")[0]
+
+
+def scripted_agent(messages: list[dict[str, str]]) -> str:
+    """A well-behaved model: answers each role with valid JSON."""
+    role = role_of(messages)
+    if role == "slow":
+        return "Here is my plan:\n```json\n" + json.dumps(PLAN) + "\n```"
+    if role == "fast":
+        if "Write the RL configuration" in messages[-1]["content"]:
+            return json.dumps({"high_level_actions": ["go_to_tree"]})
+        return json.dumps({"code": GO_TO_TREE, "explanation": "walk to the nearest tree"})
+    if role == "critic":
+        return json.dumps(VERDICT_OK)
+    return json.dumps({"subtasks": ["collect_wood"]})
+
+
+def small_settings(**overrides) -> EngineSettings:
+    values = dict(
+        task="collect_wood",
+        num_envs=16,
+        samples_per_iteration=3000,
+        max_samples=12_000,
+        eval_episodes=16,
+        critic_runs=4,
+        target_success=0.5,
+        max_iterations=2,
+    )
+    values.update(overrides)
+    return EngineSettings(**values)
+
+
+def llm_team(server: ScriptedLLMServer, monkeypatch, **settings) -> LLMTeam:
+    monkeypatch.setenv("RLGPT_TEST_KEY", "sk-secret-test-key")
+    s = LLMSettings.resolve(
+        server.base_url, server.model, api_key_env="RLGPT_TEST_KEY", backoff=0.01, **settings
+    )
+    return LLMTeam(LLMClient(s))
+
+
+def test_two_loop_run_with_llm_over_http(monkeypatch) -> None:
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        team = llm_team(server, monkeypatch)
+        events: list[ev.Event] = []
+        result = Engine(small_settings(), team, events.append).run()
+    kinds = [e.kind for e in events]
+    assert kinds[0] == "session_started" and kinds[-1] == "session_finished"
+    assert {
+        "plan_proposed",
+        "code_written",
+        "verdict",
+        "training_progress",
+        "evaluation",
+        "iteration_done",
+    } <= set(kinds)
+    assert all(e.agent == "llm:scripted-model" for e in events)
+    started = next(e for e in events if isinstance(e, ev.TrainingStarted))
+    assert started.config["coded_actions"] == ["go_to_tree"]
+    assert result.reason == "target reached" and result.best_success >= 0.5
+    assert result.tokens > 0 and team.client.calls
+    roles = {c.role for c in team.client.calls}
+    assert {"slow", "fast", "critic"} <= roles
+    # the key travels in the Authorization header only, never in what is recorded
+    assert server.headers[0]["authorization"] == "Bearer sk-secret-test-key"
+    recorded = json.dumps([c.as_dict() for c in team.client.calls] + [e.to_dict() for e in events])
+    assert "sk-secret-test-key" not in recorded
+
+
+def test_malformed_json_is_repaired(monkeypatch) -> None:
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [
+            {"content": "I think we should chop trees."},
+            {"content": json.dumps({"subactions": []})},
+            {"content": json.dumps(PLAN)},
+        ]
+        team = llm_team(server, monkeypatch)
+        plan = team.slow.plan(__import__("rlgpt_tui.tasks").tasks.get_task("collect_wood"), [])
+    assert [s.name for s in plan.subactions] == ["go_to_tree", "collect_wood"]
+    assert len(team.client.calls) == 3
+    repair = server.requests[1]["messages"][-1]["content"]
+    assert "could not be used" in repair and "not JSON" in repair
+    assert "subactions" in server.requests[2]["messages"][-1]["content"]
+
+
+def test_invalid_code_is_repaired_by_the_fast_agent(monkeypatch) -> None:
+    bad = json.dumps({"code": "import os\ndef act(ctx):\n    yield os.getpid()\n"})
+    good = json.dumps({"code": GO_TO_TREE})
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [{"content": json.dumps(PLAN)}, {"content": bad}, {"content": good}]
+        team = llm_team(server, monkeypatch)
+        events: list[ev.Event] = []
+        Engine(small_settings(max_iterations=1), team, events.append).run()
+    failed = [e for e in events if isinstance(e, ev.ValidationFailed)]
+    assert failed and "import of 'os' is not allowed" in failed[0].error
+    written = [e for e in events if isinstance(e, ev.CodeWritten)]
+    assert [w.attempt for w in written[:2]] == [0, 1]
+    # the repair request carried the validation error back to the model
+    assert "import of 'os' is not allowed" in server.requests[2]["messages"][-1]["content"]
+    verdict = next(e for e in events if isinstance(e, ev.VerdictGiven))
+    assert verdict.subaction == "go_to_tree" and verdict.success
+
+
+def test_rate_limits_server_errors_and_timeouts_are_retried(monkeypatch) -> None:
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [
+            {"status": 429},
+            {"status": 503},
+            {"delay": 1.5, "content": "late"},
+            {"content": json.dumps(VERDICT_OK)},
+        ]
+        team = llm_team(server, monkeypatch, timeout=0.5, max_retries=4)
+        text = team.client.chat("critic", [{"role": "user", "content": "judge"}])
+    assert json.loads(text) == VERDICT_OK
+    assert team.client.calls[-1].attempts == 4
+
+
+def test_retries_give_up_with_a_clear_error(monkeypatch) -> None:
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [{"status": 500}] * 3
+        team = llm_team(server, monkeypatch, max_retries=2)
+        with pytest.raises(LLMError, match="kept failing .* after 3 tries"):
+            team.client.chat("slow", [{"role": "user", "content": "plan"}])
+
+
+def test_endpoint_going_down_mid_run_ends_cleanly(monkeypatch) -> None:
+    server = ScriptedLLMServer(responder=scripted_agent).__enter__()
+    team = llm_team(server, monkeypatch, max_retries=1)
+    events: list[ev.Event] = []
+
+    def on_event(event: ev.Event) -> None:
+        events.append(event)
+        if isinstance(event, ev.IterationDone):
+            server.stop()  # the endpoint disappears after the first iteration
+
+    result = Engine(small_settings(target_success=1.01, max_iterations=3), team, on_event).run()
+    assert result.reason.startswith("error: cannot reach the LLM endpoint")
+    assert isinstance(events[-2], ev.EngineError) and isinstance(events[-1], ev.SessionFinished)
+    done = [e for e in events if isinstance(e, ev.IterationDone)]
+    assert len(done) == 1 and len(result.history) == 1  # the finished iteration is kept
+
+
+def test_wrong_model_and_unreachable_endpoint_errors(monkeypatch, capsys) -> None:
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        code = main(
+            [
+                "run",
+                "--task",
+                "collect_wood",
+                "--llm-base-url",
+                server.base_url,
+                "--llm-model",
+                "no-such-model",
+            ]
+        )
+    assert code == 2
+    assert "model 'no-such-model' not found" in capsys.readouterr().err
+    code = main(
+        [
+            "run",
+            "--task",
+            "collect_wood",
+            "--llm-base-url",
+            "http://127.0.0.1:9/v1",
+            "--llm-model",
+            "m",
+        ]
+    )
+    assert code == 2 and "cannot reach the LLM endpoint" in capsys.readouterr().err
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert main(["run", "--task", "collect_wood", "--llm-model", "gpt-4o"]) == 2
+    assert "missing API key: export OPENAI_API_KEY" in capsys.readouterr().err
+
+
+def test_builtin_agent_learns_collect_wood_with_the_papers_pattern() -> None:
+    events: list[ev.Event] = []
+    settings = small_settings(
+        num_envs=32,
+        samples_per_iteration=6000,
+        max_samples=30_000,
+        eval_episodes=64,
+        target_success=0.9,
+        max_iterations=4,
+    )
+    result = Engine(settings, builtin_team(), events.append).run()
+    plans = [e for e in events if isinstance(e, ev.PlanProposed)]
+    first = plans[0].plan["subactions"]
+    assert [s["mode"] for s in first] == ["rl"]  # iteration 0 learns everything with RL
+    second = plans[1].plan["subactions"]
+    assert second[-1]["mode"] == "rl" and second[-1]["high_level_actions"] == ["go_to_tree"]
+    rates = [h.success_rate for h in result.history]
+    assert rates[-1] > rates[0] and rates[-1] >= 0.9, rates
+    assert result.reason == "target reached" and result.total_samples <= 30_000
+    assert all(e.agent == "builtin" for e in events)
