@@ -322,39 +322,22 @@ class CraftaxWorld(World):
         return self._result(zeros, np.zeros(self.num_envs, dtype=bool))
 
     def views(self, indices: list[int] | None = None) -> list[View]:
-        indices = range(self.num_envs) if indices is None else indices
-        return [self._view(i) for i in indices]
-
-    def _view(self, i: int) -> View:
-        obs, meta = self._obs[i], self._meta[i]
-        cells = obs[:_MAP_FEATURES].reshape(VIEW_ROWS, VIEW_COLS, _NUM_BLOCKS + len(MOB_NAMES))
-        blocks = cells[..., :_NUM_BLOCKS].argmax(-1)
-        grid = tuple(tuple(BLOCK_NAMES[b] for b in row) for row in blocks)
-        x, y = int(meta[0]), int(meta[1])
-        mob_cells = cells[..., _NUM_BLOCKS:]
-        mobs = tuple(
-            (MOB_NAMES[m], x + int(c) - VIEW_COLS // 2, y + int(r) - VIEW_ROWS // 2)
-            for r, c, m in zip(*np.nonzero(mob_cells > 0.5), strict=True)
+        indices = list(range(self.num_envs)) if indices is None else list(indices)
+        if not indices:
+            return []
+        # decode the one-hot map of all requested envs at once, then build Views
+        cells = self._obs[indices, :_MAP_FEATURES].reshape(
+            len(indices), VIEW_ROWS, VIEW_COLS, _NUM_BLOCKS + len(MOB_NAMES)
         )
-        health, food, drink, energy, direction, sleeping = (int(v) for v in meta[37:43])
-        light = float(obs[_MAP_FEATURES + 20])
-        return View(
-            grid=grid,
-            mobs=mobs,
-            inventory={k: int(v) for k, v in zip(INVENTORY_ITEMS, meta[_META_INV], strict=True)},
-            health=health,
-            food=food,
-            drink=drink,
-            energy=energy,
-            facing=_FACING.get(direction, (0, 1)),
-            daylight=light,
-            position=(x, y),
-            sleeping=bool(sleeping),
-            achievements=frozenset(
-                name for name, got in zip(ACHIEVEMENTS, meta[_META_ACH], strict=True) if got
-            ),
-            step=int(meta[24]),
-        )
+        names = _BLOCK_ARRAY[cells[..., :_NUM_BLOCKS].argmax(-1)].tolist()
+        mob_hits = np.argwhere(cells[..., _NUM_BLOCKS:] > 0.5).tolist()
+        metas = self._meta[indices].tolist()
+        lights = self._obs[indices, _MAP_FEATURES + 20].tolist()
+        mobs: list[list[tuple[str, int, int]]] = [[] for _ in indices]
+        for k, r, c, m in mob_hits:
+            x, y = metas[k][0], metas[k][1]
+            mobs[k].append((MOB_NAMES[m], x + c - VIEW_COLS // 2, y + r - VIEW_ROWS // 2))
+        return [_make_view(names[k], mobs[k], metas[k], lights[k]) for k in range(len(indices))]
 
     def frame(self, index: int, size: int = 288) -> np.ndarray:
         jax = self._k.jax
@@ -367,3 +350,26 @@ class CraftaxWorld(World):
 
         height = round(image.shape[0] * size / image.shape[1])
         return np.asarray(Image.fromarray(image).resize((size, height), Image.NEAREST))
+
+
+_BLOCK_ARRAY = np.array(BLOCK_NAMES, dtype=object)
+
+
+def _make_view(names: list, mobs: list, meta: list, light: float) -> View:
+    """A View from one env's decoded grid, visible mobs and meta row."""
+    health, food, drink, energy, direction, sleeping = meta[37:43]
+    return View(
+        grid=tuple(map(tuple, names)),
+        mobs=tuple(mobs),
+        inventory=dict(zip(INVENTORY_ITEMS, meta[25:37], strict=True)),
+        health=health,
+        food=food,
+        drink=drink,
+        energy=energy,
+        facing=_FACING.get(direction, (0, 1)),
+        daylight=light,
+        position=(meta[0], meta[1]),
+        sleeping=bool(sleeping),
+        achievements=frozenset(a for a, got in zip(ACHIEVEMENTS, meta[2:24], strict=True) if got),
+        step=meta[24],
+    )

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 from stable_baselines3 import PPO
 from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import Logger
 
 from rlgpt_tui.envs import ACHIEVEMENTS, make_world
 from rlgpt_tui.rl.config import RLConfig
@@ -180,6 +181,7 @@ def train(
     else:
         grow_action_head(model, env.action_space.n)
         model.set_env(env)
+    model.set_logger(Logger(folder=None, output_formats=[]))  # metrics go to on_metrics only
     callback = MetricsCallback(env, config, on_metrics or (lambda m: None))
     started = time.perf_counter()
     model.learn(total_timesteps=10**12, callback=callback, reset_num_timesteps=False)

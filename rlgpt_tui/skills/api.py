@@ -81,6 +81,7 @@ class SkillContext:
         self.memory = memory
         self.random = rng
         self.notes: list[str] = []
+        self._cached_distances: tuple[View | None, dict[Position, int]] = (None, {})
 
     # -- reading the view ---------------------------------------------------------------
     @property
@@ -100,30 +101,36 @@ class SkillContext:
     def _distances(self) -> dict[Position, int]:
         """BFS path lengths from the player over visible walkable, mob-free tiles."""
         view = self.view
+        if self._cached_distances[0] is view:  # one BFS per View, however many helpers ask
+            return self._cached_distances[1]
         start = view.position
-        blocked = self._blocked()
+        open_tiles = {
+            pos for block, pos in self._visible_blocks() if block in WALKABLE
+        } - self._blocked()
         dist = {start: 0}
         queue = deque([start])
         while queue:
             x, y = queue.popleft()
+            step = dist[(x, y)] + 1
             for dx, dy in MOVES:
                 nxt = (x + dx, y + dy)
-                if nxt in dist or nxt in blocked or view.block_at(*nxt) not in WALKABLE:
-                    continue
-                dist[nxt] = dist[(x, y)] + 1
-                queue.append(nxt)
+                if nxt in open_tiles and nxt not in dist:
+                    dist[nxt] = step
+                    queue.append(nxt)
+        self._cached_distances = (view, dist)
         return dist
 
-    def _visible(self) -> list[tuple[str, Position]]:
+    def _visible_blocks(self) -> list[tuple[str, Position]]:
         view = self.view
-        px, py = view.position
-        cells = [
-            (block, (px + c - VIEW_COLS // 2, py + r - VIEW_ROWS // 2))
+        left, top = view.position[0] - VIEW_COLS // 2, view.position[1] - VIEW_ROWS // 2
+        return [
+            (block, (left + c, top + r))
             for r, row in enumerate(view.grid)
             for c, block in enumerate(row)
         ]
-        cells.extend((name, (x, y)) for name, x, y in view.mobs)
-        return cells
+
+    def _visible(self) -> list[tuple[str, Position]]:
+        return self._visible_blocks() + [(name, (x, y)) for name, x, y in self.view.mobs]
 
     def nearest(self, *names: str) -> Position | None:
         wanted = set(names)
