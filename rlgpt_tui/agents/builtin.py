@@ -44,14 +44,14 @@ def target_of(task: Task) -> str | None:
 
 
 def template_code(name: str) -> str | None:
-    """Code for ``go_to_X`` and ``collect_X``/``eat_cow``-style names, from the templates."""
+    """Code for a catalog task (tech-tree skills) or a ``go_to_X``/``collect_X`` name."""
+    techtree = (TEMPLATES / "techtree.py").read_text()
+    if f"\ndef {name}(ctx):" in techtree:
+        return f"{techtree}\n\ndef act(ctx):\n    return (yield from {name}(ctx))\n"
     for prefix, template in (("go_to_", "go_to.py"), ("collect_", "collect.py")):
         if name.startswith(prefix):
             target = name[len(prefix) :]
-            target = TARGETS.get(name, target) if prefix == "collect_" else target
             return (TEMPLATES / template).read_text().replace("{target}", target)
-    if name in TARGETS:
-        return (TEMPLATES / "collect.py").read_text().replace("{target}", TARGETS[name])
     return None
 
 

@@ -248,8 +248,10 @@ def evaluate(
     """
     env = build_env(config, num_envs=episodes, seed=seed)
     names = [e.name for e in env.table]
-    if only_coded is not None and only_coded not in names:
-        raise ValueError(f"no coded action {only_coded!r} in the config: use one of {names}")
+    coded = [i for i, e in enumerate(env.table) if e.coded is not None and e.name == only_coded]
+    if only_coded is not None and not coded:
+        offered = [e.name for e in env.table if e.coded is not None]
+        raise ValueError(f"no coded action {only_coded!r} in the config: use one of {offered}")
     rng = np.random.default_rng(seed)
     obs = env.reset()
     finished = np.zeros(episodes, dtype=bool)
@@ -261,7 +263,7 @@ def evaluate(
         if model is not None:
             actions, _ = model.predict(obs, deterministic=deterministic)
         elif only_coded is not None:
-            actions = np.full(episodes, names.index(only_coded))
+            actions = np.full(episodes, coded[0])
         else:
             actions = rng.integers(0, len(names), episodes)
         obs, _, dones, infos = env.step(actions)

@@ -38,7 +38,8 @@ class ActionEntry:
 
 
 def build_action_table(primitives: list[str] | None, coded: list[CodedAction]) -> list[ActionEntry]:
-    """Primitives (all when None) followed by coded actions; names must be known and distinct."""
+    """Primitives (all when None) followed by coded actions (which may share a primitive's
+    name, e.g. a coded ``place_table`` that gathers wood first)."""
     names = list(ACTION_NAMES) if primitives is None else primitives
     unknown = [n for n in names if n not in ACTION_NAMES]
     if unknown:
@@ -48,9 +49,9 @@ def build_action_table(primitives: list[str] | None, coded: list[CodedAction]) -
         )
     table = [ActionEntry(n, primitive=ACTION_NAMES.index(n)) for n in names]
     table += [ActionEntry(c.name, coded=c) for c in coded]
-    seen = [e.name for e in table]
-    if len(set(seen)) != len(seen):
-        raise ValueError("action names must be distinct (a coded action shadows a primitive)")
+    coded_names = [c.name for c in coded]
+    if len(set(coded_names)) != len(coded_names):
+        raise ValueError("coded action names must be distinct: rename one")
     return table
 
 

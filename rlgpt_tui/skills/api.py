@@ -64,7 +64,7 @@ generators: call them with `yield from` (their return value is True on success).
 - yield from ctx.face((x, y)): turn toward an adjacent position.
 - yield from ctx.explore(steps=8): walk in a persistent random direction to see new area.
 - yield from ctx.collect(name, max_steps=40): find, reach, face and `do` a block or creature
-  until the inventory (or achievements) change.
+  until the inventory, achievements, food or drink change.
 - yield from ctx.place(item): place "table", "furnace", "stone" or "plant" on a free tile.
 - yield from ctx.make(item): craft e.g. "wood_pickaxe" (needs the station nearby).
 - ctx.memory: a dict kept across calls of this action within one episode.
@@ -170,11 +170,14 @@ class SkillContext:
             ]
         if not reachable or reachable[0] == (px, py):
             dx, dy = target[0] - px, target[1] - py
-            if abs(dx) >= abs(dy) and dx:
-                return MOVES[(1 if dx > 0 else -1, 0)]
+            options = []
+            if dx:
+                options.append((1 if dx > 0 else -1, 0))
             if dy:
-                return MOVES[(0, 1 if dy > 0 else -1)]
-            return None
+                options.append((0, 1 if dy > 0 else -1))
+            options.sort(key=lambda d: -abs(dx if d[0] else dy))
+            safe = [d for d in options if self._safe((px + d[0], py + d[1]))]
+            return MOVES[safe[0]] if safe else None
         goal = min(reachable, key=lambda g: dist[g])
         # walk back from the goal to the first step
         node = goal
@@ -212,23 +215,36 @@ class SkillContext:
             yield MOVES[offset]
         return self.view.facing == offset
 
+    def _safe(self, pos: Position) -> bool:
+        """Stepping toward ``pos`` cannot kill: it is not lava (unknown counts as safe)."""
+        return self.view.block_at(*pos) != "lava"
+
     def explore(self, steps: int = 8) -> Steps:
         direction = self.memory.get("explore_direction")
         for _ in range(steps):
-            if direction is None:
-                direction = self.random.choice(list(MOVES))
+            px, py = self.view.position
+            safe = [d for d in MOVES if self._safe((px + d[0], py + d[1]))]
+            if not safe:
+                return False
+            if direction is None or tuple(direction) not in safe:
+                direction = self.random.choice(safe)
             before = self.view.position
             yield MOVES[tuple(direction)]
             if self.view.position == before:  # blocked: pick a new heading
-                direction = self.random.choice([d for d in MOVES if d != tuple(direction)])
+                others = [d for d in safe if d != tuple(direction)]
+                direction = self.random.choice(others) if others else direction
             self.memory["explore_direction"] = direction
         return True
+
+    def _holdings(self) -> tuple:
+        v = self.view
+        return dict(v.inventory), v.achievements, v.food, v.drink
 
     def collect(self, name: str, max_steps: int = 40) -> Steps:
         target = self.nearest(name)
         if target is None:
             return False
-        before = (dict(self.view.inventory), self.view.achievements)
+        before = self._holdings()
         used = 0
         reached = yield from self.go_to(target, max_steps=max_steps)
         if not reached:
@@ -237,7 +253,7 @@ class SkillContext:
         while used < max_steps:
             yield Action.DO
             used += 1
-            if (dict(self.view.inventory), self.view.achievements) != before:
+            if self._holdings() != before:
                 return True
             if self.view.block_at(*target) != name and self.view.mob_at(*target) != name:
                 return False
