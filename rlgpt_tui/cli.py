@@ -101,6 +101,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--num-envs", type=int, default=None, help="parallel envs")
     run.add_argument("--eval-episodes", type=int, default=64, help="episodes per evaluation")
     run.add_argument("--seed", type=int, default=0, help="random seed")
+    run.add_argument(
+        "--chain",
+        action="store_true",
+        help="long-horizon: solve the planner's sub-tasks one by one, then chain them",
+    )
 
     sub.add_parser("tasks", help="list the task catalog")
     return parser
@@ -352,6 +357,17 @@ def cmd_run(args: argparse.Namespace) -> int:
         eval_episodes=args.eval_episodes,
     )
     printer = EventPrinter(Console(stderr=True))
+    if args.chain:
+        from rlgpt_tui.engine.engine import run_task_chain
+
+        summary = run_task_chain(settings, team, printer)
+        print(
+            json.dumps(
+                {"task": args.task, "env": args.env, "agent": team.label, "seed": args.seed}
+                | summary
+            )
+        )
+        return 0 if summary.get("success_rate") is not None else 1
     result = Engine(settings, team, printer).run()
     return 1 if result.reason.startswith("error") else 0
 

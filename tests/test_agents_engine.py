@@ -231,3 +231,33 @@ def test_builtin_agent_learns_collect_wood_with_the_papers_pattern() -> None:
     assert rates[-1] > rates[0] and rates[-1] >= 0.9, rates
     assert result.reason == "target reached" and result.total_samples <= 30_000
     assert all(e.agent == "builtin" for e in events)
+
+
+def test_task_planner_chains_sub_task_solutions(capsys) -> None:
+    code = main(
+        [
+            "run",
+            "--task",
+            "place_table",
+            "--chain",
+            "--num-envs",
+            "16",
+            "--samples-per-iteration",
+            "2000",
+            "--max-samples",
+            "20000",
+            "--iterations",
+            "3",
+            "--eval-episodes",
+            "16",
+            "--target",
+            "0.8",
+        ]
+    )
+    assert code == 0
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert summary["agent"] == "builtin"
+    assert summary["subtasks"] == ["collect_wood", "place_table"]
+    assert summary["solved_stages"] == ["collect_wood", "place_table"]
+    assert summary["stage_reached"]["collect_wood"] == 1.0
+    assert summary["success_rate"] >= 0.8 and summary["training_samples"] <= 20_000

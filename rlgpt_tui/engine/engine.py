@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from rlgpt_tui.agents.base import AgentTeam, Execution, IterationFeedback
 from rlgpt_tui.agents.schemas import Plan, SubAction, Verdict
 from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.chain import StageSolution
 from rlgpt_tui.envs import make_world
 from rlgpt_tui.llm.client import LLMError
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
@@ -85,6 +86,8 @@ class Engine:
         self._code_edits: dict[str, str] = {}
         self.iteration = 0
         self.code: dict[str, str] = {}
+        self.solution: StageSolution | None = None  # the best iteration's policy or code
+        self._candidate: StageSolution | None = None
 
     # -- control (any thread) ---------------------------------------------------------------
     def pause(self) -> None:
@@ -128,6 +131,7 @@ class Engine:
         try:
             for self.iteration in range(s.max_iterations):
                 self._safe_point()
+                self._candidate = None
                 plan = self._next_plan(task, history)
                 verdicts: dict[str, Verdict] = {}
                 coded = self._inner_code_loop(task, plan, verdicts)
@@ -143,6 +147,8 @@ class Engine:
                     total += samples
                 else:
                     success, samples = self._evaluate_code_only(task, plan, coded), 0
+                if success > best or self.solution is None:
+                    self.solution = self._candidate
                 best = max(best, success)
                 history.append(IterationFeedback(self.iteration, plan, verdicts, success, samples))
                 self._emit(
@@ -328,6 +334,7 @@ class Engine:
         verdict = self.team.critic.judge_rl(task, sub, summary, s.target_success)
         self._emit(ev.VerdictGiven, subaction=sub.name, **verdict.model_dump())
         verdicts[sub.name] = verdict
+        self._candidate = StageSolution(task.name, model=result.model, config=config)
         return evaluation.success_rate, result.samples
 
     def _evaluate_code_only(self, task, plan: Plan, coded: dict[str, CodedAction]) -> float:
@@ -335,6 +342,7 @@ class Engine:
         if not parts:
             return 0.0
         name, source = parts[0] if len(parts) == 1 else ("plan", compose_sources(parts))
+        self._candidate = StageSolution(task.name, coded=CodedAction.from_source(name, source))
         s = self.settings
         config = RLConfig(
             task=task.name,
@@ -356,3 +364,45 @@ def _drop_unknown_high_level_actions(plan: Plan) -> Plan:
     for sub in plan.learned():
         sub.high_level_actions = [n for n in sub.high_level_actions if n in coded]
     return plan
+
+
+def run_task_chain(settings: EngineSettings, team: AgentTeam, on_event: EventHandler) -> dict:
+    """Long-horizon tasks: the planner's sub-tasks, each solved by the two loops, chained.
+
+    The sample budget is shared: each sub-task gets what the earlier ones left. Returns the
+    chained evaluation on the whole task (also emitted as an ``evaluation`` event).
+    """
+    from dataclasses import replace
+
+    from rlgpt_tui.engine.chain import evaluate_chain
+
+    task = get_task(settings.task)
+    subtasks = team.planner.subtasks(task)
+    on_event(ev.TaskPlanProposed(iteration=0, agent=team.label, task=task.name, subtasks=subtasks))
+    stages, spent = [], 0
+    for name in subtasks:
+        left = settings.max_samples - spent
+        engine = Engine(replace(settings, task=name, max_samples=max(left, 1)), team, on_event)
+        result = engine.run()
+        spent += result.total_samples
+        if engine.solution is None:
+            break
+        stages.append(engine.solution)
+    summary: dict[str, Any] = {
+        "subtasks": subtasks,
+        "solved_stages": [s.task for s in stages],
+        "training_samples": spent,
+    }
+    if stages:
+        summary |= evaluate_chain(
+            stages, task.name, settings.env, settings.eval_episodes, seed=20_000 + settings.seed
+        )
+        on_event(
+            ev.EvaluationDone(
+                iteration=0,
+                agent=team.label,
+                subject=f"chain {' -> '.join(s.task for s in stages)}",
+                result=summary,
+            )
+        )
+    return summary

@@ -29,6 +29,13 @@ class SessionStarted(Event):
 
 
 @dataclass
+class TaskPlanProposed(Event):
+    task: str
+    subtasks: list[str]
+    kind: ClassVar[str] = "task_plan_proposed"
+
+
+@dataclass
 class PlanProposed(Event):
     plan: dict[str, Any]
     source: str = "agent"  # or "human" for an edited plan

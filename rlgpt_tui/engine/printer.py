@@ -20,6 +20,8 @@ class EventPrinter:
         match event:
             case ev.SessionStarted():
                 c.rule(f"RL-GPT: {event.task} on {event.env} - agent: {event.agent}")
+            case ev.TaskPlanProposed():
+                c.rule(f"task plan for {event.task} ({who}): {' -> '.join(event.subtasks)}")
             case ev.PlanProposed():
                 c.print(f"[bold]iteration {event.iteration}[/] plan ({event.source}, {who}):")
                 for sub in event.plan["subactions"]:

@@ -55,6 +55,19 @@ def build_action_table(primitives: list[str] | None, coded: list[CodedAction]) -
     return table
 
 
+def feature_index(world: World, observation: list[str] | None) -> np.ndarray | None:
+    """Indices of the chosen observation segments (None: the whole observation)."""
+    if not observation:
+        return None
+    segments = world.observation_segments
+    unknown = [s for s in observation if s not in segments]
+    if unknown:
+        raise ValueError(
+            f"unknown observation feature(s) {', '.join(unknown)}: use {', '.join(segments)}"
+        )
+    return np.concatenate([np.arange(segments[s].start, segments[s].stop) for s in observation])
+
+
 class CodedActionVecEnv(VecEnv):
     """A world + task as an SB3 VecEnv whose action space includes coded actions."""
 
@@ -75,7 +88,7 @@ class CodedActionVecEnv(VecEnv):
         self.gamma = gamma
         self.reward_code = reward_code
         self._seed = seed
-        self._features = self._feature_index(observation)
+        self._features = feature_index(world, observation)
         size = len(self._features) if self._features is not None else world.observation_size
         obs_space = gym.spaces.Box(0.0, 1.0, (size,), dtype=np.float32)
         super().__init__(world.num_envs, obs_space, gym.spaces.Discrete(len(self.table)))
@@ -96,17 +109,6 @@ class CodedActionVecEnv(VecEnv):
         self.successes = 0
 
     # -- observation --------------------------------------------------------------------
-    def _feature_index(self, observation: list[str] | None) -> np.ndarray | None:
-        if not observation:
-            return None
-        segments = self.world.observation_segments
-        unknown = [s for s in observation if s not in segments]
-        if unknown:
-            raise ValueError(
-                f"unknown observation feature(s) {', '.join(unknown)}: use {', '.join(segments)}"
-            )
-        return np.concatenate([np.arange(segments[s].start, segments[s].stop) for s in observation])
-
     def _obs(self, obs: np.ndarray) -> np.ndarray:
         # a writable copy: the world's arrays may be read-only views of device memory
         obs = obs if self._features is None else obs[:, self._features]
