@@ -6,7 +6,6 @@ import random
 import textwrap
 import time
 
-import numpy as np
 import pytest
 
 from rlgpt_tui import ASSETS_DIR
@@ -17,6 +16,7 @@ from rlgpt_tui.skills.runtime import (
     CodedActionLimits,
     CodedActionStats,
     recorded_views,
+    run_one_call_each,
 )
 from rlgpt_tui.skills.sandbox import CodeValidationError
 
@@ -143,24 +143,13 @@ def test_go_to_tree_and_collect_wood_succeeds_on_most_seeds() -> None:
     action = CodedAction.from_file(ASSETS_DIR / "skills" / "collect_wood.py")
     world = CraftaxWorld(num_envs=16, seed=123)
     world.reset(123)
+    before, after, calls = run_one_call_each(world, action)
     stats = CodedActionStats()
-    calls = [action.start(v, {}, random.Random(i)) for i, v in enumerate(world.views())]
-    active = np.ones(16, dtype=bool)
-    for _ in range(200):
-        if not active.any():
-            break
-        views = world.views()
-        actions = np.zeros(16, dtype=int)
-        for i in np.flatnonzero(active):
-            a = calls[i].next_action(views[i])
-            if a is None:
-                active[i] = False
-                stats.record(calls[i])
-            else:
-                actions[i] = a
-        result = world.step(actions, active)
-    has_wood = result.inventory[:, 0] > 0
-    assert has_wood.mean() >= 0.8, stats.as_dict()
+    for call in calls:
+        stats.record(call)
+    has_wood = [v.inventory["wood"] > 0 for v in after]
+    assert all(v.inventory["wood"] == 0 for v in before)
+    assert sum(has_wood) >= 13, stats.as_dict()  # most of 16 seeds
     assert stats.end_reasons["returned"] >= 12
 
 

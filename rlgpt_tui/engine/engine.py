@@ -12,13 +12,11 @@ sub-action), and applies edits to the plan and to code there. It never imports T
 
 from __future__ import annotations
 
-import random
 import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import numpy as np
 from pydantic import ValidationError
 
 from rlgpt_tui.agents.base import AgentTeam, Execution, IterationFeedback
@@ -30,7 +28,7 @@ from rlgpt_tui.llm.client import LLMError
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.train import evaluate, train
 from rlgpt_tui.skills.compose import compose_sources
-from rlgpt_tui.skills.runtime import CodedAction
+from rlgpt_tui.skills.runtime import CodedAction, run_one_call_each
 from rlgpt_tui.skills.sandbox import CodeValidationError
 from rlgpt_tui.tasks import get_task
 
@@ -258,21 +256,7 @@ class Engine:
         s = self.settings
         world = make_world(s.env, s.critic_runs, seed=s.seed + 7919 * (self.iteration + 1))
         world.reset(s.seed + 7919 * (self.iteration + 1))
-        before = world.views()
-        calls = [action.start(v, {}, random.Random(i)) for i, v in enumerate(before)]
-        active = np.ones(s.critic_runs, dtype=bool)
-        while active.any():
-            views = world.views()
-            actions = np.zeros(s.critic_runs, dtype=np.int32)
-            for i in np.flatnonzero(active):
-                step = calls[i].next_action(views[i])
-                if step is None:
-                    active[i] = False
-                else:
-                    actions[i] = step
-            if active.any():
-                world.step(actions, active)
-        after = world.views()
+        before, after, calls = run_one_call_each(world, action)
         world.close()
         return [
             Execution(b, a, c.steps, c.end_reason or "")

@@ -109,6 +109,17 @@ FACING_NAMES: dict[tuple[int, int], str] = {
 
 VIEW_ROWS = 7
 VIEW_COLS = 9
+MAP_FEATURES = VIEW_ROWS * VIEW_COLS * (len(BLOCK_NAMES) + len(MOB_NAMES))
+# The symbolic observation both backends share (Craftax-Classic's layout), by segment.
+OBSERVATION_SEGMENTS: dict[str, slice] = {
+    "map": slice(0, MAP_FEATURES),
+    "inventory": slice(MAP_FEATURES, MAP_FEATURES + 12),
+    "intrinsics": slice(MAP_FEATURES + 12, MAP_FEATURES + 16),
+    "direction": slice(MAP_FEATURES + 16, MAP_FEATURES + 20),
+    "light": slice(MAP_FEATURES + 20, MAP_FEATURES + 21),
+    "sleeping": slice(MAP_FEATURES + 21, MAP_FEATURES + 22),
+}
+OBSERVATION_SIZE = MAP_FEATURES + 22
 
 
 @dataclass(frozen=True)
@@ -295,12 +306,9 @@ class World(ABC):
     num_envs: int
     action_names: tuple[str, ...] = ACTION_NAMES
     #: Named slices of the symbolic observation vector, for feature selection.
-    observation_segments: dict[str, slice]
-
-    @property
-    @abstractmethod
-    def observation_size(self) -> int:
-        """Length of the flat float32 symbolic observation."""
+    observation_segments: dict[str, slice] = OBSERVATION_SEGMENTS
+    #: Length of the flat float32 symbolic observation.
+    observation_size: int = OBSERVATION_SIZE
 
     @abstractmethod
     def reset(self, seed: int) -> StepResult:

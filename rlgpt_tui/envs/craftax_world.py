@@ -19,6 +19,7 @@ from rlgpt_tui.envs.base import (
     ACHIEVEMENTS,
     BLOCK_NAMES,
     INVENTORY_ITEMS,
+    MAP_FEATURES,
     MOB_NAMES,
     VIEW_COLS,
     VIEW_ROWS,
@@ -29,7 +30,6 @@ from rlgpt_tui.envs.base import (
 
 _FACING = {1: (-1, 0), 2: (1, 0), 3: (0, -1), 4: (0, 1)}  # craftax direction -> (dx, dy)
 _NUM_BLOCKS = len(BLOCK_NAMES)
-_MAP_FEATURES = VIEW_ROWS * VIEW_COLS * (_NUM_BLOCKS + len(MOB_NAMES))
 # meta columns: x, y, 22 achievements, timestep, 12 inventory, health, food, drink, energy,
 # direction, sleeping
 _META_ACH = slice(2, 24)
@@ -200,19 +200,6 @@ class CraftaxWorld(World):
         # sub-batch of one of these sizes: Craftax's step costs ~0.6 ms for 1 env, ~1.3 ms
         # for 16 and ~3.7 ms for 64 (2 cores), so the tail of a long coded action is cheap.
         self._buckets = [b for b in (4, num_envs // 4) if num_envs >= 16 and b >= 4]
-        grid = VIEW_ROWS * VIEW_COLS * (_NUM_BLOCKS + len(MOB_NAMES))
-        self.observation_segments = {
-            "map": slice(0, grid),
-            "inventory": slice(grid, grid + 12),
-            "intrinsics": slice(grid + 12, grid + 16),
-            "direction": slice(grid + 16, grid + 20),
-            "light": slice(grid + 20, grid + 21),
-            "sleeping": slice(grid + 21, grid + 22),
-        }
-
-    @property
-    def observation_size(self) -> int:
-        return _MAP_FEATURES + 22
 
     # -- world pool --------------------------------------------------------------------
     # A reset copies a pre-generated world's observation at once and leaves its state as a
@@ -318,13 +305,13 @@ class CraftaxWorld(World):
         if not indices:
             return []
         # decode the one-hot map of all requested envs at once, then build Views
-        cells = self._obs[indices, :_MAP_FEATURES].reshape(
+        cells = self._obs[indices, :MAP_FEATURES].reshape(
             len(indices), VIEW_ROWS, VIEW_COLS, _NUM_BLOCKS + len(MOB_NAMES)
         )
         names = _BLOCK_ARRAY[cells[..., :_NUM_BLOCKS].argmax(-1)].tolist()
         mob_hits = np.argwhere(cells[..., _NUM_BLOCKS:] > 0.5).tolist()
         metas = self._meta[indices].tolist()
-        lights = self._obs[indices, _MAP_FEATURES + 20].tolist()
+        lights = self._obs[indices, MAP_FEATURES + 20].tolist()
         mobs: list[list[tuple[str, int, int]]] = [[] for _ in indices]
         for k, r, c, m in mob_hits:
             x, y = metas[k][0], metas[k][1]

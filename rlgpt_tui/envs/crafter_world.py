@@ -19,6 +19,7 @@ from rlgpt_tui.envs.base import (
     BLOCK_NAMES,
     INVENTORY_ITEMS,
     MOB_NAMES,
+    OBSERVATION_SIZE,
     VIEW_COLS,
     VIEW_ROWS,
     StepResult,
@@ -27,8 +28,6 @@ from rlgpt_tui.envs.base import (
 )
 
 _CHANNELS = len(BLOCK_NAMES) + len(MOB_NAMES)
-_MAP_FEATURES = VIEW_ROWS * VIEW_COLS * _CHANNELS
-OBSERVATION_SIZE = _MAP_FEATURES + 22
 _FACINGS = [(-1, 0), (1, 0), (0, -1), (0, 1)]
 _MOBS = {
     objects.Zombie: "zombie",
@@ -167,19 +166,6 @@ class CrafterWorld(World):
         self._obs = np.zeros((num_envs, OBSERVATION_SIZE), dtype=np.float32)
         self._achievements = np.zeros((num_envs, len(ACHIEVEMENTS)), dtype=bool)
         self._inventory = np.zeros((num_envs, len(INVENTORY_ITEMS)), dtype=np.int64)
-        grid = _MAP_FEATURES
-        self.observation_segments = {
-            "map": slice(0, grid),
-            "inventory": slice(grid, grid + 12),
-            "intrinsics": slice(grid + 12, grid + 16),
-            "direction": slice(grid + 16, grid + 20),
-            "light": slice(grid + 20, grid + 21),
-            "sleeping": slice(grid + 21, grid + 22),
-        }
-
-    @property
-    def observation_size(self) -> int:
-        return OBSERVATION_SIZE
 
     def _store(self, i: int, obs: np.ndarray, info: dict) -> None:
         self._obs[i] = obs

@@ -12,8 +12,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from rlgpt_tui import ASSETS_DIR
-from rlgpt_tui.envs.base import ACTION_NAMES, View
+from rlgpt_tui.envs.base import ACTION_NAMES, View, World
 from rlgpt_tui.skills.api import PROVIDED_NAMES, SkillContext
 from rlgpt_tui.skills.sandbox import (
     BudgetExceeded,
@@ -174,6 +176,31 @@ def _action_index(value: Any) -> int | None:
     return None
 
 
+def run_one_call_each(
+    world: World, action: CodedAction, seed: int = 0
+) -> tuple[list[View], list[View], list[CodedCall]]:
+    """Run one call of ``action`` in every env of ``world`` (from its current state).
+
+    Envs whose call ended wait while the others go on. Returns the Views before and after,
+    and the finished calls (steps taken, end reasons).
+    """
+    before = world.views()
+    calls = [action.start(v, {}, random.Random(seed + i)) for i, v in enumerate(before)]
+    active = np.ones(world.num_envs, dtype=bool)
+    while active.any():
+        views = world.views()
+        actions = np.zeros(world.num_envs, dtype=np.int32)
+        for i in np.flatnonzero(active):
+            step = calls[i].next_action(views[i])
+            if step is None:
+                active[i] = False
+            else:
+                actions[i] = step
+        if active.any():
+            world.step(actions, active)
+    return before, world.views(), calls
+
+
 @dataclass
 class CodedActionStats:
     """Usage of one coded action: calls, primitive steps and why calls ended."""
@@ -231,4 +258,5 @@ __all__ = [
     "CodedCall",
     "load_coded_actions",
     "recorded_views",
+    "run_one_call_each",
 ]
