@@ -261,3 +261,42 @@ def test_task_planner_chains_sub_task_solutions(capsys) -> None:
     assert summary["solved_stages"] == ["collect_wood", "place_table"]
     assert summary["stage_reached"]["collect_wood"] == 1.0
     assert summary["success_rate"] >= 0.8 and summary["training_samples"] <= 20_000
+
+
+def test_pause_then_human_plan_and_code_edits_take_effect_on_resume() -> None:
+    import threading
+    import time
+
+    from rlgpt_tui.agents.builtin import template_code
+    from rlgpt_tui.agents.schemas import Plan, SubAction
+
+    events: list[ev.Event] = []
+    engine = Engine(small_settings(max_iterations=1), builtin_team(), events.append)
+    engine.pause()
+    human_code = "# Human edit: the tech-tree routine\n" + template_code("collect_wood")
+    engine.edit_plan(
+        Plan(
+            subactions=[
+                SubAction(
+                    name="collect_wood",
+                    description="chop a tree",
+                    mode="code",
+                    reason="a person said so",
+                )
+            ]
+        )
+    )
+    engine.edit_code("collect_wood", human_code)
+    worker = threading.Thread(target=engine.run)
+    worker.start()
+    time.sleep(1.0)
+    assert not any(isinstance(e, ev.PlanProposed) for e in events)  # held at the safe point
+    engine.resume()
+    worker.join(timeout=300)
+    plan = next(e for e in events if isinstance(e, ev.PlanProposed))
+    assert plan.source == "human" and plan.plan["subactions"][0]["mode"] == "code"
+    edit = next(e for e in events if isinstance(e, ev.EditApplied))
+    assert edit.target == "collect_wood" and "Human edit" in edit.after
+    written = next(e for e in events if isinstance(e, ev.CodeWritten))
+    assert written.source == "human"
+    assert isinstance(events[-1], ev.SessionFinished) and events[-1].best_success >= 0.5
