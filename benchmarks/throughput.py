@@ -1,12 +1,12 @@
 """Throughput, side by side in one run: raw worlds, our PPO with and without coded actions,
 and the baseline a user would otherwise run (SB3 PPO + CnnPolicy on Crafter images).
 
-Usage: python benchmarks/throughput.py [--quick]
-Progress goes to stderr; the last line on stdout is one JSON object of figures and ratios.
+Usage: python benchmarks/throughput.py [--quick] [--seed N] [--torch-threads N] [budgets]
+Progress goes to stderr; stdout gets exactly one line, a JSON object of figures and ratios.
 
-Rates are steady-state: JIT compilation and warm-up are excluded by timing from the first
-reported rollout (or a warm-up loop) to the last one. All figures are samples per second,
-a sample being one primitive env step.
+All figures are samples per second, a sample being one primitive env step. Rates are
+steady-state: JIT compilation and warm-up are excluded (see each measurement). Other
+processes sharing the CPU lower every figure, so compare figures from the same run.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import platform
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -29,60 +30,143 @@ from rlgpt_tui.envs import make_world  # noqa: E402
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig  # noqa: E402
 from rlgpt_tui.rl.train import train  # noqa: E402
 
+TASK = "collect_wood"
+CRAFTAX_ENVS = 64
+CRAFTER_ENVS = 8
+CNN_N_STEPS = 128  # SB3's default is 2048 (16k samples per rollout with 8 envs): too slow
+WARMUP_STEPS = 10
+# What the ratios should reach (see the README): a coded-action PPO run at least 10x the
+# image baseline, and at least 40% of the raw Craftax step rate.
+TARGETS = {"ppo_coded_vs_crafter_cnn": 10.0, "ppo_coded_vs_raw_craftax": 0.4}
+
+BUDGETS = {  # default: the whole script in ~5-6 minutes on 2 cores
+    "raw_craftax_steps": 1_000,  # batched steps (x64 envs)
+    "raw_crafter_steps": 1_000,  # batched steps (x8 envs)
+    "ppo_samples": 150_000,  # per PPO run (plain, coded)
+    "cnn_samples": 12_288,  # SB3 CnnPolicy: 12 rollouts of 8 x 128, ~90 s
+}
+QUICK_BUDGETS = {  # --quick: a smoke run, under ~90 s
+    "raw_craftax_steps": 200,
+    "raw_crafter_steps": 200,
+    "ppo_samples": 20_000,
+    "cnn_samples": 3_072,  # 3 rollouts: 2 timed intervals
+}
+
 
 def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def raw_world_rate(name: str, num_envs: int, steps: int, seed: int) -> float:
-    """Random primitive actions through the World interface, resetting ended games."""
-    world = make_world(name, num_envs, seed=seed)
-    world.reset(seed)
+def raw_world_rate(name: str, num_envs: int, steps: int, seed: int) -> dict[str, Any]:
+    """Random primitive actions through the World interface, resetting ended games.
+
+    A reset and a few steps come first, untimed: they compile Craftax's jitted step (or
+    load it from JAX's persistent cache) and warm Crafter's world generation.
+    """
+    try:
+        world = make_world(name, num_envs, seed=seed)
+    except Exception as error:  # e.g. a backend missing on this machine
+        return {"rate": None, "error": f"{type(error).__name__}: {error}"}
     rng = np.random.default_rng(seed)
-    for _ in range(10):  # warm-up (JIT compile for craftax)
+    world.reset(seed)
+    for _ in range(WARMUP_STEPS):
         world.reset_envs(world.step(rng.integers(0, 17, num_envs)).game_over)
+    before = world.steps_taken
+    resets, reset_seconds = 0, 0.0
     started = time.perf_counter()
     for _ in range(steps):
-        world.reset_envs(world.step(rng.integers(0, 17, num_envs)).game_over)
-    return steps * num_envs / (time.perf_counter() - started)
+        ended = world.step(rng.integers(0, 17, num_envs)).game_over
+        if ended.any():  # timed apart: Crafter generates a new world on reset (slow)
+            mark = time.perf_counter()
+            world.reset_envs(ended)
+            reset_seconds += time.perf_counter() - mark
+            resets += int(ended.sum())
+    seconds = time.perf_counter() - started
+    samples = world.steps_taken - before
+    world.close()
+    return {
+        "rate": samples / seconds,  # resets included
+        "rate_without_resets": samples / (seconds - reset_seconds),
+        "samples": samples,
+        "seconds": round(seconds, 3),
+        "resets": resets,
+        "reset_seconds": round(reset_seconds, 3),
+    }
 
 
-def ppo_rate(samples: int, coded: bool, seed: int) -> dict:
-    """Our PPO on craftax collect_wood; the rate between the first and the last rollout."""
+def steady_rate(marks: list[tuple[int, float]]) -> dict[str, Any]:
+    """Samples/s between the first and the last (cumulative samples, time) mark.
+
+    The first mark is the end of the first rollout: everything before it (model building,
+    JAX compilation of the world's step, the first policy calls) is warm-up and excluded.
+    Each interval after it holds one PPO update plus one rollout, so training time counts.
+    ``rate_last_quarter`` covers the last quarter of the intervals only: with coded actions
+    the rate drifts down as the policy learns to call them more (see the README).
+    """
+    if len(marks) < 2:
+        raise RuntimeError("need at least two rollouts for a steady-state rate: raise the budget")
+    intervals = len(marks) - 1
+    late = marks[-1 - max(1, intervals // 4)]
+    (s0, t0), (s1, t1) = marks[0], marks[-1]
+    return {
+        "rate": (s1 - s0) / (t1 - t0),
+        "rate_last_quarter": (s1 - late[0]) / (t1 - late[1]),
+        "timed_rollouts": intervals,
+    }
+
+
+def ppo_rate(samples: int, coded: bool, seed: int) -> dict[str, Any]:
+    """Our PPO (MLP over the symbolic observation) on craftax collect_wood, 64 envs."""
     specs = []
     if coded:
         source = (ROOT / "assets" / "skills" / "go_to_tree.py").read_text()
         specs = [CodedActionSpec(name="go_to_tree", source=source)]
     config = RLConfig(
-        task="collect_wood",
+        task=TASK,
         env="craftax",
-        num_envs=64,
+        num_envs=CRAFTAX_ENVS,
         samples=samples,
         seed=seed,
         coded_actions=specs,
     )
-    history: list[dict] = []
-    train(config, on_metrics=history.append)
-    first, last = history[0], history[-1]
-    rate = (last["samples"] - first["samples"]) / (last["elapsed"] - first["elapsed"])
+    result = train(config)
+    # history: one report per finished rollout, then train()'s final report. The final one
+    # ends in the rollout cut short at the budget (collected but never trained on), so it
+    # is left out; the first one is left out as warm-up by steady_rate.
+    rollouts = result.history[:-1]
+    rates = steady_rate([(m["samples"], m["elapsed"]) for m in rollouts])
+    last = result.history[-1]
+    result.env.close()
     return {
-        "rate": rate,
-        "samples": last["samples"],
+        **rates,
+        "samples": result.samples,
+        "seconds": round(result.seconds, 2),
+        "overall_rate": result.fps,  # warm-up included, for reference
+        "coded_decision_share": last["coded_decision_share"],
         "coded_sample_share": last["coded_sample_share"],
     }
 
 
-def crafter_cnn_rate(samples: int, seed: int) -> float:
-    """SB3 PPO with its default CnnPolicy on 64x64 Crafter images, 8 envs, default PPO."""
-    import crafter
+def crafter_cnn_rate(samples: int, seed: int) -> dict[str, Any]:
+    """SB3 PPO with its default CnnPolicy on 64x64 Crafter images, 8 envs in DummyVecEnv.
+
+    PPO's defaults except ``n_steps`` (so that a few rollouts fit in the budget); the
+    rollout-end clock works like :func:`steady_rate` in PPO's own loop.
+    """
+    try:
+        import crafter
+    except Exception as error:
+        return {"rate": None, "error": f"{type(error).__name__}: {error}"}
     import gymnasium as gym
     from stable_baselines3 import PPO
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     class CrafterImages(gym.Env):
+        """crafter.Env as gymnasium: 64x64x3 uint8 image, Discrete(17)."""
+
         def __init__(self, index: int):
-            self.env = crafter.Env(seed=seed * 100 + index)
+            self.env = crafter.Env(seed=seed * 1_000 + index)
             self.observation_space = gym.spaces.Box(0, 255, (64, 64, 3), np.uint8)
             self.action_space = gym.spaces.Discrete(17)
 
@@ -92,7 +176,7 @@ def crafter_cnn_rate(samples: int, seed: int) -> float:
         def step(self, action):
             obs, reward, done, info = self.env.step(int(action))
             dead = info["discount"] == 0
-            return obs, reward, dead, done and not dead, {}
+            return obs, float(reward), dead, done and not dead, {}
 
     class Clock(BaseCallback):
         def __init__(self):
@@ -105,68 +189,147 @@ def crafter_cnn_rate(samples: int, seed: int) -> float:
         def _on_rollout_end(self) -> None:
             self.marks.append((self.num_timesteps, time.perf_counter()))
 
-    env = DummyVecEnv([lambda i=i: CrafterImages(i) for i in range(8)])
-    model = PPO("CnnPolicy", env, n_steps=128, seed=seed, device="cpu", verbose=0)
+    env = DummyVecEnv([lambda i=i: CrafterImages(i) for i in range(CRAFTER_ENVS)])
+    model = PPO("CnnPolicy", env, n_steps=CNN_N_STEPS, seed=seed, device="cpu", verbose=0)
     clock = Clock()
+    started = time.perf_counter()
     model.learn(total_timesteps=samples, callback=clock)
-    (s0, t0), (s1, t1) = clock.marks[0], clock.marks[-1]
-    return (s1 - s0) / (t1 - t0)
+    seconds = time.perf_counter() - started
+    rates = steady_rate(clock.marks)
+    env.close()
+    return {
+        **rates,
+        "samples": model.num_timesteps,
+        "seconds": round(seconds, 2),
+    }
+
+
+def measured(function, *args, **kwargs) -> dict[str, Any]:
+    """Run one measurement; add this process's CPU time per wall second while it ran.
+
+    Well below what the section normally uses (about 1-2 on 2 cores) means other processes
+    took the CPU, and the figure is low for that reason.
+    """
+    wall, cpu = time.perf_counter(), time.process_time()
+    figures = function(*args, **kwargs)
+    figures["cpu_per_wall"] = (time.process_time() - cpu) / (time.perf_counter() - wall)
+    return figures
+
+
+def show(figures: dict[str, Any], unit: str) -> str:
+    if figures["rate"] is None:
+        return f"  skipped: {figures['error']}"
+    return f"  {figures['rate']:,.0f} {unit}"
+
+
+def ratio(a: float | None, b: float | None, digits: int = 3) -> float | None:
+    return round(a / b, digits) if a and b else None
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="small budgets (~2 minutes)")
+    parser.add_argument("--quick", action="store_true", help="small budgets: under ~90 s")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--torch-threads",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="torch intra-op threads for both PPO runs (default: all cores)",
+    )
+    for key, value in BUDGETS.items():
+        parser.add_argument(
+            "--" + key.replace("_", "-"),
+            type=int,
+            default=None,
+            help=f"default {value:,} ({QUICK_BUDGETS[key]:,} with --quick)",
+        )
     args = parser.parse_args()
-    quick = args.quick
-    # torch uses every core by default (2 here); JAX's CPU backend does too. Both run in
-    # the same process, one after the other, so neither is pinned.
-    budgets = {
-        "raw_craftax_steps": 100 if quick else 400,
-        "raw_crafter_steps": 100 if quick else 300,
-        "ppo_samples": 20_000 if quick else 120_000,
-        "cnn_samples": 2_048 if quick else 8_192,
-    }
-    log("raw craftax ...")
-    raw_craftax = raw_world_rate("craftax", 64, budgets["raw_craftax_steps"], args.seed)
-    log(f"  {raw_craftax:,.0f} steps/s\nraw crafter ...")
-    raw_crafter = raw_world_rate("crafter", 8, budgets["raw_crafter_steps"], args.seed)
-    log(f"  {raw_crafter:,.0f} steps/s\nPPO craftax, no coded actions ...")
-    plain = ppo_rate(budgets["ppo_samples"], coded=False, seed=args.seed)
-    log(f"  {plain['rate']:,.0f} samples/s\nPPO craftax, coded go_to_tree ...")
-    coded = ppo_rate(budgets["ppo_samples"], coded=True, seed=args.seed)
-    log(f"  {coded['rate']:,.0f} samples/s\nSB3 PPO CnnPolicy on crafter images ...")
-    cnn = crafter_cnn_rate(budgets["cnn_samples"], args.seed)
-    log(f"  {cnn:,.0f} samples/s")
+    budgets = dict(QUICK_BUDGETS if args.quick else BUDGETS)
+    for key in budgets:
+        if getattr(args, key) is not None:
+            budgets[key] = getattr(args, key)
+
+    # One torch thread setting for every PPO here (ours and SB3's baseline), so neither gets
+    # an edge: all cores by default, as a user's run would. JAX (Craftax) keeps its own XLA
+    # thread pool; the env step and the policy run one after the other, not concurrently.
+    torch.set_num_threads(args.torch_threads)
+    started = time.perf_counter()
+
+    load_before = os.getloadavg()
+    log(f"raw craftax, {CRAFTAX_ENVS} envs ...")
+    raw_craftax = measured(
+        raw_world_rate, "craftax", CRAFTAX_ENVS, budgets["raw_craftax_steps"], args.seed
+    )
+    log(show(raw_craftax, "steps/s"))
+    log(f"raw crafter, {CRAFTER_ENVS} envs ...")
+    raw_crafter = measured(
+        raw_world_rate, "crafter", CRAFTER_ENVS, budgets["raw_crafter_steps"], args.seed
+    )
+    log(show(raw_crafter, "steps/s"))
+    log(f"PPO craftax {TASK}, no coded actions ...")
+    plain = measured(ppo_rate, budgets["ppo_samples"], coded=False, seed=args.seed)
+    log(show(plain, "samples/s"))
+    log(f"PPO craftax {TASK}, coded go_to_tree ...")
+    coded = measured(ppo_rate, budgets["ppo_samples"], coded=True, seed=args.seed)
+    log(show(coded, "samples/s") + f" (coded share of samples {coded['coded_sample_share']})")
+    log(f"SB3 PPO CnnPolicy on crafter images, {CRAFTER_ENVS} envs ...")
+    cnn = measured(crafter_cnn_rate, budgets["cnn_samples"], args.seed)
+    log(show(cnn, "samples/s"))
+
     import jax
 
-    print(
-        json.dumps(
-            {
-                "machine": {
-                    "cpus": os.cpu_count(),
-                    "platform": platform.platform(),
-                    "python": platform.python_version(),
-                    "torch": torch.__version__,
-                    "jax": jax.__version__,
-                    "torch_threads": torch.get_num_threads(),
-                },
-                "seed": args.seed,
-                "budgets": budgets,
-                "task": "collect_wood",
-                "raw_craftax_steps_per_s": round(raw_craftax, 1),
-                "raw_crafter_steps_per_s": round(raw_crafter, 1),
-                "ppo_craftax_plain_samples_per_s": round(plain["rate"], 1),
-                "ppo_craftax_coded_samples_per_s": round(coded["rate"], 1),
-                "ppo_craftax_coded_sample_share": coded["coded_sample_share"],
-                "sb3_cnn_crafter_samples_per_s": round(cnn, 1),
-                "ppo_coded_vs_crafter_cnn": round(coded["rate"] / cnn, 2),
-                "ppo_coded_vs_raw_craftax": round(coded["rate"] / raw_craftax, 3),
-                "ppo_plain_vs_raw_craftax": round(plain["rate"] / raw_craftax, 3),
-                "crafter_raw_vs_craftax_raw": round(raw_crafter / raw_craftax, 4),
-            }
-        )
-    )
+    ratios = {
+        "ppo_coded_vs_crafter_cnn": ratio(coded["rate"], cnn["rate"], 2),
+        "ppo_coded_vs_raw_craftax": ratio(coded["rate"], raw_craftax["rate"]),
+        "ppo_plain_vs_raw_craftax": ratio(plain["rate"], raw_craftax["rate"]),
+        "crafter_raw_vs_craftax_raw": ratio(raw_crafter["rate"], raw_craftax["rate"], 4),
+    }
+
+    def rounded(figures: dict[str, Any]) -> dict[str, Any]:
+        return {
+            k: round(v, 1 if abs(v) >= 10 else 4) if isinstance(v, float) else v
+            for k, v in figures.items()
+        }
+
+    report = {
+        "machine": {
+            "cpus": os.cpu_count(),
+            "platform": platform.platform(),
+            "processor": platform.machine(),
+            "python": platform.python_version(),
+            "torch": torch.__version__,
+            "torch_threads": torch.get_num_threads(),
+            "jax": jax.__version__,
+            "jax_backend": jax.default_backend(),
+            # other processes' load: figures are only comparable on a quiet machine
+            "load_average_1min": [round(load_before[0], 2), round(os.getloadavg()[0], 2)],
+        },
+        "seed": args.seed,
+        "quick": args.quick,
+        "budgets": budgets,
+        "task": TASK,
+        "envs": {"craftax": CRAFTAX_ENVS, "crafter": CRAFTER_ENVS},
+        "cnn_n_steps": CNN_N_STEPS,
+        "raw_craftax_steps_per_s": rounded(raw_craftax)["rate"],
+        "raw_crafter_steps_per_s": rounded(raw_crafter)["rate"],
+        "ppo_craftax_plain_samples_per_s": rounded(plain)["rate"],
+        "ppo_craftax_coded_samples_per_s": rounded(coded)["rate"],
+        "sb3_cnn_crafter_samples_per_s": rounded(cnn)["rate"],
+        **ratios,
+        "targets": TARGETS,
+        "meets_targets": {
+            k: (ratios[k] >= v if ratios[k] is not None else None) for k, v in TARGETS.items()
+        },
+        "details": {
+            "raw_craftax": rounded(raw_craftax),
+            "raw_crafter": rounded(raw_crafter),
+            "ppo_plain": rounded(plain),
+            "ppo_coded": rounded(coded),
+            "sb3_cnn_crafter": rounded(cnn),
+        },
+        "total_seconds": round(time.perf_counter() - started, 1),
+    }
+    print(json.dumps(report), flush=True)
 
 
 if __name__ == "__main__":
