@@ -63,15 +63,7 @@ class LLMFastAgent(_LLMRole, FastAgent):
                 f"\nYour previous code was rejected or failed: {problem}\nPrevious code:\n"
                 f"{previous}\nFix it."
             )
-        messages = render(
-            "fast",
-            task=task.prompt_text(),
-            environment=self.environment,
-            skill_api=SKILL_API_DOC,
-            request=request,
-            schema=json.dumps(CodeAnswer.model_json_schema()),
-        )
-        return self.client.structured("fast", messages, CodeAnswer).code
+        return self._ask(task, request, CodeAnswer).code
 
     def write_rl(self, task, sub, coded) -> RLAnswer:
         request = (
@@ -81,15 +73,18 @@ class LLMFastAgent(_LLMRole, FastAgent):
             "direction, light, sleeping (null = all). reward_code, if given, defines "
             "`def reward(prev, now) -> float` over Views and is added to the goal reward."
         )
+        return self._ask(task, request, RLAnswer)
+
+    def _ask(self, task: Task, request: str, schema):
         messages = render(
             "fast",
             task=task.prompt_text(),
             environment=self.environment,
             skill_api=SKILL_API_DOC,
             request=request,
-            schema=json.dumps(RLAnswer.model_json_schema()),
+            schema=json.dumps(schema.model_json_schema()),
         )
-        return self.client.structured("fast", messages, RLAnswer)
+        return self.client.structured("fast", messages, schema)
 
 
 class LLMCritic(_LLMRole, Critic):

@@ -164,7 +164,6 @@ class _Kernels:
         self.step = step
         self.step_subset = step_subset
         self.replace = jax.jit(replace, donate_argnums=(0,))
-        self.observe = jax.jit(v_observe)
         self._render = None
         self.jax = jax
 

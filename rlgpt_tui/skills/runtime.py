@@ -238,25 +238,12 @@ def recorded_views() -> list[View]:
     return [View.from_dict(json.loads(v)) for v in _recorded_view_dicts()]
 
 
-def load_coded_actions(paths: list[str | Path]) -> list[CodedAction]:
-    """Load and validate several coded-action files; names must be distinct."""
-    actions = [CodedAction.from_file(p) for p in paths]
-    names = [a.name for a in actions]
-    duplicates = sorted({n for n in names if names.count(n) > 1})
-    if duplicates:
-        raise CodeValidationError(
-            f"coded actions share a name: {', '.join(duplicates)}; rename one of the files"
-        )
-    return actions
-
-
 __all__ = [
     "CodeValidationError",
     "CodedAction",
     "CodedActionLimits",
     "CodedActionStats",
     "CodedCall",
-    "load_coded_actions",
     "recorded_views",
     "run_one_call_each",
 ]
