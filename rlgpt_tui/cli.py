@@ -106,9 +106,38 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="long-horizon: solve the planner's sub-tasks one by one, then chain them",
     )
+    _add_sessions_dir(run)
+
+    resume = sub.add_parser("resume", help="continue a recorded session where it stopped")
+    resume.add_argument("session_id", type=int, metavar="ID", help="see `rlgpt-tui sessions list`")
+    _add_sessions_dir(resume)
+
+    sessions = sub.add_parser("sessions", help="list, show, export or delete recorded sessions")
+    _add_sessions_dir(sessions)
+    actions = sessions.add_subparsers(dest="action", metavar="ACTION", required=True)
+    actions.add_parser("list", help="all sessions, newest first")
+    for name, text in (
+        ("show", "one session: settings, iterations, verdicts"),
+        ("delete", "delete a session and its artifacts"),
+    ):
+        actions.add_parser(name, help=text).add_argument("session_id", type=int, metavar="ID")
+    export = actions.add_parser("export", help="a report of a session (markdown or JSON)")
+    export.add_argument("session_id", type=int, metavar="ID")
+    export.add_argument("--format", choices=("md", "json"), default="md", help="report format")
+    export.add_argument("--out", metavar="DIR", help="where to write (default: the session folder)")
+    export.add_argument("--no-gif", action="store_true", help="skip the evaluation-episode GIF")
 
     sub.add_parser("tasks", help="list the task catalog")
     return parser
+
+
+def _add_sessions_dir(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--sessions-dir",
+        metavar="DIR",
+        default=None,
+        help="where sessions are recorded (default: $RLGPT_SESSIONS_DIR or ./sessions)",
+    )
 
 
 def _config_from_args(args: argparse.Namespace, base: dict[str, Any] | None = None):
@@ -306,28 +335,22 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def make_team(args: argparse.Namespace):
-    """The builtin agent, or LLM agents when a model is configured (flags, env, file)."""
-    from rlgpt_tui.agents.builtin import builtin_team
-    from rlgpt_tui.llm.client import LLMClient, LLMSettings
+def llm_settings(args: argparse.Namespace):
+    """LLM settings from flags, the environment and a config file (None: builtin agent)."""
+    from rlgpt_tui.llm.client import LLMSettings
 
     settings = LLMSettings.resolve(args.llm_base_url, args.llm_model, args.llm_config)
     if not settings.configured:
         if settings.base_url:
             raise UsageError("--llm-base-url given without a model: add --llm-model NAME")
-        return builtin_team()
-    from rlgpt_tui.agents.llm import LLMTeam
-
-    client = LLMClient(settings)
-    client.check()
-    return LLMTeam(client)
+        return None
+    return settings
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
-    from rlgpt_tui.engine.engine import Engine, EngineSettings
-    from rlgpt_tui.engine.printer import EventPrinter
+    from rlgpt_tui.engine.engine import EngineSettings
+    from rlgpt_tui.session import Session
+    from rlgpt_tui.store import SessionStore
     from rlgpt_tui.tasks import get_task
 
     get_task(args.task)
@@ -343,7 +366,6 @@ def cmd_run(args: argparse.Namespace) -> int:
             raise UsageError(f"{flag} must be at least 1")
     if not 0 < args.target <= 1:
         raise UsageError("--target must be a success rate in (0, 1]")
-    team = make_team(args)
     settings = EngineSettings(
         task=args.task,
         env=args.env,
@@ -356,20 +378,84 @@ def cmd_run(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens,
         eval_episodes=args.eval_episodes,
     )
-    printer = EventPrinter(Console(stderr=True))
-    if args.chain:
-        from rlgpt_tui.engine.engine import run_task_chain
+    store = SessionStore(args.sessions_dir)
+    session = Session.create(store, settings, llm_settings(args), chain=args.chain)
+    return _run_session(session, args.seed)
 
-        summary = run_task_chain(settings, team, printer)
+
+def _run_session(session, seed: int) -> int:
+    """Run a recorded session headless, printing its events; exit code from how it ended."""
+    from rich.console import Console
+
+    from rlgpt_tui.engine.printer import EventPrinter
+
+    console = Console(stderr=True)
+    console.print(
+        f"session {session.id} recorded in {session.store.path} "
+        f"(resume: rlgpt-tui resume {session.id})"
+    )
+    outcome = session.run(EventPrinter(console))
+    if session.chain:
+        settings = session.settings
         print(
             json.dumps(
-                {"task": args.task, "env": args.env, "agent": team.label, "seed": args.seed}
-                | summary
+                {
+                    "session": session.id,
+                    "task": settings.task,
+                    "env": settings.env,
+                    "agent": session.label,
+                    "seed": seed,
+                }
+                | outcome
             )
         )
-        return 0 if summary.get("success_rate") is not None else 1
-    result = Engine(settings, team, printer).run()
-    return 1 if result.reason.startswith("error") else 0
+        return 0 if outcome.get("success_rate") is not None else 1
+    return 1 if outcome.reason.startswith("error") else 0
+
+
+def cmd_resume(args: argparse.Namespace) -> int:
+    from rlgpt_tui.session import Session
+    from rlgpt_tui.store import SessionStore
+
+    session = Session.resume(SessionStore(args.sessions_dir), args.session_id)
+    return _run_session(session, session.settings.seed)
+
+
+def cmd_sessions(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from rlgpt_tui.store import SessionStore
+
+    store = SessionStore(args.sessions_dir)
+    console = Console()
+    if args.action == "list":
+        from rich.table import Table
+
+        table = Table(title=f"Sessions in {store.path}")
+        for column in ("id", "task", "env", "agent", "status", "best", "samples", "created"):
+            table.add_column(column)
+        for s in store.list_sessions():
+            best = "-" if s.best_success is None else f"{s.best_success:.2f}"
+            created = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.created_at))
+            table.add_row(
+                str(s.id), s.task, s.env, s.agent, s.status, best, f"{s.total_samples:,}", created
+            )
+        console.print(table)
+    elif args.action == "show":
+        from rlgpt_tui.report import session_markdown
+
+        console.print(session_markdown(store, args.session_id, assets=None), markup=False)
+    elif args.action == "delete":
+        store.delete(args.session_id)
+        console.print(f"deleted session {args.session_id}")
+    else:
+        from rlgpt_tui.report import export_session
+
+        path = export_session(
+            store, args.session_id, args.format, args.out, with_gif=not args.no_gif
+        )
+        console.print(f"wrote {path}")
+    return 0
 
 
 def cmd_tasks(args: argparse.Namespace) -> int:
@@ -391,13 +477,21 @@ def cmd_tasks(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    commands = {"train": cmd_train, "eval": cmd_eval, "run": cmd_run, "tasks": cmd_tasks}
+    commands = {
+        "train": cmd_train,
+        "eval": cmd_eval,
+        "run": cmd_run,
+        "resume": cmd_resume,
+        "sessions": cmd_sessions,
+        "tasks": cmd_tasks,
+    }
     if args.command is None:
         parser.print_help()
         return 0
     from rlgpt_tui.envs import UnknownWorldError
     from rlgpt_tui.llm.client import LLMError
     from rlgpt_tui.skills.sandbox import CodeValidationError
+    from rlgpt_tui.store import StoreError
     from rlgpt_tui.tasks import UnknownTaskError
 
     try:
@@ -408,6 +502,7 @@ def main(argv: list[str] | None = None) -> int:
         UnknownTaskError,
         UnknownWorldError,
         LLMError,
+        StoreError,
     ) as error:
         print(f"rlgpt-tui: error: {error}", file=sys.stderr)
         return EXIT_USAGE

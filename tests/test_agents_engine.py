@@ -295,8 +295,9 @@ def test_pause_then_human_plan_and_code_edits_take_effect_on_resume() -> None:
     worker.join(timeout=300)
     plan = next(e for e in events if isinstance(e, ev.PlanProposed))
     assert plan.source == "human" and plan.plan["subactions"][0]["mode"] == "code"
-    edit = next(e for e in events if isinstance(e, ev.EditApplied))
-    assert edit.target == "collect_wood" and "Human edit" in edit.after
+    edits = {e.what: e for e in events if isinstance(e, ev.EditApplied)}
+    assert edits["plan"].after == "collect_wood [code]"  # recorded as a human edit
+    assert edits["code"].target == "collect_wood" and "Human edit" in edits["code"].after
     written = next(e for e in events if isinstance(e, ev.CodeWritten))
     assert written.source == "human"
     assert isinstance(events[-1], ev.SessionFinished) and events[-1].best_success >= 0.5

@@ -7,14 +7,20 @@ proposes or revises the decomposition from the critic's verdicts and the task's 
 rate. It stops at the target success rate or at a budget (iterations, samples, tokens).
 
 The engine emits typed events, pauses at safe points (before each plan and each
-sub-action), and applies edits to the plan and to code there. It never imports Textual.
+sub-action), and applies edits to the plan, code and RL configurations there. An optional
+``approver`` sees each agent proposal before it is used. A run can continue a recorded one
+(``ResumeState``, rebuilt from its events): finished iterations are kept, the unfinished one
+reuses its plan and judged code, and cut-off training continues from its checkpoint.
+It never imports Textual.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -23,16 +29,18 @@ from rlgpt_tui.agents.base import AgentTeam, Execution, IterationFeedback
 from rlgpt_tui.agents.schemas import Plan, SubAction, Verdict
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.chain import StageSolution
+from rlgpt_tui.engine.resume import ResumeState
 from rlgpt_tui.envs import make_world
 from rlgpt_tui.llm.client import LLMError
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
-from rlgpt_tui.rl.train import evaluate, train
+from rlgpt_tui.rl.train import evaluate, load_checkpoint, train
 from rlgpt_tui.skills.compose import compose_sources
 from rlgpt_tui.skills.runtime import CodedAction, run_one_call_each
 from rlgpt_tui.skills.sandbox import CodeValidationError
 from rlgpt_tui.tasks import get_task
 
 EventHandler = Callable[[ev.Event], None]
+Approver = Callable[[str, str, Any], Any]
 
 
 @dataclass
@@ -51,6 +59,8 @@ class EngineSettings:
     max_repairs: int = 2
     eval_episodes: int = 64
     critic_runs: int = 8
+    artifacts_dir: str | None = None  # checkpoints go here (a session's folder)
+    checkpoint_every: int = 2  # rollouts between training checkpoints
 
 
 @dataclass
@@ -69,19 +79,39 @@ class StopRequested(Exception):
     """Raised at a safe point after stop() was called."""
 
 
+class ProposalRejected(Exception):
+    """Raised by an approver to reject an agent's proposal (a plan or code)."""
+
+
+MAX_PLAN_REJECTIONS = 3
+
+
 class Engine:
     """Runs the two loops for one task with one agent team, emitting events."""
 
-    def __init__(self, settings: EngineSettings, team: AgentTeam, on_event: EventHandler):
+    def __init__(
+        self,
+        settings: EngineSettings,
+        team: AgentTeam,
+        on_event: EventHandler,
+        resume: ResumeState | None = None,
+    ):
         self.settings = settings
         self.team = team
         self.on_event = on_event
+        self.approver: Approver | None = None  # approver(kind, target, proposal) -> proposal
+        self.resume_state = resume
+        client = getattr(team, "client", None)
+        if client is not None:
+            client.on_call = self._llm_called
         self._running = threading.Event()
         self._running.set()
         self._stop = False
         self._lock = threading.Lock()
         self._plan_edit: Plan | None = None
         self._code_edits: dict[str, str] = {}
+        self._rl_edits: dict[str, dict[str, Any]] = {}
+        self._tokens_before = resume.tokens if resume else 0
         self.iteration = 0
         self.code: dict[str, str] = {}
         self.solution: StageSolution | None = None  # the best iteration's policy or code
@@ -111,6 +141,17 @@ class Engine:
         with self._lock:
             self._code_edits[subaction] = code
 
+    def edit_rl_config(self, subaction: str, changes: dict[str, Any]) -> None:
+        """Override RLConfig fields (e.g. samples, ppo, observation) for ``subaction``'s
+        next training run; validated there, a bad edit is reported and not used."""
+        with self._lock:
+            self._rl_edits.setdefault(subaction, {}).update(changes)
+
+    @property
+    def tokens(self) -> int:
+        """LLM tokens of this session, including those spent before a resume."""
+        return self._tokens_before + self.team.tokens
+
     def _safe_point(self) -> None:
         self._running.wait()
         if self._stop:
@@ -119,28 +160,50 @@ class Engine:
     def _emit(self, kind: type[ev.Event], **data: Any) -> None:
         self.on_event(kind(iteration=self.iteration, agent=self.team.label, **data))
 
+    def _llm_called(self, call) -> None:
+        data = call.as_dict()
+        data.pop("started", None)
+        self._emit(ev.LLMCalled, **data)
+
+    def _approve(self, kind: str, target: str, proposal: Any) -> Any:
+        return proposal if self.approver is None else self.approver(kind, target, proposal)
+
     # -- the outer loop -------------------------------------------------------------------
     def run(self) -> EngineResult:
         s = self.settings
         task = get_task(s.task)
-        self._emit(ev.SessionStarted, task=s.task, env=s.env, settings=asdict(s))
+        resume = self.resume_state
         history: list[IterationFeedback] = []
-        total, best, reason = 0, 0.0, "iterations used up"
+        total, best, reason, first = 0, 0.0, "iterations used up", 0
+        if resume is None:
+            self._emit(ev.SessionStarted, task=s.task, env=s.env, settings=asdict(s))
+        else:
+            history, total, best = list(resume.history), resume.total_samples, resume.best
+            self.code = dict(resume.code)
+            first = self.iteration = resume.next_iteration
+            self._emit(
+                ev.SessionResumed,
+                total_samples=total,
+                training_samples_done=resume.training_samples_done(self._checkpoint_dir),
+            )
         try:
-            for self.iteration in range(s.max_iterations):
+            for self.iteration in range(first, s.max_iterations):
                 self._safe_point()
                 self._candidate = None
-                plan = self._next_plan(task, history)
+                unfinished = resume if resume and self.iteration == resume.next_iteration else None
+                plan = unfinished.plan if unfinished and unfinished.plan else None
+                plan = plan or self._next_plan(task, history)
                 verdicts: dict[str, Verdict] = {}
-                coded = self._inner_code_loop(task, plan, verdicts)
+                coded = self._inner_code_loop(task, plan, verdicts, unfinished)
                 learned = plan.learned()
                 if learned:
                     budget = min(s.samples_per_iteration, s.max_samples - total)
                     if budget <= 0:
                         reason = "sample budget spent"
                         break
+                    training = unfinished.training if unfinished else None
                     success, samples = self._inner_rl_loop(
-                        task, learned[0], coded, budget, verdicts
+                        task, learned[0], coded, budget, verdicts, training
                     )
                     total += samples
                 else:
@@ -155,7 +218,7 @@ class Engine:
                     success_rate=success,
                     samples=samples,
                     total_samples=total,
-                    tokens=self.team.tokens,
+                    tokens=self.tokens,
                 )
                 if success >= s.target_success:
                     reason = "target reached"
@@ -163,7 +226,7 @@ class Engine:
                 if total >= s.max_samples:
                     reason = "sample budget spent"
                     break
-                if s.max_tokens is not None and self.team.tokens >= s.max_tokens:
+                if s.max_tokens is not None and self.tokens >= s.max_tokens:
                     reason = "token budget spent"
                     break
         except StopRequested:
@@ -176,26 +239,50 @@ class Engine:
             reason=reason,
             best_success=best,
             total_samples=total,
-            tokens=self.team.tokens,
+            tokens=self.tokens,
         )
-        return EngineResult(reason, best, total, self.team.tokens, history, dict(self.code))
+        return EngineResult(reason, best, total, self.tokens, history, dict(self.code))
+
+    def _checkpoint_dir(self, iteration: int, subaction: str) -> Path | None:
+        root = self.settings.artifacts_dir
+        return Path(root) / "checkpoints" / f"iter{iteration}-{subaction}" if root else None
 
     def _next_plan(self, task, history) -> Plan:
         with self._lock:
             edited, self._plan_edit = self._plan_edit, None
         if edited is not None:
+            edited = _drop_unknown_high_level_actions(edited)
+            before = history[-1].plan.summary() if history else ""
+            self._emit(
+                ev.EditApplied, what="plan", target="", before=before, after=edited.summary()
+            )
             self._emit(ev.PlanProposed, plan=edited.model_dump(), source="human")
             return edited
-        plan = self.team.slow.plan(task, history)
-        plan = _drop_unknown_high_level_actions(plan)
-        self._emit(ev.PlanProposed, plan=plan.model_dump())
-        return plan
+        for _ in range(MAX_PLAN_REJECTIONS):
+            plan = _drop_unknown_high_level_actions(self.team.slow.plan(task, history))
+            try:
+                plan = _drop_unknown_high_level_actions(self._approve("plan", "", plan))
+            except ProposalRejected as why:
+                self._emit(ev.EngineError, message=f"plan rejected by a person: {why}")
+                continue
+            self._emit(ev.PlanProposed, plan=plan.model_dump())
+            return plan
+        raise StopRequested
 
     # -- inner loop for coded sub-actions -----------------------------------------------------
-    def _inner_code_loop(self, task, plan: Plan, verdicts: dict[str, Verdict]):
+    def _inner_code_loop(
+        self, task, plan: Plan, verdicts: dict[str, Verdict], unfinished: ResumeState | None
+    ):
         coded: dict[str, CodedAction] = {}
         for sub in plan.coded():
             self._safe_point()
+            done = unfinished.judged.get(sub.name) if unfinished else None
+            if done is not None:  # judged before the session was cut off: reuse
+                source, verdicts[sub.name] = done
+                if source:
+                    coded[sub.name] = CodedAction.from_source(sub.name, source, sub.description)
+                    self.code[sub.name] = source
+                continue
             action = verdict = None
             previous = problem = None
             for attempt in range(self.settings.max_repairs + 1):
@@ -216,6 +303,13 @@ class Engine:
                 coded[sub.name] = action
                 self.code[sub.name] = action.source
             verdicts[sub.name] = verdict
+            self._emit(
+                ev.SubActionDone,
+                subaction=sub.name,
+                mode="code",
+                code=action.source if action else "",
+                **verdict.model_dump(),
+            )
         return coded
 
     _last_error = ""
@@ -236,11 +330,13 @@ class Engine:
         else:
             try:
                 source = self.team.fast.write_code(task, sub, previous, problem)
-            except ValueError as error:  # e.g. the builtin agent has no template
-                self._last_error = str(error)
-                self._emit(
-                    ev.ValidationFailed, subaction=sub.name, error=str(error), attempt=attempt
-                )
+                source = self._approve("code", sub.name, source)
+            except (ValueError, ProposalRejected) as error:  # no template, or a person said no
+                message = str(error)
+                if isinstance(error, ProposalRejected):
+                    message = f"rejected by a person: {error}"
+                self._last_error = message
+                self._emit(ev.ValidationFailed, subaction=sub.name, error=message, attempt=attempt)
                 return None, previous
             origin = "agent"
         self._emit(ev.CodeWritten, subaction=sub.name, code=source, attempt=attempt, source=origin)
@@ -264,9 +360,15 @@ class Engine:
         ]
 
     # -- inner loop for the learned sub-action ------------------------------------------------
-    def _inner_rl_loop(self, task, sub: SubAction, coded, budget: int, verdicts):
+    def _inner_rl_loop(
+        self, task, sub: SubAction, coded, budget: int, verdicts, training: dict | None = None
+    ):
         self._safe_point()
         s = self.settings
+        checkpoints = self._checkpoint_dir(self.iteration, sub.name)
+        if training is not None and training.get("subaction") == sub.name:
+            config = RLConfig.model_validate(training["rl_config"])  # as it was cut off
+            return self._train_and_judge(task, sub, config, verdicts, checkpoints)
         answer = self.team.fast.write_rl(task, sub, list(coded))
         specs = [
             CodedActionSpec(name=n, source=coded[n].source, description=coded[n].description)
@@ -280,6 +382,8 @@ class Engine:
             "seed": s.seed + self.iteration,
             "samples": budget,
             "coded_actions": specs,
+            "checkpoint_dir": checkpoints,
+            "checkpoint_every": s.checkpoint_every,
         }
         try:
             config = RLConfig(
@@ -297,15 +401,54 @@ class Engine:
                 ev.ValidationFailed, subaction=sub.name, error=str(error).splitlines()[0], attempt=0
             )
             config = RLConfig(**base)
+        config = self._apply_rl_edits(sub.name, config)
         self._emit(
             ev.TrainingStarted,
             subaction=sub.name,
-            config=config.model_dump(exclude={"coded_actions"})
+            config=config.model_dump(mode="json", exclude={"coded_actions"})
             | {"coded_actions": [c.name for c in config.coded_actions]},
+            rl_config=config.model_dump(mode="json"),
+            checkpoint_dir=str(checkpoints) if checkpoints else None,
         )
+        return self._train_and_judge(task, sub, config, verdicts, checkpoints)
+
+    def _apply_rl_edits(self, subaction: str, config: RLConfig) -> RLConfig:
+        with self._lock:
+            changes = self._rl_edits.pop(subaction, None)
+        if not changes:
+            return config
+        try:
+            edited = RLConfig.model_validate(config.model_dump() | changes)
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            self._emit(
+                ev.ValidationFailed,
+                subaction=subaction,
+                error=f"RL config edit not used: {where}: {first['msg']}",
+                attempt=0,
+            )
+            return config
+        self._emit(
+            ev.EditApplied,
+            what="rl_config",
+            target=subaction,
+            before=json.dumps({k: config.model_dump(mode="json")[k] for k in changes}),
+            after=json.dumps({k: edited.model_dump(mode="json")[k] for k in changes}),
+        )
+        return edited
+
+    def _train_and_judge(self, task, sub: SubAction, config: RLConfig, verdicts, checkpoints):
+        s = self.settings
+        model, done = None, 0
+        saved = load_checkpoint(checkpoints) if checkpoints else None
+        if saved is not None:  # continue a training run that was cut off
+            model, done = saved
         result = train(
             config,
             on_metrics=lambda m: self._emit(ev.TrainingProgress, subaction=sub.name, metrics=m),
+            model=model,
+            samples_done=done,
         )
         evaluation = evaluate(
             config, result.model, episodes=s.eval_episodes, seed=10_000 + s.seed + self.iteration
@@ -317,6 +460,7 @@ class Engine:
         self._emit(ev.EvaluationDone, subject=f"{sub.name} (RL policy)", result=summary)
         verdict = self.team.critic.judge_rl(task, sub, summary, s.target_success)
         self._emit(ev.VerdictGiven, subaction=sub.name, **verdict.model_dump())
+        self._emit(ev.SubActionDone, subaction=sub.name, mode="rl", code="", **verdict.model_dump())
         verdicts[sub.name] = verdict
         self._candidate = StageSolution(task.name, model=result.model, config=config)
         return evaluation.success_rate, result.samples

@@ -62,7 +62,9 @@ class ValidationFailed(Event):
 @dataclass
 class TrainingStarted(Event):
     subaction: str
-    config: dict[str, Any]
+    config: dict[str, Any]  # for display: coded actions by name
+    rl_config: dict[str, Any] = field(default_factory=dict)  # the whole RLConfig (resume)
+    checkpoint_dir: str | None = None
     kind: ClassVar[str] = "training_started"
 
 
@@ -127,3 +129,55 @@ class SessionFinished(Event):
     total_samples: int
     tokens: int
     kind: ClassVar[str] = "session_finished"
+
+
+@dataclass
+class SubActionDone(Event):
+    """A sub-action's inner loop ended: its accepted code ('' if none) and verdict."""
+
+    subaction: str
+    mode: str
+    code: str
+    success: bool
+    reason: str
+    suggestion: str
+    kind: ClassVar[str] = "subaction_done"
+
+
+@dataclass
+class LLMCalled(Event):
+    """One LLM request and answer (never the key): role, model, tokens, latency."""
+
+    role: str
+    model: str
+    prompt: list[dict[str, str]]
+    answer: str
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+    attempts: int
+    ok: bool
+    error: str | None
+    kind: ClassVar[str] = "llm_call"
+
+
+@dataclass
+class SessionResumed(Event):
+    """The engine continues a recorded session from ``iteration``."""
+
+    total_samples: int
+    training_samples_done: int
+    kind: ClassVar[str] = "session_resumed"
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.kind: cls
+    for cls in Event.__subclasses__()  # every kind, for replaying stored events
+}
+
+
+def event_from_dict(data: dict) -> Event:
+    """Rebuild an event from ``Event.to_dict()`` output (extra keys such as ``seq`` ignored)."""
+    cls = EVENT_TYPES[data["kind"]]
+    names = set(cls.__dataclass_fields__)
+    return cls(**{k: v for k, v in data.items() if k in names})

@@ -8,6 +8,7 @@ success rate with a Wilson 95% interval.
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from collections.abc import Callable
@@ -72,35 +73,47 @@ def build_env(
 class MetricsCallback(BaseCallback):
     """Stops at the sample budget, reports metrics per rollout, saves checkpoints."""
 
-    def __init__(self, env: CodedActionVecEnv, config: RLConfig, on_metrics: MetricsHandler):
+    def __init__(
+        self,
+        env: CodedActionVecEnv,
+        config: RLConfig,
+        on_metrics: MetricsHandler,
+        samples_done: int = 0,
+    ):
         super().__init__()
         self.env = env
         self.config = config
         self.on_metrics = on_metrics
         self.started = time.perf_counter()
         self.start_samples = env.samples
+        self.samples_done = samples_done  # spent by an earlier run this one continues
         self.rollouts = 0
         self.history: list[dict[str, Any]] = []
 
+    @property
+    def samples(self) -> int:
+        return self.samples_done + self.env.samples - self.start_samples
+
     def _on_step(self) -> bool:
-        return self.env.samples - self.start_samples < self.config.samples
+        return self.samples < self.config.samples
 
     def _on_rollout_end(self) -> None:
         self.rollouts += 1
         self.report()
         if self.config.checkpoint_dir and self.rollouts % self.config.checkpoint_every == 0:
-            save_checkpoint(self.model, self.config.checkpoint_dir)
+            save_checkpoint(self.model, self.config.checkpoint_dir, self.samples)
 
     def report(self) -> dict[str, Any]:
         elapsed = time.perf_counter() - self.started
-        samples = self.env.samples - self.start_samples
-        episodes = list(self.model.ep_info_buffer)
-        successes = list(self.model.ep_success_buffer)
+        samples = self.samples
+        fresh = self.env.samples - self.start_samples
+        episodes = list(self.model.ep_info_buffer or [])  # None until learn() has started
+        successes = list(self.model.ep_success_buffer or [])
         usage = self.env.coded_usage()
         metrics = {
             "samples": samples,
             "elapsed": round(elapsed, 3),
-            "fps": round(samples / elapsed, 1) if elapsed > 0 else 0.0,
+            "fps": round(fresh / elapsed, 1) if elapsed > 0 else 0.0,
             "episodes": self.env.episodes_finished,
             "ep_return_mean": float(np.mean([e["r"] for e in episodes])) if episodes else None,
             "ep_length_mean": float(np.mean([e["l"] for e in episodes])) if episodes else None,
@@ -114,15 +127,33 @@ class MetricsCallback(BaseCallback):
         return metrics
 
 
-def save_checkpoint(model: PPO, directory: Path) -> Path:
-    """Write the model to ``directory/latest.zip`` atomically (write then rename)."""
+def save_checkpoint(model: PPO, directory: Path, samples: int | None = None) -> Path:
+    """Write the model to ``directory/latest.zip`` atomically (write then rename).
+
+    ``samples`` (training samples spent so far) goes to ``latest.json`` after the model,
+    so a resumed run never counts samples its checkpoint has not seen.
+    """
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     partial = directory / "latest.partial.zip"
     model.save(partial)
     final = directory / "latest.zip"
     partial.replace(final)
+    if samples is not None:
+        meta = directory / "latest.partial.json"
+        meta.write_text(json.dumps({"samples": samples}))
+        meta.replace(directory / "latest.json")
     return final
+
+
+def load_checkpoint(directory: Path) -> tuple[PPO, int] | None:
+    """The model in ``directory/latest.zip`` and the samples it was trained on, if any."""
+    directory = Path(directory)
+    model_file, meta = directory / "latest.zip", directory / "latest.json"
+    if not model_file.exists() or not meta.exists():
+        return None
+    samples = int(json.loads(meta.read_text())["samples"])
+    return PPO.load(model_file, device="cpu"), samples
 
 
 @dataclass
@@ -135,10 +166,11 @@ class TrainResult:
     seconds: float
     history: list[dict[str, Any]] = field(default_factory=list)
     checkpoint: Path | None = None
+    resumed_from: int = 0  # samples spent before this run (resumed from a checkpoint)
 
     @property
     def fps(self) -> float:
-        return self.samples / self.seconds if self.seconds else 0.0
+        return (self.samples - self.resumed_from) / self.seconds if self.seconds else 0.0
 
 
 def make_model(config: RLConfig, env: CodedActionVecEnv) -> PPO:
@@ -169,11 +201,13 @@ def train(
     on_metrics: MetricsHandler | None = None,
     model: PPO | None = None,
     env: CodedActionVecEnv | None = None,
+    samples_done: int = 0,
 ) -> TrainResult:
     """Train PPO on ``config`` until ``config.samples`` primitive steps are spent.
 
     Pass ``model`` to continue training a policy; if the config offers more actions than
-    the model has, its action head is grown and the learned weights kept.
+    the model has, its action head is grown and the learned weights kept. ``samples_done``
+    says how much of the budget a checkpointed ``model`` already spent (resume).
     """
     env = env or build_env(config)
     if model is None:
@@ -182,13 +216,21 @@ def train(
         grow_action_head(model, env.action_space.n)
         model.set_env(env)
     model.set_logger(Logger(folder=None, output_formats=[]))  # metrics go to on_metrics only
-    callback = MetricsCallback(env, config, on_metrics or (lambda m: None))
+    callback = MetricsCallback(env, config, on_metrics or (lambda m: None), samples_done)
+    callback.init_callback(model)
     started = time.perf_counter()
-    model.learn(total_timesteps=10**12, callback=callback, reset_num_timesteps=False)
+    if samples_done < config.samples:  # a resumed run may already have spent its budget
+        model.learn(total_timesteps=10**12, callback=callback, reset_num_timesteps=False)
     seconds = time.perf_counter() - started
     final = callback.report()
-    checkpoint = save_checkpoint(model, config.checkpoint_dir) if config.checkpoint_dir else None
-    return TrainResult(model, env, final["samples"], seconds, callback.history, checkpoint)
+    checkpoint = (
+        save_checkpoint(model, config.checkpoint_dir, final["samples"])
+        if config.checkpoint_dir
+        else None
+    )
+    return TrainResult(
+        model, env, final["samples"], seconds, callback.history, checkpoint, samples_done
+    )
 
 
 @dataclass

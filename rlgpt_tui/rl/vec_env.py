@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,6 +108,7 @@ class CodedActionVecEnv(VecEnv):
         self._last: StepResult | None = None
         self.episodes_finished = 0
         self.successes = 0
+        self.on_world_step: Callable[[], None] | None = None  # e.g. to grab frames for a GIF
 
     # -- observation --------------------------------------------------------------------
     def _obs(self, obs: np.ndarray) -> np.ndarray:
@@ -171,6 +173,8 @@ class CodedActionVecEnv(VecEnv):
                 break
             prev_views = self._shaping_views(stepping)
             result = self.world.step(actions, stepping)
+            if self.on_world_step is not None:
+                self.on_world_step()
             count = int(stepping.sum())
             self.samples += count
             self.coded_samples += sum(1 for i in np.flatnonzero(stepping) if i in calls)

@@ -1,0 +1,268 @@
+"""Session reports: markdown (plans, code, verdicts, success table, curves, a GIF) or JSON.
+
+Everything comes from what the store recorded; the GIF replays the session's best
+solution (its policy checkpoint, or its code) for one episode in a fresh world.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from rlgpt_tui.store import SessionStore, StoreError
+
+RECORD_TABLES = (
+    "plans",
+    "code_versions",
+    "training_runs",
+    "training_metrics",
+    "evaluations",
+    "verdicts",
+    "iterations",
+    "llm_calls",
+    "human_edits",
+)
+GIF_MAX_FRAMES = 240
+
+
+def session_record(store: SessionStore, session_id: int) -> dict[str, Any]:
+    """The session, every record table and the event log, as plain data (JSON export)."""
+    summary = store.get(session_id)
+    record: dict[str, Any] = {"session": summary.__dict__}
+    for table in RECORD_TABLES:
+        record[table] = store.rows(table, session_id)
+    record["events"] = store.events(session_id)
+    return record
+
+
+def final_code(store: SessionStore, session_id: int) -> dict[str, str]:
+    """Each coded sub-action's last accepted code (or its last valid version)."""
+    code: dict[str, str] = {}
+    for row in store.rows("code_versions", session_id):
+        if row["valid"]:
+            code[row["subaction"]] = row["code"]
+    for event in store.events(session_id):
+        if event["kind"] == "subaction_done" and event["code"]:
+            code[event["subaction"]] = event["code"]
+    return code
+
+
+def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str] | None) -> str:
+    """A readable report; ``assets`` maps 'curves'/'gif' to image paths to embed."""
+    s = store.get(session_id)
+    settings = s.settings
+    lines = [
+        f"# Session {s.id}: {s.task} on {s.env}",
+        "",
+        f"- agent: **{s.agent}**" + (" (no LLM)" if s.agent == "builtin" else ""),
+        f"- status: {s.status} ({s.reason or 'no reason recorded'})",
+        f"- seed: {settings.get('seed')}; envs: {settings.get('num_envs')}; target success "
+        f"{settings.get('target_success')}; budget {settings.get('max_samples', 0):,} samples, "
+        f"{settings.get('max_iterations')} iterations",
+        f"- training samples used: {s.total_samples:,}; LLM tokens: {s.tokens:,}",
+        f"- started {time.strftime('%Y-%m-%d %H:%M', time.localtime(s.created_at))}",
+        "",
+        "## Success per iteration",
+        "",
+        "| iteration | plan | success | samples | total samples | tokens |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in store.rows("iterations", session_id):
+        lines.append(
+            f"| {row['iteration']} | {row['plan']} | {row['success_rate']:.2f} | "
+            f"{row['samples']:,} | {row['total_samples']:,} | {row['tokens']:,} |"
+        )
+    lines += ["", "## Plans", ""]
+    for row in store.rows("plans", session_id):
+        plan = json.loads(row["plan"])
+        lines.append(f"**Iteration {row['iteration']}** ({row['source']}, {row['agent']}):")
+        for sub in plan.get("subactions", []):
+            extra = sub.get("high_level_actions") or []
+            hl = f"; high-level actions: {', '.join(extra)}" if extra else ""
+            lines.append(f"- `{sub['name']}` — {sub['mode']}: {sub.get('reason', '')}{hl}")
+        lines.append("")
+    lines += ["## Evaluations", "", "| iteration | subject | success (95% CI) | episodes |"]
+    lines.append("|---|---|---|---|")
+    for row in store.rows("evaluations", session_id):
+        result = json.loads(row["result"])
+        ci = result.get("ci95") or [None, None]
+        interval = f" ({ci[0]:.2f}-{ci[1]:.2f})" if ci[0] is not None else ""
+        rate = row["success_rate"]
+        shown = "-" if rate is None else f"{rate:.2f}{interval}"
+        lines.append(f"| {row['iteration']} | {row['subject']} | {shown} | {row['episodes']} |")
+    lines += ["", "## Critic verdicts", ""]
+    for row in store.rows("verdicts", session_id):
+        mark = "ok" if row["success"] else "failed"
+        tip = f" Suggestion: {row['suggestion']}" if row["suggestion"] else ""
+        lines.append(
+            f"- iteration {row['iteration']}, `{row['subaction']}` ({row['agent']}): "
+            f"**{mark}**, {row['reason']}.{tip}"
+        )
+    edits = store.rows("human_edits", session_id)
+    if edits:
+        lines += ["", "## Human edits", ""]
+        for row in edits:
+            when = time.strftime("%H:%M:%S", time.localtime(row["time"]))
+            lines.append(f"- {when}, iteration {row['iteration']}: {row['what']} {row['target']}")
+    calls = store.rows("llm_calls", session_id)
+    if calls:
+        tokens = sum(c["prompt_tokens"] + c["completion_tokens"] for c in calls)
+        latency = sum(c["latency_s"] for c in calls) / len(calls)
+        lines += [
+            "",
+            "## LLM calls",
+            "",
+            f"{len(calls)} calls, {tokens:,} tokens, mean latency {latency:.2f} s "
+            f"(model {calls[0]['model']}).",
+        ]
+    if assets:
+        lines += ["", "## Learning curves and an evaluation episode", ""]
+        for name, path in assets.items():
+            lines.append(f"![{name}]({path})")
+    lines += ["", "## Final code", ""]
+    for name, code in final_code(store, session_id).items():
+        lines += [f"### `{name}`", "", "```python", code.rstrip(), "```", ""]
+    return "\n".join(lines) + "\n"
+
+
+def export_session(
+    store: SessionStore,
+    session_id: int,
+    fmt: str = "md",
+    out: str | Path | None = None,
+    with_gif: bool = True,
+) -> Path:
+    """Write the report (and its images for markdown); returns the report's path."""
+    folder = Path(out) if out else store.session_dir(session_id) / "report"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise StoreError(f"cannot write the report to {folder}: {error.strerror}") from None
+    if fmt == "json":
+        path = folder / f"session-{session_id}.json"
+        path.write_text(json.dumps(session_record(store, session_id), indent=1, default=str))
+        return path
+    assets: dict[str, str] = {}
+    curves = draw_learning_curves(store.rows("training_metrics", session_id))
+    if curves is not None:
+        curves.save(folder / "curves.png")
+        assets["learning curves"] = "curves.png"
+    if with_gif:
+        frames = evaluation_frames(store, session_id)
+        if frames:
+            frames[0].save(
+                folder / "episode.gif",
+                save_all=True,
+                append_images=frames[1:],
+                duration=80,
+                loop=0,
+            )
+            assets["evaluation episode"] = "episode.gif"
+    path = folder / f"session-{session_id}.md"
+    path.write_text(session_markdown(store, session_id, assets))
+    return path
+
+
+def draw_learning_curves(metrics: list[dict[str, Any]], width: int = 720, height: int = 300):
+    """Training success rate (and mean episode length, scaled) against samples, per run."""
+    from PIL import Image, ImageDraw
+
+    runs: dict[tuple[int, str], list[dict[str, Any]]] = {}
+    for row in metrics:
+        runs.setdefault((row["iteration"], row["subaction"]), []).append(row)
+    if not runs:
+        return None
+    image = Image.new("RGB", (width, height), "white")
+    draw = ImageDraw.Draw(image)
+    left, right, top, bottom = 50, width - 20, 30, height - 40
+    draw.rectangle([left, top, right, bottom], outline="black")
+    max_samples = max(r["samples"] or 0 for rows in runs.values() for r in rows) or 1
+    for tick in (0.0, 0.5, 1.0):
+        y = bottom - tick * (bottom - top)
+        draw.line([left - 4, y, left, y], fill="black")
+        draw.text((8, y - 6), f"{tick:.1f}", fill="black")
+    draw.text((left, bottom + 8), "0", fill="black")
+    draw.text((right - 80, bottom + 8), f"{max_samples:,} samples", fill="black")
+    draw.text((left, 8), "training success rate per run (iteration: sub-action)", fill="black")
+    palette = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
+    for n, ((iteration, sub), rows) in enumerate(sorted(runs.items())):
+        colour = palette[n % len(palette)]
+        points = [
+            (
+                left + (r["samples"] or 0) / max_samples * (right - left),
+                bottom - r["success_rate"] * (bottom - top),
+            )
+            for r in rows
+            if r["success_rate"] is not None
+        ]
+        if len(points) > 1:
+            draw.line(points, fill=colour, width=2)
+        draw.text((right - 200, top + 6 + 14 * n), f"{iteration}: {sub}", fill=colour)
+    return image
+
+
+def evaluation_frames(store: SessionStore, session_id: int, size: int = 144) -> list:
+    """Frames of one episode of the session's best solution (its policy, or its code)."""
+    from PIL import Image
+
+    from rlgpt_tui.rl.config import RLConfig
+    from rlgpt_tui.rl.train import build_env, load_checkpoint
+    from rlgpt_tui.skills.runtime import CodedAction
+
+    iterations = store.rows("iterations", session_id)
+    if not iterations:
+        return []
+    best = max(iterations, key=lambda r: r["success_rate"])["iteration"]
+    runs = [r for r in store.rows("training_runs", session_id) if r["iteration"] == best]
+    frames: list = []
+    if runs and runs[-1]["checkpoint_dir"]:
+        saved = load_checkpoint(Path(runs[-1]["checkpoint_dir"]))
+        if saved is None:
+            return []
+        config = RLConfig.model_validate(json.loads(runs[-1]["config"]))
+        env = build_env(config, num_envs=1, seed=config.seed + 31337)
+        env.on_world_step = lambda: frames.append(env.world.frame(0, size))
+        model, obs = saved[0], env.reset()
+        while len(frames) < GIF_MAX_FRAMES:
+            action, _ = model.predict(obs, deterministic=False)
+            obs, _, done, _ = env.step(action)
+            if done[0]:
+                break
+        env.close()
+    else:
+        code = final_code(store, session_id)
+        if not code:
+            return []
+        name, source = next(iter(code.items()))
+        frames = _code_episode_frames(CodedAction.from_source(name, source), store, session_id)
+    return [Image.fromarray(f) for f in frames[:GIF_MAX_FRAMES]]
+
+
+def _code_episode_frames(action, store: SessionStore, session_id: int, size: int = 144):
+    import random
+
+    import numpy as np
+
+    from rlgpt_tui.envs import make_world
+
+    settings = store.get(session_id).settings
+    world = make_world(settings.get("env", "craftax"), 1, seed=settings.get("seed", 0))
+    world.reset(settings.get("seed", 0) + 31337)
+    frames = [world.frame(0, size)]
+    call = None
+    for _ in range(GIF_MAX_FRAMES):
+        view = world.views()[0]
+        if call is None or call.done:
+            call = action.start(view, {}, random.Random(len(frames)))
+        step = call.next_action(view)
+        if step is None:
+            call = None
+            continue
+        result = world.step(np.array([step], dtype=np.int32), np.ones(1, dtype=bool))
+        frames.append(world.frame(0, size))
+        if result.game_over[0]:
+            break
+    world.close()
+    return frames

@@ -1,0 +1,140 @@
+"""A recorded session: an engine run whose every event goes to the store first.
+
+``Session.create`` starts a new one, ``Session.resume`` continues a recorded one from its
+events (finished iterations kept, cut-off training continued from its checkpoint). The
+CLI and the TUI both drive sessions through this module.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from rlgpt_tui.agents.base import AgentTeam
+from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.engine import Engine, EngineResult, EngineSettings, run_task_chain
+from rlgpt_tui.engine.resume import ResumeState
+from rlgpt_tui.llm.client import LLMSettings
+from rlgpt_tui.store import SessionStore, StoreError
+
+EventHandler = Callable[[ev.Event], None]
+
+
+def make_team(llm: LLMSettings | None) -> AgentTeam:
+    """The builtin agent, or LLM agents when a model is configured (checked first)."""
+    from rlgpt_tui.agents.builtin import builtin_team
+
+    if llm is None or not llm.configured:
+        return builtin_team()
+    from rlgpt_tui.agents.llm import LLMTeam
+    from rlgpt_tui.llm.client import LLMClient
+
+    client = LLMClient(llm)
+    client.check()
+    return LLMTeam(client)
+
+
+def _llm_record(llm: LLMSettings | None) -> dict[str, Any]:
+    """What the store keeps of the LLM settings: never the key, only its variable's name."""
+    if llm is None or not llm.configured:
+        return {}
+    return dataclasses.asdict(llm)
+
+
+class Session:
+    """One engine run (or task chain) recorded in a SessionStore."""
+
+    def __init__(
+        self,
+        store: SessionStore,
+        session_id: int,
+        settings: EngineSettings,
+        team: AgentTeam,
+        chain: bool = False,
+        resume: ResumeState | None = None,
+    ):
+        self.store = store
+        self.id = session_id
+        self.settings = settings
+        self.team = team
+        self.chain = chain
+        self.on_event: EventHandler = lambda event: None
+        self.engine = Engine(settings, team, self._record, resume=resume)
+
+    @property
+    def label(self) -> str:
+        return self.team.label
+
+    @classmethod
+    def create(
+        cls,
+        store: SessionStore,
+        settings: EngineSettings,
+        llm: LLMSettings | None = None,
+        chain: bool = False,
+    ) -> Session:
+        team = make_team(llm)
+        session_id = store.create_session(
+            settings.task,
+            settings.env,
+            team.label,
+            dataclasses.asdict(settings),
+            _llm_record(llm),
+            chain=chain,
+        )
+        settings = dataclasses.replace(settings, artifacts_dir=str(store.session_dir(session_id)))
+        return cls(store, session_id, settings, team, chain)
+
+    @classmethod
+    def resume(cls, store: SessionStore, session_id: int) -> Session:
+        """Continue a recorded session where its events end (same settings and agent)."""
+        summary = store.get(session_id)
+        if summary.status == "running":
+            raise StoreError(
+                f"session {session_id} is running in another process: wait for it or stop it"
+            )
+        if summary.status == "finished":
+            raise StoreError(
+                f"session {session_id} finished ({summary.reason}): start a new session, or "
+                f"export it with `rlgpt-tui sessions export {session_id}`"
+            )
+        if summary.chain:
+            raise StoreError(
+                f"session {session_id} is a --chain run, which cannot be resumed yet: start it "
+                "again with `rlgpt-tui run --chain`"
+            )
+        llm = LLMSettings(**summary.llm) if summary.llm else None
+        team = make_team(llm)
+        settings = EngineSettings(**summary.settings)
+        settings = dataclasses.replace(settings, artifacts_dir=str(store.session_dir(session_id)))
+        state = ResumeState.from_events(store.events(session_id))
+        store.claim(session_id)
+        return cls(store, session_id, settings, team, resume=state)
+
+    def _record(self, event: ev.Event) -> None:
+        self.store.record(self.id, event)  # first the database, then the views
+        self.on_event(event)
+
+    def run(self, on_event: EventHandler | None = None) -> EngineResult | dict[str, Any]:
+        """Run to the end (blocking); ``on_event`` sees each event after it is recorded."""
+        self.on_event = on_event or (lambda event: None)
+        status, reason = "failed", "crashed"
+        try:
+            if self.chain:
+                summary = run_task_chain(self.settings, self.team, self._record)
+                status, reason = "finished", f"chain success {summary.get('success_rate')}"
+                return summary
+            result = self.engine.run()
+            reason = result.reason
+            status = (
+                "stopped"
+                if reason == "stopped"
+                else ("failed" if reason.startswith("error") else "finished")
+            )
+            return result
+        finally:
+            # if the database itself failed (e.g. disk full), that error is on its way up
+            with contextlib.suppress(StoreError):
+                self.store.finish(self.id, status, reason)

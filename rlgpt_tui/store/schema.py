@@ -1,0 +1,132 @@
+"""The sessions database's schema, as forward migrations numbered from 1.
+
+``schema_version`` holds one row: the last migration applied. Opening a database runs the
+missing migrations in order, each in its own transaction; a database newer than
+``SCHEMA_VERSION`` is refused rather than touched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sqlite_utils import Database
+
+
+def _v1(db: Database) -> None:
+    """Sessions, the event log, and a table per kind of record the events carry."""
+    db["sessions"].create(
+        {
+            "id": int,
+            "task": str,
+            "env": str,
+            "agent": str,
+            "settings": str,  # JSON: the engine settings
+            "llm": str,  # JSON: base URL, model, the key's variable name (never the key)
+            "chain": int,
+            "status": str,
+            "reason": str,
+            "best_success": float,
+            "total_samples": int,
+            "tokens": int,
+            "iterations": int,
+            "created_at": float,
+            "updated_at": float,
+        },
+        pk="id",
+    )
+    db["events"].create(
+        {
+            "seq": int,
+            "session_id": int,
+            "kind": str,
+            "iteration": int,
+            "agent": str,
+            "time": float,
+            "data": str,
+        },
+        pk="seq",
+        foreign_keys=[("session_id", "sessions", "id")],
+    )
+    db["events"].create_index(["session_id", "seq"])
+    common = {"session_id": int, "event_seq": int, "iteration": int, "agent": str, "time": float}
+    tables: dict[str, dict[str, type]] = {
+        "plans": {"source": str, "summary": str, "plan": str},
+        "code_versions": {
+            "subaction": str,
+            "attempt": int,
+            "source": str,
+            "code": str,
+            "valid": int,
+            "error": str,
+        },
+        "training_runs": {"subaction": str, "config": str, "checkpoint_dir": str},
+        "training_metrics": {
+            "subaction": str,
+            "samples": int,
+            "fps": float,
+            "success_rate": float,
+            "ep_return_mean": float,
+            "ep_length_mean": float,
+            "coded_decision_share": float,
+            "metrics": str,
+        },
+        "evaluations": {
+            "subject": str,
+            "success_rate": float,
+            "episodes": int,
+            "result": str,
+        },
+        "verdicts": {"subaction": str, "success": int, "reason": str, "suggestion": str},
+        "iterations": {
+            "plan": str,
+            "success_rate": float,
+            "samples": int,
+            "total_samples": int,
+            "tokens": int,
+        },
+        "llm_calls": {
+            "role": str,
+            "model": str,
+            "prompt": str,
+            "answer": str,
+            "prompt_tokens": int,
+            "completion_tokens": int,
+            "latency_s": float,
+            "attempts": int,
+            "ok": int,
+            "error": str,
+        },
+        "human_edits": {"who": str, "what": str, "target": str, "before": str, "after": str},
+    }
+    for name, columns in tables.items():
+        db[name].create(
+            common | columns,
+            pk="event_seq",
+            foreign_keys=[("session_id", "sessions", "id")],
+        )
+        db[name].create_index(["session_id"])
+    db["subactions"].create(
+        {
+            "session_id": int,
+            "plan_seq": int,
+            "position": int,
+            "name": str,
+            "mode": str,
+            "description": str,
+            "reason": str,
+            "high_level_actions": str,
+        },
+        pk=("plan_seq", "position"),
+        foreign_keys=[("session_id", "sessions", "id")],
+    )
+    db["subactions"].create_index(["session_id"])
+
+
+def _v2(db: Database) -> None:
+    """Which process runs a session, so a killed one shows as interrupted, not running."""
+    db["sessions"].add_column("owner_pid", int)
+    db["sessions"].add_column("owner_host", str)
+
+
+MIGRATIONS: list[Callable[[Database], None]] = [_v1, _v2]
+SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,0 +1,472 @@
+"""SessionStore: the sessions database (SQLite, WAL) and a folder of artifacts per session.
+
+Every engine event is written in one transaction: the event log row, the row of the
+table its kind belongs to (plans, code versions, metrics, verdicts, LLM calls, human
+edits...), and the session's summary. A kill -9 loses at most the event in flight.
+This is the only module with SQL.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlite_utils import Database
+
+from rlgpt_tui.engine import events as ev
+from rlgpt_tui.store.schema import MIGRATIONS, SCHEMA_VERSION
+
+ENV_SESSIONS_DIR = "RLGPT_SESSIONS_DIR"
+DB_NAME = "rlgpt.db"
+BUSY_TIMEOUT_MS = 5_000
+
+
+class StoreError(Exception):
+    """The sessions database cannot be used; the message is one line naming the fix."""
+
+
+class UnknownSessionError(StoreError):
+    """No session has this id."""
+
+
+def default_sessions_dir() -> Path:
+    return Path(os.environ.get(ENV_SESSIONS_DIR) or "sessions")
+
+
+@dataclass
+class SessionSummary:
+    """One row of the session browser."""
+
+    id: int
+    task: str
+    env: str
+    agent: str
+    status: str  # running, interrupted, finished, stopped, failed
+    reason: str
+    best_success: float | None
+    total_samples: int
+    tokens: int
+    iterations: int
+    chain: bool
+    created_at: float
+    updated_at: float
+    settings: dict[str, Any]
+    llm: dict[str, Any]
+
+
+class SessionStore:
+    """Sessions in ``<sessions_dir>/rlgpt.db``; artifacts in ``<sessions_dir>/<id>/``."""
+
+    def __init__(self, sessions_dir: Path | str | None = None):
+        self.dir = Path(sessions_dir) if sessions_dir else default_sessions_dir()
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise StoreError(
+                f"cannot create the sessions folder {self.dir}: {error.strerror}; pass "
+                f"--sessions-dir or set {ENV_SESSIONS_DIR} to a writable folder"
+            ) from None
+        self.path = self.dir / DB_NAME
+        self._lock = threading.RLock()  # one connection, shared by the engine and UI threads
+        with self._errors():
+            conn = sqlite3.connect(
+                self.path, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1e3
+            )
+            self.db = Database(conn)
+            self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            self.db.execute("PRAGMA journal_mode = WAL")
+            self.db.execute("PRAGMA synchronous = NORMAL")  # durable across process kills
+            self.db.execute("PRAGMA foreign_keys = ON")
+            self._migrate()
+
+    # -- opening ------------------------------------------------------------------------------
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        """Turn SQLite's errors into one-line StoreErrors that name the fix."""
+        try:
+            with self._lock:
+                yield
+        except sqlite3.OperationalError as error:
+            text = str(error)
+            if "locked" in text or "busy" in text:
+                raise StoreError(
+                    f"the sessions database {self.path} is locked by another process: close "
+                    "the other rlgpt-tui or wait, then try again"
+                ) from None
+            if "full" in text:
+                raise StoreError(
+                    f"the disk holding {self.path} is full: free some space, then resume the "
+                    "session (what was recorded is intact)"
+                ) from None
+            if "readonly" in text or "unable to open" in text:
+                raise StoreError(
+                    f"cannot write the sessions database {self.path}: make it writable or "
+                    f"pass --sessions-dir / set {ENV_SESSIONS_DIR}"
+                ) from None
+            raise StoreError(f"sessions database {self.path}: {text}") from None
+        except sqlite3.DatabaseError as error:
+            raise StoreError(
+                f"the sessions database {self.path} is corrupt ({error}): move it aside "
+                "(it is left untouched) or pass --sessions-dir for a new one"
+            ) from None
+
+    def _migrate(self) -> None:
+        version = self.schema_version()
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"the sessions database {self.path} has schema version {version}, newer than "
+                f"this rlgpt-tui knows ({SCHEMA_VERSION}): upgrade rlgpt-tui"
+            )
+        for number in range(version + 1, SCHEMA_VERSION + 1):
+            with self.db.conn:
+                MIGRATIONS[number - 1](self.db)
+                self.db.execute("DELETE FROM schema_version")
+                self.db.execute("INSERT INTO schema_version (version) VALUES (?)", [number])
+
+    def schema_version(self) -> int:
+        with self.db.conn:
+            self.db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER)")
+        row = self.db.execute("SELECT MAX(version) FROM schema_version").fetchone()
+        return row[0] or 0
+
+    def close(self) -> None:
+        self.db.conn.close()
+
+    # -- sessions -----------------------------------------------------------------------------
+    def create_session(
+        self,
+        task: str,
+        env: str,
+        agent: str,
+        settings: dict[str, Any],
+        llm: dict[str, Any] | None = None,
+        chain: bool = False,
+    ) -> int:
+        """A new session row owned by this process, and its artifacts folder."""
+        if llm and any("key" in k and k != "api_key_env" for k in llm):
+            raise ValueError("LLM settings passed to the store must not hold a key")
+        now = time.time()
+        with self._errors(), self.db.conn:
+            table = self.db["sessions"]
+            table.insert(
+                {
+                    "task": task,
+                    "env": env,
+                    "agent": agent,
+                    "settings": json.dumps(settings),
+                    "llm": json.dumps(llm or {}),
+                    "chain": int(chain),
+                    "status": "running",
+                    "reason": "",
+                    "best_success": None,
+                    "total_samples": 0,
+                    "tokens": 0,
+                    "iterations": 0,
+                    "created_at": now,
+                    "updated_at": now,
+                    "owner_pid": os.getpid(),
+                    "owner_host": socket.gethostname(),
+                }
+            )
+            session_id = table.last_pk
+        self.session_dir(session_id).mkdir(parents=True, exist_ok=True)
+        return session_id
+
+    def session_dir(self, session_id: int) -> Path:
+        return self.dir / str(session_id)
+
+    def get(self, session_id: int) -> SessionSummary:
+        with self._errors():
+            rows = list(self.db.query("SELECT * FROM sessions WHERE id = ?", [session_id]))
+        if not rows:
+            raise UnknownSessionError(
+                f"no session {session_id} in {self.path}: see `rlgpt-tui sessions list`"
+            )
+        return self._summary(rows[0])
+
+    def list_sessions(self) -> list[SessionSummary]:
+        with self._errors():
+            rows = list(self.db.query("SELECT * FROM sessions ORDER BY id DESC"))
+        return [self._summary(r) for r in rows]
+
+    def _summary(self, row: dict[str, Any]) -> SessionSummary:
+        status = row["status"]
+        if status == "running" and not _owner_alive(row.get("owner_pid"), row.get("owner_host")):
+            status = "interrupted"
+        return SessionSummary(
+            id=row["id"],
+            task=row["task"],
+            env=row["env"],
+            agent=row["agent"],
+            status=status,
+            reason=row["reason"] or "",
+            best_success=row["best_success"],
+            total_samples=row["total_samples"] or 0,
+            tokens=row["tokens"] or 0,
+            iterations=row["iterations"] or 0,
+            chain=bool(row["chain"]),
+            created_at=row["created_at"],
+            updated_at=row["updated_at"],
+            settings=json.loads(row["settings"] or "{}"),
+            llm=json.loads(row["llm"] or "{}"),
+        )
+
+    def claim(self, session_id: int) -> None:
+        """Mark the session as run by this process (on resume)."""
+        self.get(session_id)
+        with self._errors(), self.db.conn:
+            self.db["sessions"].update(
+                session_id,
+                {
+                    "status": "running",
+                    "owner_pid": os.getpid(),
+                    "owner_host": socket.gethostname(),
+                    "updated_at": time.time(),
+                },
+            )
+
+    def finish(self, session_id: int, status: str, reason: str) -> None:
+        with self._errors(), self.db.conn:
+            self.db["sessions"].update(
+                session_id, {"status": status, "reason": reason, "updated_at": time.time()}
+            )
+
+    def delete(self, session_id: int) -> None:
+        """Remove the session's rows and its artifacts folder."""
+        self.get(session_id)
+        with self._errors(), self.db.conn:
+            for table in self.db.table_names():
+                if table not in ("sessions", "schema_version") and "session_id" in (
+                    self.db[table].columns_dict
+                ):
+                    self.db.execute(f"DELETE FROM [{table}] WHERE session_id = ?", [session_id])
+            self.db.execute("DELETE FROM sessions WHERE id = ?", [session_id])
+        shutil.rmtree(self.session_dir(session_id), ignore_errors=True)
+
+    # -- events -------------------------------------------------------------------------------
+    def record(self, session_id: int, event: ev.Event) -> int:
+        """Write ``event`` and what it carries in one transaction; returns its sequence."""
+        data = event.to_dict()
+        with self._errors(), self.db.conn:
+            cursor = self.db.execute(
+                "INSERT INTO events (session_id, kind, iteration, agent, time, data) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    session_id,
+                    event.kind,
+                    event.iteration,
+                    event.agent,
+                    event.time,
+                    json.dumps(data, default=str),
+                ],
+            )
+            seq = cursor.lastrowid
+            self._project(session_id, seq, event)
+        if isinstance(event, ev.CodeWritten):
+            self._write_code_file(session_id, event.subaction, event.code)
+        return seq
+
+    def events(self, session_id: int, after_seq: int = 0) -> list[dict[str, Any]]:
+        """The session's events after ``after_seq``, oldest first, each with its ``seq``."""
+        with self._errors():
+            rows = self.db.execute(
+                "SELECT seq, data FROM events WHERE session_id = ? AND seq > ? ORDER BY seq",
+                [session_id, after_seq],
+            ).fetchall()
+        return [json.loads(data) | {"seq": seq} for seq, data in rows]
+
+    def rows(self, table: str, session_id: int) -> list[dict[str, Any]]:
+        """A record table's rows for one session (plans, verdicts, training_metrics...)."""
+        if table not in self.db.table_names() or table in ("sessions", "schema_version"):
+            raise StoreError(f"no table {table!r}: use one of {self.db.table_names()}")
+        with self._errors():
+            return list(
+                self.db.query(
+                    f"SELECT * FROM [{table}] WHERE session_id = ? ORDER BY rowid",
+                    [session_id],
+                )
+            )
+
+    def _project(self, session_id: int, seq: int, event: ev.Event) -> None:
+        """The typed row for ``event`` and the session summary (inside record's transaction)."""
+        base = {
+            "session_id": session_id,
+            "event_seq": seq,
+            "iteration": event.iteration,
+            "agent": event.agent,
+            "time": event.time,
+        }
+        summary: dict[str, Any] = {"updated_at": time.time()}
+        db = self.db
+        match event:
+            case ev.PlanProposed():
+                db["plans"].insert(
+                    base
+                    | {
+                        "source": event.source,
+                        "summary": _plan_summary(event.plan),
+                        "plan": json.dumps(event.plan),
+                    }
+                )
+                for position, sub in enumerate(event.plan.get("subactions", [])):
+                    db["subactions"].insert(
+                        {
+                            "session_id": session_id,
+                            "plan_seq": seq,
+                            "position": position,
+                            "name": sub.get("name"),
+                            "mode": sub.get("mode"),
+                            "description": sub.get("description"),
+                            "reason": sub.get("reason"),
+                            "high_level_actions": json.dumps(sub.get("high_level_actions", [])),
+                        }
+                    )
+            case ev.CodeWritten():
+                db["code_versions"].insert(
+                    base
+                    | {
+                        "subaction": event.subaction,
+                        "attempt": event.attempt,
+                        "source": event.source,
+                        "code": event.code,
+                        "valid": 1,
+                        "error": None,
+                    }
+                )
+            case ev.ValidationFailed():
+                db.execute(
+                    "UPDATE code_versions SET valid = 0, error = ? WHERE event_seq = (SELECT "
+                    "MAX(event_seq) FROM code_versions WHERE session_id = ? AND subaction = ?)",
+                    [event.error, session_id, event.subaction],
+                )
+            case ev.TrainingStarted():
+                db["training_runs"].insert(
+                    base
+                    | {
+                        "subaction": event.subaction,
+                        "config": json.dumps(event.rl_config or event.config),
+                        "checkpoint_dir": event.checkpoint_dir,
+                    }
+                )
+            case ev.TrainingProgress():
+                m = event.metrics
+                db["training_metrics"].insert(
+                    base
+                    | {
+                        "subaction": event.subaction,
+                        "samples": m.get("samples"),
+                        "fps": m.get("fps"),
+                        "success_rate": m.get("success_rate"),
+                        "ep_return_mean": m.get("ep_return_mean"),
+                        "ep_length_mean": m.get("ep_length_mean"),
+                        "coded_decision_share": m.get("coded_decision_share"),
+                        "metrics": json.dumps(m),
+                    }
+                )
+            case ev.EvaluationDone():
+                db["evaluations"].insert(
+                    base
+                    | {
+                        "subject": event.subject,
+                        "success_rate": event.result.get("success_rate"),
+                        "episodes": event.result.get("episodes"),
+                        "result": json.dumps(event.result),
+                    }
+                )
+            case ev.VerdictGiven():
+                db["verdicts"].insert(
+                    base
+                    | {
+                        "subaction": event.subaction,
+                        "success": int(event.success),
+                        "reason": event.reason,
+                        "suggestion": event.suggestion,
+                    }
+                )
+            case ev.IterationDone():
+                db["iterations"].insert(
+                    base
+                    | {
+                        "plan": event.plan,
+                        "success_rate": event.success_rate,
+                        "samples": event.samples,
+                        "total_samples": event.total_samples,
+                        "tokens": event.tokens,
+                    }
+                )
+                previous = db.execute(
+                    "SELECT best_success FROM sessions WHERE id = ?", [session_id]
+                ).fetchone()[0]
+                summary |= {
+                    "best_success": max(previous or 0.0, event.success_rate),
+                    "total_samples": event.total_samples,
+                    "tokens": event.tokens,
+                    "iterations": event.iteration + 1,
+                }
+            case ev.LLMCalled():
+                db["llm_calls"].insert(
+                    base
+                    | {
+                        "role": event.role,
+                        "model": event.model,
+                        "prompt": json.dumps(event.prompt),
+                        "answer": event.answer,
+                        "prompt_tokens": event.prompt_tokens,
+                        "completion_tokens": event.completion_tokens,
+                        "latency_s": event.latency_s,
+                        "attempts": event.attempts,
+                        "ok": int(event.ok),
+                        "error": event.error,
+                    }
+                )
+            case ev.EditApplied():
+                db["human_edits"].insert(
+                    base
+                    | {
+                        "who": "human",
+                        "what": event.what,
+                        "target": event.target,
+                        "before": event.before,
+                        "after": event.after,
+                    }
+                )
+            case ev.SessionFinished():
+                summary |= {"reason": event.reason, "tokens": event.tokens}
+        db["sessions"].update(session_id, summary)
+
+    def _write_code_file(self, session_id: int, subaction: str, code: str) -> None:
+        """The latest code of a sub-action as ``<session>/code/<name>.py`` (for editors)."""
+        folder = self.session_dir(session_id) / "code"
+        folder.mkdir(parents=True, exist_ok=True)
+        partial = folder / f".{subaction}.py.partial"
+        partial.write_text(code)
+        partial.replace(folder / f"{subaction}.py")
+
+
+def _plan_summary(plan: dict[str, Any]) -> str:
+    return ", ".join(f"{s.get('name')} ({s.get('mode')})" for s in plan.get("subactions", []))
+
+
+def _owner_alive(pid: int | None, host: str | None) -> bool:
+    """Is the process that runs a session still there? (Another host's: assume so.)"""
+    if host is not None and host != socket.gethostname():
+        return True
+    if pid is None:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
