@@ -427,7 +427,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     from rlgpt_tui.store import SessionStore
 
     store = SessionStore(args.sessions_dir)
-    console = Console()
+    console = Console(width=max(Console().width, 140))
     if args.action == "list":
         from rich.table import Table
 

@@ -1,0 +1,220 @@
+"""Sessions in real SQLite files: kill -9 and resume, migrations, concurrent reads, exports."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from sqlite_utils import Database
+
+from rlgpt_tui.cli import main
+from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.engine import EngineSettings
+from rlgpt_tui.report import export_session
+from rlgpt_tui.session import Session
+from rlgpt_tui.store import SessionStore, StoreError, UnknownSessionError
+from rlgpt_tui.store.schema import MIGRATIONS, SCHEMA_VERSION
+
+RUN_FLAGS = [
+    "--task",
+    "collect_wood",
+    "--iterations",
+    "2",
+    "--samples-per-iteration",
+    "12288",
+    "--num-envs",
+    "16",
+    "--eval-episodes",
+    "8",
+    "--target",
+    "1.0",
+]
+
+
+def wait_for(predicate, timeout: float, what: str):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def start_run(sessions: Path) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "rlgpt_tui.cli", "run", *RUN_FLAGS, "--sessions-dir", str(sessions)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+
+
+def test_kill_9_during_training_then_resume_continues_from_checkpoint(tmp_path: Path) -> None:
+    child = start_run(tmp_path)
+    try:
+        reader = wait_for(
+            lambda: (tmp_path / "rlgpt.db").exists() and SessionStore(tmp_path), 120, "the db"
+        )
+
+        def training_checkpointed() -> bool:
+            events = reader.events(1)
+            done = [e for e in events if e["kind"] == "iteration_done"]
+            progress = [
+                e for e in events if e["kind"] == "training_progress" and e["iteration"] == 1
+            ]
+            return bool(done) and len(progress) >= 3  # checkpoints every 2 rollouts
+
+        # the reader polls while the engine writes (WAL): no lock errors, growing results
+        wait_for(training_checkpointed, 240, "iteration 1's training to checkpoint")
+        os.killpg(child.pid, signal.SIGKILL)
+        child.wait(timeout=30)
+    finally:
+        if child.poll() is None:
+            os.killpg(child.pid, signal.SIGKILL)
+    before = reader.events(1)
+    assert reader.get(1).status == "interrupted"
+    iteration0 = [e for e in before if e["iteration"] == 0]
+    checkpoint = json.loads(
+        (tmp_path / "1" / "checkpoints" / "iter1-collect_wood" / "latest.json").read_text()
+    )
+    assert 0 < checkpoint["samples"] < 12288
+
+    resumed_events: list[ev.Event] = []
+    session = Session.resume(SessionStore(tmp_path), 1)
+    session.run(resumed_events.append)
+    after = reader.events(1)
+    assert after[: len(before)] == before  # nothing recorded was lost or changed
+    assert [e for e in after if e["iteration"] == 0] == iteration0
+    resumed = next(e for e in after if e["kind"] == "session_resumed")
+    assert resumed["iteration"] == 1 and resumed["training_samples_done"] == checkpoint["samples"]
+    assert not any(e.kind == "plan_proposed" for e in resumed_events)  # the plan was kept
+    progress = [e for e in resumed_events if isinstance(e, ev.TrainingProgress)]
+    assert progress[0].metrics["samples"] > checkpoint["samples"]  # continued, not from zero
+    done = [e for e in after if e["kind"] == "iteration_done"]
+    assert [e["iteration"] for e in done] == [0, 1]
+    assert 12288 <= done[1]["samples"] < 12288 + 1024  # one budget, not one and a half
+    assert reader.get(1).status == "finished"
+    assert reader.get(1).iterations == 2
+
+
+def test_session_records_tables_and_exports(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    settings = EngineSettings(
+        task="collect_wood",
+        num_envs=8,
+        max_iterations=2,
+        samples_per_iteration=2048,
+        eval_episodes=8,
+        critic_runs=2,
+        target_success=1.0,
+    )
+    session = Session.create(store, settings)
+    session.run()
+    sid = session.id
+    summary = store.get(sid)
+    assert summary.status == "finished" and summary.agent == "builtin"
+    assert summary.iterations == 2 and summary.total_samples >= 4096
+    plans = store.rows("plans", sid)
+    assert [p["summary"] for p in plans] == [
+        "collect_wood (rl)",
+        "go_to_tree (code), collect_wood (rl)",
+    ]
+    assert store.rows("code_versions", sid)[0]["subaction"] == "go_to_tree"
+    assert (store.session_dir(sid) / "code" / "go_to_tree.py").read_text().startswith('"""Walk')
+    metrics = store.rows("training_metrics", sid)
+    assert len(metrics) >= 2 and all(m["fps"] > 0 for m in metrics)
+    verdicts = store.rows("verdicts", sid)
+    assert {v["subaction"] for v in verdicts} == {"collect_wood", "go_to_tree"}
+
+    report = export_session(store, sid, "md", tmp_path / "out", with_gif=True)
+    text = report.read_text()
+    rates = [f"{r['success_rate']:.2f}" for r in store.rows("iterations", sid)]
+    assert "agent: **builtin**" in text and all(rate in text for rate in rates)
+    assert "### `go_to_tree`" in text and "![learning curves](curves.png)" in text
+    from PIL import Image
+
+    with Image.open(tmp_path / "out" / "episode.gif") as gif:
+        assert gif.n_frames > 10
+    assert Image.open(tmp_path / "out" / "curves.png").size == (720, 300)
+    data = json.loads(export_session(store, sid, "json", tmp_path / "out").read_text())
+    assert len(data["events"]) == len(store.events(sid))
+    assert data["session"]["best_success"] == summary.best_success
+
+
+def test_older_schema_migrates_and_keeps_its_sessions(tmp_path: Path) -> None:
+    db = Database(tmp_path / "rlgpt.db")
+    db.execute("CREATE TABLE schema_version (version INTEGER)")
+    MIGRATIONS[0](db)  # a database written by schema version 1
+    db.execute("INSERT INTO schema_version VALUES (1)")
+    db["sessions"].insert(
+        {"id": 1, "task": "collect_wood", "env": "craftax", "agent": "builtin", "status": "stopped"}
+    )
+    db.conn.commit()
+    db.conn.close()
+    store = SessionStore(tmp_path)
+    assert store.schema_version() == SCHEMA_VERSION == 2
+    assert store.get(1).task == "collect_wood" and store.get(1).status == "stopped"
+    assert "owner_pid" in store.db["sessions"].columns_dict
+
+
+def test_newer_schema_corrupt_file_and_unknown_id_are_one_line_errors(tmp_path, capsys) -> None:
+    newer = tmp_path / "newer"
+    SessionStore(newer).close()
+    conn = sqlite3.connect(newer / "rlgpt.db")
+    conn.execute("UPDATE schema_version SET version = 99")
+    conn.commit()
+    conn.close()
+    with pytest.raises(StoreError, match="newer than this rlgpt-tui knows .* upgrade"):
+        SessionStore(newer)
+
+    corrupt = tmp_path / "corrupt"
+    corrupt.mkdir()
+    garbage = b"this is not a database" * 100
+    (corrupt / "rlgpt.db").write_bytes(garbage)
+    assert main(["sessions", "--sessions-dir", str(corrupt), "list"]) == 2
+    err = capsys.readouterr().err
+    assert "corrupt" in err and "move it aside" in err and len(err.strip().splitlines()) == 1
+    assert (corrupt / "rlgpt.db").read_bytes() == garbage  # reported, not overwritten
+
+    store = SessionStore(tmp_path / "fine")
+    with pytest.raises(UnknownSessionError, match="sessions list"):
+        store.get(42)
+    assert main(["resume", "42", "--sessions-dir", str(tmp_path / "fine")]) == 2
+    assert "no session 42" in capsys.readouterr().err
+
+
+def test_locked_database_is_reported(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    sid = store.create_session("collect_wood", "craftax", "builtin", {})
+    blocker = sqlite3.connect(tmp_path / "rlgpt.db")
+    blocker.execute("BEGIN EXCLUSIVE")  # another process holding the write lock
+    store.db.execute("PRAGMA busy_timeout = 100")
+    try:
+        with pytest.raises(StoreError, match="locked by another process"):
+            store.record(sid, ev.ControlChanged(iteration=0, agent="builtin", state="paused"))
+    finally:
+        blocker.rollback()
+        blocker.close()
+    store.record(sid, ev.ControlChanged(iteration=0, agent="builtin", state="paused"))
+    assert [e["kind"] for e in store.events(sid)] == ["control"]
+
+
+def test_sessions_cli_list_show_delete(tmp_path: Path, capsys) -> None:
+    store = SessionStore(tmp_path)
+    sid = store.create_session("place_table", "craftax", "llm:some-model", {"seed": 3})
+    store.record(sid, ev.IterationDone(0, "llm:some-model", "p", 0.25, 100, 100, 7))
+    assert main(["sessions", "--sessions-dir", str(tmp_path), "list"]) == 0
+    out = capsys.readouterr().out
+    assert "place_table" in out and "llm:some-model" in out and "0.25" in out
+    assert main(["sessions", "--sessions-dir", str(tmp_path), "show", str(sid)]) == 0
+    assert "| 0 | p | 0.25 | 100 | 100 | 7 |" in capsys.readouterr().out
+    assert main(["sessions", "--sessions-dir", str(tmp_path), "delete", str(sid)]) == 0
+    assert store.list_sessions() == [] and not store.session_dir(sid).exists()
