@@ -110,6 +110,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     resume = sub.add_parser("resume", help="continue a recorded session where it stopped")
     resume.add_argument("session_id", type=int, metavar="ID", help="see `rlgpt-tui sessions list`")
+    resume.add_argument(
+        "--llm-base-url", help="the endpoint moved: use this URL (same model) from now on"
+    )
     _add_sessions_dir(resume)
 
     sessions = sub.add_parser("sessions", help="list, show, export or delete recorded sessions")
@@ -417,7 +420,20 @@ def cmd_resume(args: argparse.Namespace) -> int:
     from rlgpt_tui.session import Session
     from rlgpt_tui.store import SessionStore
 
-    session = Session.resume(SessionStore(args.sessions_dir), args.session_id)
+    store = SessionStore(args.sessions_dir)
+    llm = None
+    if args.llm_base_url:
+        from dataclasses import replace
+
+        from rlgpt_tui.llm.client import LLMSettings
+
+        recorded = store.get(args.session_id).llm
+        if not recorded:
+            raise UsageError(
+                f"session {args.session_id} used the builtin agent: drop --llm-base-url"
+            )
+        llm = replace(LLMSettings(**recorded), base_url=args.llm_base_url)
+    session = Session.resume(store, args.session_id, llm=llm)
     return _run_session(session, session.settings.seed)
 
 

@@ -88,8 +88,14 @@ class Session:
         return cls(store, session_id, settings, team, chain)
 
     @classmethod
-    def resume(cls, store: SessionStore, session_id: int) -> Session:
-        """Continue a recorded session where its events end (same settings and agent)."""
+    def resume(
+        cls, store: SessionStore, session_id: int, llm: LLMSettings | None = None
+    ) -> Session:
+        """Continue a recorded session where its events end (same settings and agent).
+
+        ``llm`` replaces the recorded endpoint settings (e.g. the server moved); the model
+        must stay the same, so the session keeps one agent.
+        """
         summary = store.get(session_id)
         if summary.status == "running":
             raise StoreError(
@@ -105,7 +111,15 @@ class Session:
                 f"session {session_id} is a --chain run, which cannot be resumed yet: start it "
                 "again with `rlgpt-tui run --chain`"
             )
-        llm = LLMSettings(**summary.llm) if summary.llm else None
+        if llm is not None:
+            if llm.model != summary.llm.get("model"):
+                raise StoreError(
+                    f"session {session_id} was run by {summary.agent}: resume it with the same "
+                    "model, or start a new session"
+                )
+            store.update_llm(session_id, _llm_record(llm))
+        else:
+            llm = LLMSettings(**summary.llm) if summary.llm else None
         team = make_team(llm)
         settings = EngineSettings(**summary.settings)
         settings = dataclasses.replace(settings, artifacts_dir=str(store.session_dir(session_id)))

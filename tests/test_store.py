@@ -218,3 +218,49 @@ def test_sessions_cli_list_show_delete(tmp_path: Path, capsys) -> None:
     assert "| 0 | p | 0.25 | 100 | 100 | 7 |" in capsys.readouterr().out
     assert main(["sessions", "--sessions-dir", str(tmp_path), "delete", str(sid)]) == 0
     assert store.list_sessions() == [] and not store.session_dir(sid).exists()
+
+
+def test_llm_session_records_calls_never_the_key_and_resumes_after_outage(
+    tmp_path: Path, monkeypatch
+) -> None:
+    from rlgpt_tui.llm.client import LLMSettings
+    from tests.llm_server import ScriptedLLMServer
+    from tests.test_agents_engine import scripted_agent, small_settings
+
+    key = "sk-never-in-the-db-12345"
+    monkeypatch.setenv("RLGPT_TEST_KEY", key)
+    store = SessionStore(tmp_path)
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        llm = LLMSettings.resolve(
+            server.base_url, server.model, api_key_env="RLGPT_TEST_KEY", max_retries=1
+        )
+        session = Session.create(store, small_settings(target_success=1.01), llm)
+
+        def endpoint_dies(event: ev.Event) -> None:
+            if isinstance(event, ev.IterationDone):
+                server.stop()
+
+        result = session.run(endpoint_dies)
+    assert result.reason.startswith("error: cannot reach the LLM endpoint")
+    summary = store.get(session.id)
+    assert summary.status == "failed" and summary.agent == "llm:scripted-model"
+    assert summary.llm["api_key_env"] == "RLGPT_TEST_KEY" and summary.iterations == 1
+    calls = store.rows("llm_calls", session.id)
+    assert {c["role"] for c in calls} >= {"slow", "fast", "critic"}
+    assert all(c["prompt_tokens"] > 0 for c in calls if c["ok"])
+    before = store.events(session.id)
+
+    with ScriptedLLMServer(responder=scripted_agent) as server:  # back, on a new port
+        moved = LLMSettings.resolve(
+            server.base_url, server.model, api_key_env="RLGPT_TEST_KEY", max_retries=1
+        )
+        resumed = Session.resume(store, session.id, llm=moved)
+        resumed.run()
+    after = store.events(session.id)
+    assert after[: len(before)] == before
+    done = [e for e in after if e["kind"] == "iteration_done"]
+    assert [e["iteration"] for e in done] == [0, 1]
+    assert done[1]["tokens"] > done[0]["tokens"]  # counted across the resume
+    export = export_session(store, session.id, "json", tmp_path / "out")
+    for path in [*tmp_path.glob("rlgpt.db*"), export, *tmp_path.rglob("*.py")]:
+        assert key.encode() not in path.read_bytes(), path

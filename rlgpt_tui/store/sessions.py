@@ -235,6 +235,13 @@ class SessionStore:
                 },
             )
 
+    def update_llm(self, session_id: int, llm: dict[str, Any]) -> None:
+        """Replace the recorded LLM settings (never a key) of a session."""
+        if any("key" in k and k != "api_key_env" for k in llm):
+            raise ValueError("LLM settings passed to the store must not hold a key")
+        with self._errors(), self.db.conn:
+            self.db["sessions"].update(session_id, {"llm": json.dumps(llm)})
+
     def finish(self, session_id: int, status: str, reason: str) -> None:
         with self._errors(), self.db.conn:
             self.db["sessions"].update(
