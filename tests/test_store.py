@@ -264,3 +264,16 @@ def test_llm_session_records_calls_never_the_key_and_resumes_after_outage(
     export = export_session(store, session.id, "json", tmp_path / "out")
     for path in [*tmp_path.glob("rlgpt.db*"), export, *tmp_path.rglob("*.py")]:
         assert key.encode() not in path.read_bytes(), path
+
+
+def test_full_disk_is_a_one_line_error_and_keeps_what_was_recorded(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    sid = store.create_session("collect_wood", "craftax", "builtin", {})
+    store.record(sid, ev.ControlChanged(iteration=0, agent="builtin", state="paused"))
+    pages = store.db.execute("PRAGMA page_count").fetchone()[0]
+    store.db.execute(f"PRAGMA max_page_count = {pages}")  # SQLite's SQLITE_FULL, as on a full disk
+    big = ev.CodeWritten(0, "builtin", subaction="x", code="# filler\n" * 20_000, attempt=0)
+    with pytest.raises(StoreError, match="is full: free some space"):
+        store.record(sid, big)
+    assert [e["kind"] for e in store.events(sid)] == ["control"]
+    assert store.rows("code_versions", sid) == []  # the failed event left nothing half-written
