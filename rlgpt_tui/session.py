@@ -106,11 +106,6 @@ class Session:
                 f"session {session_id} finished ({summary.reason}): start a new session, or "
                 f"export it with `rlgpt-tui sessions export {session_id}`"
             )
-        if summary.chain:
-            raise StoreError(
-                f"session {session_id} is a --chain run, which cannot be resumed yet: start it "
-                "again with `rlgpt-tui run --chain`"
-            )
         if llm is not None:
             if llm.model != summary.llm.get("model"):
                 raise StoreError(
@@ -123,9 +118,24 @@ class Session:
         team = make_team(llm)
         settings = EngineSettings(**summary.settings)
         settings = dataclasses.replace(settings, artifacts_dir=str(store.session_dir(session_id)))
-        state = ResumeState.from_events(store.events(session_id))
+        events = store.events(session_id)
         store.claim(session_id)
-        return cls(store, session_id, settings, team, resume=state)
+        if summary.chain:
+            session = cls(store, session_id, settings, team, chain=True)
+            session.recorded = events
+            return session
+        return cls(store, session_id, settings, team, resume=ResumeState.from_events(events))
+
+    recorded: list[dict[str, Any]] | None = None  # a chain's events, when it is resumed
+
+    def _use_engine(self, engine: Engine) -> None:
+        """A chain runs one engine per stage: controls and edits go to the current one."""
+        previous, self.engine = self.engine, engine
+        engine.approver = previous.approver
+        if previous.stop_requested:
+            engine.stop()
+        elif previous.paused:
+            engine.pause()
 
     def _record(self, event: ev.Event) -> None:
         self.store.record(self.id, event)  # first the database, then the views
@@ -137,8 +147,14 @@ class Session:
         status, reason = "failed", "crashed"
         try:
             if self.chain:
-                summary = run_task_chain(self.settings, self.team, self._record)
-                status, reason = "finished", f"chain success {summary.get('success_rate')}"
+                summary = run_task_chain(
+                    self.settings, self.team, self._record, self.recorded, self._use_engine
+                )
+                if "stopped_at" in summary:
+                    reason = summary["reason"]
+                    status = "stopped" if reason == "stopped" else "failed"
+                else:
+                    status, reason = "finished", f"chain success {summary.get('success_rate')}"
                 return summary
             result = self.engine.run()
             reason = result.reason

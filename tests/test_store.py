@@ -277,3 +277,41 @@ def test_full_disk_is_a_one_line_error_and_keeps_what_was_recorded(tmp_path: Pat
         store.record(sid, big)
     assert [e["kind"] for e in store.events(sid)] == ["control"]
     assert store.rows("code_versions", sid) == []  # the failed event left nothing half-written
+
+
+def test_chain_session_stopped_mid_chain_resumes_with_finished_stages_kept(tmp_path) -> None:
+    store = SessionStore(tmp_path)
+    settings = EngineSettings(
+        task="place_table",
+        num_envs=8,
+        max_iterations=2,
+        samples_per_iteration=2048,
+        max_samples=20_000,
+        eval_episodes=8,
+        critic_runs=2,
+        target_success=0.5,
+    )
+    session = Session.create(store, settings, chain=True)
+
+    def stop_in_second_stage(event: ev.Event) -> None:
+        if isinstance(event, ev.SessionStarted) and event.task == "place_table":
+            session.engine.stop()  # the second stage's engine, swapped in by the session
+
+    outcome = session.run(stop_in_second_stage)
+    assert outcome["stopped_at"] == "place_table"
+    assert store.get(session.id).status == "stopped"
+    before = store.events(session.id)
+    first_stage = [e for e in before if e["kind"] == "session_finished"][0]
+    assert first_stage["reason"] in ("target reached", "iterations used up")
+
+    resumed = Session.resume(store, session.id)
+    summary = resumed.run()
+    after = store.events(session.id)
+    assert after[: len(before)] == before
+    new = after[len(before) :]
+    assert [e["task"] for e in new if e["kind"] == "session_started"] == []  # no stage restarted
+    assert any(e["kind"] == "session_resumed" and e["iteration"] == 0 for e in new)
+    assert summary["solved_stages"] == ["collect_wood", "place_table"]
+    assert summary["training_samples"] >= first_stage["total_samples"]
+    assert 0.0 <= summary["success_rate"] <= 1.0 and summary["episodes"] == 8
+    assert store.get(session.id).status == "finished"

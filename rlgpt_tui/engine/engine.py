@@ -148,6 +148,14 @@ class Engine:
             self._rl_edits.setdefault(subaction, {}).update(changes)
 
     @property
+    def paused(self) -> bool:
+        return not self._running.is_set()
+
+    @property
+    def stop_requested(self) -> bool:
+        return self._stop
+
+    @property
     def tokens(self) -> int:
         """LLM tokens of this session, including those spent before a resume."""
         return self._tokens_before + self.team.tokens
@@ -244,8 +252,7 @@ class Engine:
         return EngineResult(reason, best, total, self.tokens, history, dict(self.code))
 
     def _checkpoint_dir(self, iteration: int, subaction: str) -> Path | None:
-        root = self.settings.artifacts_dir
-        return Path(root) / "checkpoints" / f"iter{iteration}-{subaction}" if root else None
+        return checkpoint_folder(self.settings.artifacts_dir, iteration, subaction)
 
     def _next_plan(self, task, history) -> Plan:
         with self._lock:
@@ -486,6 +493,13 @@ class Engine:
         return evaluation.success_rate
 
 
+def checkpoint_folder(artifacts_dir: str | None, iteration: int, subaction: str) -> Path | None:
+    """Where the training run of ``subaction`` in ``iteration`` keeps its checkpoints."""
+    if not artifacts_dir:
+        return None
+    return Path(artifacts_dir) / "checkpoints" / f"iter{iteration}-{subaction}"
+
+
 def _drop_unknown_high_level_actions(plan: Plan) -> Plan:
     """High-level actions must name coded sub-actions of the same plan."""
     coded = {s.name for s in plan.coded()}
@@ -494,28 +508,62 @@ def _drop_unknown_high_level_actions(plan: Plan) -> Plan:
     return plan
 
 
-def run_task_chain(settings: EngineSettings, team: AgentTeam, on_event: EventHandler) -> dict:
+def run_task_chain(
+    settings: EngineSettings,
+    team: AgentTeam,
+    on_event: EventHandler,
+    recorded: list[dict[str, Any]] | None = None,
+    on_stage: Callable[[Engine], None] | None = None,
+) -> dict:
     """Long-horizon tasks: the planner's sub-tasks, each solved by the two loops, chained.
 
     The sample budget is shared: each sub-task gets what the earlier ones left. Returns the
-    chained evaluation on the whole task (also emitted as an ``evaluation`` event).
+    chained evaluation on the whole task (also emitted as an ``evaluation`` event). With
+    ``recorded`` (a chain session's events) it continues that chain: finished stages keep
+    their recorded solutions, the unfinished one resumes, the rest run as usual.
+    ``on_stage`` sees each stage's engine before it runs (to pause, stop or edit it).
     """
     from dataclasses import replace
+    from functools import partial
 
     from rlgpt_tui.engine.chain import evaluate_chain
+    from rlgpt_tui.engine.resume import finished, recorded_stage_solution, split_runs
 
     task = get_task(settings.task)
-    subtasks = team.planner.subtasks(task)
-    on_event(ev.TaskPlanProposed(iteration=0, agent=team.label, task=task.name, subtasks=subtasks))
+    recorded = recorded or []
+    planned = [e for e in recorded if e["kind"] == "task_plan_proposed"]
+    if planned:
+        subtasks = planned[0]["subtasks"]
+    else:
+        subtasks = team.planner.subtasks(task)
+        on_event(
+            ev.TaskPlanProposed(iteration=0, agent=team.label, task=task.name, subtasks=subtasks)
+        )
+    runs = split_runs(recorded)
     stages, spent = [], 0
-    for name in subtasks:
+    for k, name in enumerate(subtasks):
         left = settings.max_samples - spent
-        engine = Engine(replace(settings, task=name, max_samples=max(left, 1)), team, on_event)
-        result = engine.run()
-        spent += result.total_samples
-        if engine.solution is None:
+        stage_settings = replace(settings, task=name, max_samples=max(left, 1))
+        if settings.artifacts_dir:
+            folder = str(Path(settings.artifacts_dir) / "stages" / f"{k}-{name}")
+            stage_settings = replace(stage_settings, artifacts_dir=folder)
+        run = runs[k] if k < len(runs) else None
+        if run is not None and finished(run):
+            folder = partial(checkpoint_folder, stage_settings.artifacts_dir)
+            solution, samples = recorded_stage_solution(run, folder)
+        else:
+            resume = ResumeState.from_events(run) if run else None
+            engine = Engine(stage_settings, team, on_event, resume=resume)
+            if on_stage is not None:
+                on_stage(engine)
+            result = engine.run()
+            if result.reason == "stopped" or result.reason.startswith("error"):
+                return {"subtasks": subtasks, "stopped_at": name, "reason": result.reason}
+            solution, samples = engine.solution, result.total_samples
+        spent += samples
+        if solution is None:
             break
-        stages.append(engine.solution)
+        stages.append(solution)
     summary: dict[str, Any] = {
         "subtasks": subtasks,
         "solved_stages": [s.task for s in stages],

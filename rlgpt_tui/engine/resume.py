@@ -96,3 +96,65 @@ def _tokens(event: dict[str, Any]) -> int:
     if event["kind"] != "llm_call":
         return 0
     return int(event["prompt_tokens"]) + int(event["completion_tokens"])
+
+
+def split_runs(events: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """A chain session's events cut into one list per stage run (at each session_started)."""
+    runs: list[list[dict[str, Any]]] = []
+    for event in events:
+        if event["kind"] == "session_started":
+            runs.append([])
+        if runs:
+            runs[-1].append(event)
+    return runs
+
+
+def finished(run: list[dict[str, Any]]) -> bool:
+    """Did this stage run end on its own (not stopped by a person, not by an error)?"""
+    ends = [e["reason"] for e in run if e["kind"] == "session_finished"]
+    return bool(ends) and ends[-1] != "stopped" and not ends[-1].startswith("error")
+
+
+def recorded_stage_solution(
+    run: list[dict[str, Any]], checkpoint_dir: Callable[[int, str], Path | None]
+):
+    """The solution a finished stage run chose (as the engine does), rebuilt from its events.
+
+    Returns ``(StageSolution | None, training samples the stage spent)``.
+    """
+    from rlgpt_tui.engine.chain import StageSolution
+    from rlgpt_tui.rl.config import RLConfig
+    from rlgpt_tui.rl.train import load_checkpoint
+    from rlgpt_tui.skills.compose import compose_sources
+    from rlgpt_tui.skills.runtime import CodedAction
+
+    state = ResumeState.from_events(run)
+    task = run[0]["task"]
+    chosen, best = None, 0.0
+    for feedback in state.history:
+        if feedback.success_rate > best or chosen is None:
+            chosen = feedback
+        best = max(best, feedback.success_rate)
+    if chosen is None:
+        return None, state.total_samples
+    i = chosen.iteration
+    if chosen.plan.learned():
+        started = [e for e in run if e["kind"] == "training_started" and e["iteration"] == i]
+        if not started or not started[-1].get("rl_config"):
+            return None, state.total_samples
+        directory = checkpoint_dir(i, started[-1]["subaction"])
+        saved = load_checkpoint(directory) if directory else None
+        if saved is None:
+            return None, state.total_samples
+        config = RLConfig.model_validate(started[-1]["rl_config"])
+        return StageSolution(task, model=saved[0], config=config), state.total_samples
+    code = {
+        e["subaction"]: e["code"]
+        for e in run
+        if e["kind"] == "subaction_done" and e["iteration"] == i and e["code"]
+    }
+    parts = [(s.name, code[s.name]) for s in chosen.plan.coded() if s.name in code]
+    if not parts:
+        return None, state.total_samples
+    name, source = parts[0] if len(parts) == 1 else ("plan", compose_sources(parts))
+    return StageSolution(task, coded=CodedAction.from_source(name, source)), state.total_samples
