@@ -67,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rlgpt-tui",
         description="RL-GPT: an LLM (or the builtin agent) using RL as a tool, with coded "
-        "actions inside the RL action space.",
+        "actions inside the RL action space. With no command: the terminal app.",
     )
     parser.add_argument("--version", action="version", version=f"rlgpt-tui {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -131,6 +131,12 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--no-gif", action="store_true", help="skip the evaluation-episode GIF")
 
     sub.add_parser("tasks", help="list the task catalog")
+
+    app = sub.add_parser("app", help="the terminal app (also: rlgpt-tui with no command)")
+    _add_sessions_dir(app)
+    app.add_argument(
+        "--approval", action="store_true", help="ask before each agent proposal is used"
+    )
     return parser
 
 
@@ -474,6 +480,13 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_app(args: argparse.Namespace) -> int:
+    from rlgpt_tui.tui.app import RlgptApp
+
+    RlgptApp(args.sessions_dir, approval=args.approval).run()
+    return 0
+
+
 def cmd_tasks(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
@@ -500,10 +513,10 @@ def main(argv: list[str] | None = None) -> int:
         "resume": cmd_resume,
         "sessions": cmd_sessions,
         "tasks": cmd_tasks,
+        "app": cmd_app,
     }
     if args.command is None:
-        parser.print_help()
-        return 0
+        args = parser.parse_args(["app"])
     from rlgpt_tui.envs import UnknownWorldError
     from rlgpt_tui.llm.client import LLMError
     from rlgpt_tui.skills.sandbox import CodeValidationError

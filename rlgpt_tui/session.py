@@ -131,7 +131,7 @@ class Session:
     def _use_engine(self, engine: Engine) -> None:
         """A chain runs one engine per stage: controls and edits go to the current one."""
         previous, self.engine = self.engine, engine
-        engine.approver = previous.approver
+        engine.approver, engine.on_frame = previous.approver, previous.on_frame
         if previous.stop_requested:
             engine.stop()
         elif previous.paused:

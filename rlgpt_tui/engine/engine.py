@@ -7,10 +7,11 @@ proposes or revises the decomposition from the critic's verdicts and the task's 
 rate. It stops at the target success rate or at a budget (iterations, samples, tokens).
 
 The engine emits typed events, pauses at safe points (before each plan and each
-sub-action), and applies edits to the plan, code and RL configurations there. An optional
-``approver`` sees each agent proposal before it is used. A run can continue a recorded one
-(``ResumeState``, rebuilt from its events): finished iterations are kept, the unfinished one
-reuses its plan and judged code, and cut-off training continues from its checkpoint.
+sub-action, and between PPO rollouts), and applies edits to the plan, code and RL
+configurations there. An optional ``approver`` sees each agent proposal before it is used.
+A run can continue a recorded one (``ResumeState``, rebuilt from its events): finished
+iterations are kept, the unfinished one reuses its plan and judged code, and cut-off
+training continues from its checkpoint.
 It never imports Textual.
 """
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -33,7 +35,7 @@ from rlgpt_tui.engine.resume import ResumeState
 from rlgpt_tui.envs import make_world
 from rlgpt_tui.llm.client import LLMError
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
-from rlgpt_tui.rl.train import evaluate, load_checkpoint, train
+from rlgpt_tui.rl.train import build_env, evaluate, load_checkpoint, train
 from rlgpt_tui.skills.compose import compose_sources
 from rlgpt_tui.skills.runtime import CodedAction, run_one_call_each
 from rlgpt_tui.skills.sandbox import CodeValidationError
@@ -100,6 +102,9 @@ class Engine:
         self.team = team
         self.on_event = on_event
         self.approver: Approver | None = None  # approver(kind, target, proposal) -> proposal
+        # on_frame(rgb) receives env 0's frame during training, at most every frame_interval s
+        self.on_frame: Callable[[Any], None] | None = None
+        self.frame_interval = 0.5
         self.resume_state = resume
         client = getattr(team, "client", None)
         if client is not None:
@@ -451,12 +456,18 @@ class Engine:
         saved = load_checkpoint(checkpoints) if checkpoints else None
         if saved is not None:  # continue a training run that was cut off
             model, done = saved
-        result = train(
-            config,
-            on_metrics=lambda m: self._emit(ev.TrainingProgress, subaction=sub.name, metrics=m),
-            model=model,
-            samples_done=done,
-        )
+        env = build_env(config)
+        last_frame = [0.0]
+
+        def on_metrics(metrics: dict[str, Any]) -> None:
+            self._emit(ev.TrainingProgress, subaction=sub.name, metrics=metrics)
+            now = time.monotonic()
+            if self.on_frame is not None and now - last_frame[0] >= self.frame_interval:
+                last_frame[0] = now
+                self.on_frame(env.world.frame(0, 144))
+            self._safe_point()  # between rollouts: pause here, or stop (checkpoint kept)
+
+        result = train(config, on_metrics=on_metrics, model=model, env=env, samples_done=done)
         evaluation = evaluate(
             config, result.model, episodes=s.eval_episodes, seed=10_000 + s.seed + self.iteration
         )

@@ -1,0 +1,1 @@
+"""The Textual app: a view over engine events (live or replayed from the store)."""

@@ -1,0 +1,99 @@
+"""The new-session form: task, world, agent (builtin or an LLM endpoint), budgets."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Grid, Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch
+
+from rlgpt_tui.engine.engine import EngineSettings
+from rlgpt_tui.envs import WORLD_NAMES
+from rlgpt_tui.tasks import load_catalog
+
+NUMBER_FIELDS = {
+    # field: (label, default, type)
+    "max_iterations": ("iterations (max)", "4", int),
+    "samples_per_iteration": ("PPO samples per iteration", "30000", int),
+    "max_samples": ("total sample budget", "200000", int),
+    "target_success": ("target success rate", "0.9", float),
+    "num_envs": ("parallel envs", "64", int),
+    "seed": ("seed", "0", int),
+}
+
+
+class NewSessionScreen(Screen):
+    """Fill in and press Start (ctrl+s); an empty model means the builtin agent."""
+
+    BINDINGS = [
+        Binding("ctrl+s", "start", "Start"),
+        Binding("escape", "app.pop_screen", "Back"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        tasks = list(load_catalog())
+        with VerticalScroll(id="new-session"):
+            yield Static("[b]New session[/b]", classes="dialog-title")
+            with Grid(id="new-session-form"):
+                yield Label("task")
+                yield Select([(t, t) for t in tasks], value="collect_wood", id="task")
+                yield Label("world")
+                yield Select([(w, w) for w in WORLD_NAMES], value="craftax", id="env")
+                yield Label("LLM base URL")
+                yield Input(placeholder="empty: builtin agent (or RLGPT_LLM_BASE_URL)", id="url")
+                yield Label("LLM model")
+                yield Input(placeholder="empty: builtin agent (or RLGPT_LLM_MODEL)", id="model")
+                for name, (label, default, _) in NUMBER_FIELDS.items():
+                    yield Label(label)
+                    yield Input(default, id=name)
+                yield Label("chain sub-tasks (planner)")
+                yield Switch(False, id="chain")
+                yield Label("approval mode")
+                yield Switch(False, id="approval")
+            yield Static("The API key is read from the environment only.", id="form-hint")
+            yield Static("", id="form-error", classes="error")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Start (ctrl+s)", variant="primary", id="start")
+        yield Footer()
+
+    def settings(self) -> EngineSettings:
+        """The form as EngineSettings; raises ValueError with a one-line message."""
+        values: dict[str, object] = {}
+        for name, (label, _, kind) in NUMBER_FIELDS.items():
+            text = self.query_one(f"#{name}", Input).value.strip()
+            try:
+                values[name] = kind(text)
+            except ValueError:
+                raise ValueError(f"{label}: {text!r} is not a number") from None
+        if not 0 < values["target_success"] <= 1:
+            raise ValueError("target success rate must be in (0, 1]")
+        for name in ("max_iterations", "samples_per_iteration", "max_samples", "num_envs"):
+            if values[name] < 1:
+                raise ValueError(f"{NUMBER_FIELDS[name][0]} must be at least 1")
+        task = self.query_one("#task", Select).value
+        env = self.query_one("#env", Select).value
+        if task is Select.BLANK or env is Select.BLANK:
+            raise ValueError("choose a task and a world")
+        return EngineSettings(task=str(task), env=str(env), **values)
+
+    def action_start(self) -> None:
+        try:
+            settings = self.settings()
+        except ValueError as error:
+            self.query_one("#form-error", Static).update(str(error))
+            return
+        self.query_one("#form-error", Static).update("starting...")
+        self.app.start_session(
+            settings,
+            base_url=self.query_one("#url", Input).value.strip() or None,
+            model=self.query_one("#model", Input).value.strip() or None,
+            chain=self.query_one("#chain", Switch).value,
+            approval=self.query_one("#approval", Switch).value,
+        )
+
+    def show_error(self, message: str) -> None:
+        self.query_one("#form-error", Static).update(message)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.action_start()

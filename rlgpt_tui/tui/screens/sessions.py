@@ -1,0 +1,91 @@
+"""The session browser: saved sessions (task, agent, status, best success, date)."""
+
+from __future__ import annotations
+
+import time
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from rlgpt_tui.store import SessionStore
+
+RESUMABLE = ("interrupted", "stopped", "failed")
+
+
+class SessionsScreen(Screen):
+    """Enter resumes an unfinished session or replays a finished one; n starts a new one."""
+
+    BINDINGS = [
+        Binding("n", "new", "New session"),
+        Binding("enter", "open", "Open / resume"),
+        Binding("r", "replay", "Replay"),
+        Binding("f5", "reload", "Refresh"),
+        Binding("q", "app.quit", "Quit"),
+    ]
+
+    def __init__(self, store: SessionStore) -> None:
+        super().__init__()
+        self.store = store
+
+    def compose(self) -> ComposeResult:
+        yield Static(f"[b]rlgpt-tui[/b]  RL-GPT sessions in {self.store.path}", id="sessions-title")
+        table = DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
+        table.add_columns("id", "task", "env", "agent", "status", "best", "samples", "date")
+        yield table
+        yield Static("", id="sessions-hint")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.action_reload()
+
+    def on_screen_resume(self) -> None:
+        self.action_reload()
+
+    def action_reload(self) -> None:
+        table = self.query_one(DataTable)
+        table.clear()
+        sessions = self.store.list_sessions()
+        for s in sessions:
+            best = "-" if s.best_success is None else f"{s.best_success:.2f}"
+            table.add_row(
+                str(s.id),
+                s.task + (" (chain)" if s.chain else ""),
+                s.env,
+                s.agent,
+                s.status,
+                best,
+                f"{s.total_samples:,}",
+                time.strftime("%Y-%m-%d %H:%M", time.localtime(s.created_at)),
+                key=str(s.id),
+            )
+        hint = "n: new session" if not sessions else "enter: resume or replay, r: replay, n: new"
+        self.query_one("#sessions-hint", Static).update(hint)
+        table.focus()
+
+    def selected_id(self) -> int | None:
+        table = self.query_one(DataTable)
+        if not table.row_count:
+            return None
+        return int(table.get_row_at(table.cursor_row)[0])
+
+    def action_new(self) -> None:
+        self.app.action_new_session()
+
+    def action_open(self) -> None:
+        session_id = self.selected_id()
+        if session_id is None:
+            return
+        if self.store.get(session_id).status in RESUMABLE:
+            self.app.resume_session(session_id)
+        else:
+            self.app.replay_session(session_id)
+
+    def action_replay(self) -> None:
+        session_id = self.selected_id()
+        if session_id is not None:
+            self.app.replay_session(session_id)
+
+    def on_data_table_row_selected(self, message: DataTable.RowSelected) -> None:
+        self.action_open()

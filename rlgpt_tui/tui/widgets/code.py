@@ -1,0 +1,113 @@
+"""Code pane: the fast agent's code, every version, highlighted, with diffs between them."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import DataTable, TextArea
+
+
+@dataclass
+class CodeVersion:
+    subaction: str
+    attempt: int
+    iteration: int
+    source: str  # agent or human
+    code: str
+    error: str | None = None
+
+
+class CodePane(Vertical):
+    """A table of versions and a read-only viewer (the selected version, or its diff)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.border_title = "Code (fast agent)"
+        self.versions: list[CodeVersion] = []
+        self.show_diff = False
+
+    def compose(self) -> ComposeResult:
+        table = DataTable(id="code-versions", cursor_type="row", zebra_stripes=True)
+        table.add_columns("#", "iter", "sub-action", "attempt", "by", "valid")
+        yield table
+        yield TextArea.code_editor("", language="python", read_only=True, id="code-view")
+
+    def latest(self, subaction: str) -> str | None:
+        """The newest code of ``subaction``, valid or not."""
+        for version in reversed(self.versions):
+            if version.subaction == subaction:
+                return version.code
+        return None
+
+    def show(self, event: dict[str, Any]) -> None:
+        table = self.query_one(DataTable)
+        if event["kind"] == "code_written":
+            version = CodeVersion(
+                event["subaction"],
+                event["attempt"],
+                event["iteration"],
+                event["source"],
+                event["code"],
+            )
+            self.versions.append(version)
+            n = len(self.versions) - 1
+            who = "person" if version.source == "human" else event["agent"]
+            table.add_row(
+                str(n),
+                str(version.iteration),
+                version.subaction,
+                str(version.attempt),
+                who,
+                "yes",
+                key=str(n),
+            )
+            table.move_cursor(row=n)
+            self.display_version(n)
+        elif event["kind"] == "validation_failed":
+            for n in range(len(self.versions) - 1, -1, -1):
+                if self.versions[n].subaction == event["subaction"]:
+                    self.versions[n].error = event["error"]
+                    table.update_cell(str(n), table.ordered_columns[5].key, "no")
+                    break
+
+    def on_data_table_row_highlighted(self, message: DataTable.RowHighlighted) -> None:
+        if message.data_table.id == "code-versions" and message.row_key.value is not None:
+            self.display_version(int(message.row_key.value))
+
+    def toggle_diff(self) -> None:
+        self.show_diff = not self.show_diff
+        table = self.query_one(DataTable)
+        if self.versions:
+            self.display_version(table.cursor_row)
+
+    def display_version(self, n: int) -> None:
+        version = self.versions[n]
+        viewer = self.query_one(TextArea)
+        text = version.code
+        if self.show_diff:
+            earlier = [v for v in self.versions[:n] if v.subaction == version.subaction]
+            before = earlier[-1].code if earlier else ""
+            text = (
+                "".join(
+                    difflib.unified_diff(
+                        before.splitlines(keepends=True),
+                        version.code.splitlines(keepends=True),
+                        "previous",
+                        f"version {n}",
+                    )
+                )
+                or "(no change from the previous version)"
+            )
+            viewer.language = None
+        else:
+            viewer.language = "python"
+        if version.error:
+            text = f"# rejected: {version.error}\n" + text
+        viewer.load_text(text)
+        self.border_subtitle = f"{version.subaction} v{n} " + (
+            "diff (d)" if self.show_diff else "code (d: diff)"
+        )

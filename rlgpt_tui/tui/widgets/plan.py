@@ -1,0 +1,80 @@
+"""Plan pane: the slow agent's decomposition per iteration, code or RL, and each status."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import DataTable, Static
+
+
+class PlanPane(Vertical):
+    """A row per sub-action per iteration; the latest plan is kept for editing."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.border_title = "Plan (slow agent)"
+        self.plan: dict[str, Any] | None = None
+        self.plan_iteration = 0
+        self.stage_task = ""  # a chain runs one stage (task) after another
+
+    def compose(self) -> ComposeResult:
+        yield Static("no plan yet", id="plan-summary")
+        table = DataTable(id="plan-table", cursor_type="row", zebra_stripes=True)
+        table.add_columns("iter", "sub-action", "mode", "high-level actions", "status")
+        yield table
+
+    @property
+    def table(self) -> DataTable:
+        return self.query_one(DataTable)
+
+    def selected_subaction(self) -> str | None:
+        """The sub-action of the selected row, if it belongs to the latest plan."""
+        table = self.table
+        if not table.row_count or self.plan is None:
+            return None
+        row = table.get_row_at(table.cursor_row)
+        return str(row[1]) if int(row[0]) == self.plan_iteration else None
+
+    def show(self, event: dict[str, Any]) -> None:
+        kind, i = event["kind"], event["iteration"]
+        if kind == "session_started":
+            self.stage_task = event["task"]
+        elif kind == "plan_proposed":
+            self.plan, self.plan_iteration = event["plan"], i
+            who = "a person" if event["source"] == "human" else event["agent"]
+            self.query_one("#plan-summary", Static).update(
+                f"iteration {i}: plan by {who} ({len(event['plan']['subactions'])} sub-actions)"
+            )
+            for sub in event["plan"]["subactions"]:
+                key = f"{self.stage_task}:{i}:{sub['name']}"
+                if key in self.table.rows:
+                    continue
+                self.table.add_row(
+                    str(i),
+                    sub["name"],
+                    sub["mode"],
+                    ", ".join(sub.get("high_level_actions") or []) or "-",
+                    "pending",
+                    key=key,
+                )
+            self.table.move_cursor(row=self.table.row_count - 1)
+        elif kind in ("code_written", "training_started", "verdict", "validation_failed"):
+            status = {
+                "code_written": "code written",
+                "training_started": "training",
+                "validation_failed": "code rejected",
+            }.get(kind)
+            if kind == "verdict":
+                status = "ok" if event["success"] else "failed"
+            self._set_status(i, event["subaction"], status)
+        elif kind == "task_plan_proposed":
+            self.query_one("#plan-summary", Static).update(
+                f"task plan for {event['task']}: {' -> '.join(event['subtasks'])}"
+            )
+
+    def _set_status(self, iteration: int, subaction: str, status: str) -> None:
+        key = f"{self.stage_task}:{iteration}:{subaction}"
+        if key in self.table.rows:
+            self.table.update_cell(key, self.table.ordered_columns[4].key, status)
