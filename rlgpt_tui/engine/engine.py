@@ -124,8 +124,9 @@ class Engine:
 
     # -- control (any thread) ---------------------------------------------------------------
     def pause(self) -> None:
+        """Hold at the next safe point (a ``pausing`` event now, ``paused`` once held)."""
         self._running.clear()
-        self._emit(ev.ControlChanged, state="paused")
+        self._emit(ev.ControlChanged, state="pausing")
 
     def resume(self) -> None:
         self._running.set()
@@ -166,7 +167,9 @@ class Engine:
         return self._tokens_before + self.team.tokens
 
     def _safe_point(self) -> None:
-        self._running.wait()
+        if not self._running.is_set():
+            self._emit(ev.ControlChanged, state="paused")
+            self._running.wait()
         if self._stop:
             raise StopRequested
 

@@ -71,7 +71,7 @@ class EditPlanDialog(EditorDialog):
             "Edit the plan (JSON). mode: code or rl; order = execution order. Takes effect at "
             "the engine's next safe point.",
             json.dumps(plan, indent=2),
-            "json",
+            None,  # tree-sitter-json crashes the process here; plain text is fine
         )
 
     def check(self, text: str) -> Plan:
@@ -120,7 +120,7 @@ class ApproveDialog(ModalScreen[bool]):
         with Vertical(classes="dialog"):
             what = f"{self.kind} for {self.target}" if self.target else self.kind
             yield Label(f"The agent proposes a {what}. Use it?", classes="dialog-title")
-            language = "python" if self.kind == "code" else "json"
+            language = "python" if self.kind == "code" else None
             yield TextArea.code_editor(self.text, language=language, read_only=True)
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Approve (y)", variant="success", id="approve")

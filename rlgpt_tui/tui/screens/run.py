@@ -61,9 +61,10 @@ class RunScreen(Screen):
         Binding("c", "edit_code", "Edit code"),
         Binding("d", "diff", "Diff"),
         Binding("a", "approval", "Approval"),
-        Binding("right", "step(1)", "Next event"),
-        Binding("left", "step(-1)", "Previous"),
-        Binding("end", "step_all", "All events"),
+        # replay only (disabled while live, so the keys reach the tables and editors)
+        Binding("right", "step(1)", "Next event", priority=True),
+        Binding("left", "step(-1)", "Previous", priority=True),
+        Binding("end", "step_all", "All events", priority=True),
         Binding("escape", "back", "Sessions"),
     ]
 

@@ -32,11 +32,10 @@ class SessionHeader(Static):
         self.iteration = event.get("iteration", self.iteration)
         if kind == "session_started":
             self.task_name, self.env_name, self.state = event["task"], event["env"], "running"
-        elif kind == "training_progress":
+        elif kind == "training_progress" and self.state not in ("pausing", "paused"):
             self.state = "training"
         elif kind == "iteration_done":
             self.samples, self.tokens = event["total_samples"], event["tokens"]
-            self.state = "running"
         elif kind == "llm_call":
             self.tokens += event["prompt_tokens"] + event["completion_tokens"]
         elif kind == "control":

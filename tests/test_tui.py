@@ -1,0 +1,226 @@
+"""The Textual app driven by Pilot: real sessions (builtin agent, craftax, tiny budgets)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from rlgpt_tui.engine.engine import EngineSettings
+from rlgpt_tui.session import Session
+from rlgpt_tui.store import SessionStore
+from rlgpt_tui.tui.app import RlgptApp
+from rlgpt_tui.tui.screens.dialogs import EditPlanDialog
+from rlgpt_tui.tui.screens.new_session import NewSessionScreen
+from rlgpt_tui.tui.screens.run import RunScreen
+from rlgpt_tui.tui.widgets.agent_view import AgentView
+from rlgpt_tui.tui.widgets.critic import CriticPane
+from rlgpt_tui.tui.widgets.training import TrainingPane
+
+SIZE = (160, 50)
+
+
+def tiny(**overrides) -> EngineSettings:
+    values = dict(
+        task="collect_wood",
+        num_envs=8,
+        max_iterations=2,
+        samples_per_iteration=1024,
+        eval_episodes=8,
+        critic_runs=2,
+        target_success=1.0,
+    )
+    return EngineSettings(**(values | overrides))
+
+
+async def until(pilot, predicate, timeout: float, what: str) -> None:
+    for _ in range(int(timeout / 0.1)):
+        if predicate():
+            return
+        await pilot.pause(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+async def run_screen(pilot, app: RlgptApp) -> RunScreen:
+    await until(pilot, lambda: isinstance(app.screen, RunScreen), 60, "the run screen")
+    return app.screen
+
+
+def kinds(store: SessionStore, session_id: int) -> list[dict]:
+    return store.events(session_id)
+
+
+def test_live_session_fills_every_pane(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        app = RlgptApp(tmp_path, settings=tiny())
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await run_screen(pilot, app)
+            await until(pilot, lambda: screen.ended, 240, "the session to end")
+            assert screen.plan_pane.table.row_count == 3  # it0: RL; it1: code + RL
+            assert [v.subaction for v in screen.code_pane.versions] == ["go_to_tree"]
+            assert screen.query_one(TrainingPane).points >= 2
+            verdicts = screen.query_one(CriticPane).verdicts
+            assert {v["subaction"] for v in verdicts} == {"collect_wood", "go_to_tree"}
+            assert screen.query_one(AgentView).frames_shown >= 1
+            header = str(screen.header.render())
+            assert "builtin agent (no LLM)" in header and "finished" in header
+            await pilot.press("d")  # diff view of the code
+            assert screen.code_pane.show_diff
+            await pilot.press("escape")
+            assert not isinstance(app.screen, RunScreen)
+
+    asyncio.run(scenario())
+    store = SessionStore(tmp_path)
+    assert store.get(1).status == "finished" and store.get(1).iterations == 2
+
+
+def test_pause_edit_plan_resume_uses_the_edit(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        app = RlgptApp(tmp_path, settings=tiny(samples_per_iteration=4096))
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await run_screen(pilot, app)
+            await until(pilot, lambda: screen.plan_pane.plan is not None, 120, "a plan")
+            await pilot.press("p")
+            await until(pilot, lambda: screen.header.state == "paused", 120, "the pause")
+            await pilot.press("e")
+            await until(pilot, lambda: isinstance(app.screen, EditPlanDialog), 10, "the editor")
+            plan = {
+                "subactions": [
+                    {
+                        "name": "go_to_tree",
+                        "description": "walk to a tree",
+                        "mode": "code",
+                        "reason": "person: navigation is code",
+                    },
+                    {
+                        "name": "collect_wood",
+                        "description": "chop",
+                        "mode": "rl",
+                        "reason": "person: learn the rest",
+                        "high_level_actions": ["go_to_tree"],
+                    },
+                ]
+            }
+            editor = app.screen.query_one("#editor")
+            editor.load_text("{ not json")
+            await pilot.press("ctrl+s")
+            assert isinstance(app.screen, EditPlanDialog)  # invalid: shown, not applied
+            assert "not JSON" in str(app.screen.query_one("#editor-error").render())
+            editor.load_text(json.dumps(plan))
+            await pilot.press("ctrl+s")
+            assert app.screen is screen
+            await pilot.press("p")
+            await until(pilot, lambda: screen.ended, 240, "the session to end")
+
+    asyncio.run(scenario())
+    events = SessionStore(tmp_path).events(1)
+    human = [e for e in events if e["kind"] == "plan_proposed" and e["source"] == "human"]
+    assert len(human) == 1 and human[0]["iteration"] == 1
+    assert [s["reason"] for s in human[0]["plan"]["subactions"]][0] == "person: navigation is code"
+    edit = next(e for e in events if e["kind"] == "edit_applied")
+    assert edit["what"] == "plan" and edit["after"] == "go_to_tree [code]; collect_wood [rl]"
+    assert SessionStore(tmp_path).rows("human_edits", 1)[0]["what"] == "plan"
+
+
+def test_code_file_edited_on_disk_is_reloaded(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        app = RlgptApp(tmp_path, settings=tiny(max_iterations=3))
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await run_screen(pilot, app)
+            await until(pilot, lambda: screen.code_pane.versions, 240, "go_to_tree's code")
+            await pilot.press("p")
+            await until(pilot, lambda: screen.header.state == "paused", 120, "the pause")
+            # iteration 2 of the builtin agent codes collect_wood: its file, written by an
+            # external editor now, must be validated, reported and used there
+            path = tmp_path / "1" / "code" / "collect_wood.py"
+            path.write_text("import os\n\ndef act(ctx):\n    yield Action.NOOP\n")
+            await until(
+                pilot,
+                lambda: any("not used" in str(line.text) for line in screen.log_pane.lines),
+                20,
+                "the invalid edit to be reported",
+            )
+            edited = screen.code_pane.latest("go_to_tree") + "\n# edited on disk\n"
+            path.write_text(edited)
+            await until(
+                pilot,
+                lambda: any("valid, used" in str(line.text) for line in screen.log_pane.lines),
+                20,
+                "the valid edit to be taken",
+            )
+            await pilot.press("p")
+            await until(pilot, lambda: screen.ended, 240, "the session to end")
+
+    asyncio.run(scenario())
+    events = SessionStore(tmp_path).events(1)
+    written = [e for e in events if e["kind"] == "code_written" and e["source"] == "human"]
+    assert len(written) == 1 and written[0]["code"].endswith("# edited on disk\n")
+    assert written[0]["subaction"] == "collect_wood" and written[0]["iteration"] == 2
+    assert "import os" not in json.dumps(events)  # the invalid version never reached the engine
+
+
+def test_open_and_resume_a_saved_session_then_replay_it(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    session = Session.create(store, tiny())
+    session.engine.stop()  # stopped at its first safe point: a saved, unfinished session
+    session.run()
+    assert store.get(session.id).status == "stopped"
+
+    async def scenario() -> None:
+        app = RlgptApp(tmp_path)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause(0.5)
+            table = app.screen.query_one("#sessions")
+            assert table.row_count == 1 and "stopped" in table.get_row_at(0)
+            await pilot.press("enter")  # resume it
+            screen = await run_screen(pilot, app)
+            assert screen.live
+            await until(pilot, lambda: screen.ended, 240, "the resumed session to end")
+            await pilot.press("escape")
+            await until(pilot, lambda: not isinstance(app.screen, RunScreen), 10, "browser")
+            assert "finished" in app.screen.query_one("#sessions").get_row_at(0)
+            await pilot.press("enter")  # finished: a read-only replay
+            replay = await run_screen(pilot, app)
+            assert not replay.live and replay.replay_events
+            await pilot.press("right", "right", "right")
+            assert replay.position == 3
+            await pilot.press("left")
+            assert replay.position == 2
+            await pilot.press("end")
+            assert replay.position == len(replay.replay_events)
+            assert replay.query_one(TrainingPane).points >= 2
+            assert "replay" in replay.header.state
+
+    asyncio.run(scenario())
+    assert store.get(session.id).status == "finished"
+
+
+def test_new_session_form_rejects_bad_numbers(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        app = RlgptApp(tmp_path)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("n")
+            assert isinstance(app.screen, NewSessionScreen)
+            app.screen.query_one("#target_success").value = "1.5"
+            await pilot.press("ctrl+s")
+            error = str(app.screen.query_one("#form-error").render())
+            assert "target success rate must be in (0, 1]" in error
+            assert SessionStore(tmp_path).list_sessions() == []
+
+    asyncio.run(scenario())
+
+
+@pytest.fixture
+def fixed_dir(tmp_path: Path, monkeypatch) -> str:
+    monkeypatch.chdir(tmp_path)  # a relative sessions folder: the same text on every machine
+    return "sessions"
+
+
+def test_snapshot_session_browser(snap_compare, fixed_dir) -> None:
+    assert snap_compare(RlgptApp(fixed_dir), terminal_size=(120, 30))
+
+
+def test_snapshot_new_session_form(snap_compare, fixed_dir) -> None:
+    assert snap_compare(RlgptApp(fixed_dir), terminal_size=(120, 40), press=["n"])
