@@ -44,8 +44,13 @@ async def until(pilot, predicate, timeout: float, what: str) -> None:
 
 
 async def run_screen(pilot, app: RlgptApp) -> RunScreen:
-    await until(pilot, lambda: isinstance(app.screen, RunScreen), 60, "the run screen")
-    return app.screen
+    """The run screen once it is shown (a dialog may already sit on top of it)."""
+
+    def shown() -> list[RunScreen]:
+        return [s for s in app.screen_stack if isinstance(s, RunScreen)]
+
+    await until(pilot, shown, 60, "the run screen")
+    return shown()[-1]
 
 
 def kinds(store: SessionStore, session_id: int) -> list[dict]:
@@ -224,3 +229,27 @@ def test_snapshot_session_browser(snap_compare, fixed_dir) -> None:
 
 def test_snapshot_new_session_form(snap_compare, fixed_dir) -> None:
     assert snap_compare(RlgptApp(fixed_dir), terminal_size=(120, 40), press=["n"])
+
+
+def test_approval_mode_asks_before_each_proposal(tmp_path: Path) -> None:
+    from rlgpt_tui.tui.screens.dialogs import ApproveDialog
+
+    asked: list[str] = []
+
+    async def scenario() -> None:
+        app = RlgptApp(tmp_path, settings=tiny(), approval=True)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await run_screen(pilot, app)
+            while not screen.ended:
+                if isinstance(app.screen, ApproveDialog):
+                    asked.append(app.screen.kind)
+                    await pilot.press("n" if len(asked) == 1 else "y")  # reject the first plan
+                await pilot.pause(0.1)
+
+    asyncio.run(scenario())
+    assert asked == ["plan", "plan", "plan", "code"]  # it0 plan (rejected, asked again), it1
+    events = SessionStore(tmp_path).events(1)
+    rejected = [e for e in events if e["kind"] == "error"]
+    assert rejected and "plan rejected by a person" in rejected[0]["message"]
+    assert [e["iteration"] for e in events if e["kind"] == "plan_proposed"] == [0, 1]
+    assert SessionStore(tmp_path).get(1).status == "finished"
