@@ -132,6 +132,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("tasks", help="list the task catalog")
 
+    doctor = sub.add_parser("doctor", help="check the installation, devices, LLM and MineDojo")
+    _add_sessions_dir(doctor)
+    doctor.add_argument("--llm-base-url", help="OpenAI-compatible endpoint to check")
+    doctor.add_argument("--llm-model", help="model name at the endpoint")
+    doctor.add_argument("--llm-config", metavar="FILE.toml", help="a config file with [llm]")
+    doctor.add_argument(
+        "--minedojo-python", metavar="PATH", help="the python of the venv with MineDojo"
+    )
+
     app = sub.add_parser("app", help="the terminal app (also: rlgpt-tui with no command)")
     _add_sessions_dir(app)
     app.add_argument(
@@ -480,6 +489,21 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from rlgpt_tui.doctor import run_doctor
+
+    checks = run_doctor(
+        args.sessions_dir, args.llm_base_url, args.llm_model, args.llm_config, args.minedojo_python
+    )
+    for check in checks:
+        print(check.line())
+    failed = [c.name for c in checks if c.status == "FAIL"]
+    print(
+        f"{len(checks)} checks, {len(failed)} failed" + (f": {', '.join(failed)}" if failed else "")
+    )
+    return 1 if failed else 0
+
+
 def cmd_app(args: argparse.Namespace) -> int:
     from rlgpt_tui.tui.app import RlgptApp
 
@@ -514,6 +538,7 @@ def main(argv: list[str] | None = None) -> int:
         "sessions": cmd_sessions,
         "tasks": cmd_tasks,
         "app": cmd_app,
+        "doctor": cmd_doctor,
     }
     if args.command is None:
         args = parser.parse_args(["app"])

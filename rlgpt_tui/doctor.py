@@ -1,0 +1,179 @@
+"""``rlgpt-tui doctor``: one line per check, with the fix when something is wrong.
+
+Checks: Python and package versions, torch and JAX devices, the sessions folder, the LLM
+endpoint (reachable, model known), and for MineDojo: the named interpreter, whether
+``minedojo`` imports there, and the Java version. Never prints an API key.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from importlib import metadata
+
+PACKAGES = (
+    "torch",
+    "jax",
+    "craftax",
+    "crafter",
+    "stable-baselines3",
+    "textual",
+    "openai",
+    "sqlite-utils",
+    "watchfiles",
+    "pillow",
+)
+
+
+@dataclass
+class Check:
+    name: str
+    status: str  # OK, INFO, WARN, FAIL
+    detail: str
+    fix: str = ""
+
+    def line(self) -> str:
+        fix = f"  -> {self.fix}" if self.fix else ""
+        return f"{self.status:<4}  {self.name:<18} {self.detail}{fix}"
+
+
+def check_python() -> Check:
+    """The package requires 3.11+, so reaching here means it is new enough."""
+    return Check("python", "OK", f"{sys.version.split()[0]} ({sys.executable})")
+
+
+def check_packages() -> list[Check]:
+    checks = []
+    for package in PACKAGES:
+        try:
+            checks.append(Check(package, "OK", metadata.version(package)))
+        except metadata.PackageNotFoundError:
+            checks.append(Check(package, "FAIL", "not installed", "run bash scripts/setup.sh"))
+    return checks
+
+
+def check_devices() -> list[Check]:
+    checks = []
+    try:
+        import torch
+
+        gpu = torch.cuda.is_available()
+        detail = f"cuda: {torch.cuda.get_device_name(0)}" if gpu else "cpu only (no CUDA GPU)"
+        checks.append(Check("torch devices", "OK", detail))
+    except Exception as error:  # a broken install is what doctor is for
+        checks.append(Check("torch devices", "FAIL", str(error), "run bash scripts/setup.sh"))
+    try:
+        import jax
+
+        devices = ", ".join(sorted({d.platform for d in jax.devices()}))
+        checks.append(Check("jax devices", "OK", devices))
+    except Exception as error:
+        checks.append(Check("jax devices", "FAIL", str(error), "run bash scripts/setup.sh"))
+    return checks
+
+
+def check_sessions(sessions_dir: str | None) -> Check:
+    from rlgpt_tui.store import SessionStore, StoreError
+
+    try:
+        store = SessionStore(sessions_dir)
+    except StoreError as error:
+        return Check("sessions folder", "FAIL", str(error))
+    count = len(store.list_sessions())
+    store.close()
+    return Check("sessions folder", "OK", f"{store.path} ({count} sessions)")
+
+
+def check_llm(base_url: str | None, model: str | None, config: str | None) -> Check:
+    from rlgpt_tui.llm.client import LLMClient, LLMError, LLMSettings
+
+    try:
+        settings = LLMSettings.resolve(base_url, model, config)
+        if not settings.configured:
+            return Check("LLM endpoint", "INFO", "not configured: the builtin agent is used")
+        LLMClient(settings).check()
+    except LLMError as error:
+        return Check("LLM endpoint", "FAIL", str(error))
+    return Check("LLM endpoint", "OK", f"{settings.describe()} answers; model known")
+
+
+def check_minedojo(python: str | None) -> list[Check]:
+    from rlgpt_tui.envs.minedojo.process import ENV_PYTHON
+
+    python = python or os.environ.get(ENV_PYTHON)
+    if not python:
+        return [
+            Check(
+                "minedojo python",
+                "INFO",
+                "not configured (optional backend)",
+                f"for MineDojo: --minedojo-python PATH or {ENV_PYTHON} (README)",
+            )
+        ]
+    if not os.path.exists(python):
+        return [
+            Check(
+                "minedojo python",
+                "FAIL",
+                f"{python} does not exist",
+                "point it at the python of the venv where minedojo is installed",
+            )
+        ]
+    checks = []
+    probe = _run([python, "-c", "import sys; print(sys.version.split()[0])"])
+    if probe is None:
+        return [Check("minedojo python", "FAIL", f"{python} does not run", "reinstall that venv")]
+    checks.append(Check("minedojo python", "OK", f"{python} (Python {probe})"))
+    found = _run([python, "-c", "import minedojo, numpy; print(numpy.__version__)"])
+    checks.append(
+        Check("minedojo import", "OK", f"imports (numpy {found})")
+        if found is not None
+        else Check(
+            "minedojo import",
+            "FAIL",
+            "`import minedojo` fails there",
+            "pip install minedojo in that venv (gym==0.21, numpy<2)",
+        )
+    )
+    checks.append(check_java())
+    return checks
+
+
+def check_java() -> Check:
+    java = shutil.which("java")
+    if java is None:
+        return Check("java", "FAIL", "not found", "install a Java 8 JDK (MineDojo needs JDK 8)")
+    result = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=30)
+    first = (result.stderr or result.stdout).splitlines()[0] if result.returncode == 0 else ""
+    if '"1.8' not in first:
+        return Check("java", "WARN", first or "unknown version", "MineDojo needs Java 8 (1.8)")
+    return Check("java", "OK", first)
+
+
+def _run(command: list[str]) -> str | None:
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return result.stdout.strip() if result.returncode == 0 else None
+
+
+def run_doctor(
+    sessions_dir: str | None = None,
+    llm_base_url: str | None = None,
+    llm_model: str | None = None,
+    llm_config: str | None = None,
+    minedojo_python: str | None = None,
+) -> list[Check]:
+    """All checks, in order."""
+    return [
+        check_python(),
+        *check_packages(),
+        *check_devices(),
+        check_sessions(sessions_dir),
+        check_llm(llm_base_url, llm_model, llm_config),
+        *check_minedojo(minedojo_python),
+    ]

@@ -1,0 +1,22 @@
+"""MineDojo, run out of process in its own interpreter (see the README's MineDojo section)."""
+
+from rlgpt_tui.envs.minedojo.process import (
+    MineDojoError,
+    WorkerCrashed,
+    WorkerProcess,
+    WorkerTimeout,
+)
+from rlgpt_tui.envs.minedojo.tasks import MineDojoTask, load_minedojo_tasks
+from rlgpt_tui.envs.minedojo.world import PRIMITIVES, MineDojoWorld, minedojo_success
+
+__all__ = [
+    "PRIMITIVES",
+    "MineDojoError",
+    "MineDojoTask",
+    "MineDojoWorld",
+    "WorkerCrashed",
+    "WorkerProcess",
+    "WorkerTimeout",
+    "load_minedojo_tasks",
+    "minedojo_success",
+]

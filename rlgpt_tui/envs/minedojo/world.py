@@ -1,0 +1,395 @@
+"""MineDojo behind the World interface, one worker process per env (out of process).
+
+What maps, and how:
+- Actions: named primitives (see :data:`PRIMITIVES`) become MineDojo's
+  ``MultiDiscrete([3, 3, 4, 25, 25, 8, 244, 36])`` vectors: movement, jump/sneak/sprint,
+  camera steps of 15 degrees, and the functional actions (use, drop, attack, craft, equip,
+  place, destroy). ``craft:<item>`` takes the item's index from the list the worker reports
+  (MineDojo's own ``ALL_CRAFT_SMELT_ITEMS``); ``equip:`` / ``place:`` / ``destroy:`` pick the
+  first inventory slot holding the item.
+- Observation for the policy: inventory counts of :data:`TRACKED_ITEMS`, life stats, the
+  3x3x3 voxel block ids around the player, pitch/yaw, nearby table/furnace (normalised).
+- View: MineDojo sees only the 3x3x3 voxels around the player, so the 7x9 grid holds them
+  at its centre (the layer at the player's feet, the layer above drawn where it is solid)
+  and ``unknown`` elsewhere; health and food come from life stats (scaled to 0-9), drink is
+  oxygen, energy is fixed at 9 (Minecraft has none), facing comes from yaw.
+- Crafter-style ``achievements`` stay zero; ``inventory`` (the 12 Crafter items) is filled
+  from their Minecraft counterparts (log -> wood, cobblestone -> stone, ...). MineDojo tasks
+  check their own inventory goals (:func:`minedojo_success`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from rlgpt_tui.envs.base import (
+    ACHIEVEMENTS,
+    INVENTORY_ITEMS,
+    VIEW_COLS,
+    VIEW_ROWS,
+    StepResult,
+    View,
+    World,
+)
+from rlgpt_tui.envs.minedojo.process import MineDojoError, WorkerCrashed, WorkerProcess
+
+ACTION_SHAPE = (3, 3, 4, 25, 25, 8, 244, 36)
+CAMERA_CENTER = 12  # no camera change; each step is 15 degrees
+FUNCTIONAL = ("noop", "use", "drop", "attack", "craft", "equip", "place", "destroy")
+MOVES: dict[str, tuple[int, int]] = {
+    "noop": (0, 0),
+    "forward": (0, 1),
+    "back": (0, 2),
+    "left": (1, 1),
+    "right": (1, 2),
+    "jump": (2, 1),
+    "sneak": (2, 2),
+    "sprint": (2, 3),
+    "camera_up": (3, CAMERA_CENTER - 1),
+    "camera_down": (3, CAMERA_CENTER + 1),
+    "camera_left": (4, CAMERA_CENTER - 1),
+    "camera_right": (4, CAMERA_CENTER + 1),
+}
+TRACKED_ITEMS = (
+    "log",
+    "planks",
+    "stick",
+    "crafting_table",
+    "wooden_pickaxe",
+    "cobblestone",
+    "stone_pickaxe",
+    "furnace",
+    "coal",
+    "iron_ore",
+    "iron_ingot",
+    "iron_pickaxe",
+    "diamond",
+    "bucket",
+    "milk_bucket",
+    "beef",
+    "cooked_beef",
+    "bed",
+    "wool",
+)
+ITEM_ARGUMENTS = (
+    "planks",
+    "stick",
+    "crafting_table",
+    "wooden_pickaxe",
+    "stone_pickaxe",
+    "furnace",
+    "iron_ingot",
+    "iron_pickaxe",
+    "bucket",
+    "cooked_beef",
+    "bed",
+)
+PRIMITIVES: tuple[str, ...] = (
+    *MOVES,
+    "use",
+    "drop",
+    "attack",
+    *(f"craft:{item}" for item in ITEM_ARGUMENTS),
+    "equip:wooden_pickaxe",
+    "equip:stone_pickaxe",
+    "equip:iron_pickaxe",
+    "place:crafting_table",
+    "place:furnace",
+)
+CRAFTER_COUNTERPART = {
+    "wood": "log",
+    "stone": "cobblestone",
+    "coal": "coal",
+    "iron": "iron_ore",
+    "diamond": "diamond",
+    "sapling": "sapling",
+    "wood_pickaxe": "wooden_pickaxe",
+    "stone_pickaxe": "stone_pickaxe",
+    "iron_pickaxe": "iron_pickaxe",
+    "wood_sword": "wooden_sword",
+    "stone_sword": "stone_sword",
+    "iron_sword": "iron_sword",
+}
+BLOCK_IDS = {
+    "air": 0,
+    "grass": 1,
+    "dirt": 2,
+    "stone": 3,
+    "log": 4,
+    "leaves": 5,
+    "water": 6,
+    "lava": 7,
+    "sand": 8,
+    "coal_ore": 9,
+    "iron_ore": 10,
+    "diamond_ore": 11,
+    "crafting_table": 12,
+    "furnace": 13,
+}
+OBSERVATION_SEGMENTS = {
+    "inventory": slice(0, len(TRACKED_ITEMS)),
+    "life": slice(len(TRACKED_ITEMS), len(TRACKED_ITEMS) + 3),
+    "voxels": slice(len(TRACKED_ITEMS) + 3, len(TRACKED_ITEMS) + 30),
+    "orientation": slice(len(TRACKED_ITEMS) + 30, len(TRACKED_ITEMS) + 32),
+    "nearby_tools": slice(len(TRACKED_ITEMS) + 32, len(TRACKED_ITEMS) + 34),
+}
+OBSERVATION_SIZE = len(TRACKED_ITEMS) + 34
+_VIEW_BLOCKS = {
+    "log": "tree",
+    "leaves": "tree",
+    "stone": "stone",
+    "cobblestone": "stone",
+    "coal_ore": "coal",
+    "iron_ore": "iron",
+    "diamond_ore": "diamond",
+    "water": "water",
+    "lava": "lava",
+    "sand": "sand",
+    "grass": "grass",
+    "dirt": "grass",
+    "air": "grass",
+    "crafting_table": "table",
+    "furnace": "furnace",
+}
+
+
+def inventory_counts(obs: dict[str, Any]) -> dict[str, int]:
+    """Item name -> total count over the 36 inventory slots."""
+    counts: dict[str, int] = {}
+    inventory = obs["inventory"]
+    for name, quantity in zip(inventory["name"], inventory["quantity"], strict=True):
+        name = str(name).replace(" ", "_")
+        if name not in ("air", "none"):
+            counts[name] = counts.get(name, 0) + int(quantity)
+    return counts
+
+
+def minedojo_success(goal: dict[str, int], obs: dict[str, Any]) -> bool:
+    """A MineDojo task's inventory goal (e.g. ``{"log": 1}``) holds in ``obs``."""
+    counts = inventory_counts(obs)
+    return all(counts.get(item, 0) >= n for item, n in goal.items())
+
+
+class ActionEncoder:
+    """Named primitives -> MultiDiscrete vectors, given the craft list and the inventory."""
+
+    def __init__(self, craft_items: list[str]):
+        self.craft_index = {name: i for i, name in enumerate(craft_items)}
+
+    def encode(self, name: str, obs: dict[str, Any] | None) -> np.ndarray:
+        action = np.zeros(len(ACTION_SHAPE), dtype=np.int64)
+        action[3] = action[4] = CAMERA_CENTER
+        if name in MOVES:
+            index, value = MOVES[name]
+            action[index] = value
+            return action
+        verb, _, item = name.partition(":")
+        if verb not in FUNCTIONAL:
+            raise ValueError(f"unknown MineDojo action {name!r}: use one of {PRIMITIVES}")
+        action[5] = FUNCTIONAL.index(verb)
+        if verb == "craft":
+            if item not in self.craft_index:
+                raise ValueError(f"MineDojo cannot craft {item!r} (not in its craft list)")
+            action[6] = self.craft_index[item]
+        elif verb in ("equip", "place", "destroy"):
+            action[7] = self._slot(item, obs)
+        return action
+
+    @staticmethod
+    def _slot(item: str, obs: dict[str, Any] | None) -> int:
+        if obs is not None:
+            for slot, name in enumerate(obs["inventory"]["name"]):
+                if str(name).replace(" ", "_") == item:
+                    return slot
+        return 0  # not held: MineDojo's action mask makes this a no-op
+
+
+class MineDojoWorld(World):
+    """``num_envs`` MineDojo envs, each in its own worker process (crash -> restart)."""
+
+    name = "minedojo"
+    action_names = PRIMITIVES
+    observation_segments = OBSERVATION_SEGMENTS
+    observation_size = OBSERVATION_SIZE
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        seed: int = 0,
+        task_id: str = "harvest_1_log",
+        python: str | None = None,
+        image_size: tuple[int, int] = (160, 256),
+        step_timeout: float = 60.0,
+        worker_env: dict[str, str] | None = None,
+    ):
+        self.num_envs = num_envs
+        self.task_id = task_id
+        self.image_size = image_size
+        self.step_timeout = step_timeout
+        self.seed = seed
+        self.workers = [WorkerProcess(python, env=worker_env) for _ in range(num_envs)]
+        self.encoders: list[ActionEncoder] = []
+        for i, worker in enumerate(self.workers):
+            self.encoders.append(self._make(worker, seed + i))
+        self.obs: list[dict[str, Any] | None] = [None] * num_envs
+        self.restarts = 0
+
+    def _make(self, worker: WorkerProcess, seed: int) -> ActionEncoder:
+        reply = worker.request(
+            {
+                "op": "make",
+                "task_id": self.task_id,
+                "image_size": list(self.image_size),
+                "seed": seed,
+            },
+            timeout=600.0,  # the first make builds Minecraft
+        )
+        return ActionEncoder(reply["craft_items"])
+
+    # -- World API ------------------------------------------------------------------------
+    def reset(self, seed: int) -> StepResult:
+        return self.reset_envs(np.ones(self.num_envs, dtype=bool))
+
+    def reset_envs(self, mask: np.ndarray) -> StepResult:
+        for i in np.flatnonzero(mask):
+            self.obs[i] = self._call(i, {"op": "reset"})["obs"]
+        return self._result(
+            np.zeros(self.num_envs, dtype=np.float32), np.zeros(self.num_envs, bool)
+        )
+
+    def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> StepResult:
+        active = np.ones(self.num_envs, dtype=bool) if active is None else active
+        reward = np.zeros(self.num_envs, dtype=np.float32)
+        done = np.zeros(self.num_envs, dtype=bool)
+        for i in np.flatnonzero(active):
+            name = self.action_names[int(actions[i])]
+            vector = self.encoders[i].encode(name, self.obs[i])
+            try:
+                reply = self._call(i, {"op": "step", "action": vector.tolist()}, restart=False)
+            except WorkerCrashed:  # Minecraft died: a fresh worker, and this episode ends
+                self._restart(i)
+                done[i] = True
+                continue
+            self.obs[i] = reply["obs"]
+            reward[i], done[i] = reply["reward"], reply["done"]
+            self._steps_taken += 1
+        return self._result(reward, done)
+
+    def _call(self, i: int, message: dict[str, Any], restart: bool = True) -> dict[str, Any]:
+        try:
+            return self.workers[i].request(message, timeout=self.step_timeout)
+        except WorkerCrashed:
+            if not restart:
+                raise
+            self._restart(i)
+            return self.workers[i].request(message, timeout=self.step_timeout)
+
+    def _restart(self, i: int) -> None:
+        self.workers[i].restart()
+        self.encoders[i] = self._make(self.workers[i], self.seed + i)
+        self.obs[i] = self.workers[i].request({"op": "reset"}, timeout=self.step_timeout)["obs"]
+        self.restarts += 1
+
+    def _result(self, reward: np.ndarray, done: np.ndarray) -> StepResult:
+        obs = np.stack([self.vector(o) for o in self.obs])
+        inventory = np.zeros((self.num_envs, len(INVENTORY_ITEMS)), dtype=np.int64)
+        for i, o in enumerate(self.obs):
+            counts = inventory_counts(o) if o is not None else {}
+            inventory[i] = [counts.get(CRAFTER_COUNTERPART[k], 0) for k in INVENTORY_ITEMS]
+        return StepResult(
+            obs=obs,
+            reward=reward,
+            game_over=done,
+            achievements=np.zeros((self.num_envs, len(ACHIEVEMENTS)), dtype=bool),
+            inventory=inventory,
+        )
+
+    @staticmethod
+    def vector(obs: dict[str, Any] | None) -> np.ndarray:
+        """The policy's observation (see :data:`OBSERVATION_SEGMENTS`), values in [0, 1]."""
+        out = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
+        if obs is None:
+            return out
+        counts = inventory_counts(obs)
+        out[OBSERVATION_SEGMENTS["inventory"]] = [
+            min(counts.get(k, 0), 64) / 64 for k in TRACKED_ITEMS
+        ]
+        life = obs["life_stats"]
+        out[OBSERVATION_SEGMENTS["life"]] = [
+            float(np.ravel(life["life"])[0]) / 20,
+            float(np.ravel(life["food"])[0]) / 20,
+            float(np.ravel(life["oxygen"])[0]) / 300,
+        ]
+        blocks = np.ravel(obs["voxels"]["block_name"])
+        out[OBSERVATION_SEGMENTS["voxels"]] = [
+            BLOCK_IDS.get(str(b), len(BLOCK_IDS)) / len(BLOCK_IDS) for b in blocks
+        ]
+        location = obs["location_stats"]
+        out[OBSERVATION_SEGMENTS["orientation"]] = [
+            (float(np.ravel(location["pitch"])[0]) + 90) / 180,
+            (float(np.ravel(location["yaw"])[0]) % 360) / 360,
+        ]
+        tools = obs.get("nearby_tools", {})
+        out[OBSERVATION_SEGMENTS["nearby_tools"]] = [
+            float(bool(np.ravel(tools.get("table", [False]))[0])),
+            float(bool(np.ravel(tools.get("furnace", [False]))[0])),
+        ]
+        return out
+
+    def views(self, indices: list[int] | None = None) -> list[View]:
+        indices = range(self.num_envs) if indices is None else indices
+        return [self.view(self.obs[i]) for i in indices]
+
+    @staticmethod
+    def view(obs: dict[str, Any]) -> View:
+        """The 3x3x3 voxels at the centre of a 7x9 grid; stats scaled to Crafter's 0-9."""
+        grid = [["unknown"] * VIEW_COLS for _ in range(VIEW_ROWS)]
+        voxels = np.asarray(obs["voxels"]["block_name"]).reshape(3, 3, 3)  # (x, y, z)
+        for dx in range(3):
+            for dz in range(3):
+                feet = str(voxels[dx, 1, dz])
+                above = str(voxels[dx, 2, dz])
+                name = above if above not in ("air", "leaves") and feet == "air" else feet
+                grid[VIEW_ROWS // 2 + dz - 1][VIEW_COLS // 2 + dx - 1] = _VIEW_BLOCKS.get(
+                    name, "unknown"
+                )
+        life = obs["life_stats"]
+        location = obs["location_stats"]
+        yaw = math.radians(float(np.ravel(location["yaw"])[0]))
+        facing = (round(-math.sin(yaw)), round(math.cos(yaw)))
+        pos = np.ravel(location["pos"])
+        counts = inventory_counts(obs)
+        return View(
+            grid=tuple(tuple(row) for row in grid),
+            mobs=(),
+            inventory={k: counts.get(CRAFTER_COUNTERPART[k], 0) for k in INVENTORY_ITEMS},
+            health=round(float(np.ravel(life["life"])[0]) * 9 / 20),
+            food=round(float(np.ravel(life["food"])[0]) * 9 / 20),
+            drink=round(float(np.ravel(life["oxygen"])[0]) * 9 / 300),
+            energy=9,
+            facing=facing if facing != (0, 0) else (0, 1),
+            daylight=1.0,
+            position=(int(pos[0]), int(pos[2])),
+        )
+
+    def frame(self, index: int, size: int = 288) -> np.ndarray:
+        obs = self.obs[index]
+        if obs is None:
+            raise MineDojoError("no observation yet: reset the world first")
+        rgb = np.transpose(np.asarray(obs["rgb"]), (1, 2, 0))  # MineDojo: (3, H, W)
+        return np.ascontiguousarray(rgb, dtype=np.uint8)
+
+    def close(self) -> None:
+        for worker in self.workers:
+            worker.close()
+
+    @classmethod
+    def documentation(cls) -> str:
+        return (
+            "MineDojo (Minecraft). Primitive actions: " + ", ".join(PRIMITIVES) + ". "
+            "The player sees the 3x3x3 blocks around it; craft with craft:<item> (a crafting "
+            "table nearby for tools), equip a pickaxe before mining stone and ores."
+        )

@@ -1,0 +1,137 @@
+"""The MineDojo backend over its real pipe protocol, against a stand-in worker env."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rlgpt_tui.cli import main
+from rlgpt_tui.envs.minedojo import (
+    PRIMITIVES,
+    MineDojoError,
+    MineDojoWorld,
+    WorkerProcess,
+    WorkerTimeout,
+    load_minedojo_tasks,
+    minedojo_success,
+)
+from rlgpt_tui.envs.minedojo.world import ActionEncoder
+
+ROOT = Path(__file__).resolve().parents[1]
+STANDIN = {"RLGPT_MINEDOJO_FACTORY": "tests.minedojo_standin:make", "PYTHONPATH": str(ROOT)}
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as stat:  # a zombie is dead too
+        return stat.read().split()[2] != "Z"
+
+
+def world(tmp_path: Path, **env: str) -> tuple[MineDojoWorld, Path]:
+    pid_file = tmp_path / "pids"
+    worker_env = STANDIN | {"STANDIN_PID_FILE": str(pid_file)} | env
+    return MineDojoWorld(1, python=sys.executable, worker_env=worker_env, step_timeout=5), pid_file
+
+
+def pids(pid_file: Path) -> tuple[int, int]:
+    worker, child = pid_file.read_text().split()
+    return int(worker), int(child)
+
+
+def test_start_step_view_and_clean_shutdown(tmp_path: Path) -> None:
+    w, pid_file = world(tmp_path)
+    first = w.reset(0)
+    assert first.obs.shape == (1, w.observation_size) and first.obs.dtype == np.float32
+    view = w.views()[0]
+    assert view.block_at(*view.facing_position) == "tree"  # the log ahead of the player
+    assert view.health == 9 and view.food == 8 and view.energy == 9
+    assert w.frame(0).shape == (160, 256, 3)
+    attack = PRIMITIVES.index("attack")
+    result = w.step(np.array([attack]))
+    assert result.reward[0] == 1.0 and result.game_over[0]  # harvest_1_log reached
+    assert result.inventory[0][0] == 1  # Crafter's "wood" <- Minecraft's "log"
+    assert minedojo_success({"log": 1}, w.obs[0]) and not minedojo_success({"log": 2}, w.obs[0])
+    assert w.steps_taken == 1
+    worker, java = pids(pid_file)
+    assert alive(worker) and alive(java)
+    w.close()
+    assert not alive(worker) and not alive(java)  # no orphans
+
+
+def test_crash_restarts_the_worker_and_ends_the_episode(tmp_path: Path) -> None:
+    w, pid_file = world(tmp_path, STANDIN_CRASH_AT_STEP="2")
+    w.reset(0)
+    forward = PRIMITIVES.index("forward")
+    first_worker, first_java = pids(pid_file)
+    assert not w.step(np.array([forward])).game_over[0]
+    crashed = w.step(np.array([forward]))  # Minecraft dies here
+    assert crashed.game_over[0] and w.restarts == 1
+    assert not alive(first_java)  # the dead worker's child was reaped with its group
+    assert pids(pid_file)[0] != first_worker
+    assert not w.step(np.array([forward])).game_over[0]  # the new worker answers
+    w.close()
+
+
+def test_timeout_kills_the_worker_group(tmp_path: Path) -> None:
+    w, pid_file = world(tmp_path, STANDIN_HANG_AT_STEP="1")
+    w.reset(0)
+    worker, java = pids(pid_file)
+    with pytest.raises(WorkerTimeout, match="no answer to 'step' within 5 s"):
+        w.step(np.array([0]))
+    assert not alive(worker) and not alive(java)
+    w.close()
+
+
+def test_bad_interpreter_is_one_line_with_the_fix(tmp_path: Path) -> None:
+    with pytest.raises(MineDojoError, match="does not exist: point --minedojo-python"):
+        WorkerProcess(str(tmp_path / "no-python"))
+    not_python = tmp_path / "fake-python"
+    not_python.write_text("#!/bin/sh\nexit 1\n")
+    not_python.chmod(0o755)
+    with pytest.raises(MineDojoError, match=r"did not start .* \(run `rlgpt-tui doctor`\)"):
+        WorkerProcess(str(not_python), start_timeout=5)
+
+
+def test_action_encoding_follows_minedojo_layout() -> None:
+    encoder = ActionEncoder(["planks", "stick", "crafting_table"])
+    assert encoder.encode("forward", None).tolist() == [1, 0, 0, 12, 12, 0, 0, 0]
+    assert encoder.encode("camera_left", None).tolist() == [0, 0, 0, 12, 11, 0, 0, 0]
+    assert encoder.encode("craft:stick", None).tolist() == [0, 0, 0, 12, 12, 4, 1, 0]
+    obs = {"inventory": {"name": ["air", "wooden pickaxe"], "quantity": [0, 1]}}
+    assert encoder.encode("equip:wooden_pickaxe", obs).tolist()[5:] == [5, 0, 1]
+    with pytest.raises(ValueError, match="cannot craft 'bed'"):
+        encoder.encode("craft:bed", None)
+
+
+def test_paper_tasks_have_minedojo_ids_and_goals() -> None:
+    tasks = load_minedojo_tasks()
+    assert len(tasks) == 14
+    assert tasks["obtain_diamond"].task_id == "harvest_1_diamond"
+    assert tasks["harvest_milk"].goal == {"milk_bucket": 1}
+    assert all(t.horizon > 0 and t.goal for t in tasks.values())
+
+
+def test_doctor_reports_each_check_and_a_bad_minedojo_python(capsys, tmp_path) -> None:
+    code = main(
+        [
+            "doctor",
+            "--sessions-dir",
+            str(tmp_path / "sessions"),
+            "--minedojo-python",
+            str(tmp_path / "missing"),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 1
+    for name in ("python", "torch", "jax devices", "sessions folder", "LLM", "minedojo python"):
+        assert name in out
+    line = next(x for x in out.splitlines() if "minedojo python" in x)
+    assert "FAIL" in line and "does not exist" in line
+    assert "OK" in next(x for x in out.splitlines() if "sessions folder" in x)
