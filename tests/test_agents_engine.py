@@ -301,3 +301,24 @@ def test_pause_then_human_plan_and_code_edits_take_effect_on_resume() -> None:
     written = next(e for e in events if isinstance(e, ev.CodeWritten))
     assert written.source == "human"
     assert isinstance(events[-1], ev.SessionFinished) and events[-1].best_success >= 0.5
+
+
+def test_rl_config_edits_apply_at_the_next_training_and_bad_ones_are_reported() -> None:
+    events: list[ev.Event] = []
+    engine = Engine(small_settings(max_iterations=1), builtin_team(), events.append)
+    engine.edit_rl_config("collect_wood", {"samples": 2048, "ppo": {"ent_coef": 0.05}})
+    engine.run()
+    started = next(e for e in events if isinstance(e, ev.TrainingStarted))
+    assert started.config["samples"] == 2048 and started.config["ppo"]["ent_coef"] == 0.05
+    assert started.config["ppo"]["n_steps"] == 64  # the rest of ppo kept
+    edit = next(e for e in events if isinstance(e, ev.EditApplied))
+    assert edit.what == "rl_config" and json.loads(edit.after)["samples"] == 2048
+
+    events.clear()
+    engine = Engine(small_settings(max_iterations=1), builtin_team(), events.append)
+    engine.edit_rl_config("collect_wood", {"samples": -5})
+    engine.run()
+    rejected = next(e for e in events if isinstance(e, ev.ValidationFailed))
+    assert rejected.error.startswith("RL config edit not used: samples")
+    started = next(e for e in events if isinstance(e, ev.TrainingStarted))
+    assert started.config["samples"] == 3000  # the agent's own budget, unchanged

@@ -432,8 +432,12 @@ class Engine:
             changes = self._rl_edits.pop(subaction, None)
         if not changes:
             return config
+        merged = config.model_dump()
+        for key, value in changes.items():  # nested fields (ppo) are merged, not replaced
+            both_dicts = isinstance(value, dict) and isinstance(merged.get(key), dict)
+            merged[key] = merged[key] | value if both_dicts else value
         try:
-            edited = RLConfig.model_validate(config.model_dump() | changes)
+            edited = RLConfig.model_validate(merged)
         except ValidationError as error:
             first = error.errors()[0]
             where = ".".join(str(p) for p in first["loc"])

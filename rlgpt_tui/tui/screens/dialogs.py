@@ -104,6 +104,35 @@ class EditCodeDialog(EditorDialog):
         return text
 
 
+class EditRLConfigDialog(EditorDialog):
+    """RLConfig fields to override for a learned sub-action's next training run."""
+
+    def __init__(self, subaction: str, current: dict[str, Any]) -> None:
+        shown = {
+            k: current[k] for k in ("samples", "observation", "primitives", "ppo") if k in current
+        }
+        super().__init__(
+            f"RL configuration changes for {subaction} (JSON object of RLConfig fields, e.g. "
+            '{"samples": 50000, "ppo": {"ent_coef": 0.02}}); used for its next training run',
+            json.dumps(shown, indent=2),
+            None,
+        )
+
+    def check(self, text: str) -> dict[str, Any]:
+        from rlgpt_tui.rl.config import RLConfig
+
+        try:
+            changes = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"not JSON: {error}") from None
+        if not isinstance(changes, dict):
+            raise ValueError("write a JSON object of RLConfig fields")
+        unknown = sorted(set(changes) - set(RLConfig.model_fields))
+        if unknown:
+            raise ValueError(f"unknown RLConfig field(s) {unknown}")
+        return changes
+
+
 class ApproveDialog(ModalScreen[bool]):
     """Approval mode: shows an agent's proposal; y approves, n rejects."""
 

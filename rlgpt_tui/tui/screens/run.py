@@ -27,7 +27,12 @@ from rlgpt_tui.skills.runtime import CodedAction
 from rlgpt_tui.skills.sandbox import CodeValidationError
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.tui.messages import CodeFileChanged, EngineEvent, FrameReady, SessionEnded
-from rlgpt_tui.tui.screens.dialogs import ApproveDialog, EditCodeDialog, EditPlanDialog
+from rlgpt_tui.tui.screens.dialogs import (
+    ApproveDialog,
+    EditCodeDialog,
+    EditPlanDialog,
+    EditRLConfigDialog,
+)
 from rlgpt_tui.tui.widgets.agent_view import AgentView
 from rlgpt_tui.tui.widgets.code import CodePane
 from rlgpt_tui.tui.widgets.critic import CriticPane
@@ -36,7 +41,7 @@ from rlgpt_tui.tui.widgets.log import LogPane
 from rlgpt_tui.tui.widgets.plan import PlanPane
 from rlgpt_tui.tui.widgets.training import TrainingPane
 
-LIVE_ONLY = {"pause", "stop", "edit_plan", "toggle_mode", "edit_code", "approval"}
+LIVE_ONLY = {"pause", "stop", "edit_plan", "toggle_mode", "edit_code", "edit_rl", "approval"}
 REPLAY_ONLY = {"step", "step_all"}
 
 
@@ -59,6 +64,7 @@ class RunScreen(Screen):
         Binding("e", "edit_plan", "Edit plan"),
         Binding("t", "toggle_mode", "Code/RL"),
         Binding("c", "edit_code", "Edit code"),
+        Binding("r", "edit_rl", "RL config"),
         Binding("d", "diff", "Diff"),
         Binding("a", "approval", "Approval"),
         # replay only (disabled while live, so the keys reach the tables and editors)
@@ -296,6 +302,27 @@ class RunScreen(Screen):
         self.session.engine.edit_code(name, code)
         self.log_pane.note(f"code of {name} edited in the app (used from the next safe point)")
         self.notify(f"code edit of {name} queued")
+
+    def action_edit_rl(self) -> None:
+        """Override RLConfig fields of the selected (or first) learned sub-action."""
+        plan = self.plan_pane.plan
+        learned = [s["name"] for s in (plan or {}).get("subactions", []) if s["mode"] == "rl"]
+        if not learned:
+            self.notify("the latest plan has no learned sub-action", severity="warning")
+            return
+        selected = self.plan_pane.selected_subaction()
+        name = selected if selected in learned else learned[0]
+        current = self.query_one(TrainingPane).configs.get(name, {})
+        self.app.push_screen(
+            EditRLConfigDialog(name, current), lambda changes: self._rl_edited(name, changes)
+        )
+
+    def _rl_edited(self, name: str, changes: dict[str, Any] | None) -> None:
+        if not changes:
+            return
+        self.session.engine.edit_rl_config(name, changes)
+        self.log_pane.note(f"RL config of {name} edited: {json.dumps(changes)} (next training)")
+        self.notify(f"RL config edit of {name} queued")
 
     def action_diff(self) -> None:
         self.code_pane.toggle_diff()

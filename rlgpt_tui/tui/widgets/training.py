@@ -19,6 +19,7 @@ class TrainingPane(Vertical):
         self.runs: dict[str, dict[str, list[float]]] = {}
         self.current = ""
         self.points = 0
+        self.configs: dict[str, dict[str, Any]] = {}  # latest RLConfig per sub-action
 
     def compose(self) -> ComposeResult:
         yield Static("waiting for the first rollout", id="training-status")
@@ -29,6 +30,7 @@ class TrainingPane(Vertical):
         if kind == "training_started":
             self.current = f"it{event['iteration']} {event['subaction']}"
             self.runs[self.current] = {"samples": [], "success": [], "return": []}
+            self.configs[event["subaction"]] = event.get("rl_config") or event["config"]
             coded = ", ".join(event["config"].get("coded_actions") or []) or "none"
             self.query_one("#training-status", Static).update(
                 f"{self.current}: {event['config']['samples']:,} samples, coded actions: {coded}"
@@ -51,9 +53,10 @@ class TrainingPane(Vertical):
         widget = self.query_one(PlotextPlot)
         plt = widget.plt
         plt.clear_data()
-        plt.title("success rate (train) vs samples")
+        plt.title("training success rate (left) and mean return (right) vs samples")
         plt.ylim(0, 1)
         for name, run in self.runs.items():
             if run["samples"]:
-                plt.plot(run["samples"], run["success"], label=name)
+                plt.plot(run["samples"], run["success"], label=f"{name} success")
+                plt.plot(run["samples"], run["return"], label="return", yside="right", marker="dot")
         widget.refresh()
