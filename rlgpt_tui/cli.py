@@ -92,6 +92,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--env", default="craftax", help="world: craftax (default) or crafter")
     run.add_argument("--llm-base-url", help="OpenAI-compatible endpoint (default: builtin agent)")
     run.add_argument("--llm-model", help="model name at the endpoint")
+    run.add_argument(
+        "--llm-vision",
+        action="store_true",
+        help="the model accepts images: the critic also gets frames before/after",
+    )
     run.add_argument("--llm-config", metavar="FILE.toml", help="a config file with an [llm] table")
     run.add_argument("--iterations", type=int, default=4, help="outer-loop iterations (max)")
     run.add_argument("--samples-per-iteration", type=int, default=30_000, help="PPO budget each")
@@ -357,7 +362,12 @@ def llm_settings(args: argparse.Namespace):
     """LLM settings from flags, the environment and a config file (None: builtin agent)."""
     from rlgpt_tui.llm.client import LLMSettings
 
-    settings = LLMSettings.resolve(args.llm_base_url, args.llm_model, args.llm_config)
+    settings = LLMSettings.resolve(
+        args.llm_base_url,
+        args.llm_model,
+        args.llm_config,
+        vision=True if getattr(args, "llm_vision", False) else None,
+    )
     if not settings.configured:
         if settings.base_url:
             raise UsageError("--llm-base-url given without a model: add --llm-model NAME")

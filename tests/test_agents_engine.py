@@ -322,3 +322,23 @@ def test_rl_config_edits_apply_at_the_next_training_and_bad_ones_are_reported() 
     assert rejected.error.startswith("RL config edit not used: samples")
     started = next(e for e in events if isinstance(e, ev.TrainingStarted))
     assert started.config["samples"] == 3000  # the agent's own budget, unchanged
+
+
+def test_vision_critic_gets_frames_and_the_record_keeps_no_image_data(monkeypatch) -> None:
+    import base64
+    import io
+
+    from PIL import Image
+
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        team = llm_team(server, monkeypatch, vision=True)
+        Engine(small_settings(max_iterations=1), team, lambda e: None).run()
+    critic = [r for r in server.requests if role_of(r["messages"]) == "critic"][0]
+    parts = critic["messages"][-1]["content"]
+    images = [p["image_url"]["url"] for p in parts if p["type"] == "image_url"]
+    labels = [p["text"] for p in parts if p["type"] == "text"][1:]
+    assert len(images) == 6 and labels[:2] == ["Run 1 before:", "Run 1 after:"]
+    png = base64.b64decode(images[0].removeprefix("data:image/png;base64,"))
+    assert Image.open(io.BytesIO(png)).mode == "RGB"
+    recorded = json.dumps([c.as_dict() for c in team.client.calls])
+    assert "base64" not in recorded and "<image, " in recorded

@@ -19,6 +19,7 @@ class Execution:
     after: View
     steps: int
     end_reason: str
+    frames: tuple[Any, Any] | None = None  # RGB arrays before/after, for critics that see
 
 
 @dataclass
@@ -90,6 +91,12 @@ class AgentTeam:
     fast: FastAgent
     critic: Critic
     planner: TaskPlanner
+
+    @property
+    def wants_frames(self) -> bool:
+        """Does the critic look at images (a vision model)? Then executions carry frames."""
+        client = getattr(self, "client", None)
+        return bool(client is not None and client.settings.vision)
 
     @property
     def tokens(self) -> int:

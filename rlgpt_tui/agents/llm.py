@@ -95,7 +95,13 @@ class LLMCritic(_LLMRole, Critic):
             f"{describe_view(r.before)}\nAFTER:\n{describe_view(r.after)}"
             for i, r in enumerate(shown)
         )
-        return self._judge(task, f"{sub.name} (code): {sub.description}", executions)
+        images = []
+        if self.client.settings.vision:
+            for i, run in enumerate(shown):
+                if run.frames is not None:
+                    images += [(f"Run {i + 1} before", run.frames[0])]
+                    images += [(f"Run {i + 1} after", run.frames[1])]
+        return self._judge(task, f"{sub.name} (code): {sub.description}", executions, images)
 
     def judge_rl(self, task, sub, evaluation: dict[str, Any], target: float) -> Verdict:
         executions = (
@@ -103,7 +109,7 @@ class LLMCritic(_LLMRole, Critic):
         )
         return self._judge(task, f"{sub.name} (RL): {sub.description}", executions)
 
-    def _judge(self, task: Task, subaction: str, executions: str) -> Verdict:
+    def _judge(self, task: Task, subaction: str, executions: str, images=()) -> Verdict:
         messages = render(
             "critic",
             task=task.prompt_text(),
@@ -111,7 +117,25 @@ class LLMCritic(_LLMRole, Critic):
             executions=executions,
             schema=json.dumps(Verdict.model_json_schema()),
         )
+        if images:  # OpenAI-style content parts: the text, then each labelled frame
+            parts: list[dict[str, Any]] = [{"type": "text", "text": messages[-1]["content"]}]
+            for label, frame in images:
+                parts.append({"type": "text", "text": f"{label}:"})
+                parts.append({"type": "image_url", "image_url": {"url": png_data_url(frame)}})
+            messages[-1] = {"role": "user", "content": parts}
         return self.client.structured("critic", messages, Verdict)
+
+
+def png_data_url(frame) -> str:
+    """An RGB array as a ``data:image/png;base64,...`` URL."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.fromarray(frame).save(buffer, format="PNG")
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
 
 
 class LLMPlanner(_LLMRole, TaskPlanner):

@@ -367,11 +367,14 @@ class Engine:
         s = self.settings
         world = make_world(s.env, s.critic_runs, seed=s.seed + 7919 * (self.iteration + 1))
         world.reset(s.seed + 7919 * (self.iteration + 1))
+        shown = range(min(3, s.critic_runs)) if self.team.wants_frames else range(0)
+        first = {i: world.frame(i, 144) for i in shown}  # for a critic that sees images
         before, after, calls = run_one_call_each(world, action)
+        frames = {i: (first[i], world.frame(i, 144)) for i in shown}
         world.close()
         return [
-            Execution(b, a, c.steps, c.end_reason or "")
-            for b, a, c in zip(before, after, calls, strict=True)
+            Execution(b, a, c.steps, c.end_reason or "", frames.get(i))
+            for i, (b, a, c) in enumerate(zip(before, after, calls, strict=True))
         ]
 
     # -- inner loop for the learned sub-action ------------------------------------------------

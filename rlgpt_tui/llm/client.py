@@ -26,6 +26,7 @@ T = TypeVar("T", bound=BaseModel)
 ENV_BASE_URL = "RLGPT_LLM_BASE_URL"
 ENV_MODEL = "RLGPT_LLM_MODEL"
 ENV_KEY_NAME = "RLGPT_LLM_API_KEY_ENV"
+ENV_VISION = "RLGPT_LLM_VISION"
 
 
 class LLMError(Exception):
@@ -45,6 +46,7 @@ class LLMSettings:
     temperature: float = 0.2
     max_tokens: int = 2048
     repair_rounds: int = 2
+    vision: bool = False  # the model accepts images: the critic gets frames too
 
     @property
     def configured(self) -> bool:
@@ -81,6 +83,8 @@ class LLMSettings:
         ):
             if env.get(var):
                 data[key] = env[var]
+        if env.get(ENV_VISION):
+            data["vision"] = env[ENV_VISION].lower() in ("1", "true", "yes")
         if base_url:
             data["base_url"] = base_url
         if model:
@@ -267,7 +271,7 @@ class LLMClient:
     ) -> None:
         call = LLMCall(
             role=role,
-            prompt=[dict(m) for m in messages],
+            prompt=[_without_images(m) for m in messages],
             answer=text,
             model=self.settings.model or "",
             prompt_tokens=prompt_tokens,
@@ -310,6 +314,21 @@ class LLMClient:
     @property
     def tokens(self) -> int:
         return sum(c.prompt_tokens + c.completion_tokens for c in self.calls)
+
+
+def _without_images(message: dict[str, Any]) -> dict[str, Any]:
+    """A message as recorded: image parts replaced by a short note (no base64 in the DB)."""
+    content = message.get("content")
+    if not isinstance(content, list):
+        return dict(message)
+    parts = []
+    for part in content:
+        if part.get("type") == "image_url":
+            url = part["image_url"]["url"]
+            parts.append({"type": "image_url", "image_url": {"url": f"<image, {len(url)} chars>"}})
+        else:
+            parts.append(dict(part))
+    return dict(message) | {"content": parts}
 
 
 def _short_error(error: Exception) -> str:
