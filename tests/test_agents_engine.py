@@ -342,3 +342,18 @@ def test_vision_critic_gets_frames_and_the_record_keeps_no_image_data(monkeypatc
     assert Image.open(io.BytesIO(png)).mode == "RGB"
     recorded = json.dumps([c.as_dict() for c in team.client.calls])
     assert "base64" not in recorded and "<image, " in recorded
+
+
+def test_a_plan_with_two_rl_subactions_is_refused_with_the_fix() -> None:
+    from pydantic import ValidationError
+
+    from rlgpt_tui.agents.schemas import Plan
+
+    two = {
+        "subactions": [
+            {"name": "find_tree", "description": "walk", "mode": "rl"},
+            {"name": "collect_wood", "description": "chop", "mode": "rl"},
+        ]
+    }
+    with pytest.raises(ValidationError, match="at most one rl sub-action"):
+        Plan.model_validate(two)

@@ -37,6 +37,20 @@ class Plan(BaseModel):
     subactions: list[SubAction] = Field(min_length=1, max_length=8)
     notes: str = ""
 
+    @field_validator("subactions")
+    @classmethod
+    def _one_learned(cls, subactions: list[SubAction]) -> list[SubAction]:
+        learned = [s.name for s in subactions if s.mode == "rl"]
+        if len(learned) > 1:
+            raise ValueError(
+                f"at most one rl sub-action (it learns the task's goal), got {learned}: make "
+                "the others code, offered to it as high_level_actions"
+            )
+        names = [s.name for s in subactions]
+        if len(set(names)) != len(names):
+            raise ValueError(f"sub-action names must be distinct, got {names}")
+        return subactions
+
     def coded(self) -> list[SubAction]:
         return [s for s in self.subactions if s.mode == "code"]
 
