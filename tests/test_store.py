@@ -16,11 +16,11 @@ from sqlite_utils import Database
 
 from rlgpt_tui.cli import main
 from rlgpt_tui.engine import events as ev
-from rlgpt_tui.engine.engine import EngineSettings
 from rlgpt_tui.report import export_session
 from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore, StoreError, UnknownSessionError
 from rlgpt_tui.store.schema import MIGRATIONS, SCHEMA_VERSION
+from tests.settings import tiny_settings
 
 RUN_FLAGS = [
     "--task",
@@ -107,16 +107,7 @@ def test_kill_9_during_training_then_resume_continues_from_checkpoint(tmp_path: 
 
 def test_session_records_tables_and_exports(tmp_path: Path) -> None:
     store = SessionStore(tmp_path)
-    settings = EngineSettings(
-        task="collect_wood",
-        num_envs=8,
-        max_iterations=2,
-        samples_per_iteration=2048,
-        eval_episodes=8,
-        critic_runs=2,
-        target_success=1.0,
-    )
-    session = Session.create(store, settings)
+    session = Session.create(store, tiny_settings(samples_per_iteration=2048))
     session.run()
     sid = session.id
     summary = store.get(sid)
@@ -281,15 +272,8 @@ def test_full_disk_is_a_one_line_error_and_keeps_what_was_recorded(tmp_path: Pat
 
 def test_chain_session_stopped_mid_chain_resumes_with_finished_stages_kept(tmp_path) -> None:
     store = SessionStore(tmp_path)
-    settings = EngineSettings(
-        task="place_table",
-        num_envs=8,
-        max_iterations=2,
-        samples_per_iteration=2048,
-        max_samples=20_000,
-        eval_episodes=8,
-        critic_runs=2,
-        target_success=0.5,
+    settings = tiny_settings(
+        task="place_table", samples_per_iteration=2048, max_samples=20_000, target_success=0.5
     )
     session = Session.create(store, settings, chain=True)
 

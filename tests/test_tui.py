@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from rlgpt_tui.engine.engine import EngineSettings
 from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.tui.app import RlgptApp
@@ -18,21 +17,9 @@ from rlgpt_tui.tui.screens.run import RunScreen
 from rlgpt_tui.tui.widgets.agent_view import AgentView
 from rlgpt_tui.tui.widgets.critic import CriticPane
 from rlgpt_tui.tui.widgets.training import TrainingPane
+from tests.settings import tiny_settings
 
 SIZE = (160, 50)
-
-
-def tiny(**overrides) -> EngineSettings:
-    values = dict(
-        task="collect_wood",
-        num_envs=8,
-        max_iterations=2,
-        samples_per_iteration=1024,
-        eval_episodes=8,
-        critic_runs=2,
-        target_success=1.0,
-    )
-    return EngineSettings(**(values | overrides))
 
 
 async def until(pilot, predicate, timeout: float, what: str) -> None:
@@ -59,7 +46,7 @@ def kinds(store: SessionStore, session_id: int) -> list[dict]:
 
 def test_live_session_fills_every_pane(tmp_path: Path) -> None:
     async def scenario() -> None:
-        app = RlgptApp(tmp_path, settings=tiny())
+        app = RlgptApp(tmp_path, settings=tiny_settings())
         async with app.run_test(size=SIZE) as pilot:
             screen = await run_screen(pilot, app)
             await until(pilot, lambda: screen.ended, 240, "the session to end")
@@ -83,7 +70,7 @@ def test_live_session_fills_every_pane(tmp_path: Path) -> None:
 
 def test_pause_edit_plan_resume_uses_the_edit(tmp_path: Path) -> None:
     async def scenario() -> None:
-        app = RlgptApp(tmp_path, settings=tiny(samples_per_iteration=4096))
+        app = RlgptApp(tmp_path, settings=tiny_settings(samples_per_iteration=4096))
         async with app.run_test(size=SIZE) as pilot:
             screen = await run_screen(pilot, app)
             await until(pilot, lambda: screen.plan_pane.plan is not None, 120, "a plan")
@@ -131,7 +118,7 @@ def test_pause_edit_plan_resume_uses_the_edit(tmp_path: Path) -> None:
 
 def test_code_file_edited_on_disk_is_reloaded(tmp_path: Path) -> None:
     async def scenario() -> None:
-        app = RlgptApp(tmp_path, settings=tiny(max_iterations=3))
+        app = RlgptApp(tmp_path, settings=tiny_settings(max_iterations=3))
         async with app.run_test(size=SIZE) as pilot:
             screen = await run_screen(pilot, app)
             await until(pilot, lambda: screen.code_pane.versions, 240, "go_to_tree's code")
@@ -168,7 +155,7 @@ def test_code_file_edited_on_disk_is_reloaded(tmp_path: Path) -> None:
 
 def test_open_and_resume_a_saved_session_then_replay_it(tmp_path: Path) -> None:
     store = SessionStore(tmp_path)
-    session = Session.create(store, tiny())
+    session = Session.create(store, tiny_settings())
     session.engine.stop()  # stopped at its first safe point: a saved, unfinished session
     session.run()
     assert store.get(session.id).status == "stopped"
@@ -237,7 +224,7 @@ def test_approval_mode_asks_before_each_proposal(tmp_path: Path) -> None:
     asked: list[str] = []
 
     async def scenario() -> None:
-        app = RlgptApp(tmp_path, settings=tiny(), approval=True)
+        app = RlgptApp(tmp_path, settings=tiny_settings(), approval=True)
         async with app.run_test(size=SIZE) as pilot:
             screen = await run_screen(pilot, app)
             while not screen.ended:

@@ -1,0 +1,18 @@
+"""Engine settings small enough for tests: 8 envs, tiny PPO budgets, 8 eval episodes."""
+
+from __future__ import annotations
+
+from rlgpt_tui.engine.engine import EngineSettings
+
+
+def tiny_settings(**overrides) -> EngineSettings:
+    values = dict(
+        task="collect_wood",
+        num_envs=8,
+        max_iterations=2,
+        samples_per_iteration=1024,
+        eval_episodes=8,
+        critic_runs=2,
+        target_success=1.0,
+    )
+    return EngineSettings(**(values | overrides))
