@@ -164,6 +164,9 @@ class Session:
                 else ("failed" if reason.startswith("error") else "finished")
             )
             return result
+        except KeyboardInterrupt:
+            status, reason = "stopped", "interrupted (ctrl+c)"
+            raise
         finally:
             # if the database itself failed (e.g. disk full), that error is on its way up
             with contextlib.suppress(StoreError):
