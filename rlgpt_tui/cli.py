@@ -98,6 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="the model accepts images: the critic also gets frames before/after",
     )
     run.add_argument("--llm-config", metavar="FILE.toml", help="a config file with an [llm] table")
+    run.add_argument(
+        "--minedojo-python", metavar="PATH", help="with --env minedojo: MineDojo's interpreter"
+    )
     run.add_argument("--iterations", type=int, default=4, help="outer-loop iterations (max)")
     run.add_argument("--samples-per-iteration", type=int, default=30_000, help="PPO budget each")
     run.add_argument("--max-samples", type=int, default=200_000, help="total training samples")
@@ -382,8 +385,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     from rlgpt_tui.tasks import get_task
 
     get_task(args.task)
-    if args.env not in ("craftax", "crafter"):
-        raise UsageError(f"unknown env {args.env!r}: use one of craftax, crafter")
+    from rlgpt_tui.envs import WORLD_NAMES
+
+    if args.env not in WORLD_NAMES:
+        raise UsageError(f"unknown env {args.env!r}: use one of {', '.join(WORLD_NAMES)}")
     for flag, value in (
         ("--iterations", args.iterations),
         ("--samples-per-iteration", args.samples_per_iteration),
@@ -397,7 +402,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     settings = EngineSettings(
         task=args.task,
         env=args.env,
-        num_envs=args.num_envs or (64 if args.env == "craftax" else 8),
+        num_envs=args.num_envs or {"craftax": 64, "crafter": 8}.get(args.env, 1),
         seed=args.seed,
         max_iterations=args.iterations,
         target_success=args.target,
@@ -406,6 +411,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens,
         eval_episodes=args.eval_episodes,
     )
+    if args.minedojo_python:
+        os.environ["RLGPT_MINEDOJO_PYTHON"] = args.minedojo_python  # read by make_world
     store = SessionStore(args.sessions_dir)
     session = Session.create(store, settings, llm_settings(args), chain=args.chain)
     return _run_session(session, args.seed)
@@ -553,6 +560,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         args = parser.parse_args(["app"])
     from rlgpt_tui.envs import UnknownWorldError
+    from rlgpt_tui.envs.minedojo.process import MineDojoError
     from rlgpt_tui.llm.client import LLMError
     from rlgpt_tui.skills.sandbox import CodeValidationError
     from rlgpt_tui.store import StoreError
@@ -567,6 +575,7 @@ def main(argv: list[str] | None = None) -> int:
         UnknownWorldError,
         LLMError,
         StoreError,
+        MineDojoError,
     ) as error:
         print(f"rlgpt-tui: error: {error}", file=sys.stderr)
         return EXIT_USAGE

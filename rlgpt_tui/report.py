@@ -248,7 +248,8 @@ def _code_episode_frames(action, store: SessionStore, session_id: int, size: int
     from rlgpt_tui.envs import make_world
 
     settings = store.get(session_id).settings
-    world = make_world(settings.get("env", "craftax"), 1, seed=settings.get("seed", 0))
+    env, seed = settings.get("env", "craftax"), settings.get("seed", 0)
+    world = make_world(env, 1, seed=seed, task=settings.get("task"))
     world.reset(settings.get("seed", 0) + 31337)
     frames = [world.frame(0, size)]
     call = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -10,8 +11,8 @@ import numpy as np
 import pytest
 
 from rlgpt_tui.cli import main
+from rlgpt_tui.envs import ACTION_NAMES
 from rlgpt_tui.envs.minedojo import (
-    PRIMITIVES,
     MineDojoError,
     MineDojoWorld,
     WorkerProcess,
@@ -53,8 +54,7 @@ def test_start_step_view_and_clean_shutdown(tmp_path: Path) -> None:
     assert view.block_at(*view.facing_position) == "tree"  # the log ahead of the player
     assert view.health == 9 and view.food == 8 and view.energy == 9
     assert w.frame(0).shape == (160, 256, 3)
-    attack = PRIMITIVES.index("attack")
-    result = w.step(np.array([attack]))
+    result = w.step(np.array([ACTION_NAMES.index("do")]))  # Crafter's do: MineDojo's attack
     assert result.reward[0] == 1.0 and result.game_over[0]  # harvest_1_log reached
     assert result.inventory[0][0] == 1  # Crafter's "wood" <- Minecraft's "log"
     assert minedojo_success({"log": 1}, w.obs[0]) and not minedojo_success({"log": 2}, w.obs[0])
@@ -68,7 +68,7 @@ def test_start_step_view_and_clean_shutdown(tmp_path: Path) -> None:
 def test_crash_restarts_the_worker_and_ends_the_episode(tmp_path: Path) -> None:
     w, pid_file = world(tmp_path, STANDIN_CRASH_AT_STEP="2")
     w.reset(0)
-    forward = PRIMITIVES.index("forward")
+    forward = ACTION_NAMES.index("move_down")  # facing south already: one forward step
     first_worker, first_java = pids(pid_file)
     assert not w.step(np.array([forward])).game_over[0]
     crashed = w.step(np.array([forward]))  # Minecraft dies here
@@ -135,3 +135,44 @@ def test_doctor_reports_each_check_and_a_bad_minedojo_python(capsys, tmp_path) -
     line = next(x for x in out.splitlines() if "minedojo python" in x)
     assert "FAIL" in line and "does not exist" in line
     assert "OK" in next(x for x in out.splitlines() if "sessions folder" in x)
+
+
+def test_the_engine_drives_minedojo_through_the_skill_api(tmp_path: Path, monkeypatch) -> None:
+    """The same agents, engine and store on MineDojo: Crafter actions become MineDojo ones."""
+    from rlgpt_tui.agents.schemas import Plan
+    from rlgpt_tui.session import Session
+    from rlgpt_tui.store import SessionStore
+    from tests.settings import tiny_settings
+
+    for key, value in STANDIN.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("RLGPT_MINEDOJO_PYTHON", sys.executable)
+    store = SessionStore(tmp_path)
+    settings = tiny_settings(
+        env="minedojo", num_envs=2, max_iterations=1, samples_per_iteration=256, eval_episodes=2
+    )
+    session = Session.create(store, settings)
+    go_to_tree = {"name": "go_to_tree", "description": "walk to a tree", "mode": "code"}
+    chop = {"name": "collect_wood", "description": "chop", "mode": "rl"}
+    chop["high_level_actions"] = ["go_to_tree"]
+    session.engine.edit_plan(Plan.model_validate({"subactions": [go_to_tree, chop]}))
+    session.run()
+    assert store.get(session.id).env == "minedojo" and store.get(session.id).status == "finished"
+    verdicts = {v["subaction"]: v for v in store.rows("verdicts", session.id)}
+    assert verdicts["go_to_tree"]["success"], verdicts  # the skill API ran on MineDojo's View
+    started = store.rows("training_runs", session.id)[0]
+    assert json.loads(started["config"])["env"] == "minedojo"
+    evaluation = store.rows("evaluations", session.id)[0]
+    assert evaluation["episodes"] == 2 and evaluation["success_rate"] is not None
+    assert store.rows("training_metrics", session.id)[-1]["samples"] >= 256
+
+
+def test_crafter_actions_translate_to_minedojo_primitives() -> None:
+    from rlgpt_tui.envs.minedojo.world import crafter_to_minedojo
+
+    assert crafter_to_minedojo("move_left", yaw=0.0) == [("turn", 6), ("forward", 0)]
+    assert crafter_to_minedojo("move_down", yaw=0.0) == [("forward", 0)]
+    assert crafter_to_minedojo("move_right", yaw=0.0) == [("turn", -6), ("forward", 0)]
+    assert crafter_to_minedojo("do", yaw=0.0) == [("attack", 0)]
+    assert crafter_to_minedojo("make_wood_pickaxe", 0.0)[-1] == ("craft:wooden_pickaxe", 0)
+    assert ActionEncoder([]).encode("turn", None, 6).tolist() == [0, 0, 0, 12, 18, 0, 0, 0]

@@ -55,7 +55,7 @@ def evaluate_chain(
     from rlgpt_tui.rl.train import wilson_interval
 
     final = get_task(task)
-    world = make_world(env, episodes, seed=seed)
+    world = make_world(env, episodes, seed=seed, task=task)
     result = world.reset(seed)
     runners = [_Stage(s, world) for s in stages]
     stage = np.zeros(episodes, dtype=np.int64)

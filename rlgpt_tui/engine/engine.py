@@ -365,8 +365,9 @@ class Engine:
     def _sample_runs(self, action: CodedAction) -> list[Execution]:
         """Run one call of ``action`` in each of a few fresh worlds; Views before and after."""
         s = self.settings
-        world = make_world(s.env, s.critic_runs, seed=s.seed + 7919 * (self.iteration + 1))
-        world.reset(s.seed + 7919 * (self.iteration + 1))
+        seed = s.seed + 7919 * (self.iteration + 1)
+        world = make_world(s.env, s.critic_runs, seed=seed, task=s.task)
+        world.reset(seed)
         shown = range(min(3, s.critic_runs)) if self.team.wants_frames else range(0)
         first = {i: world.frame(i, 144) for i in shown}  # for a critic that sees images
         before, after, calls = run_one_call_each(world, action)
@@ -477,12 +478,16 @@ class Engine:
                 self.on_frame(env.world.frame(0, 144))
             self._safe_point()  # between rollouts: pause here, or stop (checkpoint kept)
 
-        result = train(config, on_metrics=on_metrics, model=model, env=env, samples_done=done)
+        try:
+            result = train(config, on_metrics=on_metrics, model=model, env=env, samples_done=done)
+        finally:
+            usage = env.coded_usage()
+            env.close()  # worker processes, for out-of-process worlds
         evaluation = evaluate(
             config, result.model, episodes=s.eval_episodes, seed=10_000 + s.seed + self.iteration
         )
         summary = evaluation.as_dict() | {
-            "coded_decision_share": result.env.coded_usage()["decision_share"],
+            "coded_decision_share": usage["decision_share"],
             "training_samples": result.samples,
         }
         self._emit(ev.EvaluationDone, subject=f"{sub.name} (RL policy)", result=summary)

@@ -12,15 +12,18 @@ from rlgpt_tui.envs.base import (
     describe_view,
 )
 
-WORLD_NAMES: tuple[str, ...] = ("craftax", "crafter")
+WORLD_NAMES: tuple[str, ...] = ("craftax", "crafter", "minedojo")
 
 
 class UnknownWorldError(ValueError):
     """Raised for a world name that is not one of :data:`WORLD_NAMES`."""
 
 
-def make_world(name: str, num_envs: int, seed: int = 0) -> World:
-    """Create a world backend by name."""
+def make_world(name: str, num_envs: int, seed: int = 0, task: str | None = None) -> World:
+    """Create a world backend by name (``task`` picks the MineDojo task that stands for it).
+
+    ``minedojo`` runs in the interpreter named by ``RLGPT_MINEDOJO_PYTHON``.
+    """
     if name == "craftax":
         from rlgpt_tui.envs.craftax_world import CraftaxWorld
 
@@ -29,6 +32,12 @@ def make_world(name: str, num_envs: int, seed: int = 0) -> World:
         from rlgpt_tui.envs.crafter_world import CrafterWorld
 
         return CrafterWorld(num_envs=num_envs, seed=seed)
+    if name == "minedojo":
+        from rlgpt_tui.envs.minedojo import MineDojoWorld
+        from rlgpt_tui.envs.minedojo.tasks import minedojo_task_id
+
+        task_id = minedojo_task_id(task or "collect_wood")
+        return MineDojoWorld(num_envs=num_envs, seed=seed, task_id=task_id)
     raise UnknownWorldError(
         f"unknown env {name!r}: use one of {', '.join(WORLD_NAMES)} (e.g. --env craftax)"
     )

@@ -56,7 +56,7 @@ def build_env(
 ) -> CodedActionVecEnv:
     """The config's world, task, observation, reward and action table as one VecEnv."""
     seed = config.seed if seed is None else seed
-    world = make_world(config.env, num_envs or config.num_envs, seed=seed)
+    world = make_world(config.env, num_envs or config.num_envs, seed=seed, task=config.task)
     reward_code = RewardCode(config.reward_code) if config.reward_code else None
     return CodedActionVecEnv(
         world,

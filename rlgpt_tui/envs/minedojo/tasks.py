@@ -21,6 +21,7 @@ class MineDojoTask(BaseModel):
     horizon: int
     goal: dict[str, int]
     paper: str = ""  # where the task appears in the paper
+    crafter_task: str | None = None  # the catalog task it stands for, when there is one
 
 
 @cache
@@ -30,3 +31,12 @@ def load_minedojo_tasks() -> dict[str, MineDojoTask]:
         task = MineDojoTask.model_validate(tomllib.loads(path.read_text()))
         tasks[task.name] = task
     return tasks
+
+
+def minedojo_task_id(catalog_task: str) -> str:
+    """The MineDojo task id that a Crafter-catalog task runs as on the minedojo world."""
+    for task in load_minedojo_tasks().values():
+        if task.crafter_task == catalog_task:
+            return task.task_id
+    known = sorted(t.crafter_task for t in load_minedojo_tasks().values() if t.crafter_task)
+    raise ValueError(f"task {catalog_task!r} has no MineDojo counterpart: use one of {known}")

@@ -1,7 +1,13 @@
 """MineDojo behind the World interface, one worker process per env (out of process).
 
 What maps, and how:
-- Actions: named primitives (see :data:`PRIMITIVES`) become MineDojo's
+- The World interface speaks Crafter's 17 actions (:data:`ACTION_NAMES`), so the skill API,
+  coded actions and the RL action table work unchanged: each becomes a short sequence of
+  MineDojo primitives (:func:`crafter_to_minedojo`): ``move_left`` turns the camera to face
+  west (one camera action turns up to 180 degrees) and walks forward; ``do`` attacks;
+  ``place_table`` places a crafting table; ``make_wood_pickaxe`` crafts planks, sticks and
+  the pickaxe; ``sleep`` is a no-op (no bed).
+- Primitives (see :data:`PRIMITIVES`) become MineDojo's
   ``MultiDiscrete([3, 3, 4, 25, 25, 8, 244, 36])`` vectors: movement, jump/sneak/sprint,
   camera steps of 15 degrees, and the functional actions (use, drop, attack, craft, equip,
   place, destroy). ``craft:<item>`` takes the item's index from the list the worker reports
@@ -13,9 +19,11 @@ What maps, and how:
   at its centre (the layer at the player's feet, the layer above drawn where it is solid)
   and ``unknown`` elsewhere; health and food come from life stats (scaled to 0-9), drink is
   oxygen, energy is fixed at 9 (Minecraft has none), facing comes from yaw.
-- Crafter-style ``achievements`` stay zero; ``inventory`` (the 12 Crafter items) is filled
-  from their Minecraft counterparts (log -> wood, cobblestone -> stone, ...). MineDojo tasks
-  check their own inventory goals (:func:`minedojo_success`).
+- ``inventory`` (the 12 Crafter items) is filled from their Minecraft counterparts (log ->
+  wood, cobblestone -> stone, ...), and Crafter ``achievements`` from what is held or nearby
+  (:data:`ACHIEVED_BY`: collect_wood when a log is held, place_table when a crafting table is
+  nearby, ...), so Crafter-catalog goals work; eat/drink/sleep/defeat ones stay false.
+  MineDojo tasks also check their own inventory goals (:func:`minedojo_success`).
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ import numpy as np
 
 from rlgpt_tui.envs.base import (
     ACHIEVEMENTS,
+    ACTION_NAMES,
     INVENTORY_ITEMS,
     VIEW_COLS,
     VIEW_ROWS,
@@ -86,6 +95,9 @@ ITEM_ARGUMENTS = (
     "bucket",
     "cooked_beef",
     "bed",
+    "wooden_sword",
+    "stone_sword",
+    "iron_sword",
 )
 PRIMITIVES: tuple[str, ...] = (
     *MOVES,
@@ -98,7 +110,42 @@ PRIMITIVES: tuple[str, ...] = (
     "equip:iron_pickaxe",
     "place:crafting_table",
     "place:furnace",
+    "place:cobblestone",
+    "place:sapling",
 )
+# Crafter's absolute moves as Minecraft yaw (0 = south, +z; 90 = west, -x)
+MOVE_YAW = {"move_down": 0.0, "move_left": 90.0, "move_up": 180.0, "move_right": 270.0}
+TOOL_CRAFTS = {
+    "make_wood_pickaxe": "wooden_pickaxe",
+    "make_stone_pickaxe": "stone_pickaxe",
+    "make_iron_pickaxe": "iron_pickaxe",
+    "make_wood_sword": "wooden_sword",
+    "make_stone_sword": "stone_sword",
+    "make_iron_sword": "iron_sword",
+}
+PLACES = {
+    "place_stone": "place:cobblestone",
+    "place_table": "place:crafting_table",
+    "place_furnace": "place:furnace",
+    "place_plant": "place:sapling",
+}
+
+
+def crafter_to_minedojo(name: str, yaw: float) -> list[tuple[str, int]]:
+    """A Crafter action as MineDojo primitives: (primitive, camera yaw steps) pairs."""
+    if name in MOVE_YAW:
+        turn = (MOVE_YAW[name] - yaw + 180.0) % 360.0 - 180.0
+        steps = round(turn / 15.0)
+        return ([("turn", steps)] if steps else []) + [("forward", 0)]
+    if name == "do":
+        return [("attack", 0)]
+    if name in PLACES:
+        return [(PLACES[name], 0)]
+    if name in TOOL_CRAFTS:
+        return [("craft:planks", 0), ("craft:stick", 0), (f"craft:{TOOL_CRAFTS[name]}", 0)]
+    return [("noop", 0)]  # noop, and sleep (Minecraft sleeps only in a bed)
+
+
 CRAFTER_COUNTERPART = {
     "wood": "log",
     "stone": "cobblestone",
@@ -112,6 +159,22 @@ CRAFTER_COUNTERPART = {
     "wood_sword": "wooden_sword",
     "stone_sword": "stone_sword",
     "iron_sword": "iron_sword",
+}
+ACHIEVED_BY = {  # Crafter achievement -> Minecraft item held (or tool nearby)
+    "collect_wood": "log",
+    "collect_stone": "cobblestone",
+    "collect_coal": "coal",
+    "collect_iron": "iron_ore",
+    "collect_diamond": "diamond",
+    "collect_sapling": "sapling",
+    "make_wood_pickaxe": "wooden_pickaxe",
+    "make_stone_pickaxe": "stone_pickaxe",
+    "make_iron_pickaxe": "iron_pickaxe",
+    "make_wood_sword": "wooden_sword",
+    "make_stone_sword": "stone_sword",
+    "make_iron_sword": "iron_sword",
+    "place_table": "nearby:table",
+    "place_furnace": "nearby:furnace",
 }
 BLOCK_IDS = {
     "air": 0,
@@ -179,9 +242,12 @@ class ActionEncoder:
     def __init__(self, craft_items: list[str]):
         self.craft_index = {name: i for i, name in enumerate(craft_items)}
 
-    def encode(self, name: str, obs: dict[str, Any] | None) -> np.ndarray:
+    def encode(self, name: str, obs: dict[str, Any] | None, turn: int = 0) -> np.ndarray:
         action = np.zeros(len(ACTION_SHAPE), dtype=np.int64)
         action[3] = action[4] = CAMERA_CENTER
+        if name == "turn":  # ``turn`` camera steps of 15 degrees in one action
+            action[4] = CAMERA_CENTER + max(-CAMERA_CENTER, min(CAMERA_CENTER, turn))
+            return action
         if name in MOVES:
             index, value = MOVES[name]
             action[index] = value
@@ -211,7 +277,7 @@ class MineDojoWorld(World):
     """``num_envs`` MineDojo envs, each in its own worker process (crash -> restart)."""
 
     name = "minedojo"
-    action_names = PRIMITIVES
+    action_names = ACTION_NAMES  # Crafter's, translated (see crafter_to_minedojo)
     observation_segments = OBSERVATION_SEGMENTS
     observation_size = OBSERVATION_SIZE
 
@@ -236,6 +302,7 @@ class MineDojoWorld(World):
             self.encoders.append(self._make(worker, seed + i))
         self.obs: list[dict[str, Any] | None] = [None] * num_envs
         self.restarts = 0
+        self.minedojo_steps = 0  # MineDojo primitive steps (a Crafter action takes 1-3)
 
     def _make(self, worker: WorkerProcess, seed: int) -> ActionEncoder:
         reply = worker.request(
@@ -266,17 +333,33 @@ class MineDojoWorld(World):
         done = np.zeros(self.num_envs, dtype=bool)
         for i in np.flatnonzero(active):
             name = self.action_names[int(actions[i])]
-            vector = self.encoders[i].encode(name, self.obs[i])
-            try:
-                reply = self._call(i, {"op": "step", "action": vector.tolist()}, restart=False)
-            except WorkerCrashed:  # Minecraft died: a fresh worker, and this episode ends
-                self._restart(i)
-                done[i] = True
-                continue
-            self.obs[i] = reply["obs"]
-            reward[i], done[i] = reply["reward"], reply["done"]
+            yaw = float(np.ravel(self.obs[i]["location_stats"]["yaw"])[0])
+            for primitive, turn in crafter_to_minedojo(name, yaw):
+                step = self.step_primitive(i, primitive, turn)
+                if step is None:  # Minecraft died: a fresh worker, and this episode ends
+                    done[i] = True
+                    break
+                reward[i] += step[0]
+                if step[1]:
+                    done[i] = True
+                    break
             self._steps_taken += 1
         return self._result(reward, done)
+
+    def step_primitive(self, i: int, primitive: str, turn: int = 0) -> tuple[float, bool] | None:
+        """One MineDojo step of env ``i``; (reward, done), or None after a crash (restarted)."""
+        try:
+            vector = self.encoders[i].encode(primitive, self.obs[i], turn)
+        except ValueError:  # e.g. an item this MineDojo cannot craft: nothing happens
+            vector = self.encoders[i].encode("noop", self.obs[i])
+        try:
+            reply = self._call(i, {"op": "step", "action": vector.tolist()}, restart=False)
+        except WorkerCrashed:
+            self._restart(i)
+            return None
+        self.obs[i] = reply["obs"]
+        self.minedojo_steps += 1
+        return reply["reward"], reply["done"]
 
     def _call(self, i: int, message: dict[str, Any], restart: bool = True) -> dict[str, Any]:
         try:
@@ -296,14 +379,24 @@ class MineDojoWorld(World):
     def _result(self, reward: np.ndarray, done: np.ndarray) -> StepResult:
         obs = np.stack([self.vector(o) for o in self.obs])
         inventory = np.zeros((self.num_envs, len(INVENTORY_ITEMS)), dtype=np.int64)
+        achievements = np.zeros((self.num_envs, len(ACHIEVEMENTS)), dtype=bool)
         for i, o in enumerate(self.obs):
-            counts = inventory_counts(o) if o is not None else {}
+            if o is None:
+                continue
+            counts = inventory_counts(o)
             inventory[i] = [counts.get(CRAFTER_COUNTERPART[k], 0) for k in INVENTORY_ITEMS]
+            tools = o.get("nearby_tools", {})
+            for name, source in ACHIEVED_BY.items():
+                if source.startswith("nearby:"):
+                    held = bool(np.ravel(tools.get(source[7:], [False]))[0])
+                else:
+                    held = counts.get(source, 0) > 0
+                achievements[i, ACHIEVEMENTS.index(name)] = held
         return StepResult(
             obs=obs,
             reward=reward,
             game_over=done,
-            achievements=np.zeros((self.num_envs, len(ACHIEVEMENTS)), dtype=bool),
+            achievements=achievements,
             inventory=inventory,
         )
 
