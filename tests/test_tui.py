@@ -195,6 +195,9 @@ def test_new_session_form_rejects_bad_numbers(tmp_path: Path) -> None:
         async with app.run_test(size=SIZE) as pilot:
             await pilot.press("n")
             assert isinstance(app.screen, NewSessionScreen)
+            app.screen.query_one("#env").value = "minedojo"
+            await pilot.pause(0.2)
+            assert app.screen.query_one("#num_envs").value == "1"  # one Minecraft per env
             app.screen.query_one("#target_success").value = "1.5"
             await pilot.press("ctrl+s")
             error = str(app.screen.query_one("#form-error").render())

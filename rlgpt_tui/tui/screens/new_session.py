@@ -12,6 +12,7 @@ from rlgpt_tui.engine.engine import EngineSettings
 from rlgpt_tui.envs import WORLD_NAMES
 from rlgpt_tui.tasks import load_catalog
 
+DEFAULT_ENVS = {"craftax": 64, "crafter": 8, "minedojo": 1}
 NUMBER_FIELDS = {
     # field: (label, default, type)
     "max_iterations": ("iterations (max)", "4", int),
@@ -91,6 +92,11 @@ class NewSessionScreen(Screen):
             chain=self.query_one("#chain", Switch).value,
             approval=self.query_one("#approval", Switch).value,
         )
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        """Each world's usual number of envs (MineDojo: one Minecraft per env)."""
+        if event.select.id == "env" and event.value in DEFAULT_ENVS:
+            self.query_one("#num_envs", Input).value = str(DEFAULT_ENVS[event.value])
 
     def show_error(self, message: str) -> None:
         self.query_one("#form-error", Static).update(message)
