@@ -12,3 +12,11 @@ def craftax8() -> CraftaxWorld:
     world = CraftaxWorld(num_envs=8, seed=0)
     world.reset(0)
     return world
+
+
+@pytest.fixture(autouse=True)
+def sessions_dir(tmp_path_factory, monkeypatch):
+    """Commands run by tests record their sessions in a temporary folder, not ./sessions."""
+    folder = tmp_path_factory.mktemp("sessions")
+    monkeypatch.setenv("RLGPT_SESSIONS_DIR", str(folder))
+    return folder
