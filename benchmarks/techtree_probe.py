@@ -21,19 +21,7 @@ import numpy as np
 from rlgpt_tui.agents.builtin import template_code
 from rlgpt_tui.envs import ACHIEVEMENTS, make_world
 from rlgpt_tui.skills.runtime import CodedAction, CodedActionLimits
-
-STAGES = (
-    "collect_wood",
-    "place_table",
-    "make_wood_pickaxe",
-    "collect_stone",
-    "make_stone_pickaxe",
-    "place_furnace",
-    "collect_coal",
-    "collect_iron",
-    "make_iron_pickaxe",
-    "collect_diamond",
-)
+from rlgpt_tui.tasks import get_task
 
 
 def main() -> None:
@@ -82,7 +70,8 @@ def main() -> None:
                     }
                 )
     world.close()
-    reached = {s: int(unlocked[:, ACHIEVEMENTS.index(s)].sum()) for s in STAGES}
+    stages = [*get_task(args.task).prerequisites, args.task]  # the tech tree, in order
+    reached = {s: int(unlocked[:, ACHIEVEMENTS.index(s)].sum()) for s in stages}
     night = sum(1 for d in deaths if d["daylight"] < 0.3)
     print(
         json.dumps(

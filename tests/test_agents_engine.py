@@ -14,6 +14,7 @@ from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.engine import Engine, EngineSettings
 from rlgpt_tui.llm.client import LLMClient, LLMError, LLMSettings
 from tests.llm_server import ScriptedLLMServer
+from tests.settings import tiny_settings
 
 GO_TO_TREE = (ASSETS_DIR / "skills" / "go_to_tree.py").read_text()
 PLAN = {
@@ -57,17 +58,14 @@ def scripted_agent(messages: list[dict[str, str]]) -> str:
 
 def small_settings(**overrides) -> EngineSettings:
     values = dict(
-        task="collect_wood",
         num_envs=16,
         samples_per_iteration=3000,
         max_samples=12_000,
         eval_episodes=16,
         critic_runs=4,
         target_success=0.5,
-        max_iterations=2,
     )
-    values.update(overrides)
-    return EngineSettings(**values)
+    return tiny_settings(**(values | overrides))
 
 
 def llm_team(server: ScriptedLLMServer, monkeypatch, **settings) -> LLMTeam:

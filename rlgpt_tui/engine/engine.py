@@ -452,12 +452,13 @@ class Engine:
                 attempt=0,
             )
             return config
+        old, new = config.model_dump(mode="json"), edited.model_dump(mode="json")
         self._emit(
             ev.EditApplied,
             what="rl_config",
             target=subaction,
-            before=json.dumps({k: config.model_dump(mode="json")[k] for k in changes}),
-            after=json.dumps({k: edited.model_dump(mode="json")[k] for k in changes}),
+            before=json.dumps({k: old[k] for k in changes}),
+            after=json.dumps({k: new[k] for k in changes}),
         )
         return edited
 

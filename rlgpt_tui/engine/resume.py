@@ -7,7 +7,6 @@ had started continues from that run's last checkpoint with the same RLConfig.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any
 
 from rlgpt_tui.agents.base import IterationFeedback
 from rlgpt_tui.agents.schemas import Plan, Verdict
+from rlgpt_tui.rl.train import checkpoint_samples
 
 
 @dataclass
@@ -86,10 +86,7 @@ class ResumeState:
         if self.training is None:
             return 0
         directory = checkpoint_dir(self.next_iteration, self.training["subaction"])
-        meta = directory / "latest.json" if directory else None
-        if meta is None or not meta.exists():
-            return 0
-        return int(json.loads(meta.read_text())["samples"])
+        return (checkpoint_samples(directory) or 0) if directory else 0
 
 
 def _tokens(event: dict[str, Any]) -> int:

@@ -146,14 +146,21 @@ def save_checkpoint(model: PPO, directory: Path, samples: int | None = None) -> 
     return final
 
 
+def checkpoint_samples(directory: Path) -> int | None:
+    """The samples the checkpoint in ``directory`` was trained on (None: no checkpoint)."""
+    directory = Path(directory)
+    meta = directory / "latest.json"
+    if not (directory / "latest.zip").exists() or not meta.exists():
+        return None
+    return int(json.loads(meta.read_text())["samples"])
+
+
 def load_checkpoint(directory: Path) -> tuple[PPO, int] | None:
     """The model in ``directory/latest.zip`` and the samples it was trained on, if any."""
-    directory = Path(directory)
-    model_file, meta = directory / "latest.zip", directory / "latest.json"
-    if not model_file.exists() or not meta.exists():
+    samples = checkpoint_samples(directory)
+    if samples is None:
         return None
-    samples = int(json.loads(meta.read_text())["samples"])
-    return PPO.load(model_file, device="cpu"), samples
+    return PPO.load(Path(directory) / "latest.zip", device="cpu"), samples
 
 
 @dataclass

@@ -38,6 +38,10 @@ MOVES: dict[Position, Action] = {
     (0, -1): Action.MOVE_UP,
     (0, 1): Action.MOVE_DOWN,
 }
+# blocks a pickaxe turns into path (the tool each needs is checked by the game)
+MINEABLE: frozenset[str] = frozenset({"stone", "coal", "iron", "diamond"})
+HOSTILE: frozenset[str] = frozenset({"zombie", "skeleton"})
+SEEN_KEY = "seen blocks"  # ctx.memory entry holding the remembered map (see ctx.recall)
 PLACEABLE_ON: dict[str, frozenset[str]] = {
     "stone": frozenset({"grass", "sand", "path", "water", "lava"}),
     "table": frozenset({"grass", "sand", "path"}),
@@ -60,9 +64,19 @@ generators: call them with `yield from` (their return value is True on success).
 - ctx.nearest(*names) -> (x, y) or None: the closest visible block or creature of those names
   (e.g. "tree", "water", "stone", "cow", "table"), preferring reachable ones.
 - ctx.is_near(name, distance=1) -> bool: a block of that name within `distance` tiles.
-- yield from ctx.go_to((x, y), max_steps=30): walk until next to that position.
+- ctx.recall(*names) -> (x, y) or None: the closest block of those names seen so far in this
+  episode (a map of every View since the first recall call, kept in ctx.memory), e.g. water
+  or a table out of sight. ctx.enclosed() -> bool: no mob can reach the player (the walkable
+  tiles around it are walled off).
+- yield from ctx.go_to((x, y), max_steps=30, dig=False): walk until next to that position
+  (far targets: over remembered tiles); dig=True mines stone/ores in the way (needs pickaxes).
 - yield from ctx.face((x, y)): turn toward an adjacent position.
-- yield from ctx.explore(steps=8): walk in a persistent random direction to see new area.
+- yield from ctx.explore(steps=8, dig=False): walk in a persistent random direction to see
+  new area; dig=True tunnels through stone (never into lava or water).
+- go_to, explore and collect first fight off a zombie or skeleton next to the player.
+  yield from ctx.defend(): face and hit an adjacent zombie/skeleton until it is gone.
+- yield from ctx.shelter(): dig or wall in (placing stone) until ctx.enclosed(); then
+  `yield Action.SLEEP` is safe at night (a sleeping player takes 7 damage per zombie hit).
 - yield from ctx.collect(name, max_steps=40): find, reach, face and `do` a block or creature
   until the inventory, achievements, food or drink change.
 - yield from ctx.place(item): place "table", "furnace", "stone" or "plant" on a free tile.

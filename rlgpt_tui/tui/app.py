@@ -6,7 +6,7 @@ worker and shows the events it records.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from textual.app import App, SystemCommand
@@ -65,18 +65,31 @@ class RlgptApp(App):
     ) -> None:
         """Create the session in a worker (an LLM endpoint is checked first), then show it."""
 
-        def create() -> None:
+        def create() -> Session:
+            llm = LLMSettings.resolve(base_url, model)
+            if llm.base_url and not llm.configured:
+                raise LLMError("an LLM base URL without a model: fill in the model")
+            return Session.create(self.store, settings, llm, chain=chain)
+
+        self._open_in_worker(create, approval, (LLMError, StoreError, ValueError))
+
+    def _open_in_worker(
+        self,
+        build: Callable[[], Session],
+        approval: bool,
+        errors: tuple[type[Exception], ...],
+    ) -> None:
+        """Build a session off the UI thread (it may call the LLM), then show it live."""
+
+        def work() -> None:
             try:
-                llm = LLMSettings.resolve(base_url, model)
-                if llm.base_url and not llm.configured:
-                    raise LLMError("an LLM base URL without a model: fill in the model")
-                session = Session.create(self.store, settings, llm, chain=chain)
-            except (LLMError, StoreError, ValueError) as error:
+                session = build()
+            except errors as error:
                 self.call_from_thread(self._creation_failed, str(error))
                 return
             self.call_from_thread(self._show_live, session, approval)
 
-        self.run_worker(create, thread=True, name="create-session")
+        self.run_worker(work, thread=True, name="open-session")
 
     def _creation_failed(self, message: str) -> None:
         if isinstance(self.screen, NewSessionScreen):
@@ -89,15 +102,9 @@ class RlgptApp(App):
         self.push_screen(RunScreen(self.store, session=session, approval=approval))
 
     def resume_session(self, session_id: int) -> None:
-        def resume() -> None:
-            try:
-                session = Session.resume(self.store, session_id)
-            except (LLMError, StoreError) as error:
-                self.call_from_thread(self._creation_failed, str(error))
-                return
-            self.call_from_thread(self._show_live, session, self.approval)
-
-        self.run_worker(resume, thread=True, name="resume-session")
+        self._open_in_worker(
+            lambda: Session.resume(self.store, session_id), self.approval, (LLMError, StoreError)
+        )
 
     def replay_session(self, session_id: int) -> None:
         self.push_screen(RunScreen(self.store, replay_id=session_id))

@@ -18,7 +18,7 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from rlgpt_tui.envs.minedojo.worker import HEADER, read_message, write_message
+from rlgpt_tui.envs.minedojo.worker import read_message, write_message
 
 WORKER_SCRIPT = Path(__file__).with_name("worker.py")
 ENV_PYTHON = "RLGPT_MINEDOJO_PYTHON"
@@ -157,4 +157,4 @@ def _close_all() -> None:
         worker.kill()
 
 
-__all__ = ["HEADER", "MineDojoError", "WorkerCrashed", "WorkerProcess", "WorkerTimeout"]
+__all__ = ["MineDojoError", "WorkerCrashed", "WorkerProcess", "WorkerTimeout"]

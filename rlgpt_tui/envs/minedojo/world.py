@@ -160,22 +160,15 @@ CRAFTER_COUNTERPART = {
     "stone_sword": "stone_sword",
     "iron_sword": "iron_sword",
 }
-ACHIEVED_BY = {  # Crafter achievement -> Minecraft item held (or tool nearby)
-    "collect_wood": "log",
-    "collect_stone": "cobblestone",
-    "collect_coal": "coal",
-    "collect_iron": "iron_ore",
-    "collect_diamond": "diamond",
-    "collect_sapling": "sapling",
-    "make_wood_pickaxe": "wooden_pickaxe",
-    "make_stone_pickaxe": "stone_pickaxe",
-    "make_iron_pickaxe": "iron_pickaxe",
-    "make_wood_sword": "wooden_sword",
-    "make_stone_sword": "stone_sword",
-    "make_iron_sword": "iron_sword",
-    "place_table": "nearby:table",
-    "place_furnace": "nearby:furnace",
-}
+# Crafter achievement -> Minecraft item held (or tool nearby)
+ACHIEVED_BY = (
+    {
+        f"collect_{item}": CRAFTER_COUNTERPART[item]
+        for item in ("wood", "stone", "coal", "iron", "diamond", "sapling")
+    }
+    | TOOL_CRAFTS
+    | {"place_table": "nearby:table", "place_furnace": "nearby:furnace"}
+)
 BLOCK_IDS = {
     "air": 0,
     "grass": 1,

@@ -339,11 +339,8 @@ class RunScreen(Screen):
         self.position = target
         self._replay_clock()
 
-    def action_step_all(self) -> None:
-        for event in self.replay_events[self.position :]:
-            self.show(event)
-        self.position = len(self.replay_events)
-        self._replay_clock()
+    async def action_step_all(self) -> None:
+        await self.action_step(len(self.replay_events) - self.position)
 
     def _replay_clock(self) -> None:
         if self.position and self.replay_events:
