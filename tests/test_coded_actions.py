@@ -6,9 +6,11 @@ import random
 import textwrap
 import time
 
+import numpy as np
 import pytest
 
 from rlgpt_tui import ASSETS_DIR
+from rlgpt_tui.agents.builtin import template_code
 from rlgpt_tui.envs.craftax_world import CraftaxWorld
 from rlgpt_tui.skills.reward import RewardCode
 from rlgpt_tui.skills.runtime import (
@@ -163,3 +165,60 @@ def test_reward_code_is_validated_and_contained() -> None:
         RewardCode("def reward(prev, now):\n    return 1 / 0\n")
     with pytest.raises(CodeValidationError, match="import of 'socket'"):
         RewardCode("import socket\ndef reward(prev, now):\n    return 0\n")
+
+
+def walkable_region(view) -> set[tuple[int, int]] | None:
+    """The walkable tiles connected to the player, or None when they reach the View's edge."""
+    region, todo = {view.position}, [view.position]
+    while todo:
+        x, y = todo.pop()
+        for nxt in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+            col, row = nxt[0] - view.position[0] + 4, nxt[1] - view.position[1] + 3
+            if nxt in region or view.block_at(*nxt) not in {"grass", "sand", "path"}:
+                continue
+            if col in (0, 8) or row in (0, 6):
+                return None
+            region.add(nxt)
+            todo.append(nxt)
+    return region
+
+
+def test_shelter_walls_the_player_in_and_recall_remembers_the_table() -> None:
+    # The tech tree gets a stone pickaxe and stones, then ctx.shelter() must leave the player
+    # in a closed cell (at most two walkable tiles, every tile around them solid), and
+    # ctx.recall() must know where the table is.
+    source = template_code("make_stone_pickaxe") + code(
+        """
+        def act(ctx):
+            ctx.recall("table")
+            yield from make_stone_pickaxe(ctx)
+            yield from gather(ctx, "stone", "stone", 4)
+            ctx.memory["table"] = ctx.recall("table")
+            ctx.memory["sheltered"] = yield from ctx.shelter()
+        """
+    )
+    limits = CodedActionLimits(max_steps=400, seconds=60)
+    action = CodedAction.from_source("shelter", source, limits=limits)
+    world = CraftaxWorld(num_envs=8, seed=7)
+    world.reset(7)
+    views = world.views()
+    memories = [{} for _ in views]
+    calls = [action.start(v, memories[i], random.Random(i)) for i, v in enumerate(views)]
+    active = np.ones(8, dtype=bool)
+    while active.any():
+        views = world.views()
+        actions = np.zeros(8, dtype=np.int32)
+        for i in np.flatnonzero(active):
+            step = calls[i].next_action(views[i])
+            active[i] = step is not None
+            actions[i] = step or 0
+        world.step(actions, active)
+    views = world.views()
+    world.close()
+    sheltered = [i for i in range(8) if memories[i].get("sheltered")]
+    assert len(sheltered) >= 5, [c.end_reason for c in calls]
+    for i in sheltered:
+        region = walkable_region(views[i])
+        assert region is not None and len(region) <= 2
+        assert not any(name == "zombie" and (x, y) in region for name, x, y in views[i].mobs)
+    assert all(memories[i]["table"] is not None for i in range(8))

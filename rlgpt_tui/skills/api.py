@@ -91,11 +91,66 @@ class SkillContext:
     """The ``ctx`` object of one coded-action call. Only public attributes are reachable."""
 
     def __init__(self, view: View, memory: dict, rng: random.Random):
-        self.view = view
         self.memory = memory
         self.random = rng
         self.notes: list[str] = []
         self._cached_distances: tuple[View | None, dict[Position, int]] = (None, {})
+        self._route: tuple[tuple, list[Position]] | None = None  # go_to's far-target path
+        self.view = view
+
+    @property
+    def view(self) -> View:
+        return self._view
+
+    @view.setter
+    def view(self, view: View) -> None:
+        self._view = view
+        seen = self.memory.get(SEEN_KEY)
+        if seen is not None and seen["last"] is not view:
+            self._record(seen, view)
+
+    # -- the remembered map (on from the first ctx.recall of an episode) -----------------
+    @staticmethod
+    def _record(seen: dict, view: View) -> None:
+        """Fold one View into the remembered map: {pos: block} and {block: {pos}}."""
+        seen["last"] = view
+        blocks, where = seen["blocks"], seen["where"]
+        left, top = view.position[0] - VIEW_COLS // 2, view.position[1] - VIEW_ROWS // 2
+        for r, row in enumerate(view.grid):
+            y = top + r
+            for c, name in enumerate(row):
+                pos = (left + c, y)
+                old = blocks.get(pos)
+                if old != name:
+                    if old is not None:
+                        where[old].discard(pos)
+                    blocks[pos] = name
+                    where.setdefault(name, set()).add(pos)
+
+    def recall(self, *names: str) -> Position | None:
+        """The closest block of those names seen in this episode (starts the map if off)."""
+        seen = self.memory.get(SEEN_KEY)
+        if seen is None:
+            seen = self.memory[SEEN_KEY] = {"blocks": {}, "where": {}, "last": None}
+        if seen["last"] is not self.view:
+            self._record(seen, self.view)
+        px, py = self.view.position
+        best: tuple[int, Position] | None = None
+        for name in names:
+            for x, y in seen["where"].get(name, ()):
+                d = abs(x - px) + abs(y - py)
+                if d and (best is None or d < best[0]):
+                    best = (d, (x, y))
+        return None if best is None else best[1]
+
+    def _known(self, pos: Position) -> str:
+        """The block at ``pos``: from the View when visible, else remembered, else unknown."""
+        block = self.view.block_at(*pos)
+        if block == "unknown":
+            seen = self.memory.get(SEEN_KEY)
+            if seen is not None:
+                return seen["blocks"].get(pos, "unknown")
+        return block
 
     # -- reading the view ---------------------------------------------------------------
     @property
@@ -171,6 +226,33 @@ class SkillContext:
             for block, (x, y) in self._visible()
         )
 
+    def _threat(self) -> Position | None:
+        px, py = self.view.position
+        for name, x, y in self.view.mobs:
+            if name in HOSTILE and abs(x - px) + abs(y - py) == 1:
+                return (x, y)
+        return None
+
+    def enclosed(self) -> bool:
+        """No zombie or skeleton can reach the player: the walkable tiles connected to it stay
+        inside the View (mobs spawn farther away) and hold no hostile mob."""
+        view = self.view
+        start = view.position
+        left, top = start[0] - VIEW_COLS // 2, start[1] - VIEW_ROWS // 2
+        region, queue = {start}, deque([start])
+        while queue:
+            x, y = queue.popleft()
+            for dx, dy in MOVES:
+                nxt = (x + dx, y + dy)
+                if nxt in region or view.block_at(*nxt) not in WALKABLE:
+                    continue
+                col, row = nxt[0] - left, nxt[1] - top
+                if col in (0, VIEW_COLS - 1) or row in (0, VIEW_ROWS - 1):
+                    return False  # open to the rest of the world
+                region.add(nxt)
+                queue.append(nxt)
+        return not any(name in HOSTILE and (x, y) in region for name, x, y in view.mobs)
+
     # -- acting -------------------------------------------------------------------------
     def _step_toward(self, target: Position) -> Action | None:
         """First move of a shortest visible path to a tile next to ``target``."""
@@ -203,13 +285,100 @@ class SkillContext:
             )
         return MOVES[(node[0] - px, node[1] - py)]
 
-    def go_to(self, target: Position, max_steps: int = 30) -> Steps:
+    def _can_mine(self, block: str) -> bool:
+        need = {"stone": "wood_pickaxe", "coal": "wood_pickaxe", "iron": "stone_pickaxe"}
+        tool = need.get(block, "iron_pickaxe" if block == "diamond" else None)
+        return tool is not None and self.has(tool)
+
+    def _route_to(self, target: Position, dig: bool) -> list[Position]:
+        """Shortest path (first step first) to a tile next to ``target`` over the View and the
+        remembered map; unknown tiles count as open, mineable ones too when ``dig``."""
+        start = self.view.position
+        goals = {(target[0] + dx, target[1] + dy) for dx, dy in MOVES}
+        lo_x, hi_x = min(start[0], target[0]) - 12, max(start[0], target[0]) + 12
+        lo_y, hi_y = min(start[1], target[1]) - 12, max(start[1], target[1]) + 12
+        mobs = self._blocked()
+        parent: dict[Position, Position | None] = {start: None}
+        queue = deque([start])
+        while queue:
+            node = queue.popleft()
+            if node in goals:
+                path = []
+                while node != start:
+                    path.append(node)
+                    node = parent[node]
+                return path[::-1]
+            for dx, dy in MOVES:
+                nxt = (node[0] + dx, node[1] + dy)
+                if nxt in parent or not (lo_x <= nxt[0] <= hi_x and lo_y <= nxt[1] <= hi_y):
+                    continue
+                block = self._known(nxt)
+                if (
+                    block in WALKABLE
+                    or block == "unknown"
+                    or (dig and block in MINEABLE and self._can_mine(block))
+                ) and nxt not in mobs:
+                    parent[nxt] = node
+                    queue.append(nxt)
+        return []
+
+    def _enter(self, offset: Position) -> Steps:
+        """Step once in ``offset``, mining the block there first when possible and safe."""
+        px, py = self.view.position
+        nxt = (px + offset[0], py + offset[1])
+        block = self.view.block_at(*nxt)
+        if block == "lava":
+            return False
+        for _ in range(4):
+            if block not in MINEABLE or not self._can_mine(block):
+                break
+            if self.view.facing != offset:
+                yield MOVES[offset]  # turns toward the solid block
+            else:
+                yield Action.DO
+            block = self.view.block_at(*nxt)
+        if self.view.mob_at(*nxt) is not None:  # a cow or a zombie in the way: hit it
+            yield from self.face(nxt)
+            if self.view.facing_position == nxt and self.view.mob_at(*nxt) is not None:
+                yield Action.DO
+            return False
+        before = self.view.position
+        yield MOVES[offset]
+        return self.view.position != before
+
+    def go_to(self, target: Position, max_steps: int = 30, dig: bool = False) -> Steps:
         stuck = 0
+        target = tuple(target)
         for _ in range(max_steps):
             px, py = self.view.position
             if abs(target[0] - px) + abs(target[1] - py) <= 1:
                 return True
-            action = self._step_toward(tuple(target))
+            if self._threat() is not None:
+                yield from self.defend()
+                continue
+            far = self.view.block_at(*target) == "unknown" and SEEN_KEY in self.memory
+            if dig or far:
+                key = (target, dig)
+                if self._route is None or self._route[0] != key or not self._route[1]:
+                    self._route = (key, self._route_to(target, dig))
+                path = self._route[1]
+                if not path or abs(path[0][0] - px) + abs(path[0][1] - py) != 1:
+                    self._route = (key, self._route_to(target, dig))
+                    path = self._route[1]
+                if not path:
+                    return False
+                offset = (path[0][0] - px, path[0][1] - py)
+                moved = yield from self._enter(offset)
+                if moved:
+                    path.pop(0)
+                    stuck = 0
+                else:
+                    self._route = None
+                    stuck += 1
+                    if stuck >= 3:
+                        return False
+                continue
+            action = self._step_toward(target)
             if action is None:
                 return False
             before = self.view.position
@@ -229,13 +398,41 @@ class SkillContext:
             yield MOVES[offset]
         return self.view.facing == offset
 
+    def defend(self) -> Steps:
+        """Fight a zombie or skeleton next to the player (or waiting one step for one a step
+        away, rather than walking off with it in tow) until none is that close; 16 steps at
+        most. True when there was one."""
+        fought = False
+        for _ in range(16):
+            if self.view.sleeping:
+                break
+            threat = self._threat()
+            if threat is None:
+                px, py = self.view.position
+                close = [
+                    (x, y)
+                    for name, x, y in self.view.mobs
+                    if name == "zombie" and abs(x - px) + abs(y - py) == 2
+                ]
+                if not close or not fought:
+                    break
+                yield Action.NOOP
+                continue
+            fought = True
+            yield from self.face(threat)
+            if self.view.facing_position == threat:
+                yield Action.DO
+        return fought
+
     def _safe(self, pos: Position) -> bool:
         """Stepping toward ``pos`` cannot kill: it is not lava (unknown counts as safe)."""
         return self.view.block_at(*pos) != "lava"
 
-    def explore(self, steps: int = 8) -> Steps:
+    def explore(self, steps: int = 8, dig: bool = False) -> Steps:
         direction = self.memory.get("explore_direction")
         for _ in range(steps):
+            if self._threat() is not None:
+                yield from self.defend()
             px, py = self.view.position
             safe = [d for d in MOVES if self._safe((px + d[0], py + d[1]))]
             if not safe:
@@ -243,7 +440,10 @@ class SkillContext:
             if direction is None or tuple(direction) not in safe:
                 direction = self.random.choice(safe)
             before = self.view.position
-            yield MOVES[tuple(direction)]
+            if dig:
+                yield from self._enter(tuple(direction))
+            else:
+                yield MOVES[tuple(direction)]
             if self.view.position == before:  # blocked: pick a new heading
                 others = [d for d in safe if d != tuple(direction)]
                 direction = self.random.choice(others) if others else direction
@@ -258,13 +458,17 @@ class SkillContext:
         target = self.nearest(name)
         if target is None:
             return False
-        before = self._holdings()
         used = 0
         reached = yield from self.go_to(target, max_steps=max_steps)
         if not reached:
             return False
+        before = self._holdings()
         yield from self.face(target)
         while used < max_steps:
+            if self._threat() is not None and self._threat() != target:
+                yield from self.defend()
+                before = self._holdings()
+                yield from self.face(target)
             yield Action.DO
             used += 1
             if self._holdings() != before:
@@ -272,6 +476,65 @@ class SkillContext:
             if self.view.block_at(*target) != name and self.view.mob_at(*target) != name:
                 return False
         return False
+
+    def _shelter_plan(self) -> tuple[Position, Position] | None:
+        """The cheapest two-tile cell (A, A+e) to wall in: A is the player's tile or next to
+        it, the four tiles beside the cell are already solid, the two ends need stone."""
+        view = self.view
+        px, py = view.position
+        stone = view.inventory.get("stone", 0)
+        best = None
+        for e in MOVES:
+            side = (e[1], e[0])
+            for a in ((px, py), (px + e[0], py + e[1])):
+                b = (a[0] + e[0], a[1] + e[1])
+                cost, gain, ok = 0, 0, True
+                for cell in {a, b} - {(px, py)}:
+                    block = view.block_at(*cell)
+                    if view.mob_at(*cell) is not None or block == "lava":
+                        ok = False
+                    elif block in MINEABLE and self._can_mine(block):
+                        cost, gain = cost + 2, gain + (block == "stone")
+                    elif block not in WALKABLE:
+                        ok = False
+                for cell in (a, b):
+                    for s in (side, (-side[0], -side[1])):
+                        beside = (cell[0] + s[0], cell[1] + s[1])
+                        if view.block_at(*beside) in WALKABLE | {"unknown"}:
+                            ok = False
+                ends = [(b[0] + e[0], b[1] + e[1]), (a[0] - e[0], a[1] - e[1])]
+                needed = sum(view.block_at(*end) in WALKABLE for end in ends)
+                if ok and needed <= stone + gain:
+                    cost += needed + (a != (px, py))
+                    if best is None or cost < best[0]:
+                        best = (cost, a, e)
+        return None if best is None else (best[1], best[2])
+
+    def shelter(self) -> Steps:
+        """Wall the player in (a dug or walled two-tile cell, placing stone at its open ends)
+        so that no mob can reach it. True when ctx.enclosed()."""
+        for _ in range(3):
+            if self.enclosed():
+                return True
+            yield from self.defend()
+            plan = self._shelter_plan()
+            if plan is None:
+                return False
+            a, e = plan
+            back = (-e[0], -e[1])
+            if self.view.position != a and not (yield from self._enter(e)):
+                continue
+            if not (yield from self._enter(e)):  # into the cell's far tile b
+                continue
+            fx, fy = self.view.facing_position
+            if self.view.block_at(fx, fy) in WALKABLE:
+                yield Action.PLACE_STONE
+            if not (yield from self._enter(back)):  # back to a, now facing the open end
+                continue
+            fx, fy = self.view.facing_position
+            if self.view.block_at(fx, fy) in WALKABLE:
+                yield Action.PLACE_STONE
+        return self.enclosed()
 
     def place(self, item: str) -> Steps:
         allowed = PLACEABLE_ON.get(item)
