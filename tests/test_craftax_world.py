@@ -128,3 +128,19 @@ def test_sub_batch_step_matches_semantics_of_masked_step() -> None:
             assert result.reward[i] == 0 and not result.game_over[i]
     # the observation rows of the stepped envs were refreshed
     assert np.array_equal(result.obs, world.step(np.zeros(16, int), np.zeros(16, bool)).obs)
+
+
+def test_each_pool_world_starts_at_most_episodes_per_world_episodes() -> None:
+    world = CraftaxWorld(8, seed=4, pool_size=16, episodes_per_world=3)
+    world.reset(4)
+    first_pool = world._pool_obs.copy()
+    starts = []
+    for _ in range(6):  # 48 resets = 16 pool worlds x 3 episodes each
+        starts.append(world.reset_envs(np.ones(8, dtype=bool)).obs.copy())
+    starts = np.concatenate(starts)
+    # the pool was handed out three times over, in order, and not generated again
+    np.testing.assert_array_equal(starts, np.concatenate([first_pool] * 3))
+    assert len({row.tobytes() for row in first_pool}) == 16  # 16 different worlds
+    world.reset_envs(np.ones(8, dtype=bool))  # the 49th reset: a newly generated pool
+    assert not np.array_equal(world._pool_obs, first_pool)
+    world.step(np.zeros(8, dtype=int))  # pending pool states apply before stepping

@@ -19,15 +19,23 @@ class UnknownWorldError(ValueError):
     """Raised for a world name that is not one of :data:`WORLD_NAMES`."""
 
 
-def make_world(name: str, num_envs: int, seed: int = 0, task: str | None = None) -> World:
+def make_world(
+    name: str,
+    num_envs: int,
+    seed: int = 0,
+    task: str | None = None,
+    episodes_per_world: int = 1,
+) -> World:
     """Create a world backend by name (``task`` picks the MineDojo task that stands for it).
 
+    ``episodes_per_world``: how many episodes each generated world may start (Craftax's
+    reset pool; other backends generate a world per episode).
     ``minedojo`` runs in the interpreter named by ``RLGPT_MINEDOJO_PYTHON``.
     """
     if name == "craftax":
         from rlgpt_tui.envs.craftax_world import CraftaxWorld
 
-        return CraftaxWorld(num_envs=num_envs, seed=seed)
+        return CraftaxWorld(num_envs=num_envs, seed=seed, episodes_per_world=episodes_per_world)
     if name == "crafter":
         from rlgpt_tui.envs.crafter_world import CrafterWorld
 

@@ -61,6 +61,10 @@ class RLConfig(BaseModel):
     horizon: int | None = Field(None, gt=0, le=100_000)  # None = the task's horizon
     samples: int = Field(100_000, ge=1, le=1_000_000_000)
     seed: int = Field(0, ge=0)
+    # Training resets draw worlds from a pool where each generated world starts up to this
+    # many episodes (Craftax; world generation dominates short episodes). Evaluation
+    # episodes always start in newly generated worlds.
+    episodes_per_world: int = Field(4, ge=1, le=64)
     ppo: PPOParams = Field(default_factory=PPOParams)
     checkpoint_dir: Path | None = None
     checkpoint_every: int = Field(10, ge=1)  # rollouts between checkpoints

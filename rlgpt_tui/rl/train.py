@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import torch
 from stable_baselines3 import PPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import Logger
@@ -24,12 +25,14 @@ from stable_baselines3.common.logger import Logger
 from rlgpt_tui.envs import ACHIEVEMENTS, make_world
 from rlgpt_tui.rl.config import RLConfig
 from rlgpt_tui.rl.growth import grow_action_head
+from rlgpt_tui.rl.rollout import OwnClockPPO
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.reward import RewardCode
 from rlgpt_tui.skills.runtime import CodedAction, CodedActionLimits
 from rlgpt_tui.tasks import Task, crafter_score, get_task
 
 MetricsHandler = Callable[[dict[str, Any]], None]
+TORCH_THREADS = 1
 
 
 def task_for(config: RLConfig) -> Task:
@@ -56,7 +59,13 @@ def build_env(
 ) -> CodedActionVecEnv:
     """The config's world, task, observation, reward and action table as one VecEnv."""
     seed = config.seed if seed is None else seed
-    world = make_world(config.env, num_envs or config.num_envs, seed=seed, task=config.task)
+    world = make_world(
+        config.env,
+        num_envs or config.num_envs,
+        seed=seed,
+        task=config.task,
+        episodes_per_world=config.episodes_per_world,
+    )
     reward_code = RewardCode(config.reward_code) if config.reward_code else None
     return CodedActionVecEnv(
         world,
@@ -160,7 +169,7 @@ def load_checkpoint(directory: Path) -> tuple[PPO, int] | None:
     samples = checkpoint_samples(directory)
     if samples is None:
         return None
-    return PPO.load(Path(directory) / "latest.zip", device="cpu"), samples
+    return OwnClockPPO.load(Path(directory) / "latest.zip", device="cpu"), samples
 
 
 @dataclass
@@ -181,10 +190,11 @@ class TrainResult:
 
 
 def make_model(config: RLConfig, env: CodedActionVecEnv) -> PPO:
-    """A fresh SB3 PPO with an MLP policy over the symbolic observation."""
+    """A fresh PPO (SB3's, with rollouts on each env's own clock) with an MLP policy over
+    the symbolic observation."""
     p = config.ppo
     rollout = p.n_steps * env.num_envs
-    return PPO(
+    return OwnClockPPO(
         "MlpPolicy",
         env,
         learning_rate=p.learning_rate,
@@ -216,6 +226,9 @@ def train(
     the model has, its action head is grown and the learned weights kept. ``samples_done``
     says how much of the budget a checkpointed ``model`` already spent (resume).
     """
+    # The policy is a small MLP: one torch thread is as fast, and leaves the other cores to
+    # the world (two threads spinning beside JAX's made PPO several times slower here).
+    torch.set_num_threads(TORCH_THREADS)
     env = env or build_env(config)
     if model is None:
         model = make_model(config, env)

@@ -2,10 +2,18 @@
 
 The policy picks from a table of actions: a chosen subset of the world's primitives, then
 K coded actions. Picking a coded action runs its routine (a budgeted generator over the
-View) in that env until it returns or runs out of budget: temporal abstraction. Envs that
-picked a primitive take one step and wait while other envs finish their coded actions
-(the world's masked step keeps them frozen). Rewards inside a coded action are summed with
-discount ``gamma``. Every primitive step counts as one sample, wherever it was taken.
+View) in that env until it returns or runs out of budget: temporal abstraction. Rewards
+inside a coded action are summed with discount ``gamma``. Every primitive step counts as
+one sample, wherever it was taken.
+
+Each env runs its current action on its own clock, through three calls:
+``begin(envs, actions)`` starts actions in idle envs, ``advance()`` takes one world step
+for every busy env, ``prepare()`` asks running coded actions for their next primitive (a
+routine that returns finishes its action). Finished actions wait in ``take_finished()``.
+Two drivers use them: SB3's synchronous ``step`` (all envs decide together; envs whose
+action ended wait, frozen by the world's masked step, until every env's action ended),
+and :class:`rlgpt_tui.rl.rollout.OwnClockPPO`, where an env decides again as soon as its
+own action ends, so the world keeps stepping full batches.
 
 Episodes end on the task's goal, its horizon or the game ending; ended envs are reset
 here (SB3 auto-reset semantics, with ``terminal_observation`` and ``episode`` infos).
@@ -16,7 +24,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import gymnasium as gym
@@ -28,6 +36,8 @@ from rlgpt_tui.skills.reward import RewardCode
 from rlgpt_tui.skills.runtime import CodedAction, CodedActionStats, CodedCall
 from rlgpt_tui.tasks import Task
 
+NOOP = ACTION_NAMES.index("noop")
+
 
 @dataclass(frozen=True)
 class ActionEntry:
@@ -36,6 +46,21 @@ class ActionEntry:
     name: str
     primitive: int | None = None  # world action index, for primitives
     coded: CodedAction | None = None
+
+
+@dataclass
+class Finished:
+    """Actions that ended: per env, the discounted reward sum, the observation to decide
+    from next (after a reset, if the episode ended), and SB3's step infos."""
+
+    envs: np.ndarray
+    obs: np.ndarray
+    rewards: np.ndarray
+    dones: np.ndarray
+    infos: list[dict[str, Any]] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.envs)
 
 
 def build_action_table(primitives: list[str] | None, coded: list[CodedAction]) -> list[ActionEntry]:
@@ -95,6 +120,7 @@ class CodedActionVecEnv(VecEnv):
         super().__init__(world.num_envs, obs_space, gym.spaces.Discrete(len(self.table)))
         n = world.num_envs
         self.samples = 0  # primitive env steps taken through this env, exactly
+        self.batched_steps = 0  # calls of the world's batched step
         self.decisions = 0
         self.coded_decisions = 0
         self.coded_samples = 0
@@ -109,6 +135,14 @@ class CodedActionVecEnv(VecEnv):
         self.episodes_finished = 0
         self.successes = 0
         self.on_world_step: Callable[[], None] | None = None  # e.g. to grab frames for a GIF
+        # the action in progress in each env
+        self.busy = np.zeros(n, dtype=bool)
+        self._calls: list[CodedCall | None] = [None] * n
+        self._next = np.full(n, -1, dtype=np.int32)  # primitive to take at the next advance
+        self._final = np.zeros(n, dtype=bool)  # the action ends after that step
+        self._reward = np.zeros(n)  # discounted reward so far
+        self._discount = np.ones(n)
+        self._finished: list[tuple[np.ndarray, np.ndarray, np.ndarray, list[dict]]] = []
 
     # -- observation --------------------------------------------------------------------
     def _obs(self, obs: np.ndarray) -> np.ndarray:
@@ -119,6 +153,8 @@ class CodedActionVecEnv(VecEnv):
     # -- VecEnv API -----------------------------------------------------------------------
     def reset(self) -> np.ndarray:
         seed = self._seeds[0] if self._seeds[0] is not None else self._seed
+        self.abandon()
+        self._finished.clear()
         self._last = self.world.reset(seed)
         self._reset_seeds()
         n = self.num_envs
@@ -132,88 +168,180 @@ class CodedActionVecEnv(VecEnv):
         self._actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
 
     def step_wait(self):
+        """Every env's action runs to its end; envs that finished first wait."""
         n = self.num_envs
-        entries = [self.table[int(a)] for a in self._actions]
-        calls: dict[int, CodedCall] = {}
-        views = self.world.views([i for i, e in enumerate(entries) if e.coded is not None])
-        view_iter = iter(views)
-        for i, entry in enumerate(entries):
-            if entry.coded is not None:
-                memory = self._memories[i].setdefault(entry.name, {})
-                calls[i] = entry.coded.start(next(view_iter), memory, self._rngs[i])
-        self.decisions += n
-        self.coded_decisions += len(calls)
+        self.abandon()
+        self._finished.clear()
+        self.begin(np.arange(n), self._actions)
+        while self.busy.any():
+            self.advance()
+            self.prepare()
+        finished = self.take_finished()
+        rewards = np.zeros(n, dtype=np.float32)
+        dones = np.zeros(n, dtype=bool)
+        infos: list[dict[str, Any]] = [{} for _ in range(n)]
+        rewards[finished.envs] = finished.rewards
+        dones[finished.envs] = finished.dones
+        for i, info in zip(finished.envs, finished.infos, strict=True):
+            infos[i] = info
+        return self._obs(self._last.obs), rewards, dones, infos
 
-        reward = np.zeros(n, dtype=np.float64)
-        discount = np.ones(n, dtype=np.float64)
-        running = np.ones(n, dtype=bool)
-        done = np.zeros(n, dtype=bool)
-        success = np.zeros(n, dtype=bool)
-        truncated = np.zeros(n, dtype=bool)
-        first = True
-        while running.any():
-            actions = np.zeros(n, dtype=np.int32)
-            stepping = np.zeros(n, dtype=bool)
-            coded_running = [i for i in np.flatnonzero(running) if i in calls]
-            coded_views = dict(zip(coded_running, self.world.views(coded_running), strict=True))
-            for i in np.flatnonzero(running):
-                call = calls.get(i)
-                if call is None:  # a primitive: one step, on the first micro-step only
-                    actions[i] = entries[i].primitive
-                    stepping[i] = True
-                    continue
-                action = call.next_action(coded_views[i])
-                if action is None:
-                    running[i] = False
-                    if call.steps == 0:  # ended without acting: time still passes once
-                        actions[i], stepping[i] = 0, True
-                    continue
-                actions[i], stepping[i] = action, True
-            if not stepping.any():
-                break
-            prev_views = self._shaping_views(stepping)
-            result = self.world.step(actions, stepping)
-            if self.on_world_step is not None:
-                self.on_world_step()
-            count = int(stepping.sum())
-            self.samples += count
-            self.coded_samples += sum(1 for i in np.flatnonzero(stepping) if i in calls)
-            step_reward = self._reward(result, stepping, prev_views)
-            reward[stepping] += discount[stepping] * step_reward[stepping]
-            discount[stepping] *= self.gamma
-            self._episode_length[stepping] += 1
-            self._episode_return[stepping] += step_reward[stepping]
-            reached = self.task.success(result.achievements, result.inventory) & stepping
-            out_of_time = (self._episode_length >= self.task.horizon) & stepping
-            ended = reached | out_of_time | (result.game_over & stepping)
-            success |= reached
-            truncated |= out_of_time & ~reached & ~result.game_over
-            done |= ended
-            for i in np.flatnonzero(ended):
-                if i in calls:
-                    calls[i].stop("episode ended")
-            running &= ~ended
-            if first:
-                primitive = np.array([i not in calls for i in range(n)])
-                running &= ~primitive
-                first = False
-            self._last = result
-        for call in calls.values():
-            self.stats[call.action.name].record(call)
-        return self._finish_step(reward, done, success, truncated)
+    # -- actions on each env's own clock -----------------------------------------------------
+    def begin(self, envs: np.ndarray, actions: np.ndarray) -> None:
+        """Start action-table entries ``actions`` in the idle envs ``envs``."""
+        envs = np.asarray(envs, dtype=np.int64)
+        if self.busy[envs].any():
+            raise RuntimeError("an env got a new action before its last one ended")
+        coded = []
+        for i, a in zip(envs.tolist(), np.asarray(actions).tolist(), strict=True):
+            entry = self.table[int(a)]
+            if entry.coded is None:
+                self._next[i], self._final[i] = entry.primitive, True
+            else:
+                coded.append((i, entry))
+        for (i, entry), view in zip(coded, self.world.views([i for i, _ in coded]), strict=True):
+            memory = self._memories[i].setdefault(entry.name, {})
+            self._calls[i] = entry.coded.start(view, memory, self._rngs[i])
+        self.busy[envs] = True
+        self._reward[envs] = 0.0
+        self._discount[envs] = 1.0
+        self.decisions += len(envs)
+        self.coded_decisions += len(coded)
+        self.prepare([i for i, _ in coded])
+
+    def prepare(self, envs: list[int] | None = None) -> None:
+        """Ask running coded actions (in ``envs``, default all waiting) for their next step.
+
+        A routine that returns ends its action; one that returns before acting takes a
+        no-op first, so that time passes and the action costs one sample.
+        """
+        if envs is None:
+            envs = np.flatnonzero(self.busy & (self._next < 0)).tolist()
+        ended = []
+        for i, view in zip(envs, self.world.views(envs), strict=True):
+            call = self._calls[i]
+            action = call.next_action(view)
+            if action is not None:
+                self._next[i] = action
+            elif call.steps == 0:
+                self._next[i], self._final[i] = NOOP, True
+            else:
+                ended.append(i)
+        if ended:
+            self._finish(np.asarray(ended, dtype=np.int64), np.zeros(len(ended), dtype=bool))
+
+    def advance(self) -> None:
+        """One world step for every busy env (each takes its prepared primitive)."""
+        stepping = self.busy & (self._next >= 0)
+        if not stepping.any():
+            return
+        actions = np.where(stepping, self._next, 0).astype(np.int32)
+        prev_views = self._shaping_views(stepping)
+        result = self.world.step(actions, stepping)
+        self.batched_steps += 1
+        if self.on_world_step is not None:
+            self.on_world_step()
+        stepped = np.flatnonzero(stepping)
+        self.samples += len(stepped)
+        coded = [i for i in stepped.tolist() if self._calls[i] is not None]
+        self.coded_samples += len(coded)
+        step_reward = self._step_reward(result, stepping, prev_views)
+        self._reward[stepping] += self._discount[stepping] * step_reward[stepping]
+        self._discount[stepping] *= self.gamma
+        self._episode_length[stepping] += 1
+        self._episode_return[stepping] += step_reward[stepping]
+        self._next[stepping] = -1
+        self._last = result
+        reached = self.task.success(result.achievements, result.inventory) & stepping
+        out_of_time = (self._episode_length >= self.task.horizon) & stepping
+        ended = reached | out_of_time | (result.game_over & stepping)
+        for i in np.flatnonzero(ended & self.busy):
+            if self._calls[i] is not None:
+                self._calls[i].stop("episode ended")
+        finished = ended | (self._final & stepping)
+        if not finished.any():
+            return
+        envs = np.flatnonzero(finished)
+        infos = self._episode_infos(
+            envs, ended, reached, out_of_time & ~reached & ~result.game_over
+        )
+        self._finish(envs, ended[envs], infos)
+        if ended.any():
+            self._last = self.world.reset_envs(ended)
+
+    def _episode_infos(self, envs, ended, reached, truncated) -> list[dict[str, Any]]:
+        """SB3's infos for the finished actions ``envs``; bookkeeping of ended episodes."""
+        infos: list[dict[str, Any]] = [{} for _ in envs]
+        over = np.flatnonzero(ended)
+        if not len(over):
+            return infos
+        position = {i: k for k, i in enumerate(envs.tolist())}
+        terminal = self._obs(self._last.obs[over])
+        now = time.time()
+        for k, i in enumerate(over.tolist()):
+            infos[position[i]] = {
+                "terminal_observation": terminal[k],
+                "TimeLimit.truncated": bool(truncated[i]),
+                "is_success": bool(reached[i]),
+                "episode": {
+                    "r": float(self._episode_return[i]),
+                    "l": int(self._episode_length[i]),
+                    "t": round(now - self._episode_start[i], 6),
+                },
+                "achievements": self._last.achievements[i].copy(),
+            }
+        self._episode_return[over] = 0.0
+        self._episode_length[over] = 0
+        self._episode_start[over] = now
+        for i in over.tolist():
+            self._memories[i] = {}
+        self.episodes_finished += len(over)
+        self.successes += int(reached[over].sum())
+        return infos
+
+    def _finish(self, envs: np.ndarray, dones: np.ndarray, infos=None) -> None:
+        for i in envs.tolist():
+            call = self._calls[i]
+            if call is not None:
+                self.stats[call.action.name].record(call)
+                self._calls[i] = None
+        self.busy[envs] = False
+        self._final[envs] = False
+        self._next[envs] = -1
+        rewards = self._reward[envs].astype(np.float32)
+        self._finished.append((envs, rewards, dones, infos or [{} for _ in envs]))
+
+    def take_finished(self) -> Finished:
+        """The actions that ended since the last call, with the observations to decide from."""
+        parts, self._finished = self._finished, []
+        envs = np.concatenate([np.zeros(0, dtype=np.int64)] + [p[0] for p in parts])
+        return Finished(
+            envs=envs,
+            obs=self._obs(self._last.obs[envs]),
+            rewards=np.concatenate([np.zeros(0, dtype=np.float32)] + [p[1] for p in parts]),
+            dones=np.concatenate([np.zeros(0, dtype=bool)] + [p[2] for p in parts]),
+            infos=[info for p in parts for info in p[3]],
+        )
+
+    def abandon(self) -> None:
+        """Drop the actions in progress (training stopped mid-rollout); the envs are idle."""
+        for i in np.flatnonzero(self.busy):
+            call = self._calls[i]
+            if call is not None:
+                call.stop("abandoned")
+                self.stats[call.action.name].record(call)
+                self._calls[i] = None
+        self.busy[:] = False
+        self._next[:] = -1
+        self._final[:] = False
 
     def _shaping_views(self, stepping: np.ndarray):
         if self.reward_code is None:
             return None
-        return dict(
-            zip(
-                np.flatnonzero(stepping),
-                self.world.views(list(np.flatnonzero(stepping))),
-                strict=True,
-            )
-        )
+        envs = np.flatnonzero(stepping).tolist()
+        return dict(zip(envs, self.world.views(envs), strict=True))
 
-    def _reward(self, result: StepResult, stepping: np.ndarray, prev_views) -> np.ndarray:
+    def _step_reward(self, result: StepResult, stepping: np.ndarray, prev_views) -> np.ndarray:
         if self.task.reward == "game":
             reward = result.reward.astype(np.float64).copy()
         else:
@@ -223,31 +351,6 @@ class CodedActionVecEnv(VecEnv):
             for i, prev in prev_views.items():
                 reward[i] += self.reward_code(prev, now[i])
         return reward * stepping
-
-    def _finish_step(self, reward, done, success, truncated):
-        obs = self._obs(self._last.obs)
-        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
-        if done.any():
-            now = time.time()
-            for i in np.flatnonzero(done):
-                infos[i]["terminal_observation"] = obs[i].copy()
-                infos[i]["TimeLimit.truncated"] = bool(truncated[i])
-                infos[i]["is_success"] = bool(success[i])
-                infos[i]["episode"] = {
-                    "r": float(self._episode_return[i]),
-                    "l": int(self._episode_length[i]),
-                    "t": round(now - self._episode_start[i], 6),
-                }
-                infos[i]["achievements"] = self._last.achievements[i].copy()
-                self._episode_return[i] = 0.0
-                self._episode_length[i] = 0
-                self._episode_start[i] = now
-                self._memories[i] = {}
-            self.episodes_finished += int(done.sum())
-            self.successes += int(success.sum())
-            self._last = self.world.reset_envs(done)
-            obs = self._obs(self._last.obs)
-        return obs, reward.astype(np.float32), done, infos
 
     def coded_usage(self) -> dict[str, Any]:
         """Share of decisions and samples in coded actions, and per-action statistics."""

@@ -1,0 +1,175 @@
+"""PPO whose rollouts let every env decide on its own clock.
+
+SB3's rollout asks all envs for a decision at once, so with coded actions (which last
+several steps) every env waits for the slowest routine among them, and most world steps
+move only a few envs. Here an env decides again as soon as its own action ended: every
+world step moves every env, and the policy is asked, in one batch, only by the envs that
+need a decision now.
+
+A rollout is ``n_steps * n_envs`` decisions, as in SB3, but an env that takes short
+actions contributes more of them than one running long routines. Once that many
+decisions have started, the rollout waits for the ones in flight to end, so that every
+env is at a decision point between rollouts. Advantages are computed per env over its
+own decisions in order (GAE, SB3's formula, bootstrapped from the value of the env's
+observation at the end of the rollout); the PPO update is SB3's, unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from stable_baselines3 import PPO
+from stable_baselines3.common.buffers import RolloutBuffer
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.utils import obs_as_tensor
+
+from rlgpt_tui.rl.vec_env import CodedActionVecEnv
+
+
+@dataclass
+class _Decisions:
+    """The decisions of one rollout, in the order they started (one row each)."""
+
+    obs: np.ndarray
+    actions: np.ndarray
+    values: np.ndarray
+    log_probs: np.ndarray
+    starts: np.ndarray  # the decision began an episode
+    rewards: np.ndarray
+    ends: np.ndarray  # the episode ended with this decision
+    envs: np.ndarray  # which env took it
+
+    @classmethod
+    def empty(cls, size: int, obs_size: int) -> _Decisions:
+        return cls(
+            obs=np.zeros((size, obs_size), dtype=np.float32),
+            actions=np.zeros(size, dtype=np.int64),
+            values=np.zeros(size, dtype=np.float32),
+            log_probs=np.zeros(size, dtype=np.float32),
+            starts=np.zeros(size, dtype=np.float32),
+            rewards=np.zeros(size, dtype=np.float32),
+            ends=np.zeros(size, dtype=np.float32),
+            envs=np.zeros(size, dtype=np.int64),
+        )
+
+
+class OwnClockPPO(PPO):
+    """SB3 PPO with a rollout collector for :class:`CodedActionVecEnv`."""
+
+    def collect_rollouts(
+        self,
+        env: CodedActionVecEnv,
+        callback: BaseCallback,
+        rollout_buffer: RolloutBuffer,
+        n_rollout_steps: int,
+    ) -> bool:
+        """Fill the rollout buffer with ``n_rollout_steps * n_envs`` decisions."""
+        if not isinstance(env, CodedActionVecEnv):  # any other VecEnv: SB3's own loop
+            return super().collect_rollouts(env, callback, rollout_buffer, n_rollout_steps)
+        self.policy.set_training_mode(False)
+        callback.on_rollout_start()
+        total = n_rollout_steps * env.num_envs
+        env.abandon()  # no action may be in flight from an earlier, stopped rollout
+        env.take_finished()
+        obs = np.array(self._last_obs, dtype=np.float32)
+        starts = np.array(self._last_episode_starts, dtype=np.float32)
+        rows = _Decisions.empty(total, obs.shape[1])
+        row_of = np.full(env.num_envs, -1, dtype=np.int64)  # each env's decision in flight
+        started = 0
+        while True:
+            deciding = np.flatnonzero(~env.busy)[: total - started]
+            if len(deciding):
+                with torch.no_grad():
+                    actions, values, log_probs = self.policy(
+                        obs_as_tensor(obs[deciding], self.device)
+                    )
+                actions = actions.cpu().numpy()
+                new = np.arange(started, started + len(deciding))
+                started += len(deciding)
+                rows.obs[new] = obs[deciding]
+                rows.actions[new] = actions
+                rows.values[new] = values.flatten().cpu().numpy()
+                rows.log_probs[new] = log_probs.cpu().numpy()
+                rows.starts[new] = starts[deciding]
+                rows.envs[new] = deciding
+                row_of[deciding] = new
+                env.begin(deciding, actions)
+            if not env.busy.any():
+                break
+            env.advance()
+            env.prepare()
+            done = env.take_finished()
+            if not len(done):
+                continue
+            self.num_timesteps += len(done)
+            callback.update_locals(locals())
+            if not callback.on_step():
+                env.abandon()
+                return False
+            self._update_info_buffer(done.infos, done.dones)
+            ended_rows = row_of[done.envs]
+            rows.rewards[ended_rows] = done.rewards + self._timeout_bootstrap(done)
+            rows.ends[ended_rows] = done.dones
+            obs[done.envs] = done.obs
+            starts[done.envs] = done.dones
+        with torch.no_grad():
+            last_values = self.policy.predict_values(obs_as_tensor(obs, self.device))
+        self._fill_buffer(rows, last_values.flatten().cpu().numpy())
+        self._last_obs, self._last_episode_starts = obs, starts.astype(bool)
+        callback.update_locals(locals())
+        callback.on_rollout_end()
+        return True
+
+    def _fill_buffer(self, rows: _Decisions, last_values: np.ndarray) -> None:
+        """GAE per env over its decisions in order; then the rollout buffer, flat."""
+        advantages = np.zeros_like(rows.rewards)
+        rewards, values, ends = rows.rewards.tolist(), rows.values.tolist(), rows.ends.tolist()
+        for env_index in np.unique(rows.envs).tolist():
+            next_value, gae = float(last_values[env_index]), 0.0
+            for row in np.flatnonzero(rows.envs == env_index)[::-1].tolist():
+                alive = 1.0 - ends[row]
+                delta = rewards[row] + self.gamma * next_value * alive - values[row]
+                gae = delta + self.gamma * self.gae_lambda * alive * gae
+                advantages[row] = gae
+                next_value = values[row]
+        buffer = self._flat_buffer(len(rows.rewards))
+        buffer.observations[:, 0] = rows.obs
+        buffer.actions[:, 0, 0] = rows.actions
+        buffer.rewards[:, 0] = rows.rewards
+        buffer.episode_starts[:, 0] = rows.starts
+        buffer.values[:, 0] = rows.values
+        buffer.log_probs[:, 0] = rows.log_probs
+        buffer.advantages[:, 0] = advantages
+        buffer.returns[:, 0] = advantages + rows.values
+        buffer.pos, buffer.full = buffer.buffer_size, True
+
+    def _flat_buffer(self, size: int) -> RolloutBuffer:
+        """The rollout buffer as one column of ``size`` decisions (SB3's update flattens
+        its (steps, envs) buffer into one batch anyway)."""
+        buffer = self.rollout_buffer
+        if buffer.buffer_size != size or buffer.n_envs != 1:
+            buffer = RolloutBuffer(
+                size,
+                self.observation_space,
+                self.action_space,
+                device=self.device,
+                gamma=self.gamma,
+                gae_lambda=self.gae_lambda,
+                n_envs=1,
+            )
+            self.rollout_buffer = buffer
+        buffer.reset()
+        return buffer
+
+    def _timeout_bootstrap(self, done) -> np.ndarray:
+        """gamma * V(terminal observation) for episodes cut by the horizon (as SB3 does)."""
+        extra = np.zeros(len(done), dtype=np.float32)
+        cut = [k for k, info in enumerate(done.infos) if info.get("TimeLimit.truncated")]
+        if cut:
+            terminal = np.stack([done.infos[k]["terminal_observation"] for k in cut])
+            with torch.no_grad():
+                values = self.policy.predict_values(obs_as_tensor(terminal, self.device))
+            extra[cut] = self.gamma * values.flatten().cpu().numpy()
+        return extra
