@@ -25,6 +25,7 @@ from enum import IntEnum
 from typing import Any
 
 from rlgpt_tui.envs.base import ACTION_NAMES, VIEW_COLS, VIEW_ROWS, WALKABLE, View
+from rlgpt_tui.skills.grid import path_lengths, visible_blocks
 
 Action = IntEnum("Action", {name.upper(): i for i, name in enumerate(ACTION_NAMES)}, start=0)
 Action.__doc__ = "Primitive actions by name: Action.DO, Action.MOVE_LEFT, ... (17 in all)."
@@ -95,6 +96,7 @@ class SkillContext:
         self.random = rng
         self.notes: list[str] = []
         self._cached_distances: tuple[View | None, dict[Position, int]] = (None, {})
+        self._cached_blocks: tuple[View | None, list[tuple[str, Position]]] = (None, [])
         self._route: tuple[tuple, list[Position]] | None = None  # go_to's far-target path
         self.view = view
 
@@ -170,33 +172,15 @@ class SkillContext:
     def _distances(self) -> dict[Position, int]:
         """BFS path lengths from the player over visible walkable, mob-free tiles."""
         view = self.view
-        if self._cached_distances[0] is view:  # one BFS per View, however many helpers ask
-            return self._cached_distances[1]
-        start = view.position
-        open_tiles = {
-            pos for block, pos in self._visible_blocks() if block in WALKABLE
-        } - self._blocked()
-        dist = {start: 0}
-        queue = deque([start])
-        while queue:
-            x, y = queue.popleft()
-            step = dist[(x, y)] + 1
-            for dx, dy in MOVES:
-                nxt = (x + dx, y + dy)
-                if nxt in open_tiles and nxt not in dist:
-                    dist[nxt] = step
-                    queue.append(nxt)
-        self._cached_distances = (view, dist)
-        return dist
+        if self._cached_distances[0] is not view:  # one BFS per View, however many ask
+            self._cached_distances = (view, path_lengths(view))
+        return self._cached_distances[1]
 
     def _visible_blocks(self) -> list[tuple[str, Position]]:
         view = self.view
-        left, top = view.position[0] - VIEW_COLS // 2, view.position[1] - VIEW_ROWS // 2
-        return [
-            (block, (left + c, top + r))
-            for r, row in enumerate(view.grid)
-            for c, block in enumerate(row)
-        ]
+        if self._cached_blocks[0] is not view:
+            self._cached_blocks = (view, visible_blocks(view))
+        return self._cached_blocks[1]
 
     def _visible(self) -> list[tuple[str, Position]]:
         return self._visible_blocks() + [(name, (x, y)) for name, x, y in self.view.mobs]
