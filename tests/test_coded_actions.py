@@ -222,3 +222,16 @@ def test_shelter_walls_the_player_in_and_recall_remembers_the_table() -> None:
         assert region is not None and len(region) <= 2
         assert not any(name == "zombie" and (x, y) in region for name, x, y in views[i].mobs)
     assert all(memories[i]["table"] is not None for i in range(8))
+
+
+def test_builtin_plans_are_valid_for_every_catalog_task() -> None:
+    # Long tech trees (make_iron_pickaxe, collect_diamond) must still fit a plan's 8 slots.
+    from rlgpt_tui.agents.builtin import BuiltinSlowAgent
+    from rlgpt_tui.tasks import get_task, load_catalog
+
+    slow = BuiltinSlowAgent()
+    for name in load_catalog():
+        task = get_task(name)
+        for stage in range(3):
+            plan = slow.plan(task, [None] * stage)
+            assert 1 <= len(plan.subactions) <= 8

@@ -81,16 +81,18 @@ class BuiltinSlowAgent(SlowAgent):
                     reason=f"RL rarely reached a {target}: navigation is easy to code",
                 )
             )
-        for prerequisite in task.prerequisites:
-            if template_code(prerequisite) is not None:
-                helpers.append(
-                    SubAction(
-                        name=prerequisite,
-                        description=f"obtain what {prerequisite} gives",
-                        mode="code",
-                        reason="a prerequisite the tech tree knows how to code",
-                    )
+        coded = [p for p in task.prerequisites if template_code(p) is not None]
+        # a plan holds at most 8 sub-actions (the RL one included): keep the latest
+        # prerequisites, each of which obtains the earlier ones itself
+        for prerequisite in coded[max(0, len(coded) - (7 - len(helpers))) :]:
+            helpers.append(
+                SubAction(
+                    name=prerequisite,
+                    description=f"obtain what {prerequisite} gives",
+                    mode="code",
+                    reason="a prerequisite the tech tree knows how to code",
                 )
+            )
         if stage >= 2 and template_code(task.name) is not None:
             return Plan(
                 subactions=[
