@@ -138,8 +138,13 @@ class _Kernels:
             chosen = jax.tree.map(lambda p: p[jnp.clip(take, 0)], pool)
             return select(take >= 0, chosen, states)
 
+        def apply_resets(states, pool, take):
+            """Pending resets first, inside the step's call (a no-op branch when none)."""
+            return jax.lax.cond(jnp.any(take >= 0), replace, lambda s, p, t: s, states, pool, take)
+
         @partial(jax.jit, donate_argnums=(1,))
-        def step(key, states, actions, active):
+        def step(key, states, pool, take, actions, active):
+            states = apply_resets(states, pool, take)
             key, sub = jax.random.split(key)
             keys = jax.random.split(sub, actions.shape[0])
             new_states, reward = jax.vmap(lambda k, s, a: craftax_step(k, s, a, params, static))(
@@ -152,8 +157,9 @@ class _Kernels:
             return key, states, obs, reward, done, info
 
         @partial(jax.jit, donate_argnums=(1,))
-        def step_subset(key, states, index, actions, active):
+        def step_subset(key, states, pool, take, index, actions, active):
             """Step only the envs in ``index`` (a small fixed-size batch), scatter them back."""
+            states = apply_resets(states, pool, take)
             key, sub = jax.random.split(key)
             keys = jax.random.split(sub, index.shape[0])
             part = jax.tree.map(lambda s: s[index], states)
@@ -267,29 +273,29 @@ class CraftaxWorld(World):
         zeros = np.zeros(self.num_envs, dtype=np.float32)
         return self._result(zeros, np.zeros(self.num_envs, dtype=bool))
 
+    def _take_pending(self) -> np.ndarray:
+        """The pending resets, handed to the next step call (which applies them first)."""
+        take, self._pending = self._pending, np.full(self.num_envs, -1, dtype=np.int32)
+        return take
+
     def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> StepResult:
-        jnp = self._k.jax.numpy
         actions = np.asarray(actions, dtype=np.int32)
         if active is None:
             active = np.ones(self.num_envs, dtype=bool)
+        active = np.asarray(active, dtype=bool)
         stepping = int(active.sum())
         self._steps_taken += stepping
-        self._flush_pending()
         bucket = next((b for b in self._buckets if stepping <= b), None)
         if bucket is not None:
             return self._step_subset(actions, active, bucket)
         self._key, self._states, obs, reward, done, meta = self._k.step(
-            self._key,
-            self._states,
-            jnp.asarray(actions),
-            jnp.asarray(active),
+            self._key, self._states, self._pool, self._take_pending(), actions, active
         )
         self._obs, self._meta = np.array(obs), np.array(meta)
         return self._result(np.asarray(reward, dtype=np.float32), np.asarray(done))
 
     def _step_subset(self, actions: np.ndarray, active: np.ndarray, size: int) -> StepResult:
         """Few envs active (others wait on coded actions): step a small sub-batch only."""
-        jnp = self._k.jax.numpy
         chosen = np.flatnonzero(active)
         padding = np.flatnonzero(~active)[: size - len(chosen)]
         index = np.concatenate([chosen, padding]).astype(np.int32)
@@ -297,9 +303,11 @@ class CraftaxWorld(World):
         self._key, self._states, obs, reward, done, meta = self._k.step_subset(
             self._key,
             self._states,
-            jnp.asarray(index),
-            jnp.asarray(actions[index]),
-            jnp.asarray(sub_active),
+            self._pool,
+            self._take_pending(),
+            index,
+            actions[index],
+            sub_active,
         )
         # fresh arrays: StepResults handed out earlier must not change under their holders
         self._obs, self._meta = self._obs.copy(), self._meta.copy()
