@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from rlgpt_tui.envs import make_world  # noqa: E402
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig  # noqa: E402
-from rlgpt_tui.rl.train import train  # noqa: E402
+from rlgpt_tui.rl.train import TORCH_THREADS, train  # noqa: E402
 
 TASK = "collect_wood"
 CRAFTAX_ENVS = 64
@@ -115,8 +115,12 @@ def steady_rate(marks: list[tuple[int, float]]) -> dict[str, Any]:
     }
 
 
-def ppo_rate(samples: int, coded: bool, seed: int) -> dict[str, Any]:
-    """Our PPO (MLP over the symbolic observation) on craftax collect_wood, 64 envs."""
+def ppo_rate(
+    samples: int, coded: bool, seed: int, episodes_per_world: int | None = None
+) -> dict[str, Any]:
+    """Our PPO (MLP over the symbolic observation) on craftax collect_wood, 64 envs.
+
+    ``episodes_per_world``: None keeps RLConfig's default (what a user's run does)."""
     specs = []
     if coded:
         source = (ROOT / "assets" / "skills" / "go_to_tree.py").read_text()
@@ -129,6 +133,8 @@ def ppo_rate(samples: int, coded: bool, seed: int) -> dict[str, Any]:
         seed=seed,
         coded_actions=specs,
     )
+    if episodes_per_world is not None:
+        config = config.model_copy(update={"episodes_per_world": episodes_per_world})
     result = train(config)
     # history: one report per finished rollout, then train()'s final report. The final one
     # ends in the rollout cut short at the budget (collected but never trained on), so it
@@ -144,6 +150,8 @@ def ppo_rate(samples: int, coded: bool, seed: int) -> dict[str, Any]:
         "overall_rate": result.fps,  # warm-up included, for reference
         "coded_decision_share": last["coded_decision_share"],
         "coded_sample_share": last["coded_sample_share"],
+        "episodes_per_world": config.episodes_per_world,
+        "episodes": result.env.episodes_finished,
     }
 
 
@@ -234,7 +242,8 @@ def main() -> None:
         "--torch-threads",
         type=int,
         default=os.cpu_count() or 1,
-        help="torch intra-op threads for both PPO runs (default: all cores)",
+        help="torch intra-op threads for SB3's CnnPolicy baseline (default: all cores, as a "
+        f"user's run would); our PPO always uses {TORCH_THREADS} (rlgpt_tui.rl.train)",
     )
     for key, value in BUDGETS.items():
         parser.add_argument(
@@ -249,10 +258,8 @@ def main() -> None:
         if getattr(args, key) is not None:
             budgets[key] = getattr(args, key)
 
-    # One torch thread setting for every PPO here (ours and SB3's baseline), so neither gets
-    # an edge: all cores by default, as a user's run would. JAX (Craftax) keeps its own XLA
-    # thread pool; the env step and the policy run one after the other, not concurrently.
-    torch.set_num_threads(args.torch_threads)
+    # Our train() runs torch on TORCH_THREADS threads (its MLP is small, and JAX's XLA pool
+    # needs the cores); the CnnPolicy baseline gets --torch-threads, set right before it.
     started = time.perf_counter()
 
     load_before = os.getloadavg()
@@ -272,7 +279,13 @@ def main() -> None:
     log(f"PPO craftax {TASK}, coded go_to_tree ...")
     coded = measured(ppo_rate, budgets["ppo_samples"], coded=True, seed=args.seed)
     log(show(coded, "samples/s") + f" (coded share of samples {coded['coded_sample_share']})")
+    log(f"PPO craftax {TASK}, coded go_to_tree, a new world for every episode ...")
+    fresh = measured(
+        ppo_rate, budgets["ppo_samples"], coded=True, seed=args.seed, episodes_per_world=1
+    )
+    log(show(fresh, "samples/s"))
     log(f"SB3 PPO CnnPolicy on crafter images, {CRAFTER_ENVS} envs ...")
+    torch.set_num_threads(args.torch_threads)
     cnn = measured(crafter_cnn_rate, budgets["cnn_samples"], args.seed)
     log(show(cnn, "samples/s"))
 
@@ -282,6 +295,7 @@ def main() -> None:
         "ppo_coded_vs_crafter_cnn": ratio(coded["rate"], cnn["rate"], 2),
         "ppo_coded_vs_raw_craftax": ratio(coded["rate"], raw_craftax["rate"]),
         "ppo_plain_vs_raw_craftax": ratio(plain["rate"], raw_craftax["rate"]),
+        "ppo_coded_fresh_worlds_vs_raw_craftax": ratio(fresh["rate"], raw_craftax["rate"]),
         "crafter_raw_vs_craftax_raw": ratio(raw_crafter["rate"], raw_craftax["rate"], 4),
     }
 
@@ -298,7 +312,7 @@ def main() -> None:
             "processor": platform.machine(),
             "python": platform.python_version(),
             "torch": torch.__version__,
-            "torch_threads": torch.get_num_threads(),
+            "torch_threads": {"ours": TORCH_THREADS, "sb3_cnn": args.torch_threads},
             "jax": jax.__version__,
             "jax_backend": jax.default_backend(),
             # other processes' load: figures are only comparable on a quiet machine
@@ -314,6 +328,7 @@ def main() -> None:
         "raw_crafter_steps_per_s": rounded(raw_crafter)["rate"],
         "ppo_craftax_plain_samples_per_s": rounded(plain)["rate"],
         "ppo_craftax_coded_samples_per_s": rounded(coded)["rate"],
+        "ppo_craftax_coded_fresh_worlds_samples_per_s": rounded(fresh)["rate"],
         "sb3_cnn_crafter_samples_per_s": rounded(cnn)["rate"],
         **ratios,
         "targets": TARGETS,
@@ -325,6 +340,7 @@ def main() -> None:
             "raw_crafter": rounded(raw_crafter),
             "ppo_plain": rounded(plain),
             "ppo_coded": rounded(coded),
+            "ppo_coded_fresh_worlds": rounded(fresh),
             "sb3_cnn_crafter": rounded(cnn),
         },
         "total_seconds": round(time.perf_counter() - started, 1),

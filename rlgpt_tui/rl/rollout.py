@@ -16,6 +16,7 @@ observation at the end of the rollout); the PPO update is SB3's, unchanged.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,7 +57,21 @@ class _Decisions:
 
 
 class OwnClockPPO(PPO):
-    """SB3 PPO with a rollout collector for :class:`CodedActionVecEnv`."""
+    """SB3 PPO with a rollout collector for :class:`CodedActionVecEnv`.
+
+    Torch threads: the update runs alone, on every core (1.4x faster than one thread
+    here); rollouts keep torch to ``rollout_threads`` so it does not spin beside JAX.
+    """
+
+    rollout_threads = 1
+    update_threads = os.cpu_count() or 1
+
+    def train(self) -> None:
+        torch.set_num_threads(self.update_threads)
+        try:
+            super().train()
+        finally:
+            torch.set_num_threads(self.rollout_threads)
 
     def collect_rollouts(
         self,
@@ -69,6 +84,7 @@ class OwnClockPPO(PPO):
         if not isinstance(env, CodedActionVecEnv):  # any other VecEnv: SB3's own loop
             return super().collect_rollouts(env, callback, rollout_buffer, n_rollout_steps)
         self.policy.set_training_mode(False)
+        torch.set_num_threads(self.rollout_threads)
         callback.on_rollout_start()
         total = n_rollout_steps * env.num_envs
         env.abandon()  # no action may be in flight from an earlier, stopped rollout

@@ -227,7 +227,8 @@ def train(
     says how much of the budget a checkpointed ``model`` already spent (resume).
     """
     # The policy is a small MLP: one torch thread is as fast, and leaves the other cores to
-    # the world (two threads spinning beside JAX's made PPO several times slower here).
+    # the world (two threads spinning beside JAX's made PPO several times slower here);
+    # OwnClockPPO's update, which runs alone, uses every core.
     torch.set_num_threads(TORCH_THREADS)
     env = env or build_env(config)
     if model is None:
