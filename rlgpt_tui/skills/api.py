@@ -25,7 +25,7 @@ from enum import IntEnum
 from typing import Any
 
 from rlgpt_tui.envs.base import ACTION_NAMES, VIEW_COLS, VIEW_ROWS, WALKABLE, View
-from rlgpt_tui.skills.grid import path_lengths, visible_blocks
+from rlgpt_tui.skills.grid import Paths, nearest_tile, shortest_paths, visible_blocks
 
 Action = IntEnum("Action", {name.upper(): i for i, name in enumerate(ACTION_NAMES)}, start=0)
 Action.__doc__ = "Primitive actions by name: Action.DO, Action.MOVE_LEFT, ... (17 in all)."
@@ -95,6 +95,7 @@ class SkillContext:
         self.memory = memory
         self.random = rng
         self.notes: list[str] = []
+        self._cached_paths: tuple[View | None, Paths | None] = (None, None)
         self._cached_distances: tuple[View | None, dict[Position, int]] = (None, {})
         self._cached_blocks: tuple[View | None, list[tuple[str, Position]]] = (None, [])
         self._route: tuple[tuple, list[Position]] | None = None  # go_to's far-target path
@@ -169,11 +170,19 @@ class SkillContext:
     def _blocked(self) -> set[Position]:
         return {(x, y) for name, x, y in self.view.mobs}
 
+    def _paths(self) -> Paths:
+        """BFS from the player over visible walkable, mob-free tiles (once per View)."""
+        view = self.view
+        if self._cached_paths[0] is not view:
+            self._cached_paths = (view, shortest_paths(view))
+            self._cached_distances = (None, {})
+        return self._cached_paths[1]
+
     def _distances(self) -> dict[Position, int]:
         """BFS path lengths from the player over visible walkable, mob-free tiles."""
-        view = self.view
-        if self._cached_distances[0] is not view:  # one BFS per View, however many ask
-            self._cached_distances = (view, path_lengths(view))
+        paths = self._paths()
+        if self._cached_distances[0] is not self.view:
+            self._cached_distances = (self.view, paths.as_dict())
         return self._cached_distances[1]
 
     def _visible_blocks(self) -> list[tuple[str, Position]]:
@@ -186,22 +195,7 @@ class SkillContext:
         return self._visible_blocks() + [(name, (x, y)) for name, x, y in self.view.mobs]
 
     def nearest(self, *names: str) -> Position | None:
-        wanted = set(names)
-        dist = self._distances()
-        px, py = self.view.position
-        best: tuple[int, Position] | None = None
-        for name, pos in self._visible():
-            if name not in wanted or pos == (px, py):
-                continue
-            steps = [
-                dist[(pos[0] + dx, pos[1] + dy)]
-                for dx, dy in MOVES
-                if (pos[0] + dx, pos[1] + dy) in dist
-            ]
-            cost = min(steps) + 1 if steps else 100 + abs(pos[0] - px) + abs(pos[1] - py)
-            if best is None or cost < best[0]:
-                best = (cost, pos)
-        return None if best is None else best[1]
+        return nearest_tile(self.view, set(names), self._paths())
 
     def is_near(self, name: str, distance: int = 1) -> bool:
         px, py = self.view.position
