@@ -355,3 +355,27 @@ def test_a_plan_with_two_rl_subactions_is_refused_with_the_fix() -> None:
     }
     with pytest.raises(ValidationError, match="at most one rl sub-action"):
         Plan.model_validate(two)
+
+
+def test_chained_coded_stages_share_what_they_remember() -> None:
+    """A later stage's code sees what an earlier stage's code kept in ``ctx.memory`` (the
+    tech-tree code keeps its map of the episode there), so a hand-over loses nothing."""
+    from rlgpt_tui.agents.builtin import template_code
+    from rlgpt_tui.engine.chain import StageSolution, evaluate_chain
+    from rlgpt_tui.skills.runtime import CodedAction
+
+    wood = template_code("collect_wood").replace(
+        "def act(ctx):\n", "def act(ctx):\n    ctx.memory['wood stage ran'] = True\n"
+    )
+    table = template_code("place_table").replace(
+        "def act(ctx):\n",
+        "def act(ctx):\n    if not ctx.memory.get('wood stage ran'):\n"
+        "        yield Action.NOOP\n        return False\n",
+    )
+    stages = [
+        StageSolution("collect_wood", coded=CodedAction.from_source("collect_wood", wood)),
+        StageSolution("place_table", coded=CodedAction.from_source("place_table", table)),
+    ]
+    result = evaluate_chain(stages, "place_table", "craftax", episodes=16, seed=3)
+    assert result["stage_reached"]["place_table"] == 1.0
+    assert result["success_rate"] >= 0.8, result

@@ -3,7 +3,9 @@
 Each stage's solution is the best iteration of its own two-loop run: a coded routine or a
 PPO policy over its action table (coded actions included). The chained controller runs
 every env on its own clock: it follows stage k's solution until stage k's goal holds, then
-moves to stage k+1, and is evaluated on the whole task's goal and horizon.
+moves to stage k+1, and is evaluated on the whole task's goal and horizon. Coded stage
+solutions share one ``ctx.memory`` per episode, so what one stage's code learnt of the
+world (the tech-tree code keeps a map there) is not lost when the next stage takes over.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import numpy as np
 from rlgpt_tui.envs import make_world
 from rlgpt_tui.skills.runtime import CodedAction, CodedCall
 from rlgpt_tui.tasks import get_task
+
+STAGE_CODE_MEMORY = "stage code"  # the ctx.memory key shared by coded stage solutions
 
 
 @dataclass
@@ -74,7 +78,7 @@ def evaluate_chain(
             if calls[i] is None:
                 if runner.solution.coded is not None:
                     calls[i] = runner.solution.coded.start(
-                        views[i], memories[i].setdefault(runner.solution.task, {}), rngs[i]
+                        views[i], memories[i].setdefault(STAGE_CODE_MEMORY, {}), rngs[i]
                     )
                 else:
                     entry = runner.table[decisions[i]]
