@@ -59,12 +59,12 @@ class _Decisions:
 class OwnClockPPO(PPO):
     """SB3 PPO with a rollout collector for :class:`CodedActionVecEnv`.
 
-    Torch threads: the update runs alone, on every core (1.4x faster than one thread
-    here); rollouts keep torch to ``rollout_threads`` so it does not spin beside JAX.
+    Torch threads: the update runs alone, on up to four cores (two were 1.4x faster than
+    one here); rollouts keep torch to ``rollout_threads`` so it does not spin beside JAX.
     """
 
     rollout_threads = 1
-    update_threads = os.cpu_count() or 1
+    update_threads = min(4, os.cpu_count() or 1)  # the MLP is small: more threads only wait
 
     def train(self) -> None:
         torch.set_num_threads(self.update_threads)

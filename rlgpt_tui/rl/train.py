@@ -228,7 +228,7 @@ def train(
     """
     # The policy is a small MLP: one torch thread is as fast, and leaves the other cores to
     # the world (two threads spinning beside JAX's made PPO several times slower here);
-    # OwnClockPPO's update, which runs alone, uses every core.
+    # OwnClockPPO's update, which runs alone, uses up to four cores.
     torch.set_num_threads(TORCH_THREADS)
     env = env or build_env(config)
     if model is None:
