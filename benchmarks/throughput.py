@@ -28,7 +28,8 @@ sys.path.insert(0, str(ROOT))
 
 from rlgpt_tui.envs import make_world  # noqa: E402
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig  # noqa: E402
-from rlgpt_tui.rl.train import TORCH_THREADS, train  # noqa: E402
+from rlgpt_tui.rl.rollout import OwnClockPPO  # noqa: E402
+from rlgpt_tui.rl.train import train  # noqa: E402
 
 TASK = "collect_wood"
 CRAFTAX_ENVS = 64
@@ -243,7 +244,8 @@ def main() -> None:
         type=int,
         default=os.cpu_count() or 1,
         help="torch intra-op threads for SB3's CnnPolicy baseline (default: all cores, as a "
-        f"user's run would); our PPO always uses {TORCH_THREADS} (rlgpt_tui.rl.train)",
+        f"user's run would); our PPO uses {OwnClockPPO.rollout_threads} in rollouts and "
+        f"{OwnClockPPO.update_threads} in updates (OwnClockPPO)",
     )
     for key, value in BUDGETS.items():
         parser.add_argument(
@@ -258,8 +260,8 @@ def main() -> None:
         if getattr(args, key) is not None:
             budgets[key] = getattr(args, key)
 
-    # Our train() runs torch on TORCH_THREADS threads (its MLP is small, and JAX's XLA pool
-    # needs the cores); the CnnPolicy baseline gets --torch-threads, set right before it.
+    # Our PPO sets its own torch threads (OwnClockPPO: one in rollouts, beside JAX; more in
+    # updates); the CnnPolicy baseline gets --torch-threads, set right before it.
     started = time.perf_counter()
 
     load_before = os.getloadavg()
@@ -312,7 +314,11 @@ def main() -> None:
             "processor": platform.machine(),
             "python": platform.python_version(),
             "torch": torch.__version__,
-            "torch_threads": {"ours": TORCH_THREADS, "sb3_cnn": args.torch_threads},
+            "torch_threads": {
+                "ours_rollouts": OwnClockPPO.rollout_threads,
+                "ours_updates": OwnClockPPO.update_threads,
+                "sb3_cnn": args.torch_threads,
+            },
             "jax": jax.__version__,
             "jax_backend": jax.default_backend(),
             # other processes' load: figures are only comparable on a quiet machine

@@ -32,7 +32,6 @@ from rlgpt_tui.skills.runtime import CodedAction, CodedActionLimits
 from rlgpt_tui.tasks import Task, crafter_score, get_task
 
 MetricsHandler = Callable[[dict[str, Any]], None]
-TORCH_THREADS = 1
 
 
 def task_for(config: RLConfig) -> Task:
@@ -229,7 +228,7 @@ def train(
     # The policy is a small MLP: one torch thread is as fast, and leaves the other cores to
     # the world (two threads spinning beside JAX's made PPO several times slower here);
     # OwnClockPPO's update, which runs alone, uses up to four cores.
-    torch.set_num_threads(TORCH_THREADS)
+    torch.set_num_threads(OwnClockPPO.rollout_threads)
     env = env or build_env(config)
     if model is None:
         model = make_model(config, env)

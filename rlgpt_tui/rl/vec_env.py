@@ -299,7 +299,8 @@ class CodedActionVecEnv(VecEnv):
         self.successes += int(reached[over].sum())
         return infos
 
-    def _finish(self, envs: np.ndarray, dones: np.ndarray, infos=None) -> None:
+    def _release(self, envs: np.ndarray) -> None:
+        """Record the coded calls of ``envs`` and make the envs idle."""
         for i in envs.tolist():
             call = self._calls[i]
             if call is not None:
@@ -308,6 +309,9 @@ class CodedActionVecEnv(VecEnv):
         self.busy[envs] = False
         self._final[envs] = False
         self._next[envs] = -1
+
+    def _finish(self, envs: np.ndarray, dones: np.ndarray, infos=None) -> None:
+        self._release(envs)
         rewards = self._reward[envs].astype(np.float32)
         self._finished.append((envs, rewards, dones, infos or [{} for _ in envs]))
 
@@ -325,15 +329,11 @@ class CodedActionVecEnv(VecEnv):
 
     def abandon(self) -> None:
         """Drop the actions in progress (training stopped mid-rollout); the envs are idle."""
-        for i in np.flatnonzero(self.busy):
-            call = self._calls[i]
-            if call is not None:
-                call.stop("abandoned")
-                self.stats[call.action.name].record(call)
-                self._calls[i] = None
-        self.busy[:] = False
-        self._next[:] = -1
-        self._final[:] = False
+        envs = np.flatnonzero(self.busy)
+        for i in envs.tolist():
+            if self._calls[i] is not None:
+                self._calls[i].stop("abandoned")
+        self._release(envs)
 
     def _shaping_views(self, stepping: np.ndarray):
         if self.reward_code is None:
