@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import sys
 import textwrap
 import time
 
@@ -12,15 +13,22 @@ import pytest
 from rlgpt_tui import ASSETS_DIR
 from rlgpt_tui.agents.builtin import template_code
 from rlgpt_tui.envs.craftax_world import CraftaxWorld
+from rlgpt_tui.skills.api import SkillContext
 from rlgpt_tui.skills.reward import RewardCode
 from rlgpt_tui.skills.runtime import (
     CodedAction,
     CodedActionLimits,
     CodedActionStats,
+    CodedCall,
     recorded_views,
     run_one_call_each,
 )
-from rlgpt_tui.skills.sandbox import CodeValidationError
+from rlgpt_tui.skills.sandbox import (
+    BudgetExceeded,
+    CodeValidationError,
+    budget,
+    compile_untrusted,
+)
 
 
 def code(body: str) -> str:
@@ -54,6 +62,19 @@ def run_once(action: CodedAction, steps: int = 10) -> tuple[list[int], str]:
         ("def go(ctx):\n    yield 0\n", "define a function `def act"),
         ("class A: pass\ndef act(ctx):\n    yield 0\n", "ClassDef is not allowed"),
         ("def act(ctx):\n    yield '{0.__class__}'.format(ctx)\n", "attribute 'format'"),
+        # Binding __tick__ (parameter, `as` name) would shadow the inserted budget counter.
+        (
+            "def spin(__tick__=bool):\n    while True:\n        pass\n"
+            "def act(ctx):\n    yield spin()\n",
+            "line 1: name '__tick__' starts with an underscore",
+        ),
+        ("def act(ctx):\n    f = lambda __tick__: 0\n    yield 0\n", "name '__tick__' starts"),
+        ("from math import sqrt as __tick__\ndef act(ctx):\n    yield 0\n", "'__tick__' starts"),
+        (
+            "def act(ctx):\n    try:\n        yield 0\n    except Exception as __tick__:\n"
+            "        pass\n",
+            "line 4: name '__tick__' starts with an underscore",
+        ),
     ],
 )
 def test_validation_rejects_forbidden_code(source: str, expected: str) -> None:
@@ -89,7 +110,7 @@ def test_endless_loop_is_stopped_by_budget() -> None:
     started = time.perf_counter()
     actions, reason = run_once(action)
     assert actions == [0]
-    assert reason in {"line budget", "time budget"}
+    assert reason in {"loop budget", "time budget"}
     assert time.perf_counter() - started < 5
     with pytest.raises(CodeValidationError, match="dry run"):
         CodedAction.from_source("spin", source)
@@ -110,7 +131,188 @@ def test_budget_cannot_be_swallowed_by_except_exception() -> None:
     )
     action = CodedAction.from_source("sneaky", source, dry_run=False)
     actions, reason = run_once(action)
-    assert actions == [] and reason in {"line budget", "time budget"}
+    assert actions == [] and reason in {"loop budget", "time budget"}
+
+
+def run_call(action: CodedAction, steps: int = 10) -> tuple[list[int], CodedCall, float]:
+    """One call on a recorded View: the actions, the call and the wall-clock seconds taken."""
+    view = recorded_views()[0]
+    call = action.start(view, {}, random.Random(0))
+    actions, started = [], time.perf_counter()
+    for _ in range(steps):
+        a = call.next_action(view)
+        if a is None:
+            break
+        actions.append(a)
+    return actions, call, time.perf_counter() - started
+
+
+RUNAWAY = {
+    "while_true": "def act(ctx):\n    yield 0\n    while True:\n        pass\n",
+    "fib_40": code(
+        """
+        def fib(n):
+            return fib(n - 1) + fib(n - 2) if n > 1 else n
+
+        def act(ctx):
+            yield 0
+            yield fib(40)
+        """
+    ),
+    # Catching the RecursionError and recursing again would take ~2**1000 calls.
+    "recursion_past_the_limit": code(
+        """
+        def deeper(n):
+            try:
+                return deeper(n + 1) + 1
+            except Exception:
+                return deeper(n + 1) + 1
+
+        def act(ctx):
+            yield 0
+            yield deeper(0)
+        """
+    ),
+    "nested_comprehension": code(
+        """
+        def act(ctx):
+            yield 0
+            yield len([i * j for i in range(100000) for j in range(100000)])
+        """
+    ),
+    "generator_expression": code(
+        """
+        def act(ctx):
+            yield 0
+            yield sum(sum(1 for j in range(100000)) for i in range(100000))
+        """
+    ),
+    "lambdas_over_map": code(
+        """
+        def act(ctx):
+            yield 0
+            step = lambda i: max(map(lambda j: i * j, range(100000)))
+            yield max(map(step, range(100000)))
+        """
+    ),
+    "swallowing_except_exception": code(
+        """
+        def act(ctx):
+            yield 0
+            while True:
+                try:
+                    while True:
+                        pass
+                except Exception:
+                    pass
+        """
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RUNAWAY))
+def test_runaway_code_ends_with_the_loop_budget_quickly(name: str) -> None:
+    action = CodedAction.from_source(name, RUNAWAY[name], dry_run=False)
+    actions, call, seconds = run_call(action)
+    assert actions == [0]
+    # Calls failing with RecursionError before their tick can make the deadline come first.
+    ends = {"loop budget", "time budget"} if name.startswith("recursion") else {"loop budget"}
+    assert call.end_reason in ends
+    assert call.seconds < 2 and seconds < 2
+
+
+def test_plain_endless_recursion_ends_with_an_error_or_the_budget() -> None:
+    source = "def f(n):\n    return f(n + 1) + 1\ndef act(ctx):\n    yield 0\n    yield f(0)\n"
+    actions, call, seconds = run_call(CodedAction.from_source("rec", source, dry_run=False))
+    assert actions == [0] and seconds < 2
+    assert call.end_reason == "loop budget" or call.end_reason.startswith("error: RecursionError")
+
+
+def test_slow_loop_ends_with_the_time_budget() -> None:
+    # Few ticks, each expensive (a builtin summing 100,000 numbers): the deadline ends it.
+    source = "def act(ctx):\n    yield 0\n    while True:\n        total = sum(range(100000))\n"
+    limits = CodedActionLimits(seconds=0.05)
+    action = CodedAction.from_source("slow", source, limits=limits, dry_run=False)
+    actions, call, seconds = run_call(action)
+    assert actions == [0] and call.end_reason == "time budget"
+    assert seconds < 2
+
+
+def test_endless_finally_block_is_closed_without_hanging() -> None:
+    # generator.close() runs the finally block outside any budget: its first tick ends it.
+    source = code(
+        """
+        def act(ctx):
+            try:
+                while True:
+                    yield Action.NOOP
+            finally:
+                while True:
+                    pass
+        """
+    )
+    action = CodedAction.from_source("clingy", source, limits=CodedActionLimits(max_steps=3))
+    actions, call, seconds = run_call(action)
+    assert actions == [0, 0, 0] and call.end_reason == "step budget" and seconds < 2
+    actions, call, seconds = run_call(action, steps=2)
+    started = time.perf_counter()
+    call.stop("episode ended")
+    assert call.end_reason == "episode ended" and time.perf_counter() - started < 1
+
+
+def test_untrusted_functions_run_only_inside_a_budget_and_budgets_nest() -> None:
+    program = compile_untrusted(
+        "def count(n):\n    return [i for i in range(n)]\n", "count", {}, "count"
+    )
+    count = program.function("count")
+    with pytest.raises(BudgetExceeded, match="outside a budget"):
+        count(1)
+    with budget(100, seconds=5):
+        assert count(50) == list(range(50))  # 1 call + 50 iterations = 51 ticks
+        with budget(10, seconds=5), pytest.raises(BudgetExceeded, match="budget of 10 exc"):
+            count(50)
+        assert count(40) == list(range(40))  # the outer count (51) was restored: 92 ticks
+        with pytest.raises(BudgetExceeded, match="loop budget of 100 exceeded"):
+            count(10)
+    with pytest.raises(BudgetExceeded, match="outside a budget"):
+        count(0)
+
+
+def test_error_lines_point_into_the_untrusted_code() -> None:
+    source = code(
+        """
+        def act(ctx):
+            for i in range(2):
+                while i > 5:
+                    pass
+            yield [1 / (j - 1) for j in range(3)]
+        """
+    ).lstrip()
+    actions, call, _ = run_call(CodedAction.from_source("div", source, dry_run=False))
+    assert call.end_reason == "error: ZeroDivisionError: division by zero (line 5)"
+    source = code(
+        """
+        def act(ctx):
+            half = lambda v: v // 0
+            yield 0
+            values = sorted([3, 1, 2], key=lambda v: v)
+            yield half(values[0])
+        """
+    ).lstrip()
+    actions, call, _ = run_call(CodedAction.from_source("lam", source, dry_run=False))
+    assert actions == [0]
+    assert (
+        call.end_reason == "error: ZeroDivisionError: integer division or modulo by zero (line 2)"
+    )
+
+
+def test_no_trace_hook_while_coded_actions_run(monkeypatch) -> None:
+    traces = []
+    monkeypatch.setattr(SkillContext, "log", lambda self, message: traces.append(sys.gettrace()))
+    source = "def act(ctx):\n    for i in range(3):\n        ctx.log(i)\n        yield 0\n"
+    actions, call, _ = run_call(CodedAction.from_source("logs", source, dry_run=False))
+    assert actions == [0, 0, 0] and call.end_reason == "returned"
+    assert traces == [None, None, None]
 
 
 def test_runtime_errors_and_bad_actions_end_the_call_with_a_reason() -> None:

@@ -87,7 +87,7 @@ def test_broken_coded_action_never_stops_training() -> None:
     for _ in range(4):
         env.step(np.array([17, 18] * 4))
     reasons = env.coded_usage()["actions"]
-    assert set(reasons["spin"]["end_reasons"]) <= {"time budget", "line budget", "episode ended"}
+    assert set(reasons["spin"]["end_reasons"]) <= {"time budget", "loop budget", "episode ended"}
     assert any(r.startswith("error: KeyError") for r in reasons["crash"]["end_reasons"])
     assert reasons["spin"]["calls"] == reasons["crash"]["calls"] == 16
 

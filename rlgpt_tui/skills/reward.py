@@ -22,9 +22,9 @@ MAX_FAILURES = 1000
 class RewardCode:
     """A shaping reward over consecutive Views. Failures give 0 and are counted, never raised."""
 
-    def __init__(self, source: str, lines: int = 5_000, seconds: float = 0.05):
+    def __init__(self, source: str, ticks: int = 5_000, seconds: float = 0.05):
         self.source = source
-        self.lines = lines
+        self.ticks = ticks  # loop iterations and function calls per call
         self.seconds = seconds
         self.program = compile_untrusted(source, "reward", {}, "reward", arity=2)
         self._function = self.program.function("reward")
@@ -39,7 +39,7 @@ class RewardCode:
 
     def _call(self, prev: View, now: View) -> float | None:
         try:
-            with budget(self.program.filename, self.lines, self.seconds):
+            with budget(self.ticks, self.seconds):
                 value = self._function(prev, now)
             value = float(value)
             if not math.isfinite(value):

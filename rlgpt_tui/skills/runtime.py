@@ -36,7 +36,9 @@ class CodedActionLimits:
 
     max_steps: int = 64  # primitive actions per call
     seconds: float = 0.5  # wall-clock spent inside the code per call
-    lines_per_step: int = 20_000  # executed lines of the code between two actions
+    # loop iterations and function calls of the code between two actions (the work of the
+    # skill API it calls, e.g. a BFS over the View, is trusted code and not counted)
+    ticks_per_step: int = 20_000
 
 
 @dataclass
@@ -103,7 +105,7 @@ class CodedAction:
 class CodedCall:
     """One running call of a coded action. Feed Views, get primitive action indices."""
 
-    FAILURES = frozenset({"error", "time budget", "line budget", "invalid action"})
+    FAILURES = frozenset({"error", "time budget", "loop budget", "invalid action"})
 
     def __init__(self, action: CodedAction, ctx: SkillContext):
         self.action = action
@@ -128,16 +130,12 @@ class CodedCall:
         self.ctx.view = view
         started = time.perf_counter()
         try:
-            with budget(
-                self.action.program.filename,
-                limits.lines_per_step,
-                max(0.0, limits.seconds - self.seconds),
-            ):
+            with budget(limits.ticks_per_step, max(0.0, limits.seconds - self.seconds)):
                 value = next(self._generator)
         except StopIteration:
             return self._end("returned")
         except BudgetExceeded as error:
-            reason = "line budget" if "line" in str(error) else "time budget"
+            reason = "time budget" if "time" in str(error) else "loop budget"
             return self._end(reason)
         except Exception as error:  # noqa: BLE001 - untrusted code: every failure is contained
             return self._end(f"error: {describe_error(error)}")

@@ -1,13 +1,20 @@
 """Validation and confinement of untrusted (LLM- or user-written) code.
 
 Code is checked on its syntax tree before it is compiled: only allow-listed node types,
-imports, builtins and attribute names pass. It then runs with a restricted ``__builtins__``
-and under a per-thread trace hook that enforces a line budget and a wall-clock deadline,
-so an endless loop ends with :class:`BudgetExceeded` instead of hanging training.
+imports, builtins and attribute names pass. Before compiling, the sandbox inserts a call
+``__tick__()`` (a name the code itself can never write) at the start of every function body,
+every ``for``/``while`` body, every comprehension step and every lambda body. The code runs
+with a restricted ``__builtins__`` under :func:`budget`, which gives the calling thread a
+tick budget (loop iterations and function calls) and a wall-clock deadline, so an endless
+loop or runaway recursion ends with :class:`BudgetExceeded` instead of hanging training.
+Outside any budget the limit is 0: untrusted code that runs unguarded (e.g. a ``finally:``
+block run by ``generator.close()``) stops at its first tick. No trace hook is installed, so
+trusted helpers called by the code run at full speed.
 
 What is not enforced in-process: memory use. Large numbers (> 1,000,000) and ``**`` with a
 large exponent are rejected statically, and ``range`` is capped, which closes the easy ways
-to allocate huge objects; the rest is left to the step and time budgets.
+to allocate huge objects; the rest is left to the step and time budgets. Loops that run
+entirely inside builtins (e.g. ``map`` over a list that grows as it is read) tick no counter.
 """
 
 from __future__ import annotations
@@ -15,13 +22,12 @@ from __future__ import annotations
 import ast
 import builtins
 import math
-import sys
+import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
-from types import CodeType, FrameType
-from typing import Any
+from types import CodeType
+from typing import Any, TypeVar
 
 MAX_CONSTANT = 1_000_000
 MAX_RANGE = 100_000
@@ -148,7 +154,7 @@ class CodeValidationError(ValueError):
 
 
 class BudgetExceeded(BaseException):  # noqa: N818 - reads as an end reason
-    """Raised inside untrusted code when its line or time budget runs out.
+    """Raised inside untrusted code when its tick (loop) or time budget runs out.
 
     A BaseException so that ``except Exception`` in the untrusted code cannot swallow it;
     bare ``except:`` and ``except BaseException`` are rejected by validation.
@@ -210,6 +216,12 @@ def check_tree(tree: ast.AST, provided: frozenset[str]) -> list[str]:
                 problems.append(_problem(node, f"name {node.id!r} starts with an underscore"))
             elif node.id in denied_builtins:
                 problems.append(_problem(node, f"builtin {node.id!r} is not allowed"))
+        elif isinstance(node, ast.arg | ast.alias):
+            # Names bound without an ast.Name (parameters, `import ... as`); one that
+            # shadowed __tick__ would switch the budget off.
+            bound = node.arg if isinstance(node, ast.arg) else node.asname
+            if bound and bound.startswith("_") and bound != "_":
+                problems.append(_problem(node, f"name {bound!r} starts with an underscore"))
         elif isinstance(node, ast.Attribute):
             if node.attr.startswith("_") or node.attr in _FORBIDDEN_ATTRIBUTES:
                 problems.append(_problem(node, f"attribute {node.attr!r} is not allowed"))
@@ -222,6 +234,8 @@ def check_tree(tree: ast.AST, provided: frozenset[str]) -> list[str]:
             caught = node.type
             if caught is None or (isinstance(caught, ast.Name) and caught.id == "BaseException"):
                 problems.append(_problem(node, "catch specific exceptions, not everything"))
+            if node.name and node.name.startswith("_") and node.name != "_":
+                problems.append(_problem(node, f"name {node.name!r} starts with an underscore"))
         elif isinstance(node, ast.Constant):
             value = node.value
             if isinstance(value, int | float) and not isinstance(value, bool):
@@ -299,11 +313,12 @@ def compile_untrusted(
     if problems:
         raise CodeValidationError(f"{label} rejected: " + "; ".join(problems[:5]))
     filename = f"<untrusted:{name}>"
-    code: CodeType = compile(tree, filename, "exec")
+    code: CodeType = compile(insert_ticks(tree), filename, "exec")
     namespace: dict[str, Any] = {"__builtins__": safe_builtins(), "__name__": f"untrusted_{name}"}
     namespace.update(provided)
+    namespace[TICK] = _tick
     try:
-        with budget(filename, max_lines=10_000, seconds=1.0):
+        with budget(max_ticks=10_000, seconds=1.0):
             exec(code, namespace)  # noqa: S102 - validated, confined, budgeted
     except BudgetExceeded as error:
         raise CodeValidationError(f"{label}: top level ran too long ({error})") from None
@@ -324,43 +339,112 @@ def describe_error(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}{where}"
 
 
+TICK = "__tick__"
+_Node = TypeVar("_Node", bound=ast.AST)
+
+
 class _Budget:
-    """Line/time accounting for one guarded stretch of untrusted execution."""
+    """A tick and time budget; entered, it is the one its thread's ``__tick__`` counts in."""
 
-    __slots__ = ("filename", "max_lines", "deadline", "lines", "reason")
+    __slots__ = ("limit", "seconds", "ticks", "deadline", "reason", "previous")
 
-    def __init__(self, filename: str, max_lines: int, deadline: float):
-        self.filename = filename
-        self.max_lines = max_lines
-        self.deadline = deadline
-        self.lines = 0
-        self.reason: str | None = None
+    def __init__(self, limit: int, seconds: float, reason: str | None = None):
+        self.limit = limit
+        self.seconds = seconds
+        self.ticks = 0
+        self.deadline = 0.0  # set on entry
+        self.reason = reason  # set once it ran out; None: "loop budget of {limit} exceeded"
+        self.previous: _Budget | None = None
 
-    def tracer(self, frame: FrameType, event: str, arg: Any) -> Callable | None:
-        if frame.f_code.co_filename != self.filename:
-            return None
-        return self._line
+    def __enter__(self) -> None:
+        self.ticks = 0
+        self.deadline = time.perf_counter() + self.seconds
+        self.previous = _current.budget
+        _current.budget = self
 
-    def _line(self, frame: FrameType, event: str, arg: Any) -> Callable | None:
-        if event == "line":
-            self.lines += 1
-            if self.reason is None:
-                if self.lines > self.max_lines:
-                    self.reason = f"line budget of {self.max_lines} exceeded"
-                elif self.lines % 256 == 0 and time.perf_counter() > self.deadline:
-                    self.reason = "time budget exceeded"
-            if self.reason is not None:
-                raise BudgetExceeded(self.reason)
-        return self._line
+    def __exit__(self, *exc_info: object) -> None:
+        _current.budget = self.previous
 
 
-@contextmanager
-def budget(filename: str, max_lines: int, seconds: float) -> Iterator[_Budget]:
-    """Run a block with untrusted frames from ``filename`` under a line and time budget."""
-    state = _Budget(filename, max_lines, time.perf_counter() + seconds)
-    previous = sys.gettrace()
-    sys.settrace(state.tracer)
-    try:
-        yield state
-    finally:
-        sys.settrace(previous)
+class _Current(threading.local):
+    def __init__(self) -> None:
+        # Outside any budget the limit is 0: unguarded untrusted code stops at its first tick.
+        self.budget = _Budget(0, 0.0, "loop budget of 0 exceeded (code ran outside a budget)")
+
+
+_current = _Current()
+
+
+def _tick() -> bool:
+    """Count one loop iteration or function call of untrusted code (inserted, not callable)."""
+    state = _current.budget
+    ticks = state.ticks = state.ticks + 1
+    if ticks > state.limit:
+        raise BudgetExceeded(state.reason or f"loop budget of {state.limit} exceeded")
+    if not ticks & 255 and time.perf_counter() > state.deadline:
+        state.limit = 0  # every later tick of this budget raises at once
+        state.reason = "time budget exceeded"
+        raise BudgetExceeded(state.reason)
+    return True
+
+
+def budget(max_ticks: int, seconds: float) -> _Budget:
+    """Run untrusted code in this thread under a tick budget and a wall-clock deadline.
+
+    Use as ``with budget(...):``; the count and the deadline start on entry. Ticks are the
+    loop iterations and function calls of the untrusted code (the calls inserted by
+    :func:`insert_ticks`), not the work of trusted helpers it calls. Budgets nest: on exit
+    the enclosing one (with its count) applies again.
+    """
+    return _Budget(max_ticks, seconds)
+
+
+def _at_start(node: _Node, at: ast.AST) -> _Node:
+    """``node`` placed at the start of ``at`` (one line: it stands for that line)."""
+    node.lineno = node.end_lineno = at.lineno
+    node.col_offset = node.end_col_offset = at.col_offset
+    return node
+
+
+def _tick_call(at: ast.AST) -> ast.Call:
+    return _at_start(ast.Call(func=ast.Name(id=TICK, ctx=ast.Load()), args=[], keywords=[]), at)
+
+
+class _TickInserter(ast.NodeTransformer):
+    """Puts ``__tick__()`` into every function, loop, comprehension and lambda."""
+
+    def _prepend(self, node: ast.FunctionDef | ast.For | ast.While) -> ast.AST:
+        self.generic_visit(node)
+        body = node.body
+        first = body[0]
+        docstring = (
+            isinstance(node, ast.FunctionDef)
+            and isinstance(first, ast.Expr)
+            and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str)
+        )
+        # The tick carries the line of the `def`/`for`/`while`, so a budget overrun points there.
+        body.insert(1 if docstring else 0, _at_start(ast.Expr(_tick_call(node)), node))
+        return node
+
+    visit_FunctionDef = _prepend  # noqa: N815 - ast.NodeVisitor's naming
+    visit_For = _prepend  # noqa: N815
+    visit_While = _prepend  # noqa: N815
+
+    def visit_comprehension(self, node: ast.comprehension) -> ast.AST:
+        self.generic_visit(node)
+        node.ifs.insert(0, _tick_call(node.target))  # __tick__() returns True
+        return node
+
+    def visit_Lambda(self, node: ast.Lambda) -> ast.AST:  # noqa: N802
+        self.generic_visit(node)
+        body = node.body
+        node.body = ast.copy_location(
+            ast.BoolOp(op=ast.And(), values=[_tick_call(body), body]), body
+        )
+        return node
+
+
+def insert_ticks(tree: ast.Module) -> ast.Module:
+    """The validated tree with budget counters inserted (modified in place)."""
+    return ast.fix_missing_locations(_TickInserter().visit(tree))
