@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from rlgpt_tui.envs import ACTION_NAMES, describe_view
 from rlgpt_tui.envs.base import BLOCK_NAMES, VIEW_COLS, VIEW_ROWS
@@ -144,3 +145,38 @@ def test_each_pool_world_starts_at_most_episodes_per_world_episodes() -> None:
     world.reset_envs(np.ones(8, dtype=bool))  # the 49th reset: a newly generated pool
     assert not np.array_equal(world._pool_obs, first_pool)
     world.step(np.zeros(8, dtype=int))  # pending pool states apply before stepping
+
+
+def test_one_groups_step_in_flight_while_the_other_is_stepped_and_reset() -> None:
+    """Two groups step independently: dispatching both before fetching either gives the
+    same games as stepping them one after the other."""
+    together, in_turn = CraftaxWorld(8, seed=5, groups=2), CraftaxWorld(8, seed=5, groups=2)
+    together.reset(5)
+    in_turn.reset(5)
+    first, second = (np.isin(np.arange(8), g) for g in together.env_groups())
+    assert first.sum() == second.sum() == 4
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        actions = rng.integers(0, 17, 8)
+        pending = together.step_async(actions, first)
+        late = together.step_wait(together.step_async(actions, second))
+        early = together.step_wait(pending)
+        expected = in_turn.step(actions, first), in_turn.step(actions, second)
+        for got, want, rows in ((early, expected[0], first), (late, expected[1], second)):
+            np.testing.assert_array_equal(got.reward, want.reward)
+            np.testing.assert_array_equal(got.game_over, want.game_over)
+            np.testing.assert_array_equal(got.obs[rows], want.obs[rows])
+        ended = early.game_over | late.game_over | (rng.random(8) < 0.1)
+        together.reset_envs(ended)
+        in_turn.reset_envs(ended)
+    assert together.views() == in_turn.views()
+    assert together.steps_taken == in_turn.steps_taken == 40 * 8
+    # a group with a step in flight can be neither stepped nor reset; the other group can
+    pending = together.step_async(np.zeros(8, dtype=int), first)
+    with pytest.raises(RuntimeError, match="step_wait"):
+        together.reset_envs(first)
+    with pytest.raises(RuntimeError, match="fetched"):
+        together.step(np.zeros(8, dtype=int), first)
+    together.reset_envs(second)
+    together.step(np.zeros(8, dtype=int), second)
+    together.step_wait(pending)

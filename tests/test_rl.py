@@ -11,7 +11,15 @@ from rlgpt_tui.envs.craftax_world import CraftaxWorld
 from rlgpt_tui.rl.config import CodedActionSpec, PPOParams, RLConfig
 from rlgpt_tui.rl.growth import grow_action_head
 from rlgpt_tui.rl.rollout import OwnClockPPO
-from rlgpt_tui.rl.train import build_env, evaluate, make_model, train, wilson_interval
+from rlgpt_tui.rl.train import (
+    build_env,
+    coded_actions_for,
+    evaluate,
+    make_model,
+    task_for,
+    train,
+    wilson_interval,
+)
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.runtime import CodedAction, CodedActionLimits
 from rlgpt_tui.tasks import get_task
@@ -161,9 +169,19 @@ def test_ppo_with_coded_action_beats_random_on_collect_wood(tmp_path) -> None:
     assert trained.success_rate >= 0.8
 
 
-def one_rollout(config: RLConfig, own_clock: bool):
-    """Collect one rollout (no update) with the own-clock collector or SB3's own loop."""
+def one_rollout(config: RLConfig, own_clock: bool, groups: int | None = None):
+    """Collect one rollout (no update) with the own-clock collector or SB3's own loop;
+    ``groups``: Craftax's env groups (default: its own choice)."""
     env = build_env(config)
+    if groups is not None:
+        env = CodedActionVecEnv(
+            CraftaxWorld(config.num_envs, seed=config.seed, groups=groups),
+            task_for(config),
+            coded=coded_actions_for(config),
+            primitives=config.primitives,
+            gamma=config.ppo.gamma,
+            seed=config.seed,
+        )
     model = make_model(config, env)
     _, callback = model._setup_learn(10**9)
     collect = model.collect_rollouts if own_clock else super(OwnClockPPO, model).collect_rollouts
@@ -171,12 +189,13 @@ def one_rollout(config: RLConfig, own_clock: bool):
     return model.rollout_buffer, env
 
 
-def test_own_clock_rollout_matches_sb3_when_every_action_is_one_step() -> None:
+@pytest.mark.parametrize("groups", [1, 2])
+def test_own_clock_rollout_matches_sb3_when_every_action_is_one_step(groups: int) -> None:
     config = RLConfig(
         task="collect_wood", num_envs=8, horizon=12, seed=3, ppo=PPOParams(n_steps=16)
     )
-    ours, _ = one_rollout(config, own_clock=True)
-    sb3, _ = one_rollout(config, own_clock=False)
+    ours, _ = one_rollout(config, own_clock=True, groups=groups)
+    sb3, _ = one_rollout(config, own_clock=False, groups=groups)
     # the same decisions in the same order: ours is SB3's (steps, envs) buffer, flattened
     assert ours.advantages.shape == (16 * 8, 1)
     for name in ("observations", "actions", "rewards", "episode_starts", "advantages", "returns"):

@@ -25,17 +25,24 @@ def make_world(
     seed: int = 0,
     task: str | None = None,
     episodes_per_world: int = 1,
+    groups: int = 1,
 ) -> World:
     """Create a world backend by name (``task`` picks the MineDojo task that stands for it).
 
     ``episodes_per_world``: how many episodes each generated world may start (Craftax's
-    reset pool; other backends generate a world per episode).
+    reset pool; other backends generate a world per episode). ``groups``: Craftax's envs
+    in that many groups that step independently (see :meth:`World.step_async`).
     ``minedojo`` runs in the interpreter named by ``RLGPT_MINEDOJO_PYTHON``.
     """
     if name == "craftax":
         from rlgpt_tui.envs.craftax_world import CraftaxWorld
 
-        return CraftaxWorld(num_envs=num_envs, seed=seed, episodes_per_world=episodes_per_world)
+        return CraftaxWorld(
+            num_envs=num_envs,
+            seed=seed,
+            episodes_per_world=episodes_per_world,
+            groups=groups,
+        )
     if name == "crafter":
         from rlgpt_tui.envs.crafter_world import CrafterWorld
 

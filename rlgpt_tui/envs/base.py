@@ -322,6 +322,24 @@ class World(ABC):
         with zero reward. ``active=None`` means all envs.
         """
 
+    def step_async(self, actions: np.ndarray, active: np.ndarray | None = None) -> object:
+        """Start :meth:`step`; :meth:`step_wait` with the returned handle finishes it.
+
+        Between the two the caller may work on (view, reset, step) envs of other groups
+        (:meth:`env_groups`); a world that computes elsewhere (Craftax: XLA's threads)
+        runs the step meanwhile. Here: the step runs at once.
+        """
+        return self.step(actions, active)
+
+    def step_wait(self, handle: object) -> StepResult:
+        """The result of the :meth:`step_async` call that returned ``handle``."""
+        return handle
+
+    def env_groups(self) -> list[np.ndarray]:
+        """Groups of envs that step independently: one group's step may be in flight
+        (:meth:`step_async`) while another group's envs are viewed, reset or stepped."""
+        return [np.arange(self.num_envs)]
+
     @abstractmethod
     def reset_envs(self, mask: np.ndarray) -> StepResult:
         """Start new games in the envs where ``mask`` is true; others are untouched."""

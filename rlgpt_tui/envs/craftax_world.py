@@ -10,6 +10,7 @@ Everything per step runs in one jitted call: masked step, observation and a smal
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
@@ -189,8 +190,29 @@ class _Kernels:
         return self._render[1](state)
 
 
+@dataclass
+class _Flight:
+    """A group's step, dispatched to XLA and not yet fetched."""
+
+    group: int
+    outputs: tuple  # device arrays: obs, reward, done, meta
+    index: np.ndarray | None = None  # the sub-batch (group rows), when one was stepped
+    sub_active: np.ndarray | None = None
+
+
+@dataclass
+class _StepHandle:
+    flights: list[_Flight]
+    active: np.ndarray
+
+
 class CraftaxWorld(World):
-    """Craftax-Classic symbolic, ``num_envs`` games stepped together in one jitted call."""
+    """Craftax-Classic symbolic, ``num_envs`` games stepped together in jitted calls.
+
+    The envs form ``groups`` (default one), each its own batch of states and its own
+    call. A group's step runs on XLA's threads while Python works on another group's
+    results (see :meth:`step_async`): JAX dispatches jitted calls asynchronously.
+    """
 
     name = "craftax"
 
@@ -200,6 +222,7 @@ class CraftaxWorld(World):
         seed: int = 0,
         pool_size: int | None = None,
         episodes_per_world: int = 1,
+        groups: int = 1,
     ):
         self.num_envs = num_envs
         # Resets copy worlds from the pool; each pool world starts up to this many episodes
@@ -213,19 +236,33 @@ class CraftaxWorld(World):
         self._pool = None
         self._pool_obs = self._pool_meta = None
         self._pool_next = 0
+        self._pool_chunks = -(-self._pool_size // GENERATE_CHUNK)
+        self._pool_key = jax.random.fold_in(self._key, 1)
+        self._upcoming: list = []  # chunks of the next pool, generated ahead
         self._pending = np.full(num_envs, -1, dtype=np.int32)
-        self._states = None
+        count = max(1, min(int(groups), num_envs))
+        bounds = np.linspace(0, num_envs, count + 1).round().astype(int).tolist()
+        self._groups = [slice(a, b) for a, b in zip(bounds, bounds[1:], strict=False)]
+        self._states: list = [None] * count  # one batch of states per group
+        self._in_flight = [False] * count
         self._meta: np.ndarray | None = None
         self._obs: np.ndarray | None = None
         self._steps_taken = 0
-        # Micro-steps where few envs act (the others wait on coded actions) step a small
-        # sub-batch of one of these sizes: Craftax's step costs ~0.6 ms for 1 env, ~1.3 ms
-        # for 16 and ~3.7 ms for 64 (2 cores), so the tail of a long coded action is cheap.
-        self._buckets = [b for b in (4, num_envs // 4) if num_envs >= 16 and b >= 4]
+        # Micro-steps where few envs of a group act (the others wait on coded actions) step
+        # a small sub-batch of one of these sizes: Craftax's step costs ~0.6 ms for 1 env,
+        # ~1.3 ms for 16 and ~3.7 ms for 64 (2 cores), so the tail of a long coded action
+        # is cheap.
+        size = min(g.stop - g.start for g in self._groups)
+        self._buckets = [b for b in (4, size // 4) if size >= 16 and b >= 4]
+
+    def env_groups(self) -> list[np.ndarray]:
+        return [np.arange(g.start, g.stop) for g in self._groups]
 
     # -- world pool --------------------------------------------------------------------
     # A reset copies a pre-generated world's observation at once and leaves its state as a
-    # pending replacement, applied in one call before the next step (however many envs reset).
+    # pending replacement, applied in the group's next step call (however many envs reset).
+    # The next pool is generated ahead, a chunk at a time while envs step (XLA runs calls
+    # in order: one chunk queued at a time delays a step by a few ms, a whole pool by ~50).
     def _split(self, n: int):
         jax = self._k.jax
         self._key, sub = jax.random.split(self._key)
@@ -239,18 +276,44 @@ class CraftaxWorld(World):
             return states, obs, meta
         return self._k.jax.tree.map(lambda a: a[:count], (states, obs, meta))
 
+    def _generate_chunk(self) -> None:
+        """Dispatch the next pool's next chunk of worlds (JAX returns before it is done)."""
+        jax = self._k.jax
+        self._pool_key, sub = jax.random.split(self._pool_key)
+        self._upcoming.append(self._k.generate(jax.random.split(sub, GENERATE_CHUNK)))
+
+    def _generate_ahead(self) -> None:
+        """One more chunk of the next pool, once the chunk before it is done."""
+        if len(self._upcoming) < self._pool_chunks and (
+            not self._upcoming or self._upcoming[-1][2].is_ready()
+        ):
+            self._generate_chunk()
+
     def _refill_pool(self) -> None:
         self._flush_pending()
-        self._pool, obs, meta = self._generate(self._pool_size)
-        self._pool_obs, self._pool_meta = np.asarray(obs), np.asarray(meta)
+        while len(self._upcoming) < self._pool_chunks:
+            self._generate_chunk()
+        parts, self._upcoming = self._upcoming, []
+        jnp, size = self._k.jax.numpy, self._pool_size
+        self._pool = self._k.jax.tree.map(
+            lambda *chunks: jnp.concatenate(chunks)[:size], *(states for states, _, _ in parts)
+        )
+        self._pool_obs = np.concatenate([np.asarray(obs) for _, obs, _ in parts])[:size]
+        self._pool_meta = np.concatenate([np.asarray(meta) for _, _, meta in parts])[:size]
         self._pool_next = 0
 
     def _flush_pending(self) -> None:
         """Apply pending resets now (before the pool changes, or before rendering)."""
-        if self._pending.max() >= 0:
-            jnp = self._k.jax.numpy
-            self._states = self._k.replace(self._states, self._pool, jnp.asarray(self._pending))
-            self._pending = np.full(self.num_envs, -1, dtype=np.int32)
+        for g, rows in enumerate(self._groups):
+            take = self._take_pending(rows)
+            if take.max() >= 0:
+                self._states[g] = self._k.replace(self._states[g], self._pool, take)
+
+    def _take_pending(self, rows: slice) -> np.ndarray:
+        """A group's pending resets, handed to its next step call (which applies them)."""
+        take = self._pending[rows].copy()
+        self._pending[rows] = -1
+        return take
 
     def _result(self, reward: np.ndarray, done: np.ndarray) -> StepResult:
         meta = self._meta
@@ -266,61 +329,82 @@ class CraftaxWorld(World):
     def reset(self, seed: int) -> StepResult:
         jax = self._k.jax
         self._key = jax.random.PRNGKey(seed)
+        self._pool_key = jax.random.fold_in(self._key, 1)  # later pools, generated ahead
+        self._upcoming = []
         self._pending = np.full(self.num_envs, -1, dtype=np.int32)
-        self._states, obs, meta = self._generate(self.num_envs)
+        states, obs, meta = self._generate(self.num_envs)
+        self._states = [jax.tree.map(lambda a, g=g: a[g], states) for g in self._groups]
+        self._in_flight = [False] * len(self._groups)
         self._obs, self._meta = np.array(obs), np.array(meta)
-        self._refill_pool()
+        self._pool, obs, meta = self._generate(self._pool_size)
+        self._pool_obs, self._pool_meta = np.asarray(obs), np.asarray(meta)
+        self._pool_next = 0
         zeros = np.zeros(self.num_envs, dtype=np.float32)
         return self._result(zeros, np.zeros(self.num_envs, dtype=bool))
 
-    def _take_pending(self) -> np.ndarray:
-        """The pending resets, handed to the next step call (which applies them first)."""
-        take, self._pending = self._pending, np.full(self.num_envs, -1, dtype=np.int32)
-        return take
-
     def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> StepResult:
-        actions = np.asarray(actions, dtype=np.int32)
-        if active is None:
-            active = np.ones(self.num_envs, dtype=bool)
-        active = np.asarray(active, dtype=bool)
-        stepping = int(active.sum())
-        self._steps_taken += stepping
-        bucket = next((b for b in self._buckets if stepping <= b), None)
-        if bucket is not None:
-            return self._step_subset(actions, active, bucket)
-        self._key, self._states, obs, reward, done, meta = self._k.step(
-            self._key, self._states, self._pool, self._take_pending(), actions, active
-        )
-        self._obs, self._meta = np.array(obs), np.array(meta)
-        return self._result(np.asarray(reward, dtype=np.float32), np.asarray(done))
+        return self.step_wait(self.step_async(actions, active))
 
-    def _step_subset(self, actions: np.ndarray, active: np.ndarray, size: int) -> StepResult:
-        """Few envs active (others wait on coded actions): step a small sub-batch only."""
+    def step_async(self, actions: np.ndarray, active: np.ndarray | None = None) -> _StepHandle:
+        actions = np.asarray(actions, dtype=np.int32)
+        active = np.ones(self.num_envs, dtype=bool) if active is None else np.asarray(active)
+        active = active.astype(bool)
+        touched = [g for g, rows in enumerate(self._groups) if active[rows].any()]
+        if any(self._in_flight[g] for g in touched):
+            raise RuntimeError("a group of envs got a step before its last one was fetched")
+        flights = []
+        for g in touched:
+            rows = self._groups[g]
+            self._steps_taken += int(active[rows].sum())
+            flights.append(self._launch(g, actions[rows], active[rows]))
+        self._generate_ahead()  # queued behind the step, it runs while the caller works
+        return _StepHandle(flights, active)
+
+    def _launch(self, g: int, actions: np.ndarray, active: np.ndarray) -> _Flight:
+        """Dispatch one group's step (JAX returns before XLA has run it)."""
+        rows = self._groups[g]
+        take = self._take_pending(rows)
+        stepping = int(active.sum())
+        bucket = next((b for b in self._buckets if stepping <= b), None)
+        self._in_flight[g] = True
+        if bucket is None:
+            self._key, self._states[g], *outputs = self._k.step(
+                self._key, self._states[g], self._pool, take, actions, active
+            )
+            return _Flight(g, tuple(outputs))
+        # few envs act (the others wait on coded actions): step a small sub-batch only
         chosen = np.flatnonzero(active)
-        padding = np.flatnonzero(~active)[: size - len(chosen)]
+        padding = np.flatnonzero(~active)[: bucket - len(chosen)]
         index = np.concatenate([chosen, padding]).astype(np.int32)
-        sub_active = np.arange(size) < len(chosen)
-        self._key, self._states, obs, reward, done, meta = self._k.step_subset(
-            self._key,
-            self._states,
-            self._pool,
-            self._take_pending(),
-            index,
-            actions[index],
-            sub_active,
+        sub_active = np.arange(bucket) < len(chosen)
+        self._key, self._states[g], *outputs = self._k.step_subset(
+            self._key, self._states[g], self._pool, take, index, actions[index], sub_active
         )
+        return _Flight(g, tuple(outputs), index, sub_active)
+
+    def step_wait(self, handle: _StepHandle) -> StepResult:
+        reward = np.zeros(self.num_envs, dtype=np.float32)
+        done = np.zeros(self.num_envs, dtype=bool)
         # fresh arrays: StepResults handed out earlier must not change under their holders
         self._obs, self._meta = self._obs.copy(), self._meta.copy()
-        self._obs[index], self._meta[index] = np.asarray(obs), np.asarray(meta)
-        full_reward = np.zeros(self.num_envs, dtype=np.float32)
-        full_done = np.zeros(self.num_envs, dtype=bool)
-        full_reward[index] = np.asarray(reward)
-        full_done[index] = np.asarray(done) & sub_active
-        return self._result(full_reward, full_done)
+        for flight in handle.flights:
+            obs, step_reward, step_done, meta = (np.asarray(x) for x in flight.outputs)
+            rows = self._groups[flight.group]
+            index = np.arange(rows.start, rows.stop)
+            if flight.index is not None:
+                index = index[flight.index]
+                step_done = step_done & flight.sub_active
+            self._obs[index], self._meta[index] = obs, meta
+            reward[index], done[index] = step_reward, step_done
+            self._in_flight[flight.group] = False
+        return self._result(reward, done & handle.active)
 
     def reset_envs(self, mask: np.ndarray) -> StepResult:
         mask = np.asarray(mask, dtype=bool)
         if mask.any():
+            for g, rows in enumerate(self._groups):
+                if self._in_flight[g] and mask[rows].any():
+                    raise RuntimeError("fetch a group's step (step_wait) before resetting it")
             self._obs, self._meta = self._obs.copy(), self._meta.copy()
             for i in np.flatnonzero(mask):
                 if self._pool_next >= self._pool_size * self.episodes_per_world:
@@ -353,7 +437,9 @@ class CraftaxWorld(World):
     def frame(self, index: int, size: int = 288) -> np.ndarray:
         jax = self._k.jax
         self._flush_pending()
-        state = jax.tree.map(lambda a: a[index], self._states)
+        g = next(g for g, rows in enumerate(self._groups) if rows.start <= index < rows.stop)
+        local = index - self._groups[g].start
+        state = jax.tree.map(lambda a: a[local], self._states[g])
         image = np.asarray(self._k.render(state, 16)).clip(0, 255).astype(np.uint8)
         if size == image.shape[1]:
             return image

@@ -64,6 +64,7 @@ class OwnClockPPO(PPO):
     """
 
     rollout_threads = 1
+    env_groups = 2  # envs step in two groups, in turn (see collect_rollouts)
     update_threads = min(4, os.cpu_count() or 1)  # the MLP is small: more threads only wait
 
     def train(self) -> None:
@@ -94,42 +95,42 @@ class OwnClockPPO(PPO):
         rows = _Decisions.empty(total, obs.shape[1])
         row_of = np.full(env.num_envs, -1, dtype=np.int64)  # each env's decision in flight
         started = 0
-        while True:
-            deciding = np.flatnonzero(~env.busy)[: total - started]
-            if len(deciding):
-                with torch.no_grad():
-                    actions, values, log_probs = self.policy(
-                        obs_as_tensor(obs[deciding], self.device)
-                    )
-                actions = actions.cpu().numpy()
-                new = np.arange(started, started + len(deciding))
-                started += len(deciding)
-                rows.obs[new] = obs[deciding]
-                rows.actions[new] = actions
-                rows.values[new] = values.flatten().cpu().numpy()
-                rows.log_probs[new] = log_probs.cpu().numpy()
-                rows.starts[new] = starts[deciding]
-                rows.envs[new] = deciding
-                row_of[deciding] = new
-                env.begin(deciding, actions)
-            if not env.busy.any():
-                break
-            env.advance()
-            env.prepare()
-            done = env.take_finished()
-            if not len(done):
-                continue
-            self.num_timesteps += len(done)
-            callback.update_locals(locals())
-            if not callback.on_step():
-                env.abandon()
-                return False
-            self._update_info_buffer(done.infos, done.dones)
-            ended_rows = row_of[done.envs]
-            rows.rewards[ended_rows] = done.rewards + self._timeout_bootstrap(done)
-            rows.ends[ended_rows] = done.dones
-            obs[done.envs] = done.obs
-            starts[done.envs] = done.dones
+        # Groups take turns: while XLA steps one group, Python works on another's results.
+        while started < total or env.busy.any():
+            for group, members in enumerate(env.groups):
+                env.land(group)
+                env.prepare(among=members)
+                done = env.take_finished()
+                if len(done):
+                    self.num_timesteps += len(done)
+                    callback.update_locals(locals())
+                    if not callback.on_step():
+                        env.abandon()
+                        return False
+                    self._update_info_buffer(done.infos, done.dones)
+                    ended_rows = row_of[done.envs]
+                    rows.rewards[ended_rows] = done.rewards + self._timeout_bootstrap(done)
+                    rows.ends[ended_rows] = done.dones
+                    obs[done.envs] = done.obs
+                    starts[done.envs] = done.dones
+                deciding = members[~env.busy[members]][: total - started]
+                if len(deciding):
+                    with torch.no_grad():
+                        actions, values, log_probs = self.policy(
+                            obs_as_tensor(obs[deciding], self.device)
+                        )
+                    actions = actions.cpu().numpy()
+                    new = np.arange(started, started + len(deciding))
+                    started += len(deciding)
+                    rows.obs[new] = obs[deciding]
+                    rows.actions[new] = actions
+                    rows.values[new] = values.flatten().cpu().numpy()
+                    rows.log_probs[new] = log_probs.cpu().numpy()
+                    rows.starts[new] = starts[deciding]
+                    rows.envs[new] = deciding
+                    row_of[deciding] = new
+                    env.begin(deciding, actions)
+                env.launch(group)
         with torch.no_grad():
             last_values = self.policy.predict_values(obs_as_tensor(obs, self.device))
         self._fill_buffer(rows, last_values.flatten().cpu().numpy())

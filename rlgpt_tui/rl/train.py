@@ -54,16 +54,25 @@ def coded_actions_for(config: RLConfig) -> list[CodedAction]:
 
 
 def build_env(
-    config: RLConfig, num_envs: int | None = None, seed: int | None = None
+    config: RLConfig,
+    num_envs: int | None = None,
+    seed: int | None = None,
+    for_training: bool = True,
 ) -> CodedActionVecEnv:
-    """The config's world, task, observation, reward and action table as one VecEnv."""
+    """The config's world, task, observation, reward and action table as one VecEnv.
+
+    ``for_training``: the envs form :attr:`OwnClockPPO.env_groups` groups that step in
+    turn (one group's world step runs while Python works on the other's results);
+    otherwise one batch, which steps fastest synchronously (evaluation)."""
     seed = config.seed if seed is None else seed
+    num_envs = num_envs or config.num_envs
     world = make_world(
         config.env,
-        num_envs or config.num_envs,
+        num_envs,
         seed=seed,
         task=config.task,
         episodes_per_world=config.episodes_per_world,
+        groups=OwnClockPPO.env_groups if for_training and num_envs >= 16 else 1,
     )
     reward_code = RewardCode(config.reward_code) if config.reward_code else None
     return CodedActionVecEnv(
@@ -308,7 +317,7 @@ def evaluate(
     With ``only_coded``: that coded action alone, called again whenever it returns.
     With neither: a uniformly random policy over the action table (the baseline).
     """
-    env = build_env(config, num_envs=episodes, seed=seed)
+    env = build_env(config, num_envs=episodes, seed=seed, for_training=False)
     names = [e.name for e in env.table]
     coded = [i for i, e in enumerate(env.table) if e.coded is not None and e.name == only_coded]
     if only_coded is not None and not coded:

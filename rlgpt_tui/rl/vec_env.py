@@ -143,6 +143,9 @@ class CodedActionVecEnv(VecEnv):
         self._reward = np.zeros(n)  # discounted reward so far
         self._discount = np.ones(n)
         self._finished: list[tuple[np.ndarray, np.ndarray, np.ndarray, list[dict]]] = []
+        # groups of envs whose world steps may be in flight together (see launch / land)
+        self.groups = world.env_groups()
+        self._in_flight: dict[int, tuple[Any, np.ndarray, Any]] = {}
 
     # -- observation --------------------------------------------------------------------
     def _obs(self, obs: np.ndarray) -> np.ndarray:
@@ -209,14 +212,19 @@ class CodedActionVecEnv(VecEnv):
         self.coded_decisions += len(coded)
         self.prepare([i for i, _ in coded])
 
-    def prepare(self, envs: list[int] | None = None) -> None:
-        """Ask running coded actions (in ``envs``, default all waiting) for their next step.
+    def prepare(self, among: np.ndarray | list[int] | None = None) -> None:
+        """Ask the running coded actions that wait for their next step (those ``among``
+        these envs; default all) for it.
 
         A routine that returns ends its action; one that returns before acting takes a
         no-op first, so that time passes and the action costs one sample.
         """
-        if envs is None:
-            envs = np.flatnonzero(self.busy & (self._next < 0)).tolist()
+        waiting = self.busy & (self._next < 0)
+        if among is not None:
+            chosen = np.zeros(self.num_envs, dtype=bool)
+            chosen[np.asarray(among, dtype=np.int64)] = True
+            waiting &= chosen
+        envs = np.flatnonzero(waiting).tolist()
         ended = []
         for i, view in zip(envs, self.world.views(envs), strict=True):
             call = self._calls[i]
@@ -232,12 +240,28 @@ class CodedActionVecEnv(VecEnv):
 
     def advance(self) -> None:
         """One world step for every busy env (each takes its prepared primitive)."""
-        stepping = self.busy & (self._next >= 0)
+        for group in range(len(self.groups)):
+            self.launch(group)
+        self.settle()
+
+    def launch(self, group: int) -> None:
+        """Start one world step for the busy envs of ``group`` (see :meth:`land`)."""
+        members = self.groups[group]
+        stepping = np.zeros(self.num_envs, dtype=bool)
+        stepping[members] = self.busy[members] & (self._next[members] >= 0)
         if not stepping.any():
             return
         actions = np.where(stepping, self._next, 0).astype(np.int32)
         prev_views = self._shaping_views(stepping)
-        result = self.world.step(actions, stepping)
+        handle = self.world.step_async(actions, stepping)
+        self._in_flight[group] = (handle, stepping, prev_views)
+
+    def land(self, group: int) -> None:
+        """Finish the group's step: rewards, action and episode ends, resets."""
+        if group not in self._in_flight:
+            return
+        handle, stepping, prev_views = self._in_flight.pop(group)
+        result = self.world.step_wait(handle)
         self.batched_steps += 1
         if self.on_world_step is not None:
             self.on_world_step()
@@ -268,6 +292,11 @@ class CodedActionVecEnv(VecEnv):
         self._finish(envs, ended[envs], infos)
         if ended.any():
             self._last = self.world.reset_envs(ended)
+
+    def settle(self) -> None:
+        """Land every step in flight."""
+        for group in list(self._in_flight):
+            self.land(group)
 
     def _episode_infos(self, envs, ended, reached, truncated) -> list[dict[str, Any]]:
         """SB3's infos for the finished actions ``envs``; bookkeeping of ended episodes."""
@@ -329,6 +358,7 @@ class CodedActionVecEnv(VecEnv):
 
     def abandon(self) -> None:
         """Drop the actions in progress (training stopped mid-rollout); the envs are idle."""
+        self.settle()
         envs = np.flatnonzero(self.busy)
         for i in envs.tolist():
             if self._calls[i] is not None:
