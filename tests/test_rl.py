@@ -10,6 +10,7 @@ from rlgpt_tui import ASSETS_DIR
 from rlgpt_tui.envs.craftax_world import CraftaxWorld
 from rlgpt_tui.rl.config import CodedActionSpec, PPOParams, RLConfig
 from rlgpt_tui.rl.growth import grow_action_head
+from rlgpt_tui.rl.numpy_policy import NumpyPolicy
 from rlgpt_tui.rl.rollout import OwnClockPPO
 from rlgpt_tui.rl.train import (
     build_env,
@@ -183,6 +184,7 @@ def one_rollout(config: RLConfig, own_clock: bool, groups: int | None = None):
             seed=config.seed,
         )
     model = make_model(config, env)
+    model.numpy_decisions = False  # torch's sampling: the same random stream as SB3's loop
     _, callback = model._setup_learn(10**9)
     collect = model.collect_rollouts if own_clock else super(OwnClockPPO, model).collect_rollouts
     assert collect(env, callback, model.rollout_buffer, config.ppo.n_steps)
@@ -226,3 +228,31 @@ def test_own_clock_rollout_keeps_every_env_stepping() -> None:
     ours, theirs = envs[True], envs[False]
     assert ours.samples / ours.batched_steps > 0.85 * config.num_envs
     assert theirs.samples / theirs.batched_steps < 0.75 * config.num_envs
+
+
+def test_numpy_decisions_follow_the_policys_distribution() -> None:
+    config = RLConfig(
+        task="collect_wood",
+        num_envs=8,
+        coded_actions=[CodedActionSpec(name="go_to_tree", source=GO_TO_TREE)],
+    )
+    env = build_env(config)
+    model = make_model(config, env)
+    with torch.no_grad():  # a sharper distribution than the initial, nearly uniform one
+        model.policy.action_net.weight.mul_(300.0)
+    fast = NumpyPolicy.of(model.policy)
+    obs = env.reset()[:4]
+    with torch.no_grad():
+        probs = model.policy.get_distribution(torch.as_tensor(obs)).distribution.probs.numpy()
+        values = model.policy.predict_values(torch.as_tensor(obs)).numpy()[:, 0]
+    assert probs.max() > 0.3 and probs.shape == (4, 18)
+    np.testing.assert_allclose(fast.values(obs), values, rtol=1e-4, atol=1e-5)
+    rng = np.random.default_rng(0)
+    counts = np.zeros_like(probs)
+    rows = np.arange(4)
+    for _ in range(2000):
+        actions, action_values, log_probs = fast(obs, rng)
+        counts[rows, actions] += 1
+        np.testing.assert_allclose(log_probs, np.log(probs[rows, actions]), atol=1e-4)
+        np.testing.assert_allclose(action_values, values, rtol=1e-4, atol=1e-5)
+    assert np.abs(counts / 2000 - probs).max() < 0.05  # 4.5 standard errors at most
