@@ -202,7 +202,9 @@ class CodedActionVecEnv(VecEnv):
                 self._next[i], self._final[i] = entry.primitive, True
             else:
                 coded.append((i, entry))
-        for (i, entry), view in zip(coded, self.world.views([i for i, _ in coded]), strict=True):
+        starting = [i for i, _ in coded]
+        views = self.world.views(starting)
+        for (i, entry), view in zip(coded, views, strict=True):
             memory = self._memories[i].setdefault(entry.name, {})
             self._calls[i] = entry.coded.start(view, memory, self._rngs[i])
         self.busy[envs] = True
@@ -210,7 +212,7 @@ class CodedActionVecEnv(VecEnv):
         self._discount[envs] = 1.0
         self.decisions += len(envs)
         self.coded_decisions += len(coded)
-        self.prepare([i for i, _ in coded])
+        self._ask(starting, views)
 
     def prepare(self, among: np.ndarray | list[int] | None = None) -> None:
         """Ask the running coded actions that wait for their next step (those ``among``
@@ -225,8 +227,12 @@ class CodedActionVecEnv(VecEnv):
             chosen[np.asarray(among, dtype=np.int64)] = True
             waiting &= chosen
         envs = np.flatnonzero(waiting).tolist()
+        self._ask(envs, self.world.views(envs))
+
+    def _ask(self, envs: list[int], views: list) -> None:
+        """Each of ``envs``' coded call picks its next primitive from the env's View."""
         ended = []
-        for i, view in zip(envs, self.world.views(envs), strict=True):
+        for i, view in zip(envs, views, strict=True):
             call = self._calls[i]
             action = call.next_action(view)
             if action is not None:
