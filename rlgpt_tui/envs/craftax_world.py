@@ -134,6 +134,12 @@ class _Kernels:
             out = jax.lax.map(generate_chunk, chunks)
             return jax.tree.map(lambda a: a.reshape(-1, *a.shape[2:]), out)
 
+        @jax.jit
+        def generate_chunk_from(key):
+            """One chunk of worlds and the next key (the splits inside: one call)."""
+            key, sub = jax.random.split(key)
+            return key, generate(jax.random.split(sub, GENERATE_CHUNK))
+
         def replace(states, pool, take):
             """Copy pool[take[i]] into env i where take[i] >= 0 (pending resets)."""
             chosen = jax.tree.map(lambda p: p[jnp.clip(take, 0)], pool)
@@ -175,6 +181,8 @@ class _Kernels:
             return key, states, obs, reward, done, info
 
         self.generate = generate
+        self.generate_chunk_from = generate_chunk_from
+        self.join = jax.jit(lambda parts: jax.tree.map(lambda *a: jnp.concatenate(a), *parts))
         self.step = step
         self.step_subset = step_subset
         self.replace = jax.jit(replace, donate_argnums=(0,))
@@ -278,9 +286,8 @@ class CraftaxWorld(World):
 
     def _generate_chunk(self) -> None:
         """Dispatch the next pool's next chunk of worlds (JAX returns before it is done)."""
-        jax = self._k.jax
-        self._pool_key, sub = jax.random.split(self._pool_key)
-        self._upcoming.append(self._k.generate(jax.random.split(sub, GENERATE_CHUNK)))
+        self._pool_key, chunk = self._k.generate_chunk_from(self._pool_key)
+        self._upcoming.append(chunk)
 
     def _generate_ahead(self) -> None:
         """One more chunk of the next pool, once the chunk before it is done."""
@@ -294,10 +301,10 @@ class CraftaxWorld(World):
         while len(self._upcoming) < self._pool_chunks:
             self._generate_chunk()
         parts, self._upcoming = self._upcoming, []
-        jnp, size = self._k.jax.numpy, self._pool_size
-        self._pool = self._k.jax.tree.map(
-            lambda *chunks: jnp.concatenate(chunks)[:size], *(states for states, _, _ in parts)
-        )
+        size = self._pool_size
+        self._pool = self._k.join([states for states, _, _ in parts])
+        if size % GENERATE_CHUNK:
+            self._pool = self._k.jax.tree.map(lambda a: a[:size], self._pool)
         self._pool_obs = np.concatenate([np.asarray(obs) for _, obs, _ in parts])[:size]
         self._pool_meta = np.concatenate([np.asarray(meta) for _, _, meta in parts])[:size]
         self._pool_next = 0
