@@ -247,6 +247,7 @@ class CraftaxWorld(World):
         self._pool_chunks = -(-self._pool_size // GENERATE_CHUNK)
         self._pool_key = jax.random.fold_in(self._key, 1)
         self._upcoming: list = []  # chunks of the next pool, generated ahead
+        self._steps_since_chunk = 0
         self._pending = np.full(num_envs, -1, dtype=np.int32)
         count = max(1, min(int(groups), num_envs))
         bounds = np.linspace(0, num_envs, count + 1).round().astype(int).tolist()
@@ -290,11 +291,17 @@ class CraftaxWorld(World):
         self._upcoming.append(chunk)
 
     def _generate_ahead(self) -> None:
-        """One more chunk of the next pool, once the chunk before it is done."""
-        if len(self._upcoming) < self._pool_chunks and (
-            not self._upcoming or self._upcoming[-1][2].is_ready()
+        """One more chunk of the next pool, once the chunk before it is done and every
+        group has stepped since: a chunk (~6 ms) queued behind each step would delay the
+        next group's step; one per round hides in the time Python spends on results."""
+        self._steps_since_chunk += 1
+        if (
+            len(self._upcoming) < self._pool_chunks
+            and self._steps_since_chunk >= len(self._groups)
+            and (not self._upcoming or self._upcoming[-1][2].is_ready())
         ):
             self._generate_chunk()
+            self._steps_since_chunk = 0
 
     def _refill_pool(self) -> None:
         self._flush_pending()
