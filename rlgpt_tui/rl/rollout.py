@@ -12,6 +12,12 @@ decisions have started, the rollout waits for the ones in flight to end, so that
 env is at a decision point between rollouts. Advantages are computed per env over its
 own decisions in order (GAE, SB3's formula, bootstrapped from the value of the env's
 observation at the end of the rollout); the PPO update is SB3's, unchanged.
+
+The envs form groups (the world's :meth:`~rlgpt_tui.envs.base.World.env_groups`; two on
+Craftax during training) that take turns: a group's world step is dispatched and runs on
+XLA's threads while Python lands the other group's step, runs its coded actions and asks
+the policy for its decisions. Decisions come from :class:`NumpyPolicy`, a numpy copy of
+the policy taken at the start of each rollout.
 """
 
 from __future__ import annotations
