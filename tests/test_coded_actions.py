@@ -195,18 +195,6 @@ RUNAWAY = {
             yield max(map(step, range(100000)))
         """
     ),
-    "swallowing_except_exception": code(
-        """
-        def act(ctx):
-            yield 0
-            while True:
-                try:
-                    while True:
-                        pass
-                except Exception:
-                    pass
-        """
-    ),
 }
 
 
