@@ -309,11 +309,19 @@ class CraftaxWorld(World):
             self._generate_chunk()
         parts, self._upcoming = self._upcoming, []
         size = self._pool_size
-        self._pool = self._k.join([states for states, _, _ in parts])
+        states = self._k.join([states for states, _, _ in parts])
         if size % GENERATE_CHUNK:
-            self._pool = self._k.jax.tree.map(lambda a: a[:size], self._pool)
-        self._pool_obs = np.concatenate([np.asarray(obs) for _, obs, _ in parts])[:size]
-        self._pool_meta = np.concatenate([np.asarray(meta) for _, _, meta in parts])[:size]
+            states = self._k.jax.tree.map(lambda a: a[:size], states)
+        self._install_pool(
+            states,
+            np.concatenate([np.asarray(obs) for _, obs, _ in parts])[:size],
+            np.concatenate([np.asarray(meta) for _, _, meta in parts])[:size],
+        )
+
+    def _install_pool(self, states, obs, meta) -> None:
+        """Make these worlds the reset pool, none of them handed out yet."""
+        self._pool = states
+        self._pool_obs, self._pool_meta = np.asarray(obs), np.asarray(meta)
         self._pool_next = 0
 
     def _flush_pending(self) -> None:
@@ -350,9 +358,7 @@ class CraftaxWorld(World):
         self._states = [jax.tree.map(lambda a, g=g: a[g], states) for g in self._groups]
         self._in_flight = [False] * len(self._groups)
         self._obs, self._meta = np.array(obs), np.array(meta)
-        self._pool, obs, meta = self._generate(self._pool_size)
-        self._pool_obs, self._pool_meta = np.asarray(obs), np.asarray(meta)
-        self._pool_next = 0
+        self._install_pool(*self._generate(self._pool_size))
         zeros = np.zeros(self.num_envs, dtype=np.float32)
         return self._result(zeros, np.zeros(self.num_envs, dtype=bool))
 

@@ -13,7 +13,9 @@ routine that returns finishes its action). Finished actions wait in ``take_finis
 Two drivers use them: SB3's synchronous ``step`` (all envs decide together; envs whose
 action ended wait, frozen by the world's masked step, until every env's action ended),
 and :class:`rlgpt_tui.rl.rollout.OwnClockPPO`, where an env decides again as soon as its
-own action ends, so the world keeps stepping full batches.
+own action ends, so the world keeps stepping full batches. ``advance()`` is ``launch``
+then ``land`` for each of the world's env groups; OwnClockPPO calls those per group, so
+that one group's world step runs while it works on another's results.
 
 Episodes end on the task's goal, its horizon or the game ending; ended envs are reset
 here (SB3 auto-reset semantics, with ``terminal_observation`` and ``episode`` infos).
@@ -273,8 +275,7 @@ class CodedActionVecEnv(VecEnv):
             self.on_world_step()
         stepped = np.flatnonzero(stepping)
         self.samples += len(stepped)
-        coded = [i for i in stepped.tolist() if self._calls[i] is not None]
-        self.coded_samples += len(coded)
+        self.coded_samples += sum(self._calls[i] is not None for i in stepped.tolist())
         step_reward = self._step_reward(result, stepping, prev_views)
         self._reward[stepping] += self._discount[stepping] * step_reward[stepping]
         self._discount[stepping] *= self.gamma
