@@ -180,3 +180,23 @@ def test_one_groups_step_in_flight_while_the_other_is_stepped_and_reset() -> Non
     together.reset_envs(second)
     together.step(np.zeros(8, dtype=int), second)
     together.step_wait(pending)
+
+
+def test_packed_state_unpacks_to_craftax_state_bit_for_bit(craftax8: CraftaxWorld) -> None:
+    """Worlds are kept packed (three arrays, not 49); unpacking gives Craftax's own state."""
+    import jax
+    from craftax.craftax_classic.envs.craftax_state import EnvParams, StaticEnvParams
+    from craftax.craftax_classic.world_gen import generate_world
+
+    kernels = craftax8._k
+    keys = jax.random.split(jax.random.PRNGKey(3), 8)
+    expected = jax.vmap(lambda k: generate_world(k, EnvParams(), StaticEnvParams()))(keys)
+    packed = jax.jit(kernels.packing.pack)(expected)
+    assert len(packed) == 3
+    got = jax.jit(kernels.packing.unpack)(packed)
+    assert jax.tree.structure(got) == jax.tree.structure(expected)
+    for a, b in zip(jax.tree.leaves(got), jax.tree.leaves(expected), strict=True):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    # floats survive as bits (e.g. light level and the player's hunger counters)
+    assert any(leaf.dtype == np.float32 for leaf in jax.tree.leaves(got))
