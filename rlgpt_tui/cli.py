@@ -559,7 +559,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     if args.command is None:
         args = parser.parse_args(["app"])
-    from rlgpt_tui.envs import UnknownWorldError
+    from rlgpt_tui.envs import UnknownWorldError, WorldSetupError
     from rlgpt_tui.envs.minedojo.process import MineDojoError
     from rlgpt_tui.llm.client import LLMError
     from rlgpt_tui.skills.sandbox import CodeValidationError
@@ -573,6 +573,7 @@ def main(argv: list[str] | None = None) -> int:
         CodeValidationError,
         UnknownTaskError,
         UnknownWorldError,
+        WorldSetupError,
         LLMError,
         StoreError,
         MineDojoError,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -200,3 +202,46 @@ def test_packed_state_unpacks_to_craftax_state_bit_for_bit(craftax8: CraftaxWorl
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
     # floats survive as bits (e.g. light level and the player's hunger counters)
     assert any(leaf.dtype == np.float32 for leaf in jax.tree.leaves(got))
+
+
+def _xla_pool_threads(setting: str | None) -> int:
+    """tf_XLAEigen threads in a new process that made a CraftaxWorld (XLA's CPU pool)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("RLGPT_XLA_THREADS", "NPROC")}
+    if setting is not None:
+        env["RLGPT_XLA_THREADS"] = setting
+    code = (
+        "import os\n"
+        "from rlgpt_tui.envs.craftax_world import CraftaxWorld\n"
+        "CraftaxWorld(4).reset(0)\n"
+        "names = [open(f'/proc/self/task/{t}/comm').read().strip()"
+        " for t in os.listdir('/proc/self/task')]\n"
+        "print(names.count('tf_XLAEigen'), 'NPROC' in os.environ)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    count, leaked = out.stdout.split()
+    assert leaked == "False"  # NPROC is set only while XLA's client starts
+    return int(count)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads Linux's /proc")
+def test_xla_cpu_pool_leaves_a_core_to_python() -> None:
+    import os
+
+    cores = len(os.sched_getaffinity(0))
+    assert _xla_pool_threads(None) == max(1, cores - 1)
+    assert _xla_pool_threads("0") == cores  # XLA's own default: every core
+    assert _xla_pool_threads("1") == 1
+
+
+def test_bad_xla_threads_setting_names_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rlgpt_tui.envs import WorldSetupError
+    from rlgpt_tui.envs.craftax_world import xla_cpu_threads
+
+    monkeypatch.setenv("RLGPT_XLA_THREADS", "two")
+    with pytest.raises(WorldSetupError, match="whole number"):
+        xla_cpu_threads()

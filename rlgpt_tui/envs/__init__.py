@@ -9,6 +9,7 @@ from rlgpt_tui.envs.base import (
     StepResult,
     View,
     World,
+    WorldSetupError,
     describe_view,
 )
 
@@ -67,6 +68,7 @@ __all__ = [
     "UnknownWorldError",
     "View",
     "World",
+    "WorldSetupError",
     "describe_view",
     "make_world",
 ]

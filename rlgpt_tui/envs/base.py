@@ -122,6 +122,10 @@ OBSERVATION_SEGMENTS: dict[str, slice] = {
 OBSERVATION_SIZE = MAP_FEATURES + 22
 
 
+class WorldSetupError(ValueError):
+    """A world's machine-level setting (e.g. an environment variable) is invalid."""
+
+
 @dataclass(frozen=True)
 class View:
     """What one env's player perceives, in plain Python types, for coded actions and prompts.
