@@ -379,6 +379,7 @@ class CraftaxWorld(World):
         # is cheap.
         size = min(g.stop - g.start for g in self._groups)
         self._buckets = [b for b in (4, size // 4) if size >= 16 and b >= 4]
+        self._warmed = False
 
     def env_groups(self) -> list[np.ndarray]:
         return [np.arange(g.start, g.stop) for g in self._groups]
@@ -475,8 +476,32 @@ class CraftaxWorld(World):
         self._in_flight = [False] * len(self._groups)
         self._obs, self._meta = np.array(obs), np.array(meta)
         self._install_pool(*self._generate(self._pool_size))
+        if not self._warmed:
+            self._warm_up()
         zeros = np.zeros(self.num_envs, dtype=np.float32)
         return self._result(zeros, np.zeros(self.num_envs, dtype=bool))
+
+    def _warm_up(self) -> None:
+        """Call every kernel this world uses once, on throwaway copies: the first call of
+        each traces it (~0.5 s) and compiles or loads it, a stall that would otherwise fall
+        into a run's first sub-batch step or pool refill. The games are not touched."""
+        jax = self._k.jax
+        key = jax.random.PRNGKey(0)
+        for g in {rows.stop - rows.start: g for g, rows in enumerate(self._groups)}.values():
+            size = self._groups[g].stop - self._groups[g].start
+            idle = np.zeros((size, 3), dtype=np.int32)
+            idle[:, 0] = -1  # no pending reset, every env inactive
+            copy = jax.tree.map(lambda a: a.copy(), self._states[g])
+            self._k.step(key, copy, self._pool, idle)
+            self._k.replace(
+                jax.tree.map(lambda a: a.copy(), self._states[g]), self._pool, idle[:, 0]
+            )
+            for bucket in self._buckets:
+                copy = jax.tree.map(lambda a: a.copy(), self._states[g])
+                self._k.step_subset(key, copy, self._pool, idle[:, 0], idle[:bucket] * 0)
+        _, chunk = self._k.generate_chunk_from(key)
+        jax.block_until_ready(self._k.join([chunk[0]] * self._pool_chunks))
+        self._warmed = True
 
     def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> StepResult:
         return self.step_wait(self.step_async(actions, active))
