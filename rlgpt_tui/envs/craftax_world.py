@@ -65,7 +65,7 @@ def xla_cpu_threads() -> int | None:
 
     The Python thread that lands steps, runs coded actions and asks the policy keeps a core
     of its own. On 2 cores, PPO with coded actions ran 5% faster with XLA on one thread
-    (5 alternating pairs of runs) although a lone Craftax step is 10-25% slower on one.
+    (5 alternating pairs of runs) although a lone Craftax step is 10-30% slower on one.
     """
     value = os.environ.get(XLA_THREADS_ENV, "").strip()
     if value:
@@ -138,7 +138,6 @@ class _StatePacking:
         """The inverse of :meth:`pack`."""
         import jax
         import jax.numpy as jnp
-        import numpy as np
 
         *maps, rows = packed
         n = rows.shape[0]
@@ -271,9 +270,9 @@ class _Kernels:
             states = select(active, new_states, states)
             done = jax.vmap(lambda s: is_game_over(s, params))(states) & active
             obs, info = v_observe(states)
-            columns = [info.astype(jnp.float32), jnp.where(active, reward, 0.0)[:, None]]
-            out = jnp.concatenate([*columns, done[:, None].astype(jnp.float32), obs], 1)
-            return packing.pack(states), out
+            reward = jnp.where(active, reward, 0.0)
+            out = [info.astype(jnp.float32), reward[:, None], done[:, None].astype(jnp.float32)]
+            return packing.pack(states), jnp.concatenate([*out, obs], axis=1)
 
         @partial(jax.jit, donate_argnums=(1,))
         def step(key, states, pool, controls):
@@ -498,7 +497,8 @@ class CraftaxWorld(World):
             )
             for bucket in self._buckets:
                 copy = jax.tree.map(lambda a: a.copy(), self._states[g])
-                self._k.step_subset(key, copy, self._pool, idle[:, 0], idle[:bucket] * 0)
+                sub_batch = np.zeros((bucket, 3), dtype=np.int32)  # env 0, noop, inactive
+                self._k.step_subset(key, copy, self._pool, idle[:, 0], sub_batch)
         _, chunk = self._k.generate_chunk_from(key)
         jax.block_until_ready(self._k.join([chunk[0]] * self._pool_chunks))
         self._warmed = True
