@@ -110,9 +110,9 @@ def raw_craftax_rate(steps: int, seed: int) -> dict[str, Any]:
     """
     here = measured(raw_world_rate, "craftax", CRAFTAX_ENVS, steps, seed)
     here["xla_threads"] = xla_cpu_threads()
-    command = [sys.executable, __file__, "--raw-craftax-only", "--raw-craftax-steps", str(steps)]
     child = subprocess.run(
-        [*command, "--seed", str(seed)],
+        [sys.executable, __file__, "--raw-craftax-only"]
+        + ["--raw-craftax-steps", str(steps), "--seed", str(seed)],
         env={**os.environ, XLA_THREADS_ENV: "0"},
         capture_output=True,
         text=True,

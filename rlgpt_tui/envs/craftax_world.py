@@ -147,8 +147,9 @@ class _StatePacking:
         start = 0
         for i in self._rest:
             shape, dtype = self._specs[i]
-            a = rows[:, start : start + int(np.prod(shape, dtype=int))].reshape((n, *shape))
-            start += int(np.prod(shape, dtype=int))
+            width = int(np.prod(shape, dtype=int))
+            a = rows[:, start : start + width].reshape((n, *shape))
+            start += width
             if dtype == jnp.bool_:
                 leaves[i] = a != 0
             elif dtype != jnp.int32:
@@ -304,6 +305,7 @@ class _Kernels:
         self.unpack_one = jax.jit(lambda packed, i: packing.unpack([a[i][None] for a in packed]))
         self._render = None
         self.jax = jax
+        self.warmed: set[tuple] = set()  # shapes CraftaxWorld._warm_up has called with
 
     def render(self, state, block_pixels: int):
         """RGB pixels of one state; ``block_pixels`` must be a size Craftax caches (7, 16, 64)."""
@@ -326,7 +328,6 @@ class _Flight:
 @dataclass
 class _StepHandle:
     flights: list[_Flight]
-    active: np.ndarray
 
 
 class CraftaxWorld(World):
@@ -378,7 +379,6 @@ class CraftaxWorld(World):
         # is cheap.
         size = min(g.stop - g.start for g in self._groups)
         self._buckets = [b for b in (4, size // 4) if size >= 16 and b >= 4]
-        self._warmed = False
 
     def env_groups(self) -> list[np.ndarray]:
         return [np.arange(g.start, g.stop) for g in self._groups]
@@ -475,19 +475,22 @@ class CraftaxWorld(World):
         self._in_flight = [False] * len(self._groups)
         self._obs, self._meta = np.array(obs), np.array(meta)
         self._install_pool(*self._generate(self._pool_size))
-        if not self._warmed:
-            self._warm_up()
+        self._warm_up()
         zeros = np.zeros(self.num_envs, dtype=np.float32)
         return self._result(zeros, np.zeros(self.num_envs, dtype=bool))
 
     def _warm_up(self) -> None:
         """Call every kernel this world uses once, on throwaway copies: the first call of
         each traces it (~0.5 s) and compiles or loads it, a stall that would otherwise fall
-        into a run's first sub-batch step or pool refill. The games are not touched."""
+        into a run's first sub-batch step or pool refill. The games are not touched. Once
+        per process for each set of shapes (the kernels are shared)."""
+        sizes = {rows.stop - rows.start: g for g, rows in enumerate(self._groups)}
+        shapes = (tuple(sizes), tuple(self._buckets), self._pool_size, self._pool_chunks)
+        if shapes in self._k.warmed:
+            return
         jax = self._k.jax
         key = jax.random.PRNGKey(0)
-        for g in {rows.stop - rows.start: g for g, rows in enumerate(self._groups)}.values():
-            size = self._groups[g].stop - self._groups[g].start
+        for size, g in sizes.items():
             idle = np.zeros((size, 3), dtype=np.int32)
             idle[:, 0] = -1  # no pending reset, every env inactive
             copy = jax.tree.map(lambda a: a.copy(), self._states[g])
@@ -501,7 +504,7 @@ class CraftaxWorld(World):
                 self._k.step_subset(key, copy, self._pool, idle[:, 0], sub_batch)
         _, chunk = self._k.generate_chunk_from(key)
         jax.block_until_ready(self._k.join([chunk[0]] * self._pool_chunks))
-        self._warmed = True
+        self._k.warmed.add(shapes)
 
     def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> StepResult:
         return self.step_wait(self.step_async(actions, active))
@@ -519,7 +522,7 @@ class CraftaxWorld(World):
             self._steps_taken += int(active[rows].sum())
             flights.append(self._launch(g, actions[rows], active[rows]))
         self._generate_ahead()  # queued behind the step, it runs while the caller works
-        return _StepHandle(flights, active)
+        return _StepHandle(flights)
 
     def _launch(self, g: int, actions: np.ndarray, active: np.ndarray) -> _Flight:
         """Dispatch one group's step (JAX returns before XLA has run it)."""
