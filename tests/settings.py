@@ -1,4 +1,8 @@
-"""Engine settings small enough for tests: 8 envs, tiny PPO budgets, 8 eval episodes."""
+"""Engine settings small enough for tests: 8 envs, tiny PPO budgets, 8 eval episodes.
+
+The target is above any success rate, so a run always does all its iterations: 8 evaluation
+episodes can all succeed early on one machine and not on another.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +17,6 @@ def tiny_settings(**overrides) -> EngineSettings:
         samples_per_iteration=1024,
         eval_episodes=8,
         critic_runs=2,
-        target_success=1.0,
+        target_success=1.01,  # never reached: a run does all its iterations on any machine
     )
     return EngineSettings(**(values | overrides))
