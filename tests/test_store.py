@@ -166,6 +166,41 @@ def test_older_schema_migrates_and_keeps_its_sessions(tmp_path: Path) -> None:
     assert "owner_pid" in store.db["sessions"].columns_dict
 
 
+OPEN_AFTER_SIGNAL = """
+import sys, time
+from pathlib import Path
+from rlgpt_tui.store import SessionStore
+go = Path(sys.argv[2])
+while not go.exists():
+    time.sleep(0.001)
+print(SessionStore(sys.argv[1]).schema_version())
+"""
+
+
+def test_processes_opening_one_new_database_at_once_all_get_the_schema(tmp_path: Path) -> None:
+    # a run and a reader (or two runs) creating the same database: before migrations took
+    # the write lock first, the second one failed with 'table "sessions" already exists'
+    for trial in range(3):
+        sessions, go = tmp_path / f"sessions{trial}", tmp_path / f"go{trial}"
+        openers = [
+            subprocess.Popen(
+                [sys.executable, "-c", OPEN_AFTER_SIGNAL, str(sessions), str(go)],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for _ in range(4)
+        ]
+        time.sleep(1.0)  # every opener imported and waiting
+        go.touch()
+        results = [opener.communicate(timeout=60) for opener in openers]
+        assert [(out.strip(), err) for out, err in results] == [(str(SCHEMA_VERSION), "")] * 4
+        assert (
+            SessionStore(sessions).db.execute("SELECT COUNT(*) FROM schema_version").fetchone()[0]
+            == 1
+        )
+
+
 def test_newer_schema_corrupt_file_and_unknown_id_are_one_line_errors(tmp_path, capsys) -> None:
     newer = tmp_path / "newer"
     SessionStore(newer).close()

@@ -1,7 +1,7 @@
 """The sessions database's schema, as forward migrations numbered from 1.
 
 ``schema_version`` holds one row: the last migration applied. Opening a database runs the
-missing migrations in order, each in its own transaction; a database newer than
+missing migrations in order, in one transaction that holds the write lock; a database newer than
 ``SCHEMA_VERSION`` is refused rather than touched.
 """
 

@@ -121,21 +121,37 @@ class SessionStore:
             ) from None
 
     def _migrate(self) -> None:
-        version = self.schema_version()
-        if version > SCHEMA_VERSION:
-            raise StoreError(
-                f"the sessions database {self.path} has schema version {version}, newer than "
-                f"this rlgpt-tui knows ({SCHEMA_VERSION}): upgrade rlgpt-tui"
-            )
-        for number in range(version + 1, SCHEMA_VERSION + 1):
-            with self.db.conn:
+        """Apply the missing migrations as one transaction that holds SQLite's write lock.
+
+        Two processes opening the same new database at once (a run and a reader) would both
+        see version 0 and create the tables twice; with the lock taken first, the second one
+        waits, then finds the schema done. A kill mid-migration leaves the old version intact.
+        """
+        if self.schema_version() == SCHEMA_VERSION:
+            return
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER)")
+            version = self.schema_version()
+            if version > SCHEMA_VERSION:
+                raise StoreError(
+                    f"the sessions database {self.path} has schema version {version}, newer "
+                    f"than this rlgpt-tui knows ({SCHEMA_VERSION}): upgrade rlgpt-tui"
+                )
+            for number in range(version + 1, SCHEMA_VERSION + 1):
                 MIGRATIONS[number - 1](self.db)
+            if version < SCHEMA_VERSION:
                 self.db.execute("DELETE FROM schema_version")
-                self.db.execute("INSERT INTO schema_version (version) VALUES (?)", [number])
+                self.db.execute("INSERT INTO schema_version (version) VALUES (?)", [SCHEMA_VERSION])
+        except BaseException:
+            self.db.rollback()
+            raise
+        self.db.commit()
 
     def schema_version(self) -> int:
-        with self.db.conn:
-            self.db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER)")
+        """The last migration applied to this database (0 for a new file)."""
+        if not self.db["schema_version"].exists():
+            return 0
         row = self.db.execute("SELECT MAX(version) FROM schema_version").fetchone()
         return row[0] or 0
 
