@@ -6,7 +6,6 @@ use few envs and few resets; steps are cheap.
 
 from __future__ import annotations
 
-import time
 from collections import deque
 
 import numpy as np
@@ -260,29 +259,3 @@ def test_coded_collect_wood_works_on_crafter_too() -> None:
     _, after, calls = run_one_call_each(world, action)
     assert sum("collect_wood" in v.achievements for v in after) >= 4
     assert all(c.end_reason for c in calls)
-
-
-def test_random_action_throughput() -> None:
-    """Prints the raw steps/s of 8 envs under random actions (run pytest with -s)."""
-    world = CrafterWorld(8, seed=0)
-    world.reset(0)
-    rng = np.random.default_rng(0)
-    step_time = reset_time = 0.0
-    start_steps = world.steps_taken
-    resets = 0
-    for _ in range(250):
-        t = time.perf_counter()
-        result = world.step(rng.integers(0, 17, 8))
-        step_time += time.perf_counter() - t
-        if result.game_over.any():
-            t = time.perf_counter()
-            world.reset_envs(result.game_over)
-            reset_time += time.perf_counter() - t
-            resets += int(result.game_over.sum())
-    steps = world.steps_taken - start_steps
-    assert steps == 250 * 8
-    print(
-        f"\nCrafterWorld(8) random actions: {steps / step_time:.0f} steps/s stepping only, "
-        f"{steps / (step_time + reset_time):.0f} steps/s with {resets} resets "
-        f"({reset_time / max(resets, 1):.2f} s each)"
-    )
