@@ -84,7 +84,7 @@ class SessionStore:
             )
             self.db = Database(conn)
             self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            self.db.execute("PRAGMA journal_mode = WAL")
+            self._use_wal()
             self.db.execute("PRAGMA synchronous = NORMAL")  # durable across process kills
             self.db.execute("PRAGMA foreign_keys = ON")
             self._migrate()
@@ -119,6 +119,22 @@ class SessionStore:
                 f"the sessions database {self.path} is corrupt ({error}): move it aside "
                 "(it is left untouched) or pass --sessions-dir for a new one"
             ) from None
+
+    def _use_wal(self) -> None:
+        """Switch to WAL (readers never block the writer), waiting out other openers.
+
+        Switching a new database's journal mode answers "locked" at once, without SQLite's
+        busy handler, while another process switches it too: retry until the busy timeout.
+        """
+        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1e3
+        while True:
+            try:
+                self.db.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
 
     def _migrate(self) -> None:
         """Apply the missing migrations as one transaction that holds SQLite's write lock.
