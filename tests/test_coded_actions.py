@@ -13,7 +13,6 @@ import pytest
 from rlgpt_tui import ASSETS_DIR
 from rlgpt_tui.agents.builtin import template_code
 from rlgpt_tui.envs.craftax_world import CraftaxWorld
-from rlgpt_tui.skills.api import SkillContext
 from rlgpt_tui.skills.reward import RewardCode
 from rlgpt_tui.skills.runtime import (
     CodedAction,
@@ -294,13 +293,28 @@ def test_error_lines_point_into_the_untrusted_code() -> None:
     )
 
 
-def test_no_trace_hook_while_coded_actions_run(monkeypatch) -> None:
-    traces = []
-    monkeypatch.setattr(SkillContext, "log", lambda self, message: traces.append(sys.gettrace()))
-    source = "def act(ctx):\n    for i in range(3):\n        ctx.log(i)\n        yield 0\n"
-    actions, call, _ = run_call(CodedAction.from_source("logs", source, dry_run=False))
-    assert actions == [0, 0, 0] and call.end_reason == "returned"
-    assert traces == [None, None, None]
+class TraceProbe(dict):
+    """A coded action's memory that records the trace hook active when the code reads it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.traces: list = []
+
+    def get(self, key, default=None):
+        if isinstance(key, int):  # the coded action's reads, not the runtime's
+            self.traces.append(sys.gettrace())
+        return super().get(key, default)
+
+
+def test_no_trace_hook_while_coded_actions_run() -> None:
+    source = "def act(ctx):\n    for i in range(3):\n        ctx.memory.get(i)\n        yield 0\n"
+    action = CodedAction.from_source("reads", source, dry_run=False)
+    probe = TraceProbe()
+    call = action.start(recorded_views()[0], probe, random.Random(0))
+    actions = [call.next_action(recorded_views()[0]) for _ in range(3)]
+    assert actions == [0, 0, 0] and call.next_action(recorded_views()[0]) is None
+    assert call.end_reason == "returned"
+    assert probe.traces == [None, None, None]
 
 
 def test_runtime_errors_and_bad_actions_end_the_call_with_a_reason() -> None:

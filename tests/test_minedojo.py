@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -29,10 +30,20 @@ STANDIN = {"RLGPT_MINEDOJO_FACTORY": "tests.minedojo_standin:make", "PYTHONPATH"
 def alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+        with open(f"/proc/{pid}/stat") as stat:  # a zombie is dead too
+            return stat.read().split()[2] != "Z"
+    except (ProcessLookupError, FileNotFoundError):  # gone, or reaped between the two
         return False
-    with open(f"/proc/{pid}/stat") as stat:  # a zombie is dead too
-        return stat.read().split()[2] != "Z"
+
+
+def dies(pid: int, within: float = 5.0) -> bool:
+    """Whether ``pid`` is dead within ``within`` s (SIGKILL lands when the process next runs)."""
+    deadline = time.monotonic() + within
+    while alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
 
 
 def world(tmp_path: Path, **env: str) -> tuple[MineDojoWorld, Path]:
@@ -62,7 +73,7 @@ def test_start_step_view_and_clean_shutdown(tmp_path: Path) -> None:
     worker, java = pids(pid_file)
     assert alive(worker) and alive(java)
     w.close()
-    assert not alive(worker) and not alive(java)  # no orphans
+    assert dies(worker) and dies(java)  # no orphans
 
 
 def test_crash_restarts_the_worker_and_ends_the_episode(tmp_path: Path) -> None:
@@ -73,7 +84,7 @@ def test_crash_restarts_the_worker_and_ends_the_episode(tmp_path: Path) -> None:
     assert not w.step(np.array([forward])).game_over[0]
     crashed = w.step(np.array([forward]))  # Minecraft dies here
     assert crashed.game_over[0] and w.restarts == 1
-    assert not alive(first_java)  # the dead worker's child was reaped with its group
+    assert dies(first_java)  # the dead worker's child was reaped with its group
     assert pids(pid_file)[0] != first_worker
     assert not w.step(np.array([forward])).game_over[0]  # the new worker answers
     w.close()
@@ -85,7 +96,7 @@ def test_timeout_kills_the_worker_group(tmp_path: Path) -> None:
     worker, java = pids(pid_file)
     with pytest.raises(WorkerTimeout, match="no answer to 'step' within 5 s"):
         w.step(np.array([0]))
-    assert not alive(worker) and not alive(java)
+    assert dies(worker) and dies(java)
     w.close()
 
 

@@ -170,10 +170,11 @@ OPEN_AFTER_SIGNAL = """
 import sys, time
 from pathlib import Path
 from rlgpt_tui.store import SessionStore
-go = Path(sys.argv[2])
-while not go.exists():
+sessions, ready, go = sys.argv[1:]
+Path(ready).touch()
+while not Path(go).exists():
     time.sleep(0.001)
-print(SessionStore(sys.argv[1]).schema_version())
+print(SessionStore(sessions).schema_version())
 """
 
 
@@ -182,16 +183,17 @@ def test_processes_opening_one_new_database_at_once_all_get_the_schema(tmp_path:
     # the write lock first, the second one failed with 'table "sessions" already exists'
     for trial in range(3):
         sessions, go = tmp_path / f"sessions{trial}", tmp_path / f"go{trial}"
+        ready = [tmp_path / f"ready{trial}-{n}" for n in range(4)]
         openers = [
             subprocess.Popen(
-                [sys.executable, "-c", OPEN_AFTER_SIGNAL, str(sessions), str(go)],
+                [sys.executable, "-c", OPEN_AFTER_SIGNAL, str(sessions), str(flag), str(go)],
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,
             )
-            for _ in range(4)
+            for flag in ready
         ]
-        time.sleep(1.0)  # every opener imported and waiting
+        wait_for(lambda flags=ready: all(f.exists() for f in flags), 120, "every opener to import")
         go.touch()
         results = [opener.communicate(timeout=60) for opener in openers]
         assert [(out.strip(), err) for out, err in results] == [(str(SCHEMA_VERSION), "")] * 4

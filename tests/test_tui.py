@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -118,7 +119,9 @@ def test_pause_edit_plan_resume_uses_the_edit(tmp_path: Path) -> None:
 
 def test_code_file_edited_on_disk_is_reloaded(tmp_path: Path) -> None:
     async def scenario() -> None:
-        app = RlgptApp(tmp_path, settings=tiny_settings(max_iterations=3))
+        # 4 rollouts in iteration 1: safe points to pause at before iteration 2 codes
+        settings = tiny_settings(max_iterations=3, samples_per_iteration=4096)
+        app = RlgptApp(tmp_path, settings=settings)
         async with app.run_test(size=SIZE) as pilot:
             screen = await run_screen(pilot, app)
             await until(pilot, lambda: screen.code_pane.versions, 240, "go_to_tree's code")
@@ -230,7 +233,9 @@ def test_approval_mode_asks_before_each_proposal(tmp_path: Path) -> None:
         app = RlgptApp(tmp_path, settings=tiny_settings(), approval=True)
         async with app.run_test(size=SIZE) as pilot:
             screen = await run_screen(pilot, app)
+            deadline = time.monotonic() + 240
             while not screen.ended:
+                assert time.monotonic() < deadline, f"the session did not end; asked {asked}"
                 if isinstance(app.screen, ApproveDialog):
                     asked.append(app.screen.kind)
                     await pilot.press("n" if len(asked) == 1 else "y")  # reject the first plan
