@@ -179,8 +179,8 @@ print(SessionStore(sessions).schema_version())
 
 
 def test_processes_opening_one_new_database_at_once_all_get_the_schema(tmp_path: Path) -> None:
-    # a run and a reader (or two runs) creating the same database: before migrations took
-    # the write lock first, the second one failed with 'table "sessions" already exists'
+    # a run and a reader (or two runs) creating the same database: one of them used to fail
+    # with 'table "sessions" already exists' (migrations), or "locked" (switching to WAL)
     for trial in range(3):
         sessions, go = tmp_path / f"sessions{trial}", tmp_path / f"go{trial}"
         ready = [tmp_path / f"ready{trial}-{n}" for n in range(4)]
