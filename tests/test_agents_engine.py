@@ -15,6 +15,7 @@ from rlgpt_tui.engine.engine import Engine, EngineSettings
 from rlgpt_tui.llm.client import LLMClient, LLMError, LLMSettings
 from tests.llm_server import ScriptedLLMServer
 from tests.settings import tiny_settings
+from tests.waiting import wait_for
 
 GO_TO_TREE = (ASSETS_DIR / "skills" / "go_to_tree.py").read_text()
 PLAN = {
@@ -290,10 +291,11 @@ def test_pause_then_human_plan_and_code_edits_take_effect_on_resume() -> None:
     engine.edit_code("collect_wood", human_code)
     worker = threading.Thread(target=engine.run)
     worker.start()
-    deadline = time.time() + 120
-    while not any(isinstance(e, ev.ControlChanged) and e.state == "paused" for e in events):
-        assert time.time() < deadline, "the engine never reached its first safe point"
-        time.sleep(0.05)
+    wait_for(
+        lambda: any(isinstance(e, ev.ControlChanged) and e.state == "paused" for e in events),
+        120,
+        "the engine to reach its first safe point",
+    )
     time.sleep(0.2)
     assert not any(isinstance(e, ev.PlanProposed) for e in events)  # held at the safe point
     engine.resume()

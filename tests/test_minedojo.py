@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +21,7 @@ from rlgpt_tui.envs.minedojo import (
     minedojo_success,
 )
 from rlgpt_tui.envs.minedojo.world import ActionEncoder
+from tests.waiting import wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
 STANDIN = {"RLGPT_MINEDOJO_FACTORY": "tests.minedojo_standin:make", "PYTHONPATH": str(ROOT)}
@@ -38,12 +38,7 @@ def alive(pid: int) -> bool:
 
 def dies(pid: int, within: float = 5.0) -> bool:
     """Whether ``pid`` is dead within ``within`` s (SIGKILL lands when the process next runs)."""
-    deadline = time.monotonic() + within
-    while alive(pid):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.01)
-    return True
+    return wait_for(lambda: not alive(pid), within, f"process {pid} to die")
 
 
 def world(tmp_path: Path, **env: str) -> tuple[MineDojoWorld, Path]:

@@ -8,7 +8,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,7 @@ from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore, StoreError, UnknownSessionError
 from rlgpt_tui.store.schema import MIGRATIONS, SCHEMA_VERSION
 from tests.settings import tiny_settings
+from tests.waiting import wait_for
 
 SAMPLES_PER_ITERATION = 16384
 RUN_FLAGS = [
@@ -37,21 +37,6 @@ RUN_FLAGS = [
     "--target",
     "1.0",
 ]
-
-
-def wait_for(predicate, timeout: float, what: str, child: subprocess.Popen | None = None):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        value = predicate()
-        if value:
-            return value
-        if child is not None and child.poll() is not None:
-            stderr = child.stderr.read().decode(errors="replace") if child.stderr else ""
-            raise AssertionError(
-                f"the run exited ({child.returncode}) before {what}; stderr: {stderr[-2000:]}"
-            )
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def start_run(sessions: Path) -> subprocess.Popen:
