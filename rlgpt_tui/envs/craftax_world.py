@@ -491,17 +491,17 @@ class CraftaxWorld(World):
         jax = self._k.jax
         key = jax.random.PRNGKey(0)
         for size, g in sizes.items():
+
+            def copy(g: int = g):  # the kernels donate (consume) the states they are given
+                return jax.tree.map(lambda a: a.copy(), self._states[g])
+
             idle = np.zeros((size, 3), dtype=np.int32)
             idle[:, 0] = -1  # no pending reset, every env inactive
-            copy = jax.tree.map(lambda a: a.copy(), self._states[g])
-            self._k.step(key, copy, self._pool, idle)
-            self._k.replace(
-                jax.tree.map(lambda a: a.copy(), self._states[g]), self._pool, idle[:, 0]
-            )
+            self._k.step(key, copy(), self._pool, idle)
+            self._k.replace(copy(), self._pool, idle[:, 0])
             for bucket in self._buckets:
-                copy = jax.tree.map(lambda a: a.copy(), self._states[g])
                 sub_batch = np.zeros((bucket, 3), dtype=np.int32)  # env 0, noop, inactive
-                self._k.step_subset(key, copy, self._pool, idle[:, 0], sub_batch)
+                self._k.step_subset(key, copy(), self._pool, idle[:, 0], sub_batch)
         _, chunk = self._k.generate_chunk_from(key)
         jax.block_until_ready(self._k.join([chunk[0]] * self._pool_chunks))
         self._k.warmed.add(shapes)
