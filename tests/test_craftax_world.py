@@ -210,9 +210,11 @@ def _xla_pool_threads(setting: str | None) -> int:
     import subprocess
     import sys
 
-    env = {k: v for k, v in os.environ.items() if k not in ("RLGPT_XLA_THREADS", "NPROC")}
+    from rlgpt_tui.envs.craftax_world import XLA_THREADS_ENV
+
+    env = {k: v for k, v in os.environ.items() if k not in (XLA_THREADS_ENV, "NPROC")}
     if setting is not None:
-        env["RLGPT_XLA_THREADS"] = setting
+        env[XLA_THREADS_ENV] = setting
     code = (
         "import os\n"
         "from rlgpt_tui.envs.craftax_world import CraftaxWorld\n"
@@ -240,8 +242,8 @@ def test_xla_cpu_pool_leaves_a_core_to_python() -> None:
 
 def test_bad_xla_threads_setting_names_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
     from rlgpt_tui.envs import WorldSetupError
-    from rlgpt_tui.envs.craftax_world import xla_cpu_threads
+    from rlgpt_tui.envs.craftax_world import XLA_THREADS_ENV, xla_cpu_threads
 
-    monkeypatch.setenv("RLGPT_XLA_THREADS", "two")
+    monkeypatch.setenv(XLA_THREADS_ENV, "two")
     with pytest.raises(WorldSetupError, match="whole number"):
         xla_cpu_threads()
