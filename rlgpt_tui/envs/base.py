@@ -286,6 +286,87 @@ def describe_view(view: View) -> str:
     return "\n".join(lines)
 
 
+# Views travel to sandbox workers as rows of int32 (one row per env) plus a float each
+# (daylight): position, facing, stats, step, inventory, achievements (bits), the grid's
+# block indices, and per grid cell a bit mask of the mobs there.
+_CELLS = VIEW_ROWS * VIEW_COLS
+_INV = 10  # first inventory column
+_ACH = _INV + len(INVENTORY_ITEMS)
+_GRID = _ACH + 1
+_MOBS = _GRID + _CELLS
+VIEW_ROW_WIDTH = _MOBS + _CELLS
+_BLOCK_INDEX = {name: i for i, name in enumerate(BLOCK_NAMES)}
+_MOB_INDEX = {name: i for i, name in enumerate(MOB_NAMES)}
+
+
+def encode_views(views: list[View]) -> tuple[np.ndarray, np.ndarray]:
+    """Views as (rows, light): int32 (n, VIEW_ROW_WIDTH) and float64 (n,) (the generic path;
+    a world may build the same rows faster from its own arrays)."""
+    rows = np.zeros((len(views), VIEW_ROW_WIDTH), dtype=np.int32)
+    light = np.zeros(len(views), dtype=np.float64)
+    unknown = _BLOCK_INDEX["unknown"]
+    for k, view in enumerate(views):
+        row = rows[k]
+        row[:10] = (
+            *view.position,
+            *view.facing,
+            view.health,
+            view.food,
+            view.drink,
+            view.energy,
+            int(view.sleeping),
+            view.step,
+        )
+        row[_INV:_ACH] = [view.inventory.get(item, 0) for item in INVENTORY_ITEMS]
+        row[_ACH] = sum(1 << i for i, a in enumerate(ACHIEVEMENTS) if a in view.achievements)
+        row[_GRID:_MOBS] = [_BLOCK_INDEX.get(b, unknown) for line in view.grid for b in line]
+        left = view.position[0] - VIEW_COLS // 2
+        top = view.position[1] - VIEW_ROWS // 2
+        for name, x, y in view.mobs:
+            r, c = y - top, x - left
+            if 0 <= r < VIEW_ROWS and 0 <= c < VIEW_COLS and name in _MOB_INDEX:
+                row[_MOBS + r * VIEW_COLS + c] |= 1 << _MOB_INDEX[name]
+        light[k] = view.daylight
+    return rows, light
+
+
+def decode_views(rows: np.ndarray, light: np.ndarray) -> list[View]:
+    """The Views :func:`encode_views` (or a world's ``view_rows``) encoded."""
+    views = []
+    for row, daylight in zip(np.asarray(rows).tolist(), np.asarray(light).tolist(), strict=True):
+        x, y = row[0], row[1]
+        cells = [BLOCK_NAMES[i] for i in row[_GRID:_MOBS]]
+        left, top = x - VIEW_COLS // 2, y - VIEW_ROWS // 2
+        mobs = []
+        for cell, mask in enumerate(row[_MOBS:]):
+            if mask:
+                r, c = divmod(cell, VIEW_COLS)
+                mobs.extend(
+                    (name, left + c, top + r) for m, name in enumerate(MOB_NAMES) if mask >> m & 1
+                )
+        bits = row[_ACH]
+        views.append(
+            View(
+                grid=tuple(
+                    tuple(cells[r * VIEW_COLS : (r + 1) * VIEW_COLS]) for r in range(VIEW_ROWS)
+                ),
+                mobs=tuple(mobs),
+                inventory=dict(zip(INVENTORY_ITEMS, row[_INV:_ACH], strict=True)),
+                health=row[4],
+                food=row[5],
+                drink=row[6],
+                energy=row[7],
+                facing=(row[2], row[3]),
+                daylight=daylight,
+                position=(x, y),
+                sleeping=bool(row[8]),
+                achievements=frozenset(a for i, a in enumerate(ACHIEVEMENTS) if bits >> i & 1),
+                step=row[9],
+            )
+        )
+    return views
+
+
 @dataclass
 class StepResult:
     """What :meth:`World.step` returns, one row per env.
@@ -351,6 +432,10 @@ class World(ABC):
     @abstractmethod
     def views(self, indices: list[int] | None = None) -> list[View]:
         """Views of the given envs (all when None), reflecting the current state."""
+
+    def view_rows(self, indices: list[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The Views of the given envs encoded for sandbox workers (:func:`encode_views`)."""
+        return encode_views(self.views(indices))
 
     @abstractmethod
     def frame(self, index: int, size: int = 288) -> np.ndarray:

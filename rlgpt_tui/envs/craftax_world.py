@@ -23,6 +23,7 @@ from rlgpt_tui.envs.base import (
     MAP_FEATURES,
     MOB_NAMES,
     VIEW_COLS,
+    VIEW_ROW_WIDTH,
     VIEW_ROWS,
     StepResult,
     View,
@@ -32,6 +33,9 @@ from rlgpt_tui.envs.base import (
 
 _FACING = {1: (-1, 0), 2: (1, 0), 3: (0, -1), 4: (0, 1)}  # craftax direction -> (dx, dy)
 _NUM_BLOCKS = len(BLOCK_NAMES)
+_FACING_TABLE = np.array([(0, 1), (-1, 0), (1, 0), (0, -1), (0, 1)], dtype=np.int32)
+_ACH_SHIFTS = np.arange(len(ACHIEVEMENTS), dtype=np.int64)
+_MOB_SHIFTS = np.arange(4, dtype=np.int64)
 # meta columns: x, y, 22 achievements, timestep, 12 inventory, health, food, drink, energy,
 # direction, sleeping
 _META_ACH = slice(2, 24)
@@ -598,6 +602,23 @@ class CraftaxWorld(World):
             x, y = metas[k][0], metas[k][1]
             mobs[k].append((MOB_NAMES[m], x + c - VIEW_COLS // 2, y + r - VIEW_ROWS // 2))
         return [_make_view(names[k], mobs[k], metas[k], lights[k]) for k in range(len(indices))]
+
+    def view_rows(self, indices: list[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The Views of ``indices`` encoded for workers, straight from the packed arrays."""
+        indices = list(range(self.num_envs)) if indices is None else list(indices)
+        obs, meta = self._obs[indices], self._meta[indices]
+        rows = np.zeros((len(indices), VIEW_ROW_WIDTH), dtype=np.int32)
+        rows[:, 0:2] = meta[:, 0:2]
+        rows[:, 2:4] = _FACING_TABLE[np.clip(meta[:, 41], 0, 4)]
+        rows[:, 4:8] = meta[:, 37:41]
+        rows[:, 8] = meta[:, 42]
+        rows[:, 9] = meta[:, 24]
+        rows[:, 10:22] = meta[:, _META_INV]
+        rows[:, 22] = (meta[:, _META_ACH].astype(np.int64) << _ACH_SHIFTS).sum(1)
+        cells = obs[:, :MAP_FEATURES].reshape(len(indices), -1, _NUM_BLOCKS + len(MOB_NAMES))
+        rows[:, 23:86] = cells[..., :_NUM_BLOCKS].argmax(-1)
+        rows[:, 86:] = ((cells[..., _NUM_BLOCKS:] > 0.5) << _MOB_SHIFTS).sum(-1)
+        return rows, obs[:, MAP_FEATURES + 20].astype(np.float64)
 
     def frame(self, index: int, size: int = 288) -> np.ndarray:
         jax = self._k.jax

@@ -1,4 +1,9 @@
-"""Coded actions: validated programs that run as budgeted generators over Views."""
+"""Coded actions: the app's record of them, and the budgeted call that runs one in a worker.
+
+:class:`CodedAction` is what the app holds (source, budgets, code version); it is validated
+in a sandbox worker and never runs in the app's process. :class:`CodedCall` is one call of
+the compiled code, inside a worker (:mod:`rlgpt_tui.skills.serving`).
+"""
 
 from __future__ import annotations
 
@@ -12,22 +17,16 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from rlgpt_tui import ASSETS_DIR
-from rlgpt_tui.envs.base import ACTION_NAMES, View, World
-from rlgpt_tui.skills.api import PROVIDED_NAMES, SkillContext
-from rlgpt_tui.skills.sandbox import (
-    BudgetExceeded,
-    CodeValidationError,
-    CompiledProgram,
-    budget,
-    compile_untrusted,
-    describe_error,
-)
+from rlgpt_tui.envs.base import ACTION_NAMES, View
+from rlgpt_tui.skills.api import SkillContext
+from rlgpt_tui.skills.outcomes import CallEnd, safe_text
+from rlgpt_tui.skills.sandbox import BudgetExceeded, CodeValidationError, budget, describe_error
 
 RECORDED_VIEWS = ASSETS_DIR / "views" / "recorded_views.json"
 DRY_RUN_STEPS = 24
+MAX_SOURCE_CHARS = 60_000
+MAX_NAME_CHARS = 64
 
 
 @dataclass(frozen=True)
@@ -43,13 +42,17 @@ class CodedActionLimits:
 
 @dataclass
 class CodedAction:
-    """A validated coded action: ``act(ctx)`` from ``source``, with its budgets."""
+    """A coded action as the app holds it: source and budgets, validated, never run here.
+
+    Its code runs only in sandbox workers (:mod:`rlgpt_tui.skills.pool`). ``version`` is the
+    store's code version id when known, so that every recorded call names the code that ran.
+    """
 
     name: str
     source: str
     description: str = ""
     limits: CodedActionLimits = field(default_factory=CodedActionLimits)
-    program: CompiledProgram | None = None
+    version: int | None = None
 
     @classmethod
     def from_source(
@@ -59,16 +62,16 @@ class CodedAction:
         description: str = "",
         limits: CodedActionLimits | None = None,
         dry_run: bool = True,
+        version: int | None = None,
     ) -> CodedAction:
-        """Validate (parse, allow-list, dry run on recorded Views) and build a coded action."""
-        if not name.isidentifier():
-            raise CodeValidationError(f"coded action name {name!r} must be a Python identifier")
-        program = compile_untrusted(
-            source, name, PROVIDED_NAMES, "act", must_be_generator=True, arity=1
-        )
-        action = cls(name, source, description, limits or CodedActionLimits(), program)
-        if dry_run:
-            action.dry_run(recorded_views())
+        """Validate (parse, allow-list, dry run on recorded Views: in a sandbox worker) and
+        build a coded action. Raises :class:`CodeValidationError` with the fix."""
+        check_name(name)
+        check_source(f"coded action {name!r}", source)
+        action = cls(name, source, description, limits or CodedActionLimits(), version)
+        from rlgpt_tui.skills.pool import validate_code
+
+        validate_code([action], dry_run=dry_run)
         return action
 
     @classmethod
@@ -76,89 +79,125 @@ class CodedAction:
         """Load a coded action from a ``.py`` file; its name is the file's stem."""
         path = Path(path)
         try:
-            source = path.read_text()
+            source = path.read_bytes().decode("utf-8")
         except OSError as error:
             raise CodeValidationError(
                 f"cannot read coded action {str(path)!r}: {error.strerror}"
             ) from None
+        except UnicodeDecodeError:
+            raise CodeValidationError(
+                f"coded action {str(path)!r} is not UTF-8 text: give a Python source file"
+            ) from None
         doc = source.split('"""')[1].strip() if source.lstrip().startswith('"""') else ""
         return cls.from_source(path.stem, source, description=doc, **kwargs)
 
-    def start(self, view: View, memory: dict, rng: random.Random) -> CodedCall:
-        """Begin one call of this action from ``view``."""
-        return CodedCall(self, SkillContext(view, memory, rng))
 
-    def dry_run(self, views: list[View], steps: int = DRY_RUN_STEPS) -> None:
-        """Run on recorded Views (the same View fed back each step); raise on any failure."""
-        for index, view in enumerate(views):
-            call = self.start(view, {}, random.Random(index))
-            for _ in range(steps):
-                if call.next_action(view) is None:
-                    break
-            if call.end_reason and call.end_reason.split(":")[0] in CodedCall.FAILURES:
-                raise CodeValidationError(
-                    f"coded action {self.name!r} failed its dry run on recorded view {index}: "
-                    f"{call.end_reason}; fix the code"
-                )
+def check_name(name: str) -> None:
+    """A coded action's name must be a short ASCII identifier (it becomes a file name)."""
+    if not (isinstance(name, str) and name.isidentifier() and name.isascii()):
+        raise CodeValidationError(
+            f"coded action name {safe_text(repr(name), 80)} must be a Python identifier "
+            "(ASCII letters, digits, underscores)"
+        )
+    if len(name) > MAX_NAME_CHARS:
+        raise CodeValidationError(
+            f"coded action name {name[:20]!r}... has {len(name)} characters: use at most "
+            f"{MAX_NAME_CHARS}"
+        )
+
+
+def check_source(label: str, source: str) -> None:
+    """Bounds checked in the app before any source goes to a worker."""
+    if not isinstance(source, str):
+        raise CodeValidationError(f"{label}: the code must be text")
+    if len(source) > MAX_SOURCE_CHARS:
+        raise CodeValidationError(
+            f"{label}: {len(source):,} characters of code exceed {MAX_SOURCE_CHARS:,}; "
+            "write a shorter routine"
+        )
+    if "\x00" in source:
+        raise CodeValidationError(f"{label}: the code contains a NUL character; remove it")
 
 
 class CodedCall:
-    """One running call of a coded action. Feed Views, get primitive action indices."""
+    """One running call of a coded action, inside a sandbox worker. Feed Views, get
+    primitive action indices; ``end`` says why it ended."""
 
-    FAILURES = frozenset({"error", "time budget", "loop budget", "invalid action"})
-
-    def __init__(self, action: CodedAction, ctx: SkillContext):
-        self.action = action
-        self.ctx = ctx
+    def __init__(self, act: Any, limits: CodedActionLimits, memory: dict, rng: random.Random):
+        self.act = act
+        self.limits = limits
+        self.memory = memory
+        self.rng = rng
+        self.ctx: SkillContext | None = None
         self.steps = 0
         self.seconds = 0.0
-        self.end_reason: str | None = None
-        self._generator = action.program.function("act")(ctx)
-        self._started = False
+        self.end: CallEnd | None = None
+        self.detail = ""
+        self._generator: Any = None
 
-    @property
-    def done(self) -> bool:
-        return self.end_reason is not None
+    def describe_end(self) -> str:
+        """``reason`` or ``reason: detail``."""
+        if self.end is None:
+            return "unfinished"
+        return f"{self.end.value}: {self.detail}" if self.detail else self.end.value
 
     def next_action(self, view: View) -> int | None:
         """The next primitive action given the current View, or None when the call ended."""
-        if self.end_reason is not None:
+        if self.end is not None:
             return None
-        limits = self.action.limits
+        limits = self.limits
         if self.steps >= limits.max_steps:
-            return self._end("step budget")
-        self.ctx.view = view
+            return self._end(CallEnd.STEP_BUDGET)
         started = time.perf_counter()
         try:
             with budget(limits.ticks_per_step, max(0.0, limits.seconds - self.seconds)):
+                if self.ctx is None:
+                    self.ctx = SkillContext(view, self.memory, self.rng)
+                    self._generator = self.act(self.ctx)
+                else:
+                    self.ctx.view = view
                 value = next(self._generator)
         except StopIteration:
-            return self._end("returned")
+            return self._end(CallEnd.RETURNED)
         except BudgetExceeded as error:
-            reason = "time budget" if "time" in str(error) else "loop budget"
-            return self._end(reason)
-        except Exception as error:  # noqa: BLE001 - untrusted code: every failure is contained
-            return self._end(f"error: {describe_error(error)}")
+            timed_out = "time" in str(error)
+            return self._end(CallEnd.TIMEOUT if timed_out else CallEnd.LOOP_BUDGET, str(error))
+        except MemoryError:
+            return self._end(CallEnd.MEMORY, "MemoryError")
+        except BaseException as error:  # noqa: BLE001 - untrusted code: every failure contained
+            return self._end(CallEnd.ERROR, describe_error(error))
         finally:
             self.seconds += time.perf_counter() - started
         if self.seconds > limits.seconds:
-            return self._end("time budget")
+            return self._end(CallEnd.TIMEOUT, f"time budget of {limits.seconds} s exceeded")
         index = _action_index(value)
         if index is None:
-            return self._end(f"invalid action: {value!r:.60}")
+            return self._end(CallEnd.INVALID, f"yielded {_short_repr(value)}, not an action")
         self.steps += 1
         return index
 
-    def stop(self, reason: str) -> None:
-        """End the call from outside (e.g. the episode ended)."""
-        if self.end_reason is None:
-            self._end(reason)
+    def close(self) -> None:
+        """Drop the call (its generator is closed under a small budget)."""
+        if self.end is None:
+            self._end(CallEnd.ABANDONED)
 
-    def _end(self, reason: str) -> None:
-        self.end_reason = reason
-        if reason != "returned":
-            with contextlib.suppress(BaseException):  # a bad generator must not escape
-                self._generator.close()
+    def _end(self, reason: CallEnd, detail: str = "") -> None:
+        self.end = reason
+        self.detail = safe_text(detail)
+        generator, self._generator = self._generator, None
+        if reason is not CallEnd.RETURNED and generator is not None:
+            # a `finally:` in the code runs now: a small budget, its failures swallowed
+            with contextlib.suppress(BaseException), budget(1_000, 0.05):
+                generator.close()
+
+
+def _short_repr(value: Any) -> str:
+    if isinstance(value, int | float | str | bool | type(None)):
+        try:
+            return safe_text(repr(value), 60)
+        except BaseException:  # noqa: BLE001 - e.g. an int too large to print
+            pass
+    return f"a {type(value).__name__}"
 
 
 def _action_index(value: Any) -> int | None:
@@ -166,7 +205,7 @@ def _action_index(value: Any) -> int | None:
         return None
     if isinstance(value, int) and 0 <= value < len(ACTION_NAMES):
         return int(value)
-    if isinstance(value, str):
+    if isinstance(value, str) and len(value) < 40:
         name = value.lower()
         for candidate in (name, f"move_{name}"):
             if candidate in ACTION_NAMES:
@@ -174,55 +213,48 @@ def _action_index(value: Any) -> int | None:
     return None
 
 
-def run_one_call_each(
-    world: World, action: CodedAction, seed: int = 0
-) -> tuple[list[View], list[View], list[CodedCall]]:
-    """Run one call of ``action`` in every env of ``world`` (from its current state).
+@dataclass(frozen=True)
+class CallRecord:
+    """One ended call, as the app records it."""
 
-    Envs whose call ended wait while the others go on. Returns the Views before and after,
-    and the finished calls (steps taken, end reasons).
-    """
-    before = world.views()
-    calls = [action.start(v, {}, random.Random(seed + i)) for i, v in enumerate(before)]
-    active = np.ones(world.num_envs, dtype=bool)
-    while active.any():
-        views = world.views()
-        actions = np.zeros(world.num_envs, dtype=np.int32)
-        for i in np.flatnonzero(active):
-            step = calls[i].next_action(views[i])
-            if step is None:
-                active[i] = False
-            else:
-                actions[i] = step
-        if active.any():
-            world.step(actions, active)
-    return before, world.views(), calls
+    env: int
+    action: str
+    version: int | None
+    steps: int
+    end: CallEnd
+    detail: str = ""
 
 
 @dataclass
 class CodedActionStats:
-    """Usage of one coded action: calls, primitive steps and why calls ended."""
+    """Usage of one coded action: calls, primitive steps, why calls ended, code versions."""
 
     calls: int = 0
     steps: int = 0
     end_reasons: Counter = field(default_factory=Counter)
+    versions: Counter = field(default_factory=Counter)  # code version -> calls
+    last_failure: str = ""
 
     @property
     def mean_length(self) -> float:
         return self.steps / self.calls if self.calls else 0.0
 
-    def record(self, call: CodedCall) -> None:
+    def record(self, record: CallRecord) -> None:
         self.calls += 1
-        self.steps += call.steps
-        reason = call.end_reason or "unfinished"
-        self.end_reasons[reason if len(reason) <= 80 else reason[:77] + "..."] += 1
+        self.steps += record.steps
+        self.end_reasons[record.end.value] += 1
+        self.versions[record.version] += 1
+        if record.end.failure and record.detail:
+            self.last_failure = f"{record.end.value}: {record.detail}"
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "calls": self.calls,
             "steps": self.steps,
             "mean_length": round(self.mean_length, 2),
-            "end_reasons": dict(self.end_reasons.most_common(8)),
+            "end_reasons": dict(self.end_reasons.most_common(13)),
+            "versions": {str(k): v for k, v in self.versions.items()},
+            "last_failure": self.last_failure,
         }
 
 
@@ -237,11 +269,11 @@ def recorded_views() -> list[View]:
 
 
 __all__ = [
+    "CallRecord",
     "CodeValidationError",
     "CodedAction",
     "CodedActionLimits",
     "CodedActionStats",
     "CodedCall",
     "recorded_views",
-    "run_one_call_each",
 ]

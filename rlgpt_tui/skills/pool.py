@@ -1,0 +1,688 @@
+"""Sandbox workers seen from the app: start them, talk to them, enforce budgets from outside.
+
+:class:`Worker` is one confined process (:mod:`rlgpt_tui.skills.worker`). The app talks to
+it over two pipes and watches a shared slot saying which env's call runs and since when:
+
+- a call that runs past its wall-clock budget (plus a grace) gets the worker killed; the
+  call ends ``timeout``;
+- a worker that dies by a signal, exits, floods or breaks the protocol ends its running
+  call ``crashed`` (``memory`` when it ran out of memory);
+- the other calls that lived in a killed worker end ``lost``; a fresh worker takes over
+  with the same programs, and training goes on.
+
+:class:`CallScheduler` runs coded-action calls for a batch of envs over several workers
+(env ``i`` lives in worker ``i % workers``): one request per worker per exchange carries
+every call's start, stop, episode-memory reset and the Views of the envs asked. Replies
+are JSON, checked for shape; the app never unpickles what a worker wrote.
+
+:func:`validate_code` / :func:`validate_reward` compile and dry-run code in a process-wide
+validation worker (nothing untrusted is parsed, compiled or run in the app).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import mmap
+import os
+import pickle
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from rlgpt_tui.skills.boundary import (
+    UNSAFE_ENV,
+    Confinement,
+    support_problem,
+    unsafe_allowed,
+    worker_environment,
+)
+from rlgpt_tui.skills.outcomes import CallEnd, safe_text
+from rlgpt_tui.skills.runtime import (
+    CallRecord,
+    CodedAction,
+    CodedActionStats,
+    check_source,
+    recorded_views,
+)
+from rlgpt_tui.skills.sandbox import CodeValidationError
+from rlgpt_tui.skills.worker import DEBUG_ENV, HEADER, MAX_REPLY, SLOT, SLOT_SIZE
+
+WORKERS_ENV = "RLGPT_WORKERS"
+START_SECONDS = 60.0  # a worker imports numpy and this package before it answers
+GRACE_SECONDS = 1.0  # past a call's own budget before the app kills its worker
+MAX_KILLS = 3  # an action that got its worker killed this often is disabled for the run
+MAX_REWARD_FAILURES = 1000
+_POLL_SECONDS = 0.02
+
+
+class SandboxUnavailable(RuntimeError):
+    """Untrusted code cannot run here (no boundary, or no worker could start)."""
+
+
+@dataclass
+class WorkerDied(Exception):  # noqa: N818 - reads as what happened
+    """A worker was killed or died while serving a request."""
+
+    end: CallEnd
+    env: int | None  # the env whose call was running, when known
+    detail: str
+
+
+def default_workers() -> int:
+    """Workers for a batch of envs: ``RLGPT_WORKERS``, else one per core but one."""
+    configured = os.environ.get(WORKERS_ENV, "").strip()
+    if configured:
+        try:
+            value = int(configured)
+        except ValueError:
+            raise SandboxUnavailable(
+                f"{WORKERS_ENV}={configured!r} is not a whole number: set it to e.g. 2"
+            ) from None
+        if value < 1:
+            raise SandboxUnavailable(f"{WORKERS_ENV} must be at least 1, not {value}")
+        return value
+    return max(1, (os.cpu_count() or 2) - 1)
+
+
+def boundary_mode() -> bool:
+    """True when workers load the syscall filter; raises when untrusted code may not run."""
+    problem = support_problem()
+    if problem is None:
+        return True
+    if unsafe_allowed():
+        if not _warned.is_set():
+            _warned.set()
+            print(
+                f"WARNING: {problem}; running untrusted code WITHOUT the syscall filter "
+                "(--unsafe-local-code): it can read and write your files",
+                file=sys.stderr,
+            )
+        return False
+    raise SandboxUnavailable(
+        f"{problem}: LLM- or person-written code is not run outside the sandbox; "
+        f"install libseccomp, or pass --unsafe-local-code ({UNSAFE_ENV}=1) to run it anyway"
+    )
+
+
+_warned = threading.Event()
+_live: set[Worker] = set()
+_live_lock = threading.Lock()
+
+
+class Worker:
+    """One sandbox worker process, its pipes and its shared slot."""
+
+    def __init__(self, confinement: Confinement | None = None):
+        self.confinement = confinement or Confinement()
+        self.filtered = boundary_mode()
+        self.process: subprocess.Popen | None = None
+        self._to: int = -1
+        self._from: int = -1
+        self._slot: mmap.mmap | None = None
+        self._start()
+
+    # -- life ------------------------------------------------------------------------------
+    def _start(self) -> None:
+        child_in, self._to = os.pipe()
+        self._from, child_out = os.pipe()
+        slot_fd = os.memfd_create("rlgpt-worker-slot")
+        os.ftruncate(slot_fd, SLOT_SIZE)
+        self._slot = mmap.mmap(slot_fd, SLOT_SIZE)
+        SLOT.pack_into(self._slot, 0, -1.0, 0.0)
+        fds = (child_in, child_out, slot_fd)
+        debug = os.environ.get(DEBUG_ENV) == "1"
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-s", "-m", "rlgpt_tui.skills.worker", *map(str, fds)],
+                pass_fds=fds,
+                env=worker_environment() | ({DEBUG_ENV: "1"} if debug else {}),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=None if debug else subprocess.DEVNULL,
+                start_new_session=True,  # its own process group: killed as one
+                cwd="/",
+            )
+        finally:
+            for fd in fds:
+                os.close(fd)
+        for fd in (self._to, self._from):
+            os.set_blocking(fd, False)
+        with _live_lock:
+            _live.add(self)
+        try:
+            self._send(
+                {"confinement": self.confinement, "filtered": self.filtered},
+                time.monotonic() + START_SECONDS,
+            )
+            ready = self._receive(time.monotonic() + START_SECONDS, None)
+        except WorkerDied as died:
+            self.kill()
+            raise SandboxUnavailable(
+                f"a sandbox worker could not start ({died.detail}); run `rlgpt-tui doctor`"
+            ) from None
+        if not isinstance(ready, dict) or "ready" not in ready:
+            self.kill()
+            raise SandboxUnavailable("a sandbox worker answered its start with nonsense")
+
+    @property
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def kill(self) -> None:
+        """Kill the worker's process group and release its pipes."""
+        process, self.process = self.process, None
+        if process is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=5)
+        for fd in (self._to, self._from):
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self._to = self._from = -1
+        if self._slot is not None:
+            self._slot.close()
+            self._slot = None
+        with _live_lock:
+            _live.discard(self)
+
+    # -- talking -----------------------------------------------------------------------------
+    def request(
+        self, payload: dict[str, Any], seconds: float, call_seconds: float | None = None
+    ) -> dict[str, Any]:
+        """Send ``payload``; its reply. ``seconds`` bounds the whole request; a call that
+        runs over ``call_seconds`` (+ grace) gets the worker killed. Raises
+        :class:`WorkerDied` (the worker is then dead; start a new one)."""
+        deadline = time.monotonic() + seconds
+        try:
+            self._send(payload, deadline)
+            reply = self._receive(deadline, call_seconds)
+        except WorkerDied:
+            self.kill()
+            raise
+        if not isinstance(reply, dict):
+            self.kill()
+            raise WorkerDied(CallEnd.CRASHED, None, "the worker's reply is not an object")
+        return reply
+
+    def _send(self, payload: Any, deadline: float) -> None:
+        data = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
+        view = memoryview(HEADER.pack(len(data)) + data)
+        while view:
+            self._wait(select.POLLOUT, self._to, deadline, None)
+            try:
+                view = view[os.write(self._to, view) :]
+            except BlockingIOError:
+                continue
+            except OSError as error:  # the worker is gone
+                raise self._death(f"its pipe broke ({error.strerror})") from None
+
+    def _receive(self, deadline: float, call_seconds: float | None) -> Any:
+        header = self._read(HEADER.size, deadline, call_seconds)
+        (size,) = HEADER.unpack(header)
+        if size > MAX_REPLY:
+            raise WorkerDied(CallEnd.CRASHED, self._running_env(), "it flooded the app")
+        body = self._read(size, deadline, call_seconds)
+        try:
+            return json.loads(body)
+        except (ValueError, RecursionError):
+            raise WorkerDied(CallEnd.CRASHED, None, "its reply is not JSON") from None
+
+    def _read(self, size: int, deadline: float, call_seconds: float | None) -> bytes:
+        chunks, left = [], size
+        while left:
+            self._wait(select.POLLIN, self._from, deadline, call_seconds)
+            try:
+                chunk = os.read(self._from, min(left, 1 << 20))
+            except BlockingIOError:
+                continue
+            if not chunk:
+                raise self._death("it exited")
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+
+    def _wait(self, event: int, fd: int, deadline: float, call_seconds: float | None) -> None:
+        poller = select.poll()
+        poller.register(fd, event | select.POLLHUP | select.POLLERR)
+        while True:
+            if poller.poll(_POLL_SECONDS * 1000):
+                return
+            now = time.monotonic()
+            env, started = SLOT.unpack_from(self._slot, 0)
+            if call_seconds is not None and env >= 0 and now - started > call_seconds:
+                raise WorkerDied(
+                    CallEnd.TIMEOUT,
+                    int(env),
+                    f"killed: ran {now - started:.1f} s, over its budget of "
+                    f"{call_seconds - GRACE_SECONDS:g} s",
+                )
+            if now > deadline:
+                raise WorkerDied(
+                    CallEnd.TIMEOUT, self._running_env(), "killed: the request took too long"
+                )
+            if not self.alive:
+                raise self._death("it died")
+
+    def _running_env(self) -> int | None:
+        if self._slot is None:
+            return None
+        env = SLOT.unpack_from(self._slot, 0)[0]
+        return int(env) if env >= 0 else None
+
+    def _death(self, what: str) -> WorkerDied:
+        env = self._running_env()
+        code = None
+        if self.process is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                code = self.process.wait(timeout=2)
+        if code == 3:
+            return WorkerDied(CallEnd.MEMORY, env, "the worker ran out of memory")
+        if code is not None and code < 0:
+            name = signal.Signals(-code).name if -code in signal.valid_signals() else -code
+            end = CallEnd.TIMEOUT if -code == signal.SIGXCPU else CallEnd.CRASHED
+            return WorkerDied(end, env, f"the worker died by {name}")
+        return WorkerDied(CallEnd.CRASHED, env, f"the worker {what} (exit code {code})")
+
+
+@atexit.register
+def _kill_all_workers() -> None:
+    with _live_lock:
+        workers = list(_live)
+    for worker in workers:
+        worker.kill()
+
+
+# -- validation ------------------------------------------------------------------------------
+_validator: Worker | None = None
+_validator_lock = threading.Lock()
+
+
+def _validation_request(payload: dict[str, Any], seconds: float) -> dict[str, Any]:
+    global _validator
+    with _validator_lock:
+        for attempt in range(2):
+            if _validator is None or not _validator.alive:
+                _validator = Worker()
+            try:
+                return _validator.request(payload, seconds)
+            except WorkerDied as died:
+                _validator = None
+                if attempt == 1 or died.end is not CallEnd.CRASHED or died.env is not None:
+                    raise
+        raise AssertionError("unreachable")
+
+
+def _load_spec(slot: int, action: CodedAction, dry_run: bool, memory_key: str | None = None):
+    return {
+        "slot": slot,
+        "name": action.name,
+        "source": action.source,
+        "limits": action.limits,
+        "dry_run": dry_run,
+        "memory_key": memory_key,
+    }
+
+
+def validate_code(actions: list[CodedAction], dry_run: bool = True) -> None:
+    """Compile (allow-lists, syntax) and dry-run coded actions in the validation worker.
+
+    Raises :class:`CodeValidationError` naming the problem and the fix; a worker killed
+    for time or memory, or that crashed, is a validation failure too.
+    """
+    seconds = 10.0 + (len(recorded_views()) * 2 * max(a.limits.seconds for a in actions))
+    payload = {"op": "load", "actions": [_load_spec(i, a, dry_run) for i, a in enumerate(actions)]}
+    try:
+        reply = _validation_request(payload, seconds * len(actions))
+    except WorkerDied as died:
+        names = ", ".join(a.name for a in actions)
+        raise CodeValidationError(
+            f"coded action {names}: validation ended {died.end.value} ({died.detail}); fix the code"
+        ) from None
+    errors = [e for e in dict(reply.get("actions") or {}).values() if e]
+    if errors:
+        raise CodeValidationError(safe_text(str(errors[0]), 2000))
+
+
+def validate_reward(source: str, ticks: int, seconds: float) -> None:
+    """Compile and dry-run reward code in the validation worker (see :func:`validate_code`)."""
+    check_source("reward code", source)
+    payload = {
+        "op": "load",
+        "reward": {"source": source, "ticks": ticks, "seconds": seconds, "dry_run": True},
+    }
+    try:
+        reply = _validation_request(payload, 10.0 + len(recorded_views()) * 2 * seconds)
+    except WorkerDied as died:
+        raise CodeValidationError(
+            f"reward code: validation ended {died.end.value} ({died.detail}); fix the code"
+        ) from None
+    if reply.get("reward"):
+        raise CodeValidationError(safe_text(str(reply["reward"]), 2000))
+
+
+# -- calls for a batch of envs ----------------------------------------------------------------
+@dataclass
+class RewardSpec:
+    """Reward code for the workers: ``def reward(prev, now)`` and its budgets per call."""
+
+    source: str
+    ticks: int = 5_000
+    seconds: float = 0.05
+
+
+@dataclass
+class _Active:
+    slot: int
+    steps: int = 0
+
+
+@dataclass
+class _Pending:
+    """What a worker is told with its next request."""
+
+    stop: list[int] = field(default_factory=list)
+    reset: list[int] = field(default_factory=list)
+    start: list[tuple[int, int]] = field(default_factory=list)
+
+
+class CallScheduler:
+    """Coded-action calls (and reward code) for ``num_envs`` envs, run in sandbox workers.
+
+    Slots are the indices of ``actions``; ``memory_keys`` (default: each action's name)
+    say which ``ctx.memory`` a slot's calls share within an episode.
+    """
+
+    def __init__(
+        self,
+        actions: list[CodedAction],
+        num_envs: int,
+        seed: int = 0,
+        reward: RewardSpec | None = None,
+        workers: int | None = None,
+        memory_keys: list[str] | None = None,
+        confinement: Confinement | None = None,
+    ):
+        self.actions = list(actions)
+        self.memory_keys = memory_keys or [None] * len(self.actions)
+        self.num_envs = num_envs
+        self.seed = seed
+        self.reward = reward
+        self.confinement = confinement
+        count = workers if workers is not None else default_workers()
+        self.workers: list[Worker | None] = [None] * max(1, min(count, num_envs))
+        self.active: dict[int, _Active] = {}
+        self.pending = [_Pending() for _ in self.workers]
+        self.stats = {a.name: CodedActionStats() for a in self.actions}
+        self.kills: Counter = Counter()  # slot -> workers it got killed
+        self.disabled: dict[int, str] = {}
+        self.reward_failures: Counter = Counter()
+        self.reward_disabled = False
+        self.restarts = 0
+        if self.actions or reward is not None:
+            for w in range(len(self.workers)):
+                self._worker(w)
+
+    # -- workers -----------------------------------------------------------------------------
+    def _worker(self, w: int) -> Worker:
+        worker = self.workers[w]
+        if worker is None or not worker.alive:
+            if worker is not None:
+                worker.kill()
+                self._lose_calls_of(w, "its worker had died")
+            worker = self.workers[w] = Worker(self.confinement)
+            self.pending[w] = _Pending()
+            specs = [
+                _load_spec(slot, a, False, self.memory_keys[slot])
+                for slot, a in enumerate(self.actions)
+            ]
+            reward = None
+            if self.reward is not None:
+                r = self.reward
+                reward = {"source": r.source, "ticks": r.ticks, "seconds": r.seconds}
+            payload = {"op": "load", "seed": self.seed, "actions": specs, "reward": reward}
+            try:
+                reply = worker.request(payload, 30.0 + 5.0 * len(specs))
+            except WorkerDied as died:
+                raise SandboxUnavailable(
+                    f"a sandbox worker died loading the code ({died.detail})"
+                ) from None
+            errors = {int(k): v for k, v in dict(reply.get("actions") or {}).items() if v}
+            for slot, error in errors.items():
+                self.disabled[slot] = f"it no longer compiles: {safe_text(str(error), 200)}"
+        return worker
+
+    def _of(self, env: int) -> int:
+        return env % len(self.workers)
+
+    def close(self) -> None:
+        """Kill every worker (calls in progress are dropped)."""
+        for w, worker in enumerate(self.workers):
+            if worker is not None:
+                worker.kill()
+                self.workers[w] = None
+
+    def replace(self, name: str, action: CodedAction) -> None:
+        """Swap the code of coded action ``name`` (validated) in every worker; calls that
+        start afterwards run the new code, calls in progress finish with the old."""
+        slot = next((i for i, a in enumerate(self.actions) if a.name == name), None)
+        if slot is None:
+            raise KeyError(f"no coded action named {name!r} in this action table")
+        self.actions[slot] = action
+        self.disabled.pop(slot, None)
+        self.kills.pop(slot, None)
+        for w, worker in enumerate(self.workers):
+            if worker is None or not worker.alive:
+                continue
+            spec = _load_spec(slot, action, False, self.memory_keys[slot])
+            try:
+                worker.request({"op": "load", "actions": [spec]}, 30.0)
+            except WorkerDied:
+                self.workers[w] = None
+                self._lose_calls_of(w, "its worker died while new code was loaded")
+
+    # -- calls ---------------------------------------------------------------------------------
+    def start(self, envs: list[int], slots: list[int]) -> None:
+        """Begin calls (of action ``slots[k]`` in env ``envs[k]``); ask them next."""
+        for env, slot in zip(envs, slots, strict=True):
+            if env in self.active:
+                raise RuntimeError(f"env {env} started a call while one was in progress")
+            self.active[env] = _Active(slot)
+            self.pending[self._of(env)].start.append((env, slot))
+
+    def stop(self, envs: list[int], end: CallEnd) -> list[CallRecord]:
+        """End the calls in progress in ``envs`` from outside; their records."""
+        records = []
+        for env in envs:
+            active = self.active.pop(env, None)
+            if active is not None:
+                self.pending[self._of(env)].stop.append(env)
+                records.append(self._record(env, active, end, ""))
+        return records
+
+    def reset_memory(self, envs: list[int]) -> None:
+        """A new episode began in ``envs``: their ``ctx.memory`` starts empty."""
+        for env in envs:
+            self.pending[self._of(env)].reset.append(env)
+
+    def ask(
+        self, envs: list[int], rows: np.ndarray, light: np.ndarray
+    ) -> tuple[np.ndarray, list[CallRecord]]:
+        """Each env's running call picks its next primitive from its View (encoded).
+
+        Returns the actions (-1 where the call ended) and the records of ended calls.
+        """
+        actions = np.full(len(envs), -1, dtype=np.int64)
+        ended: list[CallRecord] = []
+        by_worker: dict[int, list[int]] = {}
+        for k, env in enumerate(envs):
+            active = self.active[env]
+            if active.slot in self.disabled:
+                del self.active[env]
+                reason = self.disabled[active.slot]
+                ended.append(self._record(env, active, CallEnd.DISABLED, reason))
+                self.pending[self._of(env)].stop.append(env)
+                continue
+            by_worker.setdefault(self._of(env), []).append(k)
+        sent: list[tuple[int, list[int], Worker]] = []
+        for w, positions in by_worker.items():
+            worker = self._worker(w)
+            pending, self.pending[w] = self.pending[w], _Pending()
+            asked = [envs[k] for k in positions]
+            payload = {
+                "op": "step",
+                "stop": pending.stop,
+                "reset": pending.reset,
+                "start": pending.start,
+                "ask": asked,
+                "rows": rows[positions],
+                "light": light[positions],
+            }
+            try:
+                worker._send(payload, time.monotonic() + 10.0)
+            except WorkerDied as died:
+                worker.kill()
+                ended.extend(self._died(w, asked, died))
+                continue
+            sent.append((w, positions, worker))
+        for w, positions, worker in sent:
+            asked = [envs[k] for k in positions]
+            try:
+                reply = self._reply(worker, asked)
+            except WorkerDied as died:
+                worker.kill()
+                ended.extend(self._died(w, asked, died))
+                continue
+            ends = {int(e[0]): (e[1], e[2]) for e in reply["ends"]}
+            for k, env, action in zip(positions, asked, reply["next"], strict=True):
+                active = self.active[env]
+                if action >= 0:
+                    active.steps += 1
+                    actions[k] = action
+                    continue
+                reason, detail = ends.get(env, (CallEnd.LOST.value, "no reason given"))
+                del self.active[env]
+                ended.append(self._record(env, active, _end_of(reason), detail))
+        return actions, ended
+
+    def _reply(self, worker: Worker, asked: list[int]) -> dict[str, Any]:
+        slots = {self.active[e].slot for e in asked}
+        call_seconds = max(self.actions[s].limits.seconds for s in slots) + GRACE_SECONDS
+        reply = worker._receive(time.monotonic() + 10.0 + call_seconds * len(asked), call_seconds)
+        if not _step_reply_ok(reply, len(asked)):
+            raise WorkerDied(CallEnd.CRASHED, None, "its reply broke the protocol")
+        return reply
+
+    def _died(self, w: int, asked: list[int], died: WorkerDied) -> list[CallRecord]:
+        """The worker ``w`` is dead: the asked calls end (the one to blame with the
+        reason, the others ``lost``); the next request starts a fresh worker."""
+        self.restarts += 1
+        self.workers[w] = None
+        records = []
+        for env in asked:
+            active = self.active.pop(env, None)
+            if active is None:
+                continue
+            if env == died.env or (died.env is None and len(asked) == 1):
+                self.kills[active.slot] += 1
+                if self.kills[active.slot] >= MAX_KILLS:
+                    self.disabled[active.slot] = (
+                        f"its calls got the worker killed {self.kills[active.slot]} times "
+                        f"(last: {died.end.value})"
+                    )
+                records.append(self._record(env, active, died.end, died.detail))
+            else:
+                records.append(self._record(env, active, CallEnd.LOST, "another call overran"))
+        self._lose_calls_of(w, "its worker was restarted")
+        return records
+
+    def _lose_calls_of(self, w: int, why: str) -> None:
+        """Worker ``w`` is gone with its calls' generators and memories: what it was still
+        to be told is void; its other calls end ``lost`` when next asked (``why``)."""
+        self.pending[w] = _Pending()
+
+    def _record(self, env: int, active: _Active, end: CallEnd, detail: str) -> CallRecord:
+        action = self.actions[active.slot]
+        record = CallRecord(env, action.name, action.version, active.steps, end, safe_text(detail))
+        self.stats[action.name].record(record)
+        return record
+
+    # -- reward code ---------------------------------------------------------------------------
+    def rewards(
+        self,
+        envs: list[int],
+        prev: tuple[np.ndarray, np.ndarray],
+        now: tuple[np.ndarray, np.ndarray],
+    ) -> np.ndarray:
+        """Shaping rewards of the reward code for ``envs`` (0 where it failed)."""
+        values = np.zeros(len(envs))
+        if self.reward is None or self.reward_disabled or not envs:
+            return values
+        by_worker: dict[int, list[int]] = {}
+        for k, env in enumerate(envs):
+            by_worker.setdefault(self._of(env), []).append(k)
+        for w, positions in by_worker.items():
+            worker = self._worker(w)
+            payload = {
+                "op": "reward",
+                "envs": [envs[k] for k in positions],
+                "prev": (prev[0][positions], prev[1][positions]),
+                "now": (now[0][positions], now[1][positions]),
+            }
+            call_seconds = self.reward.seconds + GRACE_SECONDS
+            try:
+                reply = worker.request(payload, 10.0 + call_seconds * len(positions), call_seconds)
+                got = reply.get("values")
+                if not (isinstance(got, list) and len(got) == len(positions)):
+                    raise WorkerDied(CallEnd.CRASHED, None, "its reply broke the protocol")
+                values[positions] = np.nan_to_num(np.asarray(got, dtype=np.float64)).clip(-10, 10)
+                for message, count in dict(reply.get("failures") or {}).items():
+                    self.reward_failures[safe_text(str(message), 120)] += int(count)
+            except (WorkerDied, TypeError, ValueError) as died:
+                worker.kill()
+                self.workers[w] = None
+                self._lose_calls_of(w, "its worker was restarted")
+                detail = died.detail if isinstance(died, WorkerDied) else "bad reply"
+                self.reward_failures[f"{CallEnd.CRASHED.value}: {safe_text(detail, 100)}"] += 1
+        if sum(self.reward_failures.values()) >= MAX_REWARD_FAILURES:
+            self.reward_disabled = True
+        return values
+
+
+def _end_of(reason: Any) -> CallEnd:
+    try:
+        return CallEnd(reason)
+    except ValueError:
+        return CallEnd.CRASHED
+
+
+def _step_reply_ok(reply: Any, asked: int) -> bool:
+    """The shape of a ``step`` reply: ``next`` ints, ``ends`` [env, reason, detail]."""
+    if not isinstance(reply, dict):
+        return False
+    actions, ends = reply.get("next"), reply.get("ends")
+    if not (isinstance(actions, list) and len(actions) == asked and isinstance(ends, list)):
+        return False
+    if not all(type(a) is int and -1 <= a < 64 for a in actions):
+        return False
+    return all(
+        isinstance(e, list)
+        and len(e) == 3
+        and type(e[0]) is int
+        and isinstance(e[1], str)
+        and isinstance(e[2], str)
+        for e in ends
+    )

@@ -1,0 +1,212 @@
+"""What a sandbox worker does with each request (runs inside the confined worker only).
+
+The worker holds the compiled coded actions (by slot), the reward code, every env's call in
+progress, and every env's ``ctx.memory`` for the episode (per action name, or per shared
+memory key). The app never runs any of this in its own process.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from rlgpt_tui.envs.base import View, decode_views
+from rlgpt_tui.skills.api import PROVIDED_NAMES
+from rlgpt_tui.skills.outcomes import CallEnd, safe_text
+from rlgpt_tui.skills.runtime import (
+    DRY_RUN_STEPS,
+    CodedActionLimits,
+    CodedCall,
+    recorded_views,
+)
+from rlgpt_tui.skills.sandbox import (
+    BudgetExceeded,
+    CodeValidationError,
+    budget,
+    compile_untrusted,
+    describe_error,
+)
+from rlgpt_tui.skills.worker import SLOT
+
+MAX_ABS_REWARD = 10.0
+
+
+@dataclass
+class _Loaded:
+    name: str
+    act: Callable[[SkillContext], Any]
+    limits: CodedActionLimits
+    memory_key: str
+
+
+@dataclass
+class _Reward:
+    function: Callable[[View, View], Any]
+    ticks: int
+    seconds: float
+
+
+class WorkerState:
+    """Programs, calls in progress and episode memories of one worker."""
+
+    def __init__(self, slot: Any, clock: Callable[[], float]):
+        self.slot = slot
+        self.clock = clock
+        self.programs: dict[int, _Loaded] = {}
+        self.reward: _Reward | None = None
+        self.calls: dict[int, CodedCall] = {}
+        self.memories: dict[int, dict[str, dict]] = {}
+        self.rngs: dict[int, random.Random] = {}
+        self.seed = 0
+
+    def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+        op = request["op"]
+        if op == "load":
+            return self._load(request)
+        if op == "step":
+            return self._step(request)
+        if op == "reward":
+            return self._rewards(request)
+        raise ValueError(f"unknown op {op!r}")
+
+    # -- load ------------------------------------------------------------------------------
+    def _mark(self, env: int) -> None:
+        SLOT.pack_into(self.slot, 0, float(env), self.clock())
+
+    def _load(self, request: dict[str, Any]) -> dict[str, Any]:
+        self.seed = request.get("seed", self.seed)
+        answers: dict[str, str | None] = {}
+        for spec in request.get("actions", ()):
+            self._mark(-2)  # loading: the app's request deadline applies
+            try:
+                loaded = self._compile_action(spec)
+            except CodeValidationError as error:
+                answers[str(spec["slot"])] = safe_text(str(error), 2000)
+                continue
+            except MemoryError:
+                answers[str(spec["slot"])] = f"coded action {spec['name']!r} ran out of memory"
+                continue
+            self.programs[spec["slot"]] = loaded
+        reward_answer = None
+        if request.get("reward") is not None:
+            try:
+                self.reward = self._compile_reward(request["reward"])
+            except CodeValidationError as error:
+                reward_answer = safe_text(str(error), 2000)
+            except MemoryError:
+                reward_answer = "reward code ran out of memory"
+        self._mark(-1)
+        return {"actions": answers, "reward": reward_answer}
+
+    def _compile_action(self, spec: dict[str, Any]) -> _Loaded:
+        name = spec["name"]
+        program = compile_untrusted(
+            spec["source"], name, PROVIDED_NAMES, "act", must_be_generator=True, arity=1
+        )
+        loaded = _Loaded(
+            name, program.function("act"), spec["limits"], spec.get("memory_key") or name
+        )
+        if spec.get("dry_run"):
+            self._dry_run(loaded)
+        return loaded
+
+    def _dry_run(self, loaded: _Loaded) -> None:
+        """Run on recorded Views; each step gets a fresh copy of the View, as in a world."""
+        for index, view in enumerate(recorded_views()):
+            call = CodedCall(loaded.act, loaded.limits, {}, random.Random(index))
+            for _ in range(DRY_RUN_STEPS):
+                if call.next_action(View.from_dict(view.to_dict())) is None:
+                    break
+            if call.end is not None and call.end.failure:
+                raise CodeValidationError(
+                    f"coded action {loaded.name!r} failed its dry run on recorded view "
+                    f"{index}: {call.describe_end()}; fix the code"
+                )
+
+    def _compile_reward(self, spec: dict[str, Any]) -> _Reward:
+        program = compile_untrusted(spec["source"], "reward", {}, "reward", arity=2)
+        reward = _Reward(program.function("reward"), spec["ticks"], spec["seconds"])
+        if spec.get("dry_run"):
+            views = recorded_views()
+            for prev, now in zip(views, views[1:], strict=False):
+                value, failure = self._reward_once(reward, prev, now)
+                if failure is not None:
+                    raise CodeValidationError(f"reward code failed its dry run: {failure}; fix it")
+        return reward
+
+    # -- coded-action calls ------------------------------------------------------------------
+    def _step(self, request: dict[str, Any]) -> dict[str, Any]:
+        for env in request.get("stop", ()):
+            call = self.calls.pop(env, None)
+            if call is not None:
+                call.close()
+        for env in request.get("reset", ()):
+            self.memories.pop(env, None)
+        for env, slot in request.get("start", ()):
+            loaded = self.programs[slot]
+            memory = self.memories.setdefault(env, {}).setdefault(loaded.memory_key, {})
+            rng = self.rngs.get(env)
+            if rng is None:
+                rng = self.rngs[env] = random.Random(self.seed * 100_003 + env)
+            old = self.calls.pop(env, None)
+            if old is not None:
+                old.close()
+            self._mark(env)
+            self.calls[env] = CodedCall(loaded.act, loaded.limits, memory, rng)
+            self._mark(-1)
+        asked = request.get("ask", [])
+        views = decode_views(request["rows"], request["light"]) if asked else []
+        actions: list[int] = []
+        ends: list[list[Any]] = []
+        for env, view in zip(asked, views, strict=True):
+            call = self.calls.get(env)
+            if call is None:
+                actions.append(-1)
+                ends.append([env, CallEnd.LOST.value, "no call in progress in this worker"])
+                continue
+            self._mark(env)
+            action = call.next_action(view)
+            self._mark(-1)
+            if action is None:
+                actions.append(-1)
+                ends.append([env, call.end.value, call.detail])
+                del self.calls[env]
+                if call.end is CallEnd.MEMORY:  # what it grew this episode goes too
+                    self.memories.pop(env, None)
+            else:
+                actions.append(action)
+        return {"next": actions, "ends": ends}
+
+    # -- reward code -------------------------------------------------------------------------
+    def _rewards(self, request: dict[str, Any]) -> dict[str, Any]:
+        prev = decode_views(*request["prev"])
+        now = decode_views(*request["now"])
+        values: list[float] = []
+        failures: Counter = Counter()
+        for env, before, after in zip(request["envs"], prev, now, strict=True):
+            self._mark(env)
+            value, failure = self._reward_once(self.reward, before, after)
+            self._mark(-1)
+            if failure is not None:
+                failures[failure] += 1
+            values.append(value)
+        return {"values": values, "failures": dict(failures)}
+
+    @staticmethod
+    def _reward_once(reward: _Reward, prev: View, now: View) -> tuple[float, str | None]:
+        try:
+            with budget(reward.ticks, reward.seconds):
+                value = float(reward.function(prev, now))
+            if not math.isfinite(value):
+                raise ValueError(f"reward is {value}")
+        except BudgetExceeded as error:
+            return 0.0, safe_text(str(error), 120)
+        except MemoryError:
+            return 0.0, "MemoryError"
+        except Exception as error:  # noqa: BLE001 - untrusted code: contained
+            return 0.0, safe_text(describe_error(error), 120)
+        return max(-MAX_ABS_REWARD, min(MAX_ABS_REWARD, value)), None
