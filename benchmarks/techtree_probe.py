@@ -4,7 +4,7 @@ Runs the builtin fast agent's code for a task (default collect_diamond: the whol
 alone, restarted whenever a call returns, in N Craftax envs until each episode ends (death,
 the horizon, or the goal). Reports how many episodes unlocked each tech-tree achievement,
 and for episodes that died: when, and the player's health, food, drink, energy and daylight
-just before. Ends with one JSON line.
+at the end. Ends with one JSON line.
 
     python benchmarks/techtree_probe.py [--task collect_diamond] [--envs 32] [--seed 5]
 """
@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import statistics
 
 import numpy as np
 
 from rlgpt_tui.agents.builtin import template_code
 from rlgpt_tui.envs import ACHIEVEMENTS, make_world
+from rlgpt_tui.skills.episodes import ActionEntry, EpisodeRunner, code_alone, run_episodes
 from rlgpt_tui.skills.runtime import CodedAction, CodedActionLimits
 from rlgpt_tui.tasks import get_task
 
@@ -34,42 +34,30 @@ def main() -> None:
     limits = CodedActionLimits(max_steps=args.horizon, seconds=600)
     action = CodedAction.from_source(args.task, template_code(args.task), "", limits)
     world = make_world("craftax", args.envs, seed=args.seed)
-    world.reset(args.seed)
-    goal = ACHIEVEMENTS.index(args.task) if args.task in ACHIEVEMENTS else None
-    views = world.views()
-    calls = [action.start(v, {}, random.Random(i)) for i, v in enumerate(views)]
-    running = np.ones(args.envs, dtype=bool)
-    steps = np.zeros(args.envs, dtype=np.int64)
-    unlocked = np.zeros((args.envs, len(ACHIEVEMENTS)), dtype=bool)
-    deaths = []
-    while running.any():
-        views = world.views()
-        actions = np.zeros(args.envs, dtype=np.int32)
-        for i in np.flatnonzero(running):
-            step = calls[i].next_action(views[i])
-            if step is None:  # the routine returned: call it again
-                calls[i] = action.start(views[i], {}, random.Random(int(i + 1000 * steps[i])))
-                step = calls[i].next_action(views[i]) or 0
-            actions[i] = step
-        result = world.step(actions, running)
-        steps[running] += 1
-        unlocked |= result.achievements
-        reached = result.achievements[:, goal] if goal is not None else False
-        for i in np.flatnonzero(running & (result.game_over | reached | (steps >= args.horizon))):
-            running[i] = False
-            if result.game_over[i]:
-                v = views[i]
-                deaths.append(
-                    {
-                        "step": int(steps[i]),
-                        "health": v.health,
-                        "food": v.food,
-                        "drink": v.drink,
-                        "energy": v.energy,
-                        "daylight": round(v.daylight, 2),
-                    }
-                )
-    world.close()
+    task = get_task(args.task).model_copy(update={"horizon": args.horizon})
+    runner = EpisodeRunner(
+        world, task, [ActionEntry(args.task, coded=action)], seed=args.seed, reset_ended=False
+    )
+    try:
+        outcomes = run_episodes(
+            runner, code_alone(runner, args.task), args.seed, keep_last_view=True
+        )
+    finally:
+        runner.close()
+        world.close()
+    unlocked = np.stack([o.achievements for o in outcomes])
+    deaths = [
+        {
+            "step": o.length,
+            "health": o.last_view.health,
+            "food": o.last_view.food,
+            "drink": o.last_view.drink,
+            "energy": o.last_view.energy,
+            "daylight": round(o.last_view.daylight, 2),
+        }
+        for o in outcomes
+        if o.game_over
+    ]
     stages = [*get_task(args.task).prerequisites, args.task]  # the tech tree, in order
     reached = {s: int(unlocked[:, ACHIEVEMENTS.index(s)].sum()) for s in stages}
     night = sum(1 for d in deaths if d["daylight"] < 0.3)

@@ -241,29 +241,27 @@ def evaluation_frames(store: SessionStore, session_id: int, size: int = 144) -> 
 
 
 def _code_episode_frames(action, store: SessionStore, session_id: int, size: int = 144):
-    import random
-
-    import numpy as np
-
+    """Frames of one episode of ``action`` alone (the runner calls it again when it returns),
+    at most :data:`GIF_MAX_FRAMES` steps long."""
     from rlgpt_tui.envs import make_world
+    from rlgpt_tui.skills.episodes import ActionEntry, EpisodeRunner, code_alone, run_episodes
+    from rlgpt_tui.tasks import get_task
 
     settings = store.get(session_id).settings
     env, seed = settings.get("env", "craftax"), settings.get("seed", 0)
-    world = make_world(env, 1, seed=seed, task=settings.get("task"))
-    world.reset(settings.get("seed", 0) + 31337)
-    frames = [world.frame(0, size)]
-    call = None
-    for _ in range(GIF_MAX_FRAMES):
-        view = world.views()[0]
-        if call is None or call.done:
-            call = action.start(view, {}, random.Random(len(frames)))
-        step = call.next_action(view)
-        if step is None:
-            call = None
-            continue
-        result = world.step(np.array([step], dtype=np.int32), np.ones(1, dtype=bool))
+    task = get_task(settings.get("task") or "collect_wood")
+    task = task.model_copy(update={"horizon": min(task.horizon, GIF_MAX_FRAMES)})
+    world = make_world(env, 1, seed=seed, task=task.name)
+    runner = EpisodeRunner(
+        world, task, [ActionEntry(action.name, coded=action)], seed=seed, reset_ended=False
+    )
+    frames: list = []
+    runner.on_world_step = lambda: frames.append(world.frame(0, size))
+    try:
+        runner.reset(seed + 31337)
         frames.append(world.frame(0, size))
-        if result.game_over[0]:
-            break
-    world.close()
+        run_episodes(runner, code_alone(runner, action.name), seed + 31337)
+    finally:
+        runner.close()
+        world.close()
     return frames

@@ -8,6 +8,7 @@ from typing import Any
 
 from rlgpt_tui.agents.schemas import Plan, RLAnswer, SubAction, Verdict
 from rlgpt_tui.envs.base import View
+from rlgpt_tui.skills.outcomes import CallEnd
 from rlgpt_tui.tasks import Task
 
 
@@ -18,8 +19,14 @@ class Execution:
     before: View
     after: View
     steps: int
-    end_reason: str
+    end: CallEnd
+    detail: str = ""  # the error message, for failures
     frames: tuple[Any, Any] | None = None  # RGB arrays before/after, for critics that see
+
+    @property
+    def end_reason(self) -> str:
+        """``reason`` or ``reason: detail``, for prompts and panes."""
+        return f"{self.end.value}: {self.detail}" if self.detail else self.end.value
 
 
 @dataclass

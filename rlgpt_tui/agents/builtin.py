@@ -135,7 +135,7 @@ class BuiltinCritic(Critic):
     def judge_code(self, task: Task, sub: SubAction, runs: list[Execution]) -> Verdict:
         if not runs:
             return Verdict(success=False, reason="no execution to judge")
-        failures = [r for r in runs if r.end_reason.split(":")[0] in {"error", "invalid action"}]
+        failures = [r for r in runs if r.end.failure]
         if failures:
             return Verdict(
                 success=False,

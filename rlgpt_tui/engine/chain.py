@@ -10,14 +10,14 @@ world (the tech-tree code keeps a map there) is not lost when the next stage tak
 
 from __future__ import annotations
 
-import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from rlgpt_tui.envs import make_world
-from rlgpt_tui.skills.runtime import CodedAction, CodedCall
+from rlgpt_tui.skills.episodes import ActionEntry, EpisodeRunner, run_episodes
+from rlgpt_tui.skills.runtime import CodedAction
 from rlgpt_tui.tasks import get_task
 
 STAGE_CODE_MEMORY = "stage code"  # the ctx.memory key shared by coded stage solutions
@@ -37,77 +37,92 @@ class StageSolution:
         return "code" if self.coded is not None else "rl"
 
 
-class _Stage:
-    def __init__(self, solution: StageSolution, world):
-        from rlgpt_tui.rl.train import coded_actions_for
-        from rlgpt_tui.rl.vec_env import build_action_table, feature_index
+def _chain_table(stages: list[StageSolution], world) -> tuple[list[ActionEntry], list[dict]]:
+    """One action table for every stage: each stage's entries under ``stage<k>_`` names.
 
-        self.solution = solution
-        self.goal = get_task(solution.task)
-        self.table = None
-        self.features = None
-        if solution.model is not None:
-            config = solution.config
-            self.table = build_action_table(config.primitives, coded_actions_for(config))
-            self.features = feature_index(world, config.observation)
+    Coded stage solutions share ``ctx.memory`` (:data:`STAGE_CODE_MEMORY`); coded actions
+    inside an RL stage keep one memory per action, as in training."""
+    from rlgpt_tui.rl.train import coded_actions_for
+    from rlgpt_tui.rl.vec_env import build_action_table, feature_index
+
+    table: list[ActionEntry] = []
+    plans: list[dict] = []
+    for k, solution in enumerate(stages):
+        prefix = f"stage{k}_"
+        if solution.coded is not None:
+            plans.append({"code": len(table)})
+            coded = replace(solution.coded, name=prefix + solution.coded.name)
+            table.append(ActionEntry(coded.name, coded=coded, memory_key=STAGE_CODE_MEMORY))
+            continue
+        config = solution.config
+        stage_table = build_action_table(config.primitives, coded_actions_for(config))
+        plans.append(
+            {
+                "offset": len(table),
+                "model": solution.model,
+                "features": feature_index(world, config.observation),
+            }
+        )
+        for entry in stage_table:
+            if entry.coded is None:
+                table.append(entry)
+            else:
+                coded = replace(entry.coded, name=prefix + entry.name)
+                table.append(ActionEntry(coded.name, coded=coded, memory_key=entry.name))
+    return table, plans
 
 
 def evaluate_chain(
     stages: list[StageSolution], task: str, env: str, episodes: int, seed: int
 ) -> dict[str, Any]:
-    """Run the chained solutions once per env; success rate on ``task`` and stage reach."""
+    """Run the chained solutions once per env; success rate on ``task`` and stage reach.
+
+    Every env follows stage k's solution until stage k's goal holds (its action is then
+    interrupted), then stage k+1's; the whole task's goal and horizon end the episode."""
     from rlgpt_tui.rl.train import wilson_interval
 
     final = get_task(task)
+    goals = [get_task(s.task) for s in stages]
     world = make_world(env, episodes, seed=seed, task=task)
-    result = world.reset(seed)
-    runners = [_Stage(s, world) for s in stages]
+    table, plans = _chain_table(stages, world)
+    runner = EpisodeRunner(world, final, table, seed=seed, reset_ended=False)
     stage = np.zeros(episodes, dtype=np.int64)
-    done = np.zeros(episodes, dtype=bool)
-    success = np.zeros(episodes, dtype=bool)
-    length = np.zeros(episodes, dtype=np.int64)
-    calls: list[CodedCall | None] = [None] * episodes
-    memories: list[dict] = [{} for _ in range(episodes)]
-    rngs = [random.Random(seed * 7 + i) for i in range(episodes)]
-    while not done.all():
-        views = world.views()
-        actions = np.zeros(episodes, dtype=np.int32)
-        decisions = _policy_decisions(runners, stage, done, calls, result.obs)
-        for i in np.flatnonzero(~done):
-            runner = runners[stage[i]]
-            if calls[i] is None:
-                if runner.solution.coded is not None:
-                    calls[i] = runner.solution.coded.start(
-                        views[i], memories[i].setdefault(STAGE_CODE_MEMORY, {}), rngs[i]
-                    )
-                else:
-                    entry = runner.table[decisions[i]]
-                    if entry.coded is None:
-                        actions[i] = entry.primitive
-                        continue
-                    calls[i] = entry.coded.start(
-                        views[i], memories[i].setdefault(entry.name, {}), rngs[i]
-                    )
-            step = calls[i].next_action(views[i])
-            if step is None:  # the routine ended: a no-op this tick, a new decision next
-                calls[i] = None
-                step = 0
-            actions[i] = step
-        result = world.step(actions, ~done)
-        length[~done] += 1
-        for i in np.flatnonzero(~done):
+
+    def choose(envs: np.ndarray, obs: np.ndarray) -> np.ndarray:
+        picked = np.zeros(len(envs), dtype=np.int64)
+        for k, plan in enumerate(plans):
+            mine = np.flatnonzero(stage[envs] == k)
+            if not len(mine):
+                continue
+            if "code" in plan:
+                picked[mine] = plan["code"]
+                continue
+            batch = obs[mine] if plan["features"] is None else obs[mine][:, plan["features"]]
+            actions, _ = plan["model"].predict(np.asarray(batch, dtype=np.float32))
+            picked[mine] = plan["offset"] + np.asarray(actions)
+        return picked
+
+    def switch_stages(runner: EpisodeRunner) -> None:
+        result = runner.last
+        moved = []
+        for i in range(episodes):
             while (
-                stage[i] < len(runners) - 1
-                and runners[stage[i]].goal.success(
+                stage[i] < len(goals) - 1
+                and goals[stage[i]].success(
                     result.achievements[i : i + 1], result.inventory[i : i + 1]
                 )[0]
             ):
                 stage[i] += 1
-                calls[i] = None
-        reached = final.success(result.achievements, result.inventory) & ~done
-        success |= reached
-        done |= reached | result.game_over | (length >= final.horizon)
-    world.close()
+                moved.append(i)
+        runner.interrupt(moved)
+
+    try:
+        outcomes = run_episodes(runner, choose, seed, after_step=switch_stages)
+    finally:
+        runner.close()
+        world.close()
+    success = np.array([o.success for o in outcomes])
+    length = np.array([o.length for o in outcomes])
     low, high = wilson_interval(int(success.sum()), episodes)
     return {
         "episodes": episodes,
@@ -120,18 +135,3 @@ def evaluate_chain(
         },
         "samples": int(length.sum()),
     }
-
-
-def _policy_decisions(runners, stage, done, calls, obs) -> np.ndarray:
-    """Batch the PPO decisions of envs in RL stages that are not inside a coded action."""
-    decisions = np.zeros(len(stage), dtype=np.int64)
-    for k, runner in enumerate(runners):
-        if runner.solution.model is None:
-            continue
-        envs = [i for i in np.flatnonzero((stage == k) & ~done) if calls[i] is None]
-        if not envs:
-            continue
-        batch = obs[envs] if runner.features is None else obs[envs][:, runner.features]
-        picked, _ = runner.solution.model.predict(np.asarray(batch, dtype=np.float32))
-        decisions[envs] = picked
-    return decisions

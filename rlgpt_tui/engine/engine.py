@@ -37,7 +37,8 @@ from rlgpt_tui.llm.client import LLMError
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.train import build_env, evaluate, load_checkpoint, train
 from rlgpt_tui.skills.compose import compose_sources
-from rlgpt_tui.skills.runtime import CodedAction, run_one_call_each
+from rlgpt_tui.skills.episodes import run_one_call_each
+from rlgpt_tui.skills.runtime import CodedAction
 from rlgpt_tui.skills.sandbox import CodeValidationError
 from rlgpt_tui.tasks import get_task
 
@@ -374,7 +375,7 @@ class Engine:
         frames = {i: (first[i], world.frame(i, 144)) for i in shown}
         world.close()
         return [
-            Execution(b, a, c.steps, c.end_reason or "", frames.get(i))
+            Execution(b, a, c.steps, c.end, c.detail, frames.get(i))
             for i, (b, a, c) in enumerate(zip(before, after, calls, strict=True))
         ]
 

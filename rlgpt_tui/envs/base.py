@@ -295,6 +295,7 @@ _ACH = _INV + len(INVENTORY_ITEMS)
 _GRID = _ACH + 1
 _MOBS = _GRID + _CELLS
 VIEW_ROW_WIDTH = _MOBS + _CELLS
+_ROW_STARTS = range(0, _CELLS, VIEW_COLS)
 _BLOCK_INDEX = {name: i for i, name in enumerate(BLOCK_NAMES)}
 _MOB_INDEX = {name: i for i, name in enumerate(MOB_NAMES)}
 

@@ -74,7 +74,7 @@ def build_env(
         episodes_per_world=config.episodes_per_world,
         groups=OwnClockPPO.env_groups if for_training and num_envs >= 16 else 1,
     )
-    reward_code = RewardCode(config.reward_code) if config.reward_code else None
+    reward_code = RewardCode(config.reward_code).source if config.reward_code else None
     return CodedActionVecEnv(
         world,
         task_for(config),

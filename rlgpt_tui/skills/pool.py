@@ -63,6 +63,7 @@ GRACE_SECONDS = 1.0  # past a call's own budget before the app kills its worker
 MAX_KILLS = 3  # an action that got its worker killed this often is disabled for the run
 MAX_REWARD_FAILURES = 1000
 _POLL_SECONDS = 0.02
+EncodedViews = tuple[np.ndarray, np.ndarray]  # rows, light (see encode_views)
 
 
 class SandboxUnavailable(RuntimeError):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rlgpt_tui.envs.base import View, decode_views
-from rlgpt_tui.skills.api import PROVIDED_NAMES
+from rlgpt_tui.skills.api import PROVIDED_NAMES, SkillContext
 from rlgpt_tui.skills.outcomes import CallEnd, safe_text
 from rlgpt_tui.skills.runtime import (
     DRY_RUN_STEPS,

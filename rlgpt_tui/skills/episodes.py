@@ -1,0 +1,494 @@
+"""The one runner of "code in a world": episodes of a task over a World, actions from a table
+of primitives and coded actions, coded actions run in sandbox workers.
+
+:class:`EpisodeRunner` owns what every caller used to do on its own: which action each env
+is running, asking running coded actions for their next primitive (in one batch per world
+step, in the workers), rewards (the task's, plus reward code run in the workers), the
+task's success, its horizon and the game's end, resets of ended envs and each episode's
+``ctx.memory``. It runs each env on its own clock through a few calls:
+
+- ``begin(envs, actions)`` starts action-table entries in idle envs;
+- ``launch(group)`` / ``land(group)`` take one world step for a group's busy envs
+  (``advance()`` does both for every group);
+- ``prepare()`` asks running coded actions for their next primitive; a routine that
+  returns ends its action (one that returns before acting takes a no-op, so that time
+  passes and the action costs one sample);
+- ``take_finished()`` hands over the actions that ended, with discounted reward sums and
+  SB3-style infos of ended episodes; ``interrupt(envs)`` ends actions from outside.
+
+Drivers: :class:`rlgpt_tui.rl.vec_env.CodedActionVecEnv` (SB3, PPO's rollouts), and here
+:func:`run_episodes` (code alone, a policy, or anything that picks table entries),
+:func:`run_one_call_each` (the critic's sample executions).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from rlgpt_tui.envs.base import ACHIEVEMENTS, ACTION_NAMES, StepResult, View, World
+from rlgpt_tui.skills.outcomes import CallEnd
+from rlgpt_tui.skills.pool import CallScheduler, RewardSpec
+from rlgpt_tui.skills.runtime import CallRecord, CodedAction
+from rlgpt_tui.tasks import Task
+
+NOOP = ACTION_NAMES.index("noop")
+
+
+@dataclass(frozen=True)
+class ActionEntry:
+    """One entry of an action table: a world primitive, or a coded action."""
+
+    name: str
+    primitive: int | None = None  # world action index, for primitives
+    coded: CodedAction | None = None
+    memory_key: str | None = None  # the ctx.memory its calls share (default: its name)
+
+
+def build_action_table(primitives: list[str] | None, coded: list[CodedAction]) -> list[ActionEntry]:
+    """Primitives (all when None) followed by coded actions (which may share a primitive's
+    name, e.g. a coded ``place_table`` that gathers wood first)."""
+    names = list(ACTION_NAMES) if primitives is None else primitives
+    unknown = [n for n in names if n not in ACTION_NAMES]
+    if unknown:
+        raise ValueError(
+            f"unknown primitive action(s) {', '.join(unknown)}: use names from "
+            f"{', '.join(ACTION_NAMES)}"
+        )
+    table = [ActionEntry(n, primitive=ACTION_NAMES.index(n)) for n in names]
+    table += [ActionEntry(c.name, coded=c) for c in coded]
+    coded_names = [c.name for c in coded]
+    if len(set(coded_names)) != len(coded_names):
+        raise ValueError("coded action names must be distinct: rename one")
+    return table
+
+
+@dataclass
+class Finished:
+    """Actions that ended: per env, the discounted reward sum, whether its episode ended,
+    and SB3-style infos (``episode``, ``is_success``, ``terminal_view`` ...) for those."""
+
+    envs: np.ndarray
+    rewards: np.ndarray
+    dones: np.ndarray
+    infos: list[dict[str, Any]] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.envs)
+
+
+class EpisodeRunner:
+    """A world + task, actions from ``table``, coded actions in sandbox workers.
+
+    ``task=None``: no goal or horizon, only the game's end ends an episode.
+    ``reset_ended=False``: ended envs are not reset (each env plays one episode).
+    """
+
+    def __init__(
+        self,
+        world: World,
+        task: Task | None,
+        table: list[ActionEntry],
+        reward_code: str | None = None,
+        gamma: float = 0.99,
+        seed: int = 0,
+        reset_ended: bool = True,
+        workers: int | None = None,
+    ):
+        self.world = world
+        self.task = task
+        self.table = list(table)
+        self.gamma = gamma
+        self.reset_ended = reset_ended
+        n = self.num_envs = world.num_envs
+        self._slot_of = {}  # table index -> scheduler slot
+        coded = []
+        for index, entry in enumerate(self.table):
+            if entry.coded is not None:
+                self._slot_of[index] = len(coded)
+                coded.append(entry)
+        self.scheduler = CallScheduler(
+            [e.coded for e in coded],
+            n,
+            seed=seed,
+            reward=RewardSpec(reward_code) if reward_code else None,
+            workers=workers,
+            memory_keys=[e.memory_key or e.name for e in coded],
+        )
+        self.samples = 0  # primitive env steps taken through this runner, exactly
+        self.batched_steps = 0  # calls of the world's batched step
+        self.decisions = 0
+        self.coded_decisions = 0
+        self.coded_samples = 0
+        self.episodes_finished = 0
+        self.successes = 0
+        self.records: list[CallRecord] = []  # ended calls since the last take_records()
+        self.last: StepResult | None = None
+        self.on_world_step: Callable[[], None] | None = None  # e.g. to grab frames for a GIF
+        self._episode_return = np.zeros(n)
+        self._episode_length = np.zeros(n, dtype=np.int64)
+        self._episode_start = np.full(n, time.time())
+        self.busy = np.zeros(n, dtype=bool)
+        self._coded = np.zeros(n, dtype=bool)  # the action in progress is a coded one
+        self._next = np.full(n, -1, dtype=np.int32)  # primitive to take at the next step
+        self._final = np.zeros(n, dtype=bool)  # the action ends after that step
+        self._reward = np.zeros(n)  # discounted reward of the action so far
+        self._discount = np.ones(n)
+        self._finished: list[tuple[np.ndarray, np.ndarray, np.ndarray, list[dict]]] = []
+        self.groups = world.env_groups()
+        self._in_flight: dict[int, tuple[Any, np.ndarray, Any]] = {}
+
+    @property
+    def stats(self):
+        """Per coded action: calls, steps, end reasons, code versions."""
+        return self.scheduler.stats
+
+    def replace_coded(self, name: str, action: CodedAction) -> None:
+        """Swap coded action ``name``'s code (same table index); calls that start from now
+        run ``action`` (validated by the caller)."""
+        index = next(
+            (i for i, e in enumerate(self.table) if e.coded is not None and e.name == name), None
+        )
+        if index is None:
+            raise KeyError(f"no coded action named {name!r} in this action table")
+        entry = self.table[index]
+        self.table[index] = ActionEntry(entry.name, coded=action, memory_key=entry.memory_key)
+        self.scheduler.replace(name, action)
+
+    def close(self) -> None:
+        self.scheduler.close()
+
+    # -- episodes ----------------------------------------------------------------------------
+    def reset(self, seed: int) -> StepResult:
+        """New games in every env; every action in progress is dropped."""
+        self.abandon()
+        self._finished.clear()
+        self.last = self.world.reset(seed)
+        self.scheduler.reset_memory(list(range(self.num_envs)))
+        self._episode_return[:] = 0
+        self._episode_length[:] = 0
+        self._episode_start[:] = time.time()
+        return self.last
+
+    # -- actions on each env's own clock -----------------------------------------------------
+    def begin(self, envs: np.ndarray, actions: np.ndarray) -> None:
+        """Start action-table entries ``actions`` in the idle envs ``envs``."""
+        envs = np.asarray(envs, dtype=np.int64)
+        if self.busy[envs].any():
+            raise RuntimeError("an env got a new action before its last one ended")
+        starting, slots = [], []
+        for i, a in zip(envs.tolist(), np.asarray(actions).tolist(), strict=True):
+            entry = self.table[int(a)]
+            if entry.coded is None:
+                self._next[i], self._final[i] = entry.primitive, True
+            else:
+                starting.append(i)
+                slots.append(self._slot_of[int(a)])
+        self.busy[envs] = True
+        self._coded[starting] = True
+        self._reward[envs] = 0.0
+        self._discount[envs] = 1.0
+        self.decisions += len(envs)
+        self.coded_decisions += len(starting)
+        if starting:
+            self.scheduler.start(starting, slots)
+            self._ask(starting)
+
+    def prepare(self, among: np.ndarray | list[int] | None = None) -> None:
+        """Ask the running coded actions that wait for their next step (those ``among``
+        these envs; default all) for it."""
+        waiting = self.busy & self._coded & (self._next < 0)
+        if among is not None:
+            chosen = np.zeros(self.num_envs, dtype=bool)
+            chosen[np.asarray(among, dtype=np.int64)] = True
+            waiting &= chosen
+        envs = np.flatnonzero(waiting).tolist()
+        if envs:
+            self._ask(envs)
+
+    def _ask(self, envs: list[int]) -> None:
+        rows, light = self.world.view_rows(envs)
+        actions, ended = self.scheduler.ask(envs, rows, light)
+        self.records.extend(ended)
+        steps = {r.env: r.steps for r in ended}
+        done = []
+        for i, action in zip(envs, actions.tolist(), strict=True):
+            if action >= 0:
+                self._next[i] = action
+            elif steps.get(i, 1) == 0:
+                self._next[i], self._final[i] = NOOP, True
+            else:
+                done.append(i)
+        if done:
+            self._finish(np.asarray(done, dtype=np.int64), np.zeros(len(done), dtype=bool))
+
+    def interrupt(self, envs: list[int]) -> None:
+        """End the actions in progress in ``envs`` now (e.g. a chain's stage changed)."""
+        envs = [i for i in envs if self.busy[i]]
+        if envs:
+            self.records.extend(self.scheduler.stop(envs, CallEnd.INTERRUPTED))
+            self._finish(np.asarray(envs, dtype=np.int64), np.zeros(len(envs), dtype=bool))
+
+    def advance(self) -> None:
+        """One world step for every busy env (each takes its prepared primitive)."""
+        for group in range(len(self.groups)):
+            self.launch(group)
+        self.settle()
+
+    def launch(self, group: int) -> None:
+        """Start one world step for the busy envs of ``group`` (see :meth:`land`)."""
+        members = self.groups[group]
+        stepping = np.zeros(self.num_envs, dtype=bool)
+        stepping[members] = self.busy[members] & (self._next[members] >= 0)
+        if not stepping.any():
+            return
+        actions = np.where(stepping, self._next, 0).astype(np.int32)
+        prev = self._shaping_views(stepping)
+        handle = self.world.step_async(actions, stepping)
+        self._in_flight[group] = (handle, stepping, prev)
+
+    def land(self, group: int) -> None:
+        """Finish the group's step: rewards, action and episode ends, resets."""
+        if group not in self._in_flight:
+            return
+        handle, stepping, prev = self._in_flight.pop(group)
+        result = self.world.step_wait(handle)
+        self.batched_steps += 1
+        if self.on_world_step is not None:
+            self.on_world_step()
+        stepped = np.flatnonzero(stepping)
+        self.samples += len(stepped)
+        self.coded_samples += int(self._coded[stepped].sum())
+        step_reward = self._step_reward(result, stepping, prev)
+        self._reward[stepping] += self._discount[stepping] * step_reward[stepping]
+        self._discount[stepping] *= self.gamma
+        self._episode_length[stepping] += 1
+        self._episode_return[stepping] += step_reward[stepping]
+        self._next[stepping] = -1
+        self.last = result
+        if self.task is not None:
+            reached = self.task.success(result.achievements, result.inventory) & stepping
+            out_of_time = (self._episode_length >= self.task.horizon) & stepping
+        else:
+            reached = out_of_time = np.zeros(self.num_envs, dtype=bool)
+        ended = reached | out_of_time | (result.game_over & stepping)
+        calls_cut = np.flatnonzero(ended & self._coded).tolist()
+        if calls_cut:
+            self.records.extend(self.scheduler.stop(calls_cut, CallEnd.EPISODE_ENDED))
+        finished = ended | (self._final & stepping)
+        if not finished.any():
+            return
+        envs = np.flatnonzero(finished)
+        infos = self._episode_infos(
+            envs, ended, reached, out_of_time & ~reached & ~result.game_over
+        )
+        self._finish(envs, ended[envs], infos)
+        if ended.any() and self.reset_ended:
+            self.last = self.world.reset_envs(ended)
+            self.scheduler.reset_memory(np.flatnonzero(ended).tolist())
+
+    def settle(self) -> None:
+        """Land every step in flight."""
+        for group in list(self._in_flight):
+            self.land(group)
+
+    def _episode_infos(self, envs, ended, reached, truncated) -> list[dict[str, Any]]:
+        """Infos for the finished actions ``envs``; bookkeeping of ended episodes."""
+        infos: list[dict[str, Any]] = [{} for _ in envs]
+        over = np.flatnonzero(ended)
+        if not len(over):
+            return infos
+        position = {i: k for k, i in enumerate(envs.tolist())}
+        now = time.time()
+        for i in over.tolist():
+            infos[position[i]] = {
+                "terminal_obs": self.last.obs[i],
+                "TimeLimit.truncated": bool(truncated[i]),
+                "is_success": bool(reached[i]),
+                "game_over": bool(self.last.game_over[i]),
+                "episode": {
+                    "r": float(self._episode_return[i]),
+                    "l": int(self._episode_length[i]),
+                    "t": round(now - self._episode_start[i], 6),
+                },
+                "achievements": self.last.achievements[i].copy(),
+            }
+        self._episode_return[over] = 0.0
+        self._episode_length[over] = 0
+        self._episode_start[over] = now
+        self.episodes_finished += len(over)
+        self.successes += int(reached[over].sum())
+        return infos
+
+    def _finish(self, envs: np.ndarray, dones: np.ndarray, infos=None) -> None:
+        self.busy[envs] = False
+        self._coded[envs] = False
+        self._final[envs] = False
+        self._next[envs] = -1
+        rewards = self._reward[envs].astype(np.float32)
+        self._finished.append((envs, rewards, dones, infos or [{} for _ in envs]))
+
+    def take_finished(self) -> Finished:
+        """The actions that ended since the last call."""
+        parts, self._finished = self._finished, []
+        return Finished(
+            envs=np.concatenate([np.zeros(0, dtype=np.int64)] + [p[0] for p in parts]),
+            rewards=np.concatenate([np.zeros(0, dtype=np.float32)] + [p[1] for p in parts]),
+            dones=np.concatenate([np.zeros(0, dtype=bool)] + [p[2] for p in parts]),
+            infos=[info for p in parts for info in p[3]],
+        )
+
+    def take_records(self) -> list[CallRecord]:
+        """The coded calls that ended since the last call, with their reasons."""
+        records, self.records = self.records, []
+        return records
+
+    def abandon(self) -> None:
+        """Drop the actions in progress (training stopped mid-rollout); the envs are idle."""
+        self.settle()
+        envs = np.flatnonzero(self.busy)
+        calls = np.flatnonzero(self._coded).tolist()
+        if calls:
+            self.records.extend(self.scheduler.stop(calls, CallEnd.ABANDONED))
+        self.busy[envs] = False
+        self._coded[envs] = False
+        self._final[envs] = False
+        self._next[envs] = -1
+
+    # -- rewards -------------------------------------------------------------------------------
+    def _shaping_views(self, stepping: np.ndarray):
+        if self.scheduler.reward is None or self.scheduler.reward_disabled:
+            return None
+        envs = np.flatnonzero(stepping).tolist()
+        return envs, self.world.view_rows(envs)
+
+    def _step_reward(self, result: StepResult, stepping: np.ndarray, prev) -> np.ndarray:
+        if self.task is not None and self.task.reward == "goal":
+            reward = self.task.success(result.achievements, result.inventory).astype(np.float64)
+        else:
+            reward = result.reward.astype(np.float64).copy()
+        if prev is not None:
+            envs, before = prev
+            reward[envs] += self.scheduler.rewards(envs, before, self.world.view_rows(envs))
+        return reward * stepping
+
+    def coded_usage(self) -> dict[str, Any]:
+        """Share of decisions and samples in coded actions, and per-action statistics."""
+        return {
+            "decision_share": self.coded_decisions / self.decisions if self.decisions else 0.0,
+            "sample_share": self.coded_samples / self.samples if self.samples else 0.0,
+            "actions": {name: s.as_dict() for name, s in self.stats.items()},
+            "reward_code_failures": dict(self.scheduler.reward_failures.most_common(5)),
+            "worker_restarts": self.scheduler.restarts,
+        }
+
+
+# -- drivers ----------------------------------------------------------------------------------
+@dataclass
+class EpisodeOutcome:
+    """One finished episode."""
+
+    env: int
+    success: bool
+    length: int
+    ret: float
+    achievements: np.ndarray
+    game_over: bool
+    last_view: View | None = None
+
+
+Chooser = Callable[[np.ndarray, np.ndarray], np.ndarray]  # (envs, their obs) -> table indices
+
+
+def run_episodes(
+    runner: EpisodeRunner,
+    choose: Chooser,
+    seed: int,
+    after_step: Callable[[EpisodeRunner], None] | None = None,
+    keep_last_view: bool = False,
+) -> list[EpisodeOutcome]:
+    """One episode in every env of ``runner`` (built with ``reset_ended=False``): idle envs
+    get table entries from ``choose`` until their episode ends. ``after_step`` runs after
+    every world step (e.g. a chain switching stages, or frames for a GIF)."""
+    if runner.reset_ended:
+        raise ValueError("run_episodes needs a runner with reset_ended=False")
+    result = runner.reset(seed)
+    obs = result.obs
+    playing = np.ones(runner.num_envs, dtype=bool)
+    outcomes: list[EpisodeOutcome] = []
+    while playing.any():
+        deciding = np.flatnonzero(playing & ~runner.busy)
+        if len(deciding):
+            runner.begin(deciding, np.asarray(choose(deciding, obs[deciding])))
+        runner.prepare()
+        if runner.busy.any():
+            runner.advance()
+            if after_step is not None:
+                after_step(runner)
+            obs = runner.last.obs
+        finished = runner.take_finished()
+        for env, done, info in zip(
+            finished.envs.tolist(), finished.dones.tolist(), finished.infos, strict=True
+        ):
+            if not done or not playing[env]:
+                continue
+            playing[env] = False
+            view = runner.world.views([env])[0] if keep_last_view else None
+            outcomes.append(
+                EpisodeOutcome(
+                    env,
+                    info["is_success"],
+                    info["episode"]["l"],
+                    info["episode"]["r"],
+                    info["achievements"],
+                    info["game_over"],
+                    view,
+                )
+            )
+    outcomes.sort(key=lambda o: o.env)
+    return outcomes
+
+
+def code_alone(runner: EpisodeRunner, name: str) -> Chooser:
+    """A chooser that always picks coded action ``name`` (called again when it returns)."""
+    index = next(
+        (i for i, e in enumerate(runner.table) if e.coded is not None and e.name == name), None
+    )
+    if index is None:
+        offered = [e.name for e in runner.table if e.coded is not None]
+        raise ValueError(f"no coded action {name!r} in the action table: use one of {offered}")
+    return lambda envs, obs: np.full(len(envs), index)
+
+
+def run_one_call_each(
+    world: World, action: CodedAction, seed: int = 0
+) -> tuple[list[View], list[View], list[CallRecord]]:
+    """One call of ``action`` in every env of ``world`` from its current state (no task:
+    only the game's end cuts a call). Returns the Views before and after, and each env's
+    call record (steps taken, end reason), in env order."""
+    runner = EpisodeRunner(
+        world, None, [ActionEntry(action.name, coded=action)], seed=seed, reset_ended=False
+    )
+    try:
+        before = world.views()
+        runner.last = None
+        runner.begin(np.arange(world.num_envs), np.zeros(world.num_envs, dtype=np.int64))
+        while runner.busy.any():
+            runner.advance()
+            runner.prepare()
+        records = {r.env: r for r in runner.take_records()}
+        return before, world.views(), [records[i] for i in range(world.num_envs)]
+    finally:
+        runner.close()
+
+
+def achievement_rates(outcomes: list[EpisodeOutcome]) -> dict[str, float]:
+    """Share of episodes that unlocked each achievement."""
+    if not outcomes:
+        return dict.fromkeys(ACHIEVEMENTS, 0.0)
+    unlocked = np.stack([o.achievements for o in outcomes]).mean(axis=0).tolist()
+    return dict(zip(ACHIEVEMENTS, unlocked, strict=True))
