@@ -24,7 +24,8 @@ from rlgpt_tui.envs.base import (
     View,
 )
 from rlgpt_tui.envs.crafter_world import CrafterGymEnv, CrafterWorld, env_seed
-from rlgpt_tui.skills.runtime import CodedAction, run_one_call_each
+from rlgpt_tui.skills.episodes import run_one_call_each
+from rlgpt_tui.skills.runtime import CodedAction
 
 NOOP = ACTION_NAMES.index("noop")
 DO = ACTION_NAMES.index("do")
@@ -258,4 +259,4 @@ def test_coded_collect_wood_works_on_crafter_too() -> None:
     world.reset(2)
     _, after, calls = run_one_call_each(world, action)
     assert sum("collect_wood" in v.achievements for v in after) >= 4
-    assert all(c.end_reason for c in calls)
+    assert all(c.end is not None for c in calls)

@@ -99,6 +99,7 @@ class CodedActionVecEnv(VecEnv):
     batched_steps = property(lambda self: self.runner.batched_steps)
     decisions = property(lambda self: self.runner.decisions)
     coded_decisions = property(lambda self: self.runner.coded_decisions)
+    coded_samples = property(lambda self: self.runner.coded_samples)
     episodes_finished = property(lambda self: self.runner.episodes_finished)
     successes = property(lambda self: self.runner.successes)
 
