@@ -218,10 +218,12 @@ def check_tree(tree: ast.AST, provided: frozenset[str]) -> list[str]:
                 problems.append(_problem(node, f"builtin {node.id!r} is not allowed"))
         elif isinstance(node, ast.arg | ast.alias):
             # Names bound without an ast.Name (parameters, `import ... as`); one that
-            # shadowed __tick__ would switch the budget off.
-            bound = node.arg if isinstance(node, ast.arg) else node.asname
-            if bound and bound.startswith("_") and bound != "_":
-                problems.append(_problem(node, f"name {bound!r} starts with an underscore"))
+            # shadowed __tick__ would switch the budget off. An alias's imported name is
+            # checked too: `from math import __loader__ as x` reaches the import machinery.
+            names = [node.arg] if isinstance(node, ast.arg) else [node.name, node.asname]
+            for bound in names:
+                if bound and bound.startswith("_") and bound != "_":
+                    problems.append(_problem(node, f"name {bound!r} starts with an underscore"))
         elif isinstance(node, ast.Attribute):
             if node.attr.startswith("_") or node.attr in _FORBIDDEN_ATTRIBUTES:
                 problems.append(_problem(node, f"attribute {node.attr!r} is not allowed"))

@@ -143,7 +143,9 @@ class WorkerState:
         for env in request.get("stop", ()):
             call = self.calls.pop(env, None)
             if call is not None:
+                self._mark(env)  # its `finally:` runs now, under the same watch
                 call.close()
+        self._mark(-1)
         for env in request.get("reset", ()):
             self.memories.pop(env, None)
         for env, slot in request.get("start", ()):
@@ -154,10 +156,10 @@ class WorkerState:
                 rng = self.rngs[env] = random.Random(self.seed * 100_003 + env)
             old = self.calls.pop(env, None)
             if old is not None:
+                self._mark(env)
                 old.close()
-            self._mark(env)
+                self._mark(-1)
             self.calls[env] = CodedCall(loaded.act, loaded.limits, memory, rng)
-            self._mark(-1)
         asked = request.get("ask", [])
         views = decode_views(request["rows"], request["light"]) if asked else []
         actions: list[int] = []
