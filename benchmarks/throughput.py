@@ -244,6 +244,47 @@ def crafter_cnn_rate(samples: int, seed: int) -> dict[str, Any]:
     }
 
 
+def worker_scaling(num_envs: int, counts: list[int], rounds: int, seed: int) -> dict[str, Any]:
+    """Coded-action work spread over sandbox workers: calls of go_to_tree (a BFS over the
+    View to the nearest tree, then its first step) on ``num_envs`` real Craftax Views, in
+    rounds (start a call in every env, ask each for its first primitive, stop them), for
+    each worker count. Calls per second, and the speed-up over one worker."""
+    from rlgpt_tui import ASSETS_DIR
+    from rlgpt_tui.skills.outcomes import CallEnd
+    from rlgpt_tui.skills.pool import CallScheduler
+    from rlgpt_tui.skills.runtime import CodedAction
+
+    action = CodedAction.from_file(ASSETS_DIR / "skills" / "go_to_tree.py")
+    world = make_world("craftax", num_envs, seed=seed)
+    world.reset(seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(20):  # wander off the start so that Views differ
+        world.reset_envs(world.step(rng.integers(1, 5, num_envs)).game_over)
+    rows, light = world.view_rows()
+    world.close()
+    envs = list(range(num_envs))
+    rates: dict[str, float] = {}
+    for count in counts:
+        scheduler = CallScheduler([action], num_envs, seed=seed, workers=count)
+        try:
+            for round_ in range(rounds + 1):  # the first round warms the workers up
+                if round_ == 1:
+                    started = time.perf_counter()
+                scheduler.start(envs, [0] * num_envs)
+                scheduler.ask(envs, rows, light)
+                scheduler.stop(list(scheduler.active), CallEnd.ABANDONED)
+            rates[str(count)] = rounds * num_envs / (time.perf_counter() - started)
+        finally:
+            scheduler.close()
+    one = rates.get("1")
+    return {
+        "envs": num_envs,
+        "rounds": rounds,
+        "calls_per_s": {k: round(v, 1) for k, v in rates.items()},
+        "speedup_over_one_worker": {k: round(v / one, 2) for k, v in rates.items()} if one else {},
+    }
+
+
 def measured(function, *args, **kwargs) -> dict[str, Any]:
     """Run one measurement; add this process's CPU time per wall second while it ran.
 
@@ -289,6 +330,17 @@ def main() -> None:
         help="print one JSON line: raw Craftax alone (the child process of raw_craftax_rate)",
     )
     parser.add_argument(
+        "--workers-only",
+        action="store_true",
+        help="print one JSON line: the sandbox workers' scaling alone",
+    )
+    parser.add_argument(
+        "--scaling-envs",
+        type=int,
+        default=None,
+        help="envs for the workers' scaling figure (default 1,024 on 16+ cores, else 256)",
+    )
+    parser.add_argument(
         "--torch-threads",
         type=int,
         default=os.cpu_count() or 1,
@@ -308,6 +360,14 @@ def main() -> None:
     for key in budgets:
         if getattr(args, key) is not None:
             budgets[key] = getattr(args, key)
+
+    cores = os.cpu_count() or 1
+    scaling_envs = args.scaling_envs or (1024 if cores >= 16 else 256)
+    counts = [c for c in (1, 2, 4, 8, 16) if c <= max(2, cores)]
+    scaling_rounds = 4 if args.quick else 20
+    if args.workers_only:
+        print(json.dumps(worker_scaling(scaling_envs, counts, scaling_rounds, args.seed)))
+        return
 
     if args.raw_craftax_only:
         figures = measured(
@@ -348,6 +408,10 @@ def main() -> None:
     torch.set_num_threads(args.torch_threads)
     cnn = measured(crafter_cnn_rate, budgets["cnn_samples"], args.seed)
     log(show(cnn, "samples/s"))
+
+    log(f"sandbox workers' scaling, {scaling_envs} envs, workers {counts} ...")
+    scaling = worker_scaling(scaling_envs, counts, scaling_rounds, args.seed)
+    log(f"  {scaling['calls_per_s']} calls/s; speed-up {scaling['speedup_over_one_worker']}")
 
     import jax
 
@@ -395,6 +459,7 @@ def main() -> None:
         "ppo_craftax_coded_samples_per_s": rounded(coded)["rate"],
         "ppo_craftax_coded_fresh_worlds_samples_per_s": rounded(fresh)["rate"],
         "sb3_cnn_crafter_samples_per_s": rounded(cnn)["rate"],
+        "sandbox_workers_scaling": scaling,
         **ratios,
         "targets": TARGETS,
         "meets_targets": {

@@ -70,6 +70,12 @@ def build_parser() -> argparse.ArgumentParser:
         "actions inside the RL action space. With no command: the terminal app.",
     )
     parser.add_argument("--version", action="version", version=f"rlgpt-tui {__version__}")
+    parser.add_argument(
+        "--unsafe-local-code",
+        action="store_true",
+        help="where the sandbox's syscall filter is unavailable (not Linux, no libseccomp), "
+        "run LLM- and person-written code without it: it can then read and write your files",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     train = sub.add_parser("train", help="train PPO on a task (headless)")
@@ -559,9 +565,14 @@ def main(argv: list[str] | None = None) -> int:
     }
     if args.command is None:
         args = parser.parse_args(["app"])
+    if args.unsafe_local_code:
+        from rlgpt_tui.skills.boundary import UNSAFE_ENV
+
+        os.environ[UNSAFE_ENV] = "1"
     from rlgpt_tui.envs import UnknownWorldError, WorldSetupError
     from rlgpt_tui.envs.minedojo.process import MineDojoError
     from rlgpt_tui.llm.client import LLMError
+    from rlgpt_tui.skills.pool import SandboxUnavailable
     from rlgpt_tui.skills.sandbox import CodeValidationError
     from rlgpt_tui.store import StoreError
     from rlgpt_tui.tasks import UnknownTaskError
@@ -577,6 +588,7 @@ def main(argv: list[str] | None = None) -> int:
         LLMError,
         StoreError,
         MineDojoError,
+        SandboxUnavailable,
     ) as error:
         print(f"rlgpt-tui: error: {error}", file=sys.stderr)
         return EXIT_USAGE

@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from importlib import metadata
 
@@ -25,6 +26,7 @@ PACKAGES = (
     "sqlite-utils",
     "watchfiles",
     "pillow",
+    "pyseccomp",
 )
 
 
@@ -73,6 +75,34 @@ def check_devices() -> list[Check]:
     except Exception as error:
         checks.append(Check("jax devices", "FAIL", str(error), "run bash scripts/setup.sh"))
     return checks
+
+
+def check_sandbox() -> Check:
+    """Can untrusted code run behind the OS boundary here? Starts one worker to prove it."""
+    from rlgpt_tui.skills.boundary import support_problem
+    from rlgpt_tui.skills.pool import SandboxUnavailable, Worker, default_workers
+
+    problem = support_problem()
+    if problem is not None:
+        return Check(
+            "sandbox",
+            "FAIL",
+            problem,
+            "install libseccomp (apt-get install libseccomp2), or run with --unsafe-local-code",
+        )
+    try:
+        started = time.perf_counter()
+        worker = Worker()
+        seconds = time.perf_counter() - started
+        worker.kill()
+    except SandboxUnavailable as error:
+        return Check("sandbox", "FAIL", str(error), "run bash scripts/setup.sh")
+    return Check(
+        "sandbox",
+        "OK",
+        f"seccomp filter + rlimits; a worker started in {seconds:.2f} s; "
+        f"{default_workers()} worker(s) per batch of envs",
+    )
 
 
 def check_sessions(sessions_dir: str | None) -> Check:
@@ -173,6 +203,7 @@ def run_doctor(
         check_python(),
         *check_packages(),
         *check_devices(),
+        check_sandbox(),
         check_sessions(sessions_dir),
         check_llm(llm_base_url, llm_model, llm_config),
         *check_minedojo(minedojo_python),

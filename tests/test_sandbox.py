@@ -244,7 +244,8 @@ def corpus(canary: str, port: int) -> dict[str, tuple[str, set]]:
         ),
         "big_int_in_finally": (
             "def act(ctx):\n    try:\n        while True:\n            yield 0\n    finally:\n"
-            "        x = 9\n        y = ((((((((x ** 8) ** 8) ** 8) ** 8) ** 8) ** 8) ** 8) ** 8)\n",
+            "        x = 9\n"
+            "        y = ((((((((x ** 8) ** 8) ** 8) ** 8) ** 8) ** 8) ** 8) ** 8)\n",
             {CallEnd.TIMEOUT},  # its finally hangs in C: the worker is killed
         ),
         "lone_surrogate_error": (

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 
 from rlgpt_tui.engine import events as ev
+from rlgpt_tui.skills.outcomes import CallEnd
 
 
 class EventPrinter:
@@ -53,6 +55,8 @@ class EventPrinter:
                         f"    {m['samples']:>8,} samples  {m['fps']:>7,.0f} fps  "
                         f"train success {rate}"
                     )
+                    for line in coded_failure_lines(m.get("coded_actions") or {}):
+                        c.print(f"    [yellow]{escape(line)}[/]")
             case ev.EvaluationDone():
                 r = event.result
                 c.print(
@@ -76,3 +80,19 @@ class EventPrinter:
                     f"{event.total_samples:,} training samples; {event.tokens:,} tokens; "
                     f"agent {event.agent}"
                 )
+
+
+def coded_failure_lines(usage: dict) -> list[str]:
+    """One line per coded action whose calls failed: counts by reason and the last error."""
+    lines = []
+    for name, stats in usage.items():
+        failed = {
+            reason: count
+            for reason, count in stats.get("end_reasons", {}).items()
+            if CallEnd(reason).failure
+        }
+        if failed:
+            counts = ", ".join(f"{count} {reason}" for reason, count in failed.items())
+            last = stats.get("last_failure", "")
+            lines.append(f"coded {name}: {counts} of {stats['calls']} calls; last {last}"[:200])
+    return lines
