@@ -38,6 +38,7 @@ from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.train import build_env, evaluate, load_checkpoint, train
 from rlgpt_tui.skills.compose import compose_sources
 from rlgpt_tui.skills.episodes import run_one_call_each
+from rlgpt_tui.skills.pool import SandboxUnavailable
 from rlgpt_tui.skills.runtime import CodedAction
 from rlgpt_tui.skills.sandbox import CodeValidationError
 from rlgpt_tui.tasks import get_task
@@ -248,7 +249,7 @@ class Engine:
                     break
         except StopRequested:
             reason = "stopped"
-        except LLMError as error:
+        except (LLMError, SandboxUnavailable) as error:
             reason = f"error: {error}"
             self._emit(ev.EngineError, message=str(error))
         self._emit(

@@ -6,6 +6,20 @@ import ast
 
 
 def compose_sources(parts: list[tuple[str, str]]) -> str:
+    """See :func:`_compose`; code too deep for the parser here is a validation failure."""
+    from rlgpt_tui.skills.sandbox import CodeValidationError
+
+    try:
+        return _compose(parts)
+    except (SyntaxError, RecursionError, MemoryError, ValueError) as error:
+        names = ", ".join(name for name, _ in parts)
+        raise CodeValidationError(
+            f"coded actions {names} cannot be chained ({type(error).__name__}): "
+            "simplify their code"
+        ) from None
+
+
+def _compose(parts: list[tuple[str, str]]) -> str:
     """One source whose ``act(ctx)`` runs each part's ``act(ctx)`` in turn.
 
     Each part's top-level functions are renamed ``<part>_<function>`` (references too),
