@@ -93,6 +93,7 @@ def check_sandbox() -> Check:
     try:
         started = time.perf_counter()
         worker = Worker()
+        worker.wait_ready()
         seconds = time.perf_counter() - started
         worker.kill()
     except SandboxUnavailable as error:

@@ -14,8 +14,7 @@ def compose_sources(parts: list[tuple[str, str]]) -> str:
     except (SyntaxError, RecursionError, MemoryError, ValueError) as error:
         names = ", ".join(name for name, _ in parts)
         raise CodeValidationError(
-            f"coded actions {names} cannot be chained ({type(error).__name__}): "
-            "simplify their code"
+            f"coded actions {names} cannot be chained ({type(error).__name__}): simplify their code"
         ) from None
 
 

@@ -160,11 +160,24 @@ class Worker:
             os.set_blocking(fd, False)
         with _live_lock:
             _live.add(self)
+        self._ready = False
         try:
             self._send(
                 {"confinement": self.confinement, "filtered": self.filtered},
                 time.monotonic() + START_SECONDS,
             )
+        except WorkerDied as died:
+            self.kill()
+            raise SandboxUnavailable(
+                f"a sandbox worker could not start ({died.detail}); run `rlgpt-tui doctor`"
+            ) from None
+
+    def wait_ready(self) -> None:
+        """Wait for the worker's ``ready`` (it imports and confines itself first); workers
+        started together get ready together."""
+        if self._ready:
+            return
+        try:
             ready = self._receive(time.monotonic() + START_SECONDS, None)
         except WorkerDied as died:
             self.kill()
@@ -174,6 +187,7 @@ class Worker:
         if not isinstance(ready, dict) or "ready" not in ready:
             self.kill()
             raise SandboxUnavailable("a sandbox worker answered its start with nonsense")
+        self._ready = True
 
     @property
     def alive(self) -> bool:
@@ -207,6 +221,7 @@ class Worker:
         """Send ``payload``; its reply. ``seconds`` bounds the whole request; a call that
         runs over ``call_seconds`` (+ grace) gets the worker killed. Raises
         :class:`WorkerDied` (the worker is then dead; start a new one)."""
+        self.wait_ready()
         deadline = time.monotonic() + seconds
         try:
             self._send(payload, deadline)
@@ -434,37 +449,43 @@ class CallScheduler:
         self.reward_disabled = False
         self.restarts = 0
         if self.actions or reward is not None:
+            self.workers = [Worker(confinement) for _ in self.workers]  # they boot together
             for w in range(len(self.workers)):
-                self._worker(w)
+                self._load(w)
 
     # -- workers -----------------------------------------------------------------------------
     def _worker(self, w: int) -> Worker:
+        """Worker ``w``, started afresh (with every program loaded) if it is not alive."""
         worker = self.workers[w]
         if worker is None or not worker.alive:
             if worker is not None:
                 worker.kill()
                 self._lose_calls_of(w, "its worker had died")
-            worker = self.workers[w] = Worker(self.confinement)
-            self.pending[w] = _Pending()
-            specs = [
-                _load_spec(slot, a, False, self.memory_keys[slot])
-                for slot, a in enumerate(self.actions)
-            ]
-            reward = None
-            if self.reward is not None:
-                r = self.reward
-                reward = {"source": r.source, "ticks": r.ticks, "seconds": r.seconds}
-            payload = {"op": "load", "seed": self.seed, "actions": specs, "reward": reward}
-            try:
-                reply = worker.request(payload, 30.0 + 5.0 * len(specs))
-            except WorkerDied as died:
-                raise SandboxUnavailable(
-                    f"a sandbox worker died loading the code ({died.detail})"
-                ) from None
-            errors = {int(k): v for k, v in dict(reply.get("actions") or {}).items() if v}
-            for slot, error in errors.items():
-                self.disabled[slot] = f"it no longer compiles: {safe_text(str(error), 200)}"
-        return worker
+            self.workers[w] = Worker(self.confinement)
+            self._load(w)
+        return self.workers[w]
+
+    def _load(self, w: int) -> None:
+        worker = self.workers[w]
+        self.pending[w] = _Pending()
+        specs = [
+            _load_spec(slot, a, False, self.memory_keys[slot])
+            for slot, a in enumerate(self.actions)
+        ]
+        reward = None
+        if self.reward is not None:
+            r = self.reward
+            reward = {"source": r.source, "ticks": r.ticks, "seconds": r.seconds}
+        payload = {"op": "load", "seed": self.seed, "actions": specs, "reward": reward}
+        try:
+            reply = worker.request(payload, 30.0 + 5.0 * len(specs))
+        except WorkerDied as died:
+            raise SandboxUnavailable(
+                f"a sandbox worker died loading the code ({died.detail})"
+            ) from None
+        errors = {int(k): v for k, v in dict(reply.get("actions") or {}).items() if v}
+        for slot, error in errors.items():
+            self.disabled[slot] = f"it no longer compiles: {safe_text(str(error), 200)}"
 
     def _of(self, env: int) -> int:
         return env % len(self.workers)
