@@ -1,7 +1,7 @@
 """A fake World for tests of the runner and the sandbox: no game, one fixed View.
 
 Every env shows the same recorded View whatever it does; the world records the primitives
-each env took. The game ends after ``game_over_after`` steps of an env (never: None).
+each env took (``taken``: this episode, ``history``: since ``reset``). The game ends after ``game_over_after`` steps of an env (never: None).
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ class StillWorld(World):
         self.num_envs = num_envs
         self.view = view or recorded_views()[0]
         self.game_over_after = game_over_after
-        self.taken: list[list[int]] = [[] for _ in range(num_envs)]
+        self.taken: list[list[int]] = [[] for _ in range(num_envs)]  # this episode's
+        self.history: list[list[int]] = [[] for _ in range(num_envs)]  # every episode's
 
     def _result(self) -> StepResult:
         n = self.num_envs
@@ -52,6 +53,7 @@ class StillWorld(World):
         active = np.ones(self.num_envs, dtype=bool) if active is None else active
         for i in np.flatnonzero(active).tolist():
             self.taken[i].append(int(actions[i]))
+            self.history[i].append(int(actions[i]))
             self._steps_taken += 1
         return self._result()
 

@@ -403,6 +403,7 @@ class RewardSpec:
 @dataclass
 class _Active:
     slot: int
+    version: int | None  # the code version the call runs (edits swap code between calls)
     steps: int = 0
 
 
@@ -522,7 +523,7 @@ class CallScheduler:
         for env, slot in zip(envs, slots, strict=True):
             if env in self.active:
                 raise RuntimeError(f"env {env} started a call while one was in progress")
-            self.active[env] = _Active(slot)
+            self.active[env] = _Active(slot, self.actions[slot].version)
             self.pending[self._of(env)].start.append((env, slot))
 
     def stop(self, envs: list[int], end: CallEnd) -> list[CallRecord]:
@@ -637,9 +638,9 @@ class CallScheduler:
         self.pending[w] = _Pending()
 
     def _record(self, env: int, active: _Active, end: CallEnd, detail: str) -> CallRecord:
-        action = self.actions[active.slot]
-        record = CallRecord(env, action.name, action.version, active.steps, end, safe_text(detail))
-        self.stats[action.name].record(record)
+        name = self.actions[active.slot].name
+        record = CallRecord(env, name, active.version, active.steps, end, safe_text(detail))
+        self.stats[name].record(record)
         return record
 
     # -- reward code ---------------------------------------------------------------------------

@@ -1,0 +1,52 @@
+"""The episode runner on a fake World (no game, no PPO): what every caller relies on."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rlgpt_tui.rl.vec_env import CodedActionVecEnv
+from rlgpt_tui.skills.runtime import CodedAction
+from rlgpt_tui.tasks import get_task
+from tests.still_world import StillWorld
+
+
+def coded(name: str, body: str, version: int | None = None) -> CodedAction:
+    return CodedAction.from_source(name, f"def act(ctx):\n{body}", version=version)
+
+
+def test_replaced_code_is_what_later_calls_run_and_records_name_the_version() -> None:
+    world = StillWorld(3)
+    task = get_task("collect_wood").model_copy(update={"horizon": 100})
+    env = CodedActionVecEnv(world, task, [coded("walk", "    yield 1\n", 1)], primitives=["noop"])
+    env.reset()
+    env.step(np.ones(3, dtype=int))  # index 1: the coded action
+    env.replace_coded("walk", coded("walk", "    yield 2\n    yield 2\n", 2))
+    env.step(np.ones(3, dtype=int))
+    stats = env.coded_usage()["actions"]["walk"]
+    env.close()
+    assert world.taken == [[1, 2, 2]] * 3
+    assert stats["versions"] == {"1": 3, "2": 3}
+
+
+def test_memory_lasts_an_episode_and_a_routine_that_returns_at_once_costs_a_noop() -> None:
+    # The routine counts its calls in ctx.memory and acts that count (1, 2, 3, 4); from the
+    # fifth call on it returns before acting, which costs a no-op (0). The horizon of 6
+    # steps ends the episode, which must empty the memory: the count starts again.
+    body = (
+        "    ctx.memory['calls'] = ctx.memory.get('calls', 0) + 1\n"
+        "    if ctx.memory['calls'] > 4:\n"
+        "        return\n"
+        "    yield ctx.memory['calls']\n"
+    )
+    world = StillWorld(2)
+    task = get_task("collect_wood").model_copy(update={"horizon": 6})
+    env = CodedActionVecEnv(world, task, [coded("count", body)], primitives=["noop"])
+    env.reset()
+    for _ in range(7):
+        env.step(np.ones(2, dtype=int))
+    stats = env.coded_usage()["actions"]["count"]
+    env.close()
+    assert world.history == [[1, 2, 3, 4, 0, 0, 1]] * 2
+    assert env.samples == world.steps_taken == 14
+    # every call ended by returning; the no-op steps are not the routine's
+    assert stats["end_reasons"] == {"returned": 14} and stats["steps"] == 10
