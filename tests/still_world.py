@@ -1,7 +1,8 @@
 """A fake World for tests of the runner and the sandbox: no game, one fixed View.
 
 Every env shows the same recorded View whatever it does; the world records the primitives
-each env took (``taken``: this episode, ``history``: since ``reset``). The game ends after ``game_over_after`` steps of an env (never: None).
+each env took (``taken``: this episode, ``history``: since ``reset``). The game ends
+after ``game_over_after`` steps of an env (never: None).
 """
 
 from __future__ import annotations
