@@ -46,6 +46,8 @@ def final_code(store: SessionStore, session_id: int) -> dict[str, str]:
     for event in store.events(session_id):
         if event["kind"] == "subaction_done" and event["code"]:
             code[event["subaction"]] = event["code"]
+        elif event["kind"] == "edit_applied" and event["what"] == "code":
+            code[event["target"]] = event["after"]  # swapped in during training
     return code
 
 
@@ -105,7 +107,13 @@ def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str
         lines += ["", "## Human edits", ""]
         for row in edits:
             when = time.strftime("%H:%M:%S", time.localtime(row["time"]))
-            lines.append(f"- {when}, iteration {row['iteration']}: {row['what']} {row['target']}")
+            outcome = row.get("outcome") or "applied"
+            detail = f" ({row['detail']})" if row.get("detail") else ""
+            version = f", code version {row['version']}" if row.get("version") else ""
+            lines.append(
+                f"- {when}, iteration {row['iteration']}: {row['what']} {row['target']} "
+                f"**{outcome}**{detail}{version}".replace("  ", " ")
+            )
     calls = store.rows("llm_calls", session_id)
     if calls:
         tokens = sum(c["prompt_tokens"] + c["completion_tokens"] for c in calls)

@@ -311,7 +311,7 @@ def test_chain_session_stopped_mid_chain_resumes_with_finished_stages_kept(tmp_p
 
     def stop_in_second_stage(event: ev.Event) -> None:
         if isinstance(event, ev.SessionStarted) and event.task == "place_table":
-            session.engine.stop()  # the second stage's engine, swapped in by the session
+            session.control.stop()  # the control plane every stage shares
 
     outcome = session.run(stop_in_second_stage)
     assert outcome["stopped_at"] == "place_table"

@@ -159,7 +159,7 @@ def test_code_file_edited_on_disk_is_reloaded(tmp_path: Path) -> None:
 def test_open_and_resume_a_saved_session_then_replay_it(tmp_path: Path) -> None:
     store = SessionStore(tmp_path)
     session = Session.create(store, tiny_settings())
-    session.engine.stop()  # stopped at its first safe point: a saved, unfinished session
+    session.control.stop()  # stopped at its first safe point: a saved, unfinished session
     session.run()
     assert store.get(session.id).status == "stopped"
 

@@ -417,3 +417,12 @@ class CodedActionVecEnv(VecEnv):
 
     def get_images(self):
         return [self.world.frame(i) for i in range(self.num_envs)]
+
+    def replace_coded(self, name: str, action: CodedAction) -> None:
+        """Swap the coded action ``name`` for ``action`` in place (same action index, so the
+        policy keeps its weights); calls started after this run the new code."""
+        for index, entry in enumerate(self.table):
+            if entry.coded is not None and entry.name == name:
+                self.table[index] = ActionEntry(name, coded=action)
+                return
+        raise KeyError(f"no coded action {name!r} in the action table")

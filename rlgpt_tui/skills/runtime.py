@@ -50,6 +50,7 @@ class CodedAction:
     description: str = ""
     limits: CodedActionLimits = field(default_factory=CodedActionLimits)
     program: CompiledProgram | None = None
+    version: int | None = None  # the store's code version id (which code ran)
 
     @classmethod
     def from_source(
@@ -59,6 +60,7 @@ class CodedAction:
         description: str = "",
         limits: CodedActionLimits | None = None,
         dry_run: bool = True,
+        version: int | None = None,
     ) -> CodedAction:
         """Validate (parse, allow-list, dry run on recorded Views) and build a coded action."""
         if not name.isidentifier():
@@ -66,7 +68,7 @@ class CodedAction:
         program = compile_untrusted(
             source, name, PROVIDED_NAMES, "act", must_be_generator=True, arity=1
         )
-        action = cls(name, source, description, limits or CodedActionLimits(), program)
+        action = cls(name, source, description, limits or CodedActionLimits(), program, version)
         if dry_run:
             action.dry_run(recorded_views())
         return action
@@ -201,11 +203,13 @@ def run_one_call_each(
 
 @dataclass
 class CodedActionStats:
-    """Usage of one coded action: calls, primitive steps and why calls ended."""
+    """Usage of one coded action: calls, primitive steps, why calls ended, and calls per
+    code version (which code ran)."""
 
     calls: int = 0
     steps: int = 0
     end_reasons: Counter = field(default_factory=Counter)
+    versions: Counter = field(default_factory=Counter)
 
     @property
     def mean_length(self) -> float:
@@ -214,6 +218,7 @@ class CodedActionStats:
     def record(self, call: CodedCall) -> None:
         self.calls += 1
         self.steps += call.steps
+        self.versions[call.action.version] += 1
         reason = call.end_reason or "unfinished"
         self.end_reasons[reason if len(reason) <= 80 else reason[:77] + "..."] += 1
 
@@ -223,6 +228,7 @@ class CodedActionStats:
             "steps": self.steps,
             "mean_length": round(self.mean_length, 2),
             "end_reasons": dict(self.end_reasons.most_common(8)),
+            "versions": dict(self.versions),
         }
 
 
