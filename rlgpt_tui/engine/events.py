@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar
 
 
@@ -235,5 +235,5 @@ EVENT_TYPES: dict[str, type[Event]] = {
 def event_from_dict(data: dict) -> Event:
     """Rebuild an event from ``Event.to_dict()`` output (extra keys such as ``seq`` ignored)."""
     cls = EVENT_TYPES[data["kind"]]
-    names = set(cls.__dataclass_fields__)
+    names = {f.name for f in fields(cls)}  # ClassVars (kind) are not fields
     return cls(**{k: v for k, v in data.items() if k in names})
