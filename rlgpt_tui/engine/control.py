@@ -134,7 +134,9 @@ class ControlPlane:
         self._emit(ev.ControlChanged, state="resumed")
 
     def stop(self) -> None:
-        """End at the next safe point (the session stays resumable)."""
+        """End at the next safe point (the session stays resumable); once."""
+        if self._stop:
+            return
         self._stop = True
         self._running.set()
         self._emit(ev.ControlChanged, state="stopping")

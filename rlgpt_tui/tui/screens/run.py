@@ -142,7 +142,7 @@ class RunScreen(Screen):
             self.show_all(recorded)
             self.position = len(recorded)
             self._replay_state()
-            self.log_pane.note(
+            self.log_pane.add(  # no time stamp: the others are the recorded times
                 f"replay of session {self.session_id}: {len(recorded)} events "
                 "(left/right: step, home: first, end: all)"
             )

@@ -93,7 +93,9 @@ class SessionHeader(Widget):
                 self._pending_ids.discard(event.edit_id)
             case ev.SessionFinished():
                 self.state = f"finished: {event.reason}"
-                self.samples, self.tokens = event.total_samples, event.tokens
+                # stopped mid-training: the samples it spent (checkpointed) stay shown
+                self.samples = max(self.samples, event.total_samples)
+                self.tokens = event.tokens
                 self._end_segment(event.time)
         self.pending = len(self._pending_ids)
         self.refresh()

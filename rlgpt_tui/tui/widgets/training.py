@@ -12,26 +12,7 @@ from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
 from rlgpt_tui.engine import events as ev
-
-
-def nice_ticks(high: float, count: int = 4) -> list[int]:
-    """About ``count`` round integer ticks from 0 to at least ``high``."""
-    if high <= 0:
-        return [0]
-    raw = high / count
-    magnitude = 10 ** (len(str(int(raw))) - 1) if raw >= 1 else 1
-    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
-    step = max(1, int(step))
-    return list(range(0, int(high) + step, step))
-
-
-def short_number(value: int) -> str:
-    """4096 -> 4.1k, 120000 -> 120k, 2500000 -> 2.5M."""
-    if value >= 1_000_000:
-        return f"{value / 1e6:.1f}M".replace(".0M", "M")
-    if value >= 1000:
-        return f"{value / 1e3:.1f}k".replace(".0k", "k")
-    return str(value)
+from rlgpt_tui.ticks import nice_ticks, short_number
 
 
 @dataclass
@@ -135,7 +116,7 @@ class TrainingPane(Vertical):
         plt.title("success rate vs samples: training (lines), evaluation (+, 95% CI)")
         plt.xlabel("samples (all iterations)")
         plt.ylim(0, 1.05)
-        plt.yticks([0, 0.25, 0.5, 0.75, 1.0], ["0", ".25", ".5", ".75", "1"])
+        plt.yticks([0, 0.5, 1.0], ["0", ".5", "1"])  # three: they fit a pane at 100x30
         end = self.axis_end
         ticks = nice_ticks(end)
         plt.xticks(ticks, [short_number(t) for t in ticks])
