@@ -131,8 +131,6 @@ def test_a_resumed_session_shows_its_record_before_any_new_event(tmp_path, monke
         seen["points"] = screen.training_pane.points
         seen["curves"] = list(screen.training_pane.curves)
         seen["header"] = str(screen.header.render())
-        seen["log"] = [line.text for line in screen.log_pane.lines]
-        seen["critic"] = len(screen.query_one("#critic").lines)
         start(screen)
 
     monkeypatch.setattr(RunScreen, "start", look_then_start)
@@ -146,15 +144,21 @@ def test_a_resumed_session_shows_its_record_before_any_new_event(tmp_path, monke
             await until(pilot, lambda: screen.ended, 300, "the resumed session to end")
             seen["points after"] = screen.training_pane.points
             seen["curves after"] = list(screen.training_pane.curves)
+            seen["log"] = [line.text for line in screen.log_pane.lines]
+            seen["critic"] = [line.text for line in screen.query_one("#critic").lines]
 
     asyncio.run(scenario())
     assert seen["plan"] == plan
     assert seen["points"] == len(progress) and seen["curves"] == ["it0 collect_wood"]
     assert "collect_wood on craftax" in seen["header"]
-    assert "iteration 1/2" in seen["header"] and f"samples {samples:,}/" in seen["header"]
+    # stopped before its second iteration, where it resumes
+    assert "iteration 2/2" in seen["header"] and f"samples {samples:,}/" in seen["header"]
+    # the log and critic begin with the recorded lines, at their recorded times
     stamp = time.strftime("%H:%M:%S", time.localtime(recorded[0]["time"]))
-    assert seen["log"][0].startswith(f"{stamp} session started")  # the recorded time
-    assert seen["critic"] >= 2  # it0's verdict, evaluation and iteration line
+    assert seen["log"][0].startswith(f"{stamp} session started")
+    log = " ".join(seen["log"])
+    assert log.index("finished: stopped") < log.index("resumed at iteration 1")
+    assert seen["critic"][0].startswith("it 0 eval collect_wood (RL policy)")
     # the resumed run went on in the same panes
     assert seen["curves after"] == ["it0 collect_wood", "it1 collect_wood"]
     assert seen["points after"] > seen["points"]
