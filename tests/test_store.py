@@ -143,12 +143,17 @@ def test_older_schema_migrates_and_keeps_its_sessions(tmp_path: Path) -> None:
     db["sessions"].insert(
         {"id": 1, "task": "collect_wood", "env": "craftax", "agent": "builtin", "status": "stopped"}
     )
+    db["human_edits"].insert(
+        {"session_id": 1, "event_seq": 7, "iteration": 0, "what": "plan", "target": ""}
+    )
     db.conn.commit()
     db.conn.close()
     store = SessionStore(tmp_path)
-    assert store.schema_version() == SCHEMA_VERSION == 2
+    assert store.schema_version() == SCHEMA_VERSION == 3
     assert store.get(1).task == "collect_wood" and store.get(1).status == "stopped"
     assert "owner_pid" in store.db["sessions"].columns_dict
+    edit = store.rows("human_edits", 1)[0]  # v3: an old edit was one that was applied
+    assert edit["outcome"] == "applied" and edit["edit_id"] is None
 
 
 OPEN_AFTER_SIGNAL = """
