@@ -336,3 +336,17 @@ def test_chain_session_stopped_mid_chain_resumes_with_finished_stages_kept(tmp_p
     assert summary["training_samples"] >= first_stage["total_samples"]
     assert 0.0 <= summary["success_rate"] <= 1.0 and summary["episodes"] == 8
     assert store.get(session.id).status == "finished"
+
+
+def test_code_and_rl_config_validation_failures_touch_only_their_own_records(tmp_path) -> None:
+    store = SessionStore(tmp_path)
+    sid = store.create_session("collect_wood", "craftax", "builtin", {})
+    code = "def act(ctx):\n    yield 0\n"
+    store.record(sid, ev.CodeWritten(0, "builtin", subaction="collect_wood", code=code, attempt=0))
+    bad_rl = ev.RLConfigValidationFailed(0, "builtin", subaction="collect_wood", error="x")
+    store.record(sid, bad_rl)
+    assert [r["valid"] for r in store.rows("code_versions", sid)] == [1]  # an RL config's failure
+    store.record(
+        sid, ev.CodeValidationFailed(0, "builtin", subaction="collect_wood", error="y", attempt=0)
+    )
+    assert [(r["valid"], r["error"]) for r in store.rows("code_versions", sid)] == [(0, "y")]
