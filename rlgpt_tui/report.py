@@ -46,6 +46,8 @@ def final_code(store: SessionStore, session_id: int) -> dict[str, str]:
     for event in store.events(session_id):
         if event["kind"] == "subaction_done" and event["code"]:
             code[event["subaction"]] = event["code"]
+        elif event["kind"] == "edit_applied" and event["what"] == "code":
+            code[event["target"]] = event["after"]  # swapped in during training
     return code
 
 
@@ -105,7 +107,13 @@ def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str
         lines += ["", "## Human edits", ""]
         for row in edits:
             when = time.strftime("%H:%M:%S", time.localtime(row["time"]))
-            lines.append(f"- {when}, iteration {row['iteration']}: {row['what']} {row['target']}")
+            outcome = row.get("outcome") or "applied"
+            detail = f" ({row['detail']})" if row.get("detail") else ""
+            version = f", code version {row['version']}" if row.get("version") else ""
+            lines.append(
+                f"- {when}, iteration {row['iteration']}: {row['what']} {row['target']} "
+                f"**{outcome}**{detail}{version}".replace("  ", " ")
+            )
     calls = store.rows("llm_calls", session_id)
     if calls:
         tokens = sum(c["prompt_tokens"] + c["completion_tokens"] for c in calls)
@@ -145,7 +153,11 @@ def export_session(
         path.write_text(json.dumps(session_record(store, session_id), indent=1, default=str))
         return path
     assets: dict[str, str] = {}
-    curves = draw_learning_curves(store.rows("training_metrics", session_id))
+    curves = draw_learning_curves(
+        store.rows("training_metrics", session_id),
+        store.rows("evaluations", session_id),
+        store.rows("iterations", session_id),
+    )
     if curves is not None:
         curves.save(folder / "curves.png")
         assets["learning curves"] = "curves.png"
@@ -165,41 +177,104 @@ def export_session(
     return path
 
 
-def draw_learning_curves(metrics: list[dict[str, Any]], width: int = 720, height: int = 300):
-    """Training success rate (and mean episode length, scaled) against samples, per run."""
+def sample_offsets(iterations: list[dict[str, Any]]) -> dict[int, int]:
+    """Samples spent before each iteration (from the iterations' running totals)."""
+    offsets, before = {}, 0
+    for row in sorted(iterations, key=lambda r: r["iteration"]):
+        offsets[row["iteration"]] = before
+        before = row["total_samples"]
+    offsets[max(offsets, default=-1) + 1] = before  # an unfinished last iteration
+    return offsets
+
+
+def draw_learning_curves(
+    metrics: list[dict[str, Any]],
+    evaluations: list[dict[str, Any]] | None = None,
+    iterations: list[dict[str, Any]] | None = None,
+    width: int = 900,
+    height: int = 360,
+):
+    """Training success rate of every run on one sample axis across iterations, iteration
+    markers, and evaluation points with their 95% intervals; axis titles; the legend in a
+    margin of its own (clear of the data)."""
     from PIL import Image, ImageDraw
+
+    from rlgpt_tui.ticks import nice_ticks, short_number
 
     runs: dict[tuple[int, str], list[dict[str, Any]]] = {}
     for row in metrics:
         runs.setdefault((row["iteration"], row["subaction"]), []).append(row)
     if not runs:
         return None
+    offsets = sample_offsets(iterations or [])
+    last_offset = offsets[max(offsets)]
+
+    def offset(i: int) -> int:
+        return offsets.get(i, last_offset)
+
+    points = []  # (x, rate, low, high)
+    for row in evaluations or []:
+        result = json.loads(row["result"]) if isinstance(row["result"], str) else row["result"]
+        if result.get("success_rate") is None:
+            continue
+        ci = result.get("ci95") or [result["success_rate"]] * 2
+        x = offset(row["iteration"]) + int(result.get("training_samples") or 0)
+        points.append((x, result["success_rate"], ci[0], ci[1]))
+    markers = [r["total_samples"] for r in iterations or []]
+    xs = [offset(i) + (r["samples"] or 0) for (i, _), rows in runs.items() for r in rows]
+    ticks = nice_ticks(max(xs + markers + [p[0] for p in points] + [1]), count=5)
+
     image = Image.new("RGB", (width, height), "white")
     draw = ImageDraw.Draw(image)
-    left, right, top, bottom = 50, width - 20, 30, height - 40
+    left, right, top, bottom = 60, width - 200, 48, height - 55
     draw.rectangle([left, top, right, bottom], outline="black")
-    max_samples = max(r["samples"] or 0 for rows in runs.values() for r in rows) or 1
-    for tick in (0.0, 0.5, 1.0):
-        y = bottom - tick * (bottom - top)
+
+    def to_x(samples: float) -> float:
+        return left + samples / ticks[-1] * (right - left)
+
+    def to_y(rate: float) -> float:
+        return bottom - rate * (bottom - top)
+
+    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
+        y = to_y(tick)
         draw.line([left - 4, y, left, y], fill="black")
-        draw.text((8, y - 6), f"{tick:.1f}", fill="black")
-    draw.text((left, bottom + 8), "0", fill="black")
-    draw.text((right - 80, bottom + 8), f"{max_samples:,} samples", fill="black")
-    draw.text((left, 8), "training success rate per run (iteration: sub-action)", fill="black")
-    palette = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
+        if 0 < tick < 1:
+            draw.line([left + 1, y, right - 1, y], fill="#eeeeee")
+        draw.text((left - 34, y - 6), f"{tick:.2f}", fill="black")
+    for tick in ticks:
+        x = to_x(tick)
+        draw.line([x, bottom, x, bottom + 4], fill="black")
+        label = short_number(tick)
+        draw.text((x - 3 * len(label), bottom + 8), label, fill="black")
+    draw.text(((left + right) // 2 - 90, bottom + 28), "samples (all iterations)", fill="black")
+    draw.text((8, top - 20), "success rate", fill="black")
+    draw.text((left + 120, 8), "training success rate per run, evaluations (95% CI)", fill="black")
+    for n, x in enumerate(markers):
+        draw.line([to_x(x), top + 1, to_x(x), bottom - 1], fill="#999999")
+        draw.text((to_x(x) - 14, top + 2), f"it{n}", fill="#777777")
+    palette = ["#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf"]
+    legend_y = top
     for n, ((iteration, sub), rows) in enumerate(sorted(runs.items())):
         colour = palette[n % len(palette)]
-        points = [
-            (
-                left + (r["samples"] or 0) / max_samples * (right - left),
-                bottom - r["success_rate"] * (bottom - top),
-            )
+        line = [
+            (to_x(offset(iteration) + (r["samples"] or 0)), to_y(r["success_rate"]))
             for r in rows
             if r["success_rate"] is not None
         ]
-        if len(points) > 1:
-            draw.line(points, fill=colour, width=2)
-        draw.text((right - 200, top + 6 + 14 * n), f"{iteration}: {sub}", fill=colour)
+        if len(line) > 1:
+            draw.line(line, fill=colour, width=2)
+        draw.line([right + 14, legend_y + 7, right + 34, legend_y + 7], fill=colour, width=2)
+        draw.text((right + 40, legend_y), f"it{iteration} {sub}", fill=colour)
+        legend_y += 16
+    for x, rate, low, high in points:
+        px = to_x(x)
+        draw.line([px, to_y(low), px, to_y(high)], fill="#d62728", width=1)
+        draw.line([px - 4, to_y(low), px + 4, to_y(low)], fill="#d62728")
+        draw.line([px - 4, to_y(high), px + 4, to_y(high)], fill="#d62728")
+        draw.ellipse([px - 4, to_y(rate) - 4, px + 4, to_y(rate) + 4], fill="#d62728")
+    if points:
+        draw.ellipse([right + 20, legend_y + 3, right + 28, legend_y + 11], fill="#d62728")
+        draw.text((right + 40, legend_y), "evaluation (95% CI)", fill="#d62728")
     return image
 
 

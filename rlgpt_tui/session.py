@@ -14,6 +14,7 @@ from typing import Any
 
 from rlgpt_tui.agents.base import AgentTeam
 from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.control import ControlPlane
 from rlgpt_tui.engine.engine import Engine, EngineResult, EngineSettings, run_task_chain
 from rlgpt_tui.engine.resume import ResumeState
 from rlgpt_tui.llm.client import LLMSettings
@@ -61,7 +62,8 @@ class Session:
         self.team = team
         self.chain = chain
         self.on_event: EventHandler = lambda event: None
-        self.engine = Engine(settings, team, self._record, resume=resume)
+        self.control = ControlPlane(settings.task)  # pause, stop, edits: every stage's
+        self.engine = Engine(settings, team, self._record, resume=resume, control=self.control)
 
     @property
     def label(self) -> str:
@@ -123,23 +125,27 @@ class Session:
         if summary.chain:
             session = cls(store, session_id, settings, team, chain=True)
             session.recorded = events
-            return session
-        return cls(store, session_id, settings, team, resume=ResumeState.from_events(events))
+        else:
+            resume = ResumeState.from_events(events)
+            session = cls(store, session_id, settings, team, resume=resume)
+        session.control.continue_numbering(events)
+        for event in events:  # RL-config edits are checked against the latest configs
+            if event["kind"] == "training_started" and event.get("rl_config"):
+                session.control.rl_bases[event["subaction"]] = event["rl_config"]
+        return session
 
     recorded: list[dict[str, Any]] | None = None  # a chain's events, when it is resumed
 
     def _use_engine(self, engine: Engine) -> None:
-        """A chain runs one engine per stage: controls and edits go to the current one."""
+        """A chain runs one engine per stage (all share the session's control plane)."""
         previous, self.engine = self.engine, engine
         engine.approver, engine.on_frame = previous.approver, previous.on_frame
-        if previous.stop_requested:
-            engine.stop()
-        elif previous.paused:
-            engine.pause()
 
-    def _record(self, event: ev.Event) -> None:
-        self.store.record(self.id, event)  # first the database, then the views
+    def _record(self, event: ev.Event) -> int:
+        """Record ``event`` (first the database, then the views); its sequence number."""
+        seq = self.store.record(self.id, event)
         self.on_event(event)
+        return seq
 
     def run(self, on_event: EventHandler | None = None) -> EngineResult | dict[str, Any]:
         """Run to the end (blocking); ``on_event`` sees each event after it is recorded."""
@@ -148,7 +154,12 @@ class Session:
         try:
             if self.chain:
                 summary = run_task_chain(
-                    self.settings, self.team, self._record, self.recorded, self._use_engine
+                    self.settings,
+                    self.team,
+                    self._record,
+                    self.recorded,
+                    self._use_engine,
+                    self.control,
                 )
                 if "stopped_at" in summary:
                     reason = summary["reason"]

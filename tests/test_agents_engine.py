@@ -11,6 +11,7 @@ from rlgpt_tui.agents.builtin import builtin_team
 from rlgpt_tui.agents.llm import LLMTeam
 from rlgpt_tui.cli import main
 from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.control import EditRefused
 from rlgpt_tui.engine.engine import Engine, EngineSettings
 from rlgpt_tui.llm.client import LLMClient, LLMError, LLMSettings
 from tests.llm_server import ScriptedLLMServer
@@ -131,7 +132,7 @@ def test_invalid_code_is_repaired_by_the_fast_agent(monkeypatch) -> None:
         team = llm_team(server, monkeypatch)
         events: list[ev.Event] = []
         Engine(small_settings(max_iterations=1), team, events.append).run()
-    failed = [e for e in events if isinstance(e, ev.ValidationFailed)]
+    failed = [e for e in events if isinstance(e, ev.CodeValidationFailed)]
     assert failed and "import of 'os' is not allowed" in failed[0].error
     written = [e for e in events if isinstance(e, ev.CodeWritten)]
     assert [w.attempt for w in written[:2]] == [0, 1]
@@ -274,9 +275,9 @@ def test_pause_then_human_plan_and_code_edits_take_effect_on_resume() -> None:
 
     events: list[ev.Event] = []
     engine = Engine(small_settings(max_iterations=1), builtin_team(), events.append)
-    engine.pause()
+    engine.control.pause()
     human_code = "# Human edit: the tech-tree routine\n" + template_code("collect_wood")
-    engine.edit_plan(
+    engine.control.edit_plan(
         Plan(
             subactions=[
                 SubAction(
@@ -288,7 +289,7 @@ def test_pause_then_human_plan_and_code_edits_take_effect_on_resume() -> None:
             ]
         )
     )
-    engine.edit_code("collect_wood", human_code)
+    engine.control.edit_code("collect_wood", human_code)
     worker = threading.Thread(target=engine.run)
     worker.start()
     wait_for(
@@ -298,7 +299,7 @@ def test_pause_then_human_plan_and_code_edits_take_effect_on_resume() -> None:
     )
     time.sleep(0.2)
     assert not any(isinstance(e, ev.PlanProposed) for e in events)  # held at the safe point
-    engine.resume()
+    engine.control.resume()
     worker.join(timeout=300)
     assert not worker.is_alive()
     plan = next(e for e in events if isinstance(e, ev.PlanProposed))
@@ -311,25 +312,30 @@ def test_pause_then_human_plan_and_code_edits_take_effect_on_resume() -> None:
     assert isinstance(events[-1], ev.SessionFinished) and events[-1].best_success >= 0.5
 
 
-def test_rl_config_edits_apply_at_the_next_training_and_bad_ones_are_reported() -> None:
+def test_rl_config_edits_are_checked_when_made_and_apply_at_the_next_training() -> None:
     events: list[ev.Event] = []
     engine = Engine(small_settings(max_iterations=1), builtin_team(), events.append)
-    engine.edit_rl_config("collect_wood", {"samples": 2048, "ppo": {"ent_coef": 0.05}})
+    # a bad edit is refused at once with a one-line reason; nothing is queued
+    bad = {"samples": -5, "ppo": {"gamma": "high"}}
+    with pytest.raises(EditRefused, match="samples: Input should be greater than or equal to 1"):
+        engine.control.edit_rl_config("collect_wood", bad)
+    with pytest.raises(EditRefused, match="unknown RLConfig field"):
+        engine.control.edit_rl_config("collect_wood", {"sampels": 10})
+    assert engine.control.pending() == []
+    refused = [e for e in events if isinstance(e, ev.EditRefused)]
+    assert [e.what for e in refused] == ["rl_config", "rl_config"]
+
+    engine.control.edit_rl_config("collect_wood", {"samples": 2048, "ppo": {"ent_coef": 0.05}})
     engine.run()
     started = next(e for e in events if isinstance(e, ev.TrainingStarted))
     assert started.config["samples"] == 2048 and started.config["ppo"]["ent_coef"] == 0.05
     assert started.config["ppo"]["n_steps"] == 64  # the rest of ppo kept
     edit = next(e for e in events if isinstance(e, ev.EditApplied))
     assert edit.what == "rl_config" and json.loads(edit.after)["samples"] == 2048
-
-    events.clear()
-    engine = Engine(small_settings(max_iterations=1), builtin_team(), events.append)
-    engine.edit_rl_config("collect_wood", {"samples": -5})
-    engine.run()
-    rejected = next(e for e in events if isinstance(e, ev.ValidationFailed))
-    assert rejected.error.startswith("RL config edit not used: samples")
-    started = next(e for e in events if isinstance(e, ev.TrainingStarted))
-    assert started.config["samples"] == 3000  # the agent's own budget, unchanged
+    assert edit.at == "start of iteration 0's training of collect_wood"
+    assert not any(isinstance(e, ev.CodeValidationFailed) for e in events)  # never "code"
+    with pytest.raises(EditRefused, match="the session ended"):  # after the end: refused
+        engine.control.edit_rl_config("collect_wood", {"samples": 4096})
 
 
 def test_vision_critic_gets_frames_and_the_record_keeps_no_image_data(monkeypatch) -> None:
@@ -389,3 +395,51 @@ def test_chained_coded_stages_share_what_they_remember() -> None:
     result = evaluate_chain(stages, "place_table", "craftax", episodes=16, seed=3)
     assert result["stage_reached"]["place_table"] >= 0.9  # the wood stage finished
     assert result["success_rate"] >= 0.8, result
+
+
+def test_code_edit_during_training_is_the_code_later_calls_run(tmp_path) -> None:
+    """A code edit made while PPO trains is swapped in between two rollouts: the recorded
+    per-version usage shows the new version's calls after it; a plan edit queued into the
+    last iteration ends discarded when the session ends."""
+    from rlgpt_tui.agents.builtin import template_code
+    from rlgpt_tui.agents.schemas import Plan
+    from rlgpt_tui.report import final_code
+    from rlgpt_tui.session import Session
+    from rlgpt_tui.store import SessionStore
+
+    store = SessionStore(tmp_path)
+    session = Session.create(store, tiny_settings(samples_per_iteration=4096))
+    edited = template_code("go_to_tree") + "\n# a person's version\n"
+    made: list[int] = []
+
+    def during_training(event: ev.Event) -> None:
+        if isinstance(event, ev.TrainingProgress) and event.iteration == 1 and not made:
+            made.append(session.control.edit_code("go_to_tree", edited).id)
+            plan = Plan.model_validate(LAST_PLAN)
+            made.append(session.control.edit_plan(plan).id)
+
+    session.run(during_training)
+    events = store.events(session.id)
+    applied = [e for e in events if e["kind"] == "edit_applied"]
+    assert [(e["edit_id"], e["what"], e["rollout"]) for e in applied] == [(made[0], "code", 1)]
+    version = applied[0]["version"]
+    row = next(r for r in store.rows("code_versions", session.id) if r["event_seq"] == version)
+    assert row["code"] == edited and row["source"] == "human" and row["iteration"] == 1
+    metrics = [r for r in store.rows("training_metrics", session.id) if r["iteration"] == 1]
+    usage = [json.loads(r["metrics"])["coded_actions"]["go_to_tree"]["versions"] for r in metrics]
+    assert str(version) not in usage[0]  # rollout 1 ran before the swap
+    assert usage[-1].get(str(version), 0) > usage[1].get(str(version), 0) > 0  # later calls
+    assert final_code(store, session.id)["go_to_tree"] == edited
+    discarded = [e for e in events if e["kind"] == "edit_discarded"]
+    assert [(e["edit_id"], e["what"]) for e in discarded] == [(made[1], "plan")]
+    assert "the session ended" in discarded[0]["reason"]
+    assert events.index(discarded[0]) < len(events) - 1  # recorded before session_finished
+    outcomes = {r["edit_id"]: r["outcome"] for r in store.rows("human_edits", session.id)}
+    assert outcomes == {made[0]: "applied", made[1]: "discarded"}
+
+
+LAST_PLAN = {
+    "subactions": [
+        {"name": "collect_wood", "description": "chop", "mode": "rl", "reason": "a person"}
+    ]
+}

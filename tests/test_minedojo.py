@@ -161,7 +161,7 @@ def test_the_engine_drives_minedojo_through_the_skill_api(tmp_path: Path, monkey
     go_to_tree = {"name": "go_to_tree", "description": "walk to a tree", "mode": "code"}
     chop = {"name": "collect_wood", "description": "chop", "mode": "rl"}
     chop["high_level_actions"] = ["go_to_tree"]
-    session.engine.edit_plan(Plan.model_validate({"subactions": [go_to_tree, chop]}))
+    session.control.edit_plan(Plan.model_validate({"subactions": [go_to_tree, chop]}))
     session.run()
     assert store.get(session.id).env == "minedojo" and store.get(session.id).status == "finished"
     verdicts = {v["subaction"]: v for v in store.rows("verdicts", session.id)}

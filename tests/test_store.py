@@ -143,12 +143,17 @@ def test_older_schema_migrates_and_keeps_its_sessions(tmp_path: Path) -> None:
     db["sessions"].insert(
         {"id": 1, "task": "collect_wood", "env": "craftax", "agent": "builtin", "status": "stopped"}
     )
+    db["human_edits"].insert(
+        {"session_id": 1, "event_seq": 7, "iteration": 0, "what": "plan", "target": ""}
+    )
     db.conn.commit()
     db.conn.close()
     store = SessionStore(tmp_path)
-    assert store.schema_version() == SCHEMA_VERSION == 2
+    assert store.schema_version() == SCHEMA_VERSION == 3
     assert store.get(1).task == "collect_wood" and store.get(1).status == "stopped"
     assert "owner_pid" in store.db["sessions"].columns_dict
+    edit = store.rows("human_edits", 1)[0]  # v3: an old edit was one that was applied
+    assert edit["outcome"] == "applied" and edit["edit_id"] is None
 
 
 OPEN_AFTER_SIGNAL = """
@@ -311,7 +316,7 @@ def test_chain_session_stopped_mid_chain_resumes_with_finished_stages_kept(tmp_p
 
     def stop_in_second_stage(event: ev.Event) -> None:
         if isinstance(event, ev.SessionStarted) and event.task == "place_table":
-            session.engine.stop()  # the second stage's engine, swapped in by the session
+            session.control.stop()  # the control plane every stage shares
 
     outcome = session.run(stop_in_second_stage)
     assert outcome["stopped_at"] == "place_table"
@@ -331,3 +336,17 @@ def test_chain_session_stopped_mid_chain_resumes_with_finished_stages_kept(tmp_p
     assert summary["training_samples"] >= first_stage["total_samples"]
     assert 0.0 <= summary["success_rate"] <= 1.0 and summary["episodes"] == 8
     assert store.get(session.id).status == "finished"
+
+
+def test_code_and_rl_config_validation_failures_touch_only_their_own_records(tmp_path) -> None:
+    store = SessionStore(tmp_path)
+    sid = store.create_session("collect_wood", "craftax", "builtin", {})
+    code = "def act(ctx):\n    yield 0\n"
+    store.record(sid, ev.CodeWritten(0, "builtin", subaction="collect_wood", code=code, attempt=0))
+    bad_rl = ev.RLConfigValidationFailed(0, "builtin", subaction="collect_wood", error="x")
+    store.record(sid, bad_rl)
+    assert [r["valid"] for r in store.rows("code_versions", sid)] == [1]  # an RL config's failure
+    store.record(
+        sid, ev.CodeValidationFailed(0, "builtin", subaction="collect_wood", error="y", attempt=0)
+    )
+    assert [(r["valid"], r["error"]) for r in store.rows("code_versions", sid)] == [(0, "y")]

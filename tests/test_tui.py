@@ -55,7 +55,7 @@ def test_live_session_fills_every_pane(tmp_path: Path) -> None:
             assert [v.subaction for v in screen.code_pane.versions] == ["go_to_tree"]
             assert screen.query_one(TrainingPane).points >= 2
             verdicts = screen.query_one(CriticPane).verdicts
-            assert {v["subaction"] for v in verdicts} == {"collect_wood", "go_to_tree"}
+            assert {v.subaction for v in verdicts} == {"collect_wood", "go_to_tree"}
             assert screen.query_one(AgentView).frames_shown >= 1
             header = str(screen.header.render())
             assert "builtin agent (no LLM)" in header and "finished" in header
@@ -133,7 +133,7 @@ def test_code_file_edited_on_disk_is_reloaded(tmp_path: Path) -> None:
             path.write_text("import os\n\ndef act(ctx):\n    yield Action.NOOP\n")
             await until(
                 pilot,
-                lambda: any("not used" in str(line.text) for line in screen.log_pane.lines),
+                lambda: any("refused" in str(line.text) for line in screen.log_pane.lines),
                 20,
                 "the invalid edit to be reported",
             )
@@ -141,7 +141,9 @@ def test_code_file_edited_on_disk_is_reloaded(tmp_path: Path) -> None:
             path.write_text(edited)
             await until(
                 pilot,
-                lambda: any("valid, used" in str(line.text) for line in screen.log_pane.lines),
+                lambda: any(
+                    "queued (saved on disk)" in line.text for line in screen.log_pane.lines
+                ),
                 20,
                 "the valid edit to be taken",
             )
@@ -159,7 +161,7 @@ def test_code_file_edited_on_disk_is_reloaded(tmp_path: Path) -> None:
 def test_open_and_resume_a_saved_session_then_replay_it(tmp_path: Path) -> None:
     store = SessionStore(tmp_path)
     session = Session.create(store, tiny_settings())
-    session.engine.stop()  # stopped at its first safe point: a saved, unfinished session
+    session.control.stop()  # stopped at its first safe point: a saved, unfinished session
     session.run()
     assert store.get(session.id).status == "stopped"
 
@@ -179,6 +181,10 @@ def test_open_and_resume_a_saved_session_then_replay_it(tmp_path: Path) -> None:
             await pilot.press("enter")  # finished: a read-only replay
             replay = await run_screen(pilot, app)
             assert not replay.live and replay.replay_events
+            assert replay.position == len(replay.replay_events)  # opens with every event shown
+            assert replay.query_one(TrainingPane).points >= 2
+            await pilot.press("home")
+            assert replay.position == 0 and replay.query_one(TrainingPane).points == 0
             await pilot.press("right", "right", "right")
             assert replay.position == 3
             await pilot.press("left")

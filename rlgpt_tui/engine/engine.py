@@ -7,8 +7,10 @@ proposes or revises the decomposition from the critic's verdicts and the task's 
 rate. It stops at the target success rate or at a budget (iterations, samples, tokens).
 
 The engine emits typed events, pauses at safe points (before each plan and each
-sub-action, and between PPO rollouts), and applies edits to the plan, code and RL
-configurations there. An optional ``approver`` sees each agent proposal before it is used.
+sub-action, and between PPO rollouts), and applies the human edits of its control plane
+(``engine/control.py``) there: a code edit reaches a running training between two
+rollouts (the coded action is swapped in the action table, same index, same policy).
+An optional ``approver`` sees each agent proposal before it is used.
 A run can continue a recorded one (``ResumeState``, rebuilt from its events): finished
 iterations are kept, the unfinished one reuses its plan and judged code, and cut-off
 training continues from its checkpoint.
@@ -18,7 +20,6 @@ It never imports Textual.
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -31,6 +32,13 @@ from rlgpt_tui.agents.base import AgentTeam, Execution, IterationFeedback
 from rlgpt_tui.agents.schemas import Plan, SubAction, Verdict
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.chain import StageSolution
+from rlgpt_tui.engine.control import (
+    ControlPlane,
+    Edit,
+    EditRefused,
+    StopRequested,
+    check_rl_changes,
+)
 from rlgpt_tui.engine.resume import ResumeState
 from rlgpt_tui.envs import make_world
 from rlgpt_tui.llm.client import LLMError
@@ -39,7 +47,7 @@ from rlgpt_tui.rl.train import build_env, evaluate, load_checkpoint, train
 from rlgpt_tui.skills.compose import compose_sources
 from rlgpt_tui.skills.episodes import run_one_call_each
 from rlgpt_tui.skills.pool import SandboxUnavailable
-from rlgpt_tui.skills.runtime import CodedAction
+from rlgpt_tui.skills.runtime import CodedAction, CodedActionLimits
 from rlgpt_tui.skills.sandbox import CodeValidationError
 from rlgpt_tui.tasks import get_task
 
@@ -79,10 +87,6 @@ class EngineResult:
     final_code: dict[str, str] = field(default_factory=dict)
 
 
-class StopRequested(Exception):
-    """Raised at a safe point after stop() was called."""
-
-
 class ProposalRejected(Exception):
     """Raised by an approver to reject an agent's proposal (a plan or code)."""
 
@@ -99,6 +103,7 @@ class Engine:
         team: AgentTeam,
         on_event: EventHandler,
         resume: ResumeState | None = None,
+        control: ControlPlane | None = None,
     ):
         self.settings = settings
         self.team = team
@@ -111,57 +116,17 @@ class Engine:
         client = getattr(team, "client", None)
         if client is not None:
             client.on_call = self._llm_called
-        self._running = threading.Event()
-        self._running.set()
-        self._stop = False
-        self._lock = threading.Lock()
-        self._plan_edit: Plan | None = None
-        self._code_edits: dict[str, str] = {}
-        self._rl_edits: dict[str, dict[str, Any]] = {}
+        # pause, stop and human edits; shared by every stage engine of a chain
+        self.control = control or ControlPlane(settings.task)
+        self.control.task = settings.task
+        self.control.attach(on_event, lambda: (self.iteration, self.team.label))
+        self.close_control_at_end = True  # a chain closes it after its last stage
+        self._total_before = 0  # the session's samples before the current training run
         self._tokens_before = resume.tokens if resume else 0
         self.iteration = 0
         self.code: dict[str, str] = {}
         self.solution: StageSolution | None = None  # the best iteration's policy or code
         self._candidate: StageSolution | None = None
-
-    # -- control (any thread) ---------------------------------------------------------------
-    def pause(self) -> None:
-        """Hold at the next safe point (a ``pausing`` event now, ``paused`` once held)."""
-        self._running.clear()
-        self._emit(ev.ControlChanged, state="pausing")
-
-    def resume(self) -> None:
-        self._running.set()
-        self._emit(ev.ControlChanged, state="resumed")
-
-    def stop(self) -> None:
-        self._stop = True
-        self._running.set()
-        self._emit(ev.ControlChanged, state="stopping")
-
-    def edit_plan(self, plan: Plan) -> None:
-        """Use ``plan`` instead of asking the slow agent, at the next safe point."""
-        with self._lock:
-            self._plan_edit = plan
-
-    def edit_code(self, subaction: str, code: str) -> None:
-        """Use ``code`` for ``subaction`` from the next safe point (validated first)."""
-        with self._lock:
-            self._code_edits[subaction] = code
-
-    def edit_rl_config(self, subaction: str, changes: dict[str, Any]) -> None:
-        """Override RLConfig fields (e.g. samples, ppo, observation) for ``subaction``'s
-        next training run; validated there, a bad edit is reported and not used."""
-        with self._lock:
-            self._rl_edits.setdefault(subaction, {}).update(changes)
-
-    @property
-    def paused(self) -> bool:
-        return not self._running.is_set()
-
-    @property
-    def stop_requested(self) -> bool:
-        return self._stop
 
     @property
     def tokens(self) -> int:
@@ -169,14 +134,11 @@ class Engine:
         return self._tokens_before + self.team.tokens
 
     def _safe_point(self) -> None:
-        if not self._running.is_set():
-            self._emit(ev.ControlChanged, state="paused")
-            self._running.wait()
-        if self._stop:
-            raise StopRequested
+        self.control.safe_point()
 
-    def _emit(self, kind: type[ev.Event], **data: Any) -> None:
-        self.on_event(kind(iteration=self.iteration, agent=self.team.label, **data))
+    def _emit(self, kind: type[ev.Event], **data: Any) -> Any:
+        """Send an event; returns what the handler returns (a store's sequence number)."""
+        return self.on_event(kind(iteration=self.iteration, agent=self.team.label, **data))
 
     def _llm_called(self, call) -> None:
         data = call.as_dict()
@@ -219,6 +181,7 @@ class Engine:
                     if budget <= 0:
                         reason = "sample budget spent"
                         break
+                    self._total_before = total
                     training = unfinished.training if unfinished else None
                     success, samples = self._inner_rl_loop(
                         task, learned[0], coded, budget, verdicts, training
@@ -252,6 +215,8 @@ class Engine:
         except (LLMError, SandboxUnavailable) as error:
             reason = f"error: {error}"
             self._emit(ev.EngineError, message=str(error))
+        if self.close_control_at_end:
+            self.control.close(f"the session ended ({reason}) before a safe point used it")
         self._emit(
             ev.SessionFinished,
             reason=reason,
@@ -265,13 +230,12 @@ class Engine:
         return checkpoint_folder(self.settings.artifacts_dir, iteration, subaction)
 
     def _next_plan(self, task, history) -> Plan:
-        with self._lock:
-            edited, self._plan_edit = self._plan_edit, None
-        if edited is not None:
-            edited = _drop_unknown_high_level_actions(edited)
+        edit = self.control.take("plan")
+        if edit is not None:
+            edited = _drop_unknown_high_level_actions(edit.payload.model_copy(deep=True))
             before = history[-1].plan.summary() if history else ""
-            self._emit(
-                ev.EditApplied, what="plan", target="", before=before, after=edited.summary()
+            self.control.applied(
+                edit, f"before iteration {self.iteration}'s plan", before, edited.summary()
             )
             self._emit(ev.PlanProposed, plan=edited.model_dump(), source="human")
             return edited
@@ -333,17 +297,9 @@ class Engine:
 
     def _code_for(self, task, sub: SubAction, attempt, previous, problem):
         """Validated code for ``sub``: a human edit if there is one, else the fast agent's."""
-        with self._lock:
-            human = self._code_edits.pop(sub.name, None)
-        if human is not None:
-            source, origin = human, "human"
-            self._emit(
-                ev.EditApplied,
-                what="code",
-                target=sub.name,
-                before=self.code.get(sub.name, ""),
-                after=human,
-            )
+        edit = self.control.take("code", sub.name)
+        if edit is not None:
+            source, origin = edit.payload, "human"
         else:
             try:
                 source = self.team.fast.write_code(task, sub, previous, problem)
@@ -353,16 +309,29 @@ class Engine:
                 if isinstance(error, ProposalRejected):
                     message = f"rejected by a person: {error}"
                 self._last_error = message
-                self._emit(ev.ValidationFailed, subaction=sub.name, error=message, attempt=attempt)
+                self._emit(
+                    ev.CodeValidationFailed, subaction=sub.name, error=message, attempt=attempt
+                )
                 return None, previous
             origin = "agent"
-        self._emit(ev.CodeWritten, subaction=sub.name, code=source, attempt=attempt, source=origin)
+        version = self._emit(
+            ev.CodeWritten, subaction=sub.name, code=source, attempt=attempt, source=origin
+        )
+        version = version if isinstance(version, int) else None
         try:
-            return CodedAction.from_source(sub.name, source, sub.description), source
+            action = CodedAction.from_source(sub.name, source, sub.description, version=version)
         except CodeValidationError as error:
             self._last_error = str(error)
-            self._emit(ev.ValidationFailed, subaction=sub.name, error=str(error), attempt=attempt)
+            self._emit(
+                ev.CodeValidationFailed, subaction=sub.name, error=str(error), attempt=attempt
+            )
+            if edit is not None:
+                self.control.refused(edit, str(error).splitlines()[0])
             return None, source
+        if edit is not None:
+            at = f"before iteration {self.iteration}'s code of {sub.name}"
+            self.control.applied(edit, at, self.code.get(sub.name, ""), source, version=version)
+        return action, source
 
     def _sample_runs(self, action: CodedAction) -> list[Execution]:
         """Run one call of ``action`` in each of a few fresh worlds; Views before and after."""
@@ -392,7 +361,12 @@ class Engine:
             return self._train_and_judge(task, sub, config, verdicts, checkpoints)
         answer = self.team.fast.write_rl(task, sub, list(coded))
         specs = [
-            CodedActionSpec(name=n, source=coded[n].source, description=coded[n].description)
+            CodedActionSpec(
+                name=n,
+                source=coded[n].source,
+                description=coded[n].description,
+                version=coded[n].version,
+            )
             for n in answer.high_level_actions
             if n in coded
         ]
@@ -419,7 +393,7 @@ class Engine:
                 RewardCode(config.reward_code)  # validate before training
         except (ValidationError, CodeValidationError) as error:
             self._emit(
-                ev.ValidationFailed, subaction=sub.name, error=str(error).splitlines()[0], attempt=0
+                ev.RLConfigValidationFailed, subaction=sub.name, error=str(error).splitlines()[0]
             )
             config = RLConfig(**base)
         config = self._apply_rl_edits(sub.name, config)
@@ -431,36 +405,25 @@ class Engine:
             rl_config=config.model_dump(mode="json"),
             checkpoint_dir=str(checkpoints) if checkpoints else None,
         )
+        self.control.rl_bases[sub.name] = config.model_dump(mode="json")
         return self._train_and_judge(task, sub, config, verdicts, checkpoints)
 
     def _apply_rl_edits(self, subaction: str, config: RLConfig) -> RLConfig:
-        with self._lock:
-            changes = self._rl_edits.pop(subaction, None)
-        if not changes:
+        edit = self.control.take("rl_config", subaction)
+        if edit is None:
             return config
-        merged = config.model_dump()
-        for key, value in changes.items():  # nested fields (ppo) are merged, not replaced
-            both_dicts = isinstance(value, dict) and isinstance(merged.get(key), dict)
-            merged[key] = merged[key] | value if both_dicts else value
+        changes = edit.payload
         try:
-            edited = RLConfig.model_validate(merged)
-        except ValidationError as error:
-            first = error.errors()[0]
-            where = ".".join(str(p) for p in first["loc"])
-            self._emit(
-                ev.ValidationFailed,
-                subaction=subaction,
-                error=f"RL config edit not used: {where}: {first['msg']}",
-                attempt=0,
-            )
+            edited = check_rl_changes(changes, config.model_dump())
+        except EditRefused as why:  # valid when made, not with this training's config
+            self.control.refused(edit, f"not valid with this training's configuration: {why}")
             return config
         old, new = config.model_dump(mode="json"), edited.model_dump(mode="json")
-        self._emit(
-            ev.EditApplied,
-            what="rl_config",
-            target=subaction,
-            before=json.dumps({k: old[k] for k in changes}),
-            after=json.dumps({k: new[k] for k in changes}),
+        self.control.applied(
+            edit,
+            f"start of iteration {self.iteration}'s training of {subaction}",
+            json.dumps({k: old[k] for k in changes}),
+            json.dumps({k: new[k] for k in changes}),
         )
         return edited
 
@@ -472,20 +435,31 @@ class Engine:
             model, done = saved
         env = build_env(config)
         last_frame = [0.0]
+        specs = {spec.name: spec for spec in config.coded_actions}  # edited ones replaced
+        rollouts = [0]
 
         def on_metrics(metrics: dict[str, Any]) -> None:
-            self._emit(ev.TrainingProgress, subaction=sub.name, metrics=metrics)
+            rollouts[0] += 1
+            self._emit(
+                ev.TrainingProgress,
+                subaction=sub.name,
+                metrics=metrics,
+                total_samples=self._total_before + metrics["samples"],
+            )
             now = time.monotonic()
             if self.on_frame is not None and now - last_frame[0] >= self.frame_interval:
                 last_frame[0] = now
                 self.on_frame(env.world.frame(0, 144))
             self._safe_point()  # between rollouts: pause here, or stop (checkpoint kept)
+            self._swap_edited_code(env, specs, rollouts[0], metrics["samples"])
 
         try:
             result = train(config, on_metrics=on_metrics, model=model, env=env, samples_done=done)
         finally:
             usage = env.coded_usage()
             env.close()  # worker processes, for out-of-process worlds
+        if any(specs[c.name] is not c for c in config.coded_actions):  # evaluate what ran last
+            config = config.model_copy(update={"coded_actions": list(specs.values())})
         evaluation = evaluate(
             config, result.model, episodes=s.eval_episodes, seed=10_000 + s.seed + self.iteration
         )
@@ -500,6 +474,37 @@ class Engine:
         verdicts[sub.name] = verdict
         self._candidate = StageSolution(task.name, model=result.model, config=config)
         return evaluation.success_rate, result.samples
+
+    def _swap_edited_code(
+        self, env, specs: dict[str, CodedActionSpec], rollout: int, samples: int
+    ) -> None:
+        """Between two PPO rollouts: human code edits of coded actions in this training's
+        action table replace them in place (the policy keeps its weights)."""
+        for edit in self.control.take_code_for(set(specs)):
+            self._swap_one(env, specs, edit, rollout, samples)
+
+    def _swap_one(self, env, specs, edit: Edit, rollout: int, samples: int) -> None:
+        name, old = edit.target, specs[edit.target]
+        try:  # checked when it was made; the dry run is checked again here
+            CodedAction.from_source(name, edit.payload, old.description)
+        except CodeValidationError as error:
+            self.control.refused(edit, str(error).splitlines()[0])
+            return
+        version = self._emit(
+            ev.CodeWritten, subaction=name, code=edit.payload, attempt=0, source="human"
+        )
+        version = version if isinstance(version, int) else None
+        limits = CodedActionLimits(max_steps=old.max_steps, seconds=old.seconds)
+        action = CodedAction.from_source(
+            name, edit.payload, old.description, limits, dry_run=False, version=version
+        )
+        env.replace_coded(name, action)
+        specs[name] = old.model_copy(update={"source": edit.payload, "version": version})
+        before, self.code[name] = self.code.get(name, old.source), edit.payload
+        at = f"between PPO rollouts {rollout} and {rollout + 1} of iteration {self.iteration}"
+        self.control.applied(
+            edit, at, before, edit.payload, rollout=rollout, samples=samples, version=version
+        )
 
     def _evaluate_code_only(self, task, plan: Plan, coded: dict[str, CodedAction]) -> float:
         parts = [(s.name, coded[s.name].source) for s in plan.coded() if s.name in coded]
@@ -543,6 +548,7 @@ def run_task_chain(
     on_event: EventHandler,
     recorded: list[dict[str, Any]] | None = None,
     on_stage: Callable[[Engine], None] | None = None,
+    control: ControlPlane | None = None,
 ) -> dict:
     """Long-horizon tasks: the planner's sub-tasks, each solved by the two loops, chained.
 
@@ -550,16 +556,25 @@ def run_task_chain(
     chained evaluation on the whole task (also emitted as an ``evaluation`` event). With
     ``recorded`` (a chain session's events) it continues that chain: finished stages keep
     their recorded solutions, the unfinished one resumes, the rest run as usual.
-    ``on_stage`` sees each stage's engine before it runs (to pause, stop or edit it).
+    ``on_stage`` sees each stage's engine before it runs; ``control`` (pause, stop, edits)
+    is shared by every stage and closed after the last one.
     """
+    task = get_task(settings.task)
+    control = control or ControlPlane(settings.task)
+    try:
+        return _run_stages(settings, team, on_event, recorded or [], on_stage, control, task)
+    finally:
+        control.close("the session ended before a safe point used it")
+
+
+def _run_stages(settings, team, on_event, recorded, on_stage, control, task) -> dict:
+    """The body of :func:`run_task_chain`."""
     from dataclasses import replace
     from functools import partial
 
     from rlgpt_tui.engine.chain import evaluate_chain
     from rlgpt_tui.engine.resume import finished, recorded_stage_solution, split_runs
 
-    task = get_task(settings.task)
-    recorded = recorded or []
     planned = [e for e in recorded if e["kind"] == "task_plan_proposed"]
     if planned:
         subtasks = planned[0]["subtasks"]
@@ -582,7 +597,8 @@ def run_task_chain(
             solution, samples = recorded_stage_solution(run, folder)
         else:
             resume = ResumeState.from_events(run) if run else None
-            engine = Engine(stage_settings, team, on_event, resume=resume)
+            engine = Engine(stage_settings, team, on_event, resume=resume, control=control)
+            engine.close_control_at_end = False
             if on_stage is not None:
                 on_stage(engine)
             result = engine.run()

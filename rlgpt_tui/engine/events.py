@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar
 
 
@@ -44,6 +44,8 @@ class PlanProposed(Event):
 
 @dataclass
 class CodeWritten(Event):
+    """A code version of a sub-action (its id is the store's sequence number)."""
+
     subaction: str
     code: str
     attempt: int
@@ -52,11 +54,23 @@ class CodeWritten(Event):
 
 
 @dataclass
-class ValidationFailed(Event):
+class CodeValidationFailed(Event):
+    """Code for a sub-action failed validation (marks that code version invalid)."""
+
     subaction: str
     error: str
     attempt: int
     kind: ClassVar[str] = "validation_failed"
+
+
+@dataclass
+class RLConfigValidationFailed(Event):
+    """An agent's RL configuration failed validation; the defaults were used instead.
+    (It never touches code versions.)"""
+
+    subaction: str
+    error: str
+    kind: ClassVar[str] = "rl_config_validation_failed"
 
 
 @dataclass
@@ -72,6 +86,7 @@ class TrainingStarted(Event):
 class TrainingProgress(Event):
     subaction: str
     metrics: dict[str, Any]
+    total_samples: int | None = None  # the session's samples so far, this run's included
     kind: ClassVar[str] = "training_progress"
 
 
@@ -114,12 +129,53 @@ class ControlChanged(Event):
 
 
 @dataclass
+class EditQueued(Event):
+    """A person's edit waits for the engine's next safe point."""
+
+    edit_id: int
+    what: str  # plan, code, rl_config
+    target: str
+    summary: str
+    origin: str = "app"  # app, file (saved in an editor), api
+    kind: ClassVar[str] = "edit_queued"
+
+
+@dataclass
 class EditApplied(Event):
+    """A person's edit is in use from ``at`` (rollout and samples: between PPO rollouts)."""
+
     what: str
     target: str
     before: str
     after: str
+    edit_id: int | None = None
+    at: str = ""
+    rollout: int | None = None
+    samples: int | None = None
+    version: int | None = None  # the code version it became
     kind: ClassVar[str] = "edit_applied"
+
+
+@dataclass
+class EditRefused(Event):
+    """A person's edit was not used: ``reason`` says why."""
+
+    edit_id: int
+    what: str
+    target: str
+    reason: str
+    kind: ClassVar[str] = "edit_refused"
+
+
+@dataclass
+class EditDiscarded(Event):
+    """A queued edit was never used: replaced by a newer one, or the session ended."""
+
+    edit_id: int
+    what: str
+    target: str
+    reason: str
+    kind: ClassVar[str] = "edit_discarded"
 
 
 @dataclass
@@ -179,5 +235,5 @@ EVENT_TYPES: dict[str, type[Event]] = {
 def event_from_dict(data: dict) -> Event:
     """Rebuild an event from ``Event.to_dict()`` output (extra keys such as ``seq`` ignored)."""
     cls = EVENT_TYPES[data["kind"]]
-    names = set(cls.__dataclass_fields__)
+    names = {f.name for f in fields(cls)}  # ClassVars (kind) are not fields
     return cls(**{k: v for k, v in data.items() if k in names})

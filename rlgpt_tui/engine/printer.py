@@ -38,8 +38,14 @@ class EventPrinter:
                     )
             case ev.CodeWritten():
                 c.print(f"  code for {event.subaction} (attempt {event.attempt}, {event.source})")
-            case ev.ValidationFailed():
-                c.print(f"  [red]rejected[/] {event.subaction}: {event.error}")
+            case ev.CodeValidationFailed():
+                c.print(f"  [red]code rejected[/] {event.subaction}: {event.error}")
+            case ev.RLConfigValidationFailed():
+                c.print(f"  [red]RL config rejected[/] {event.subaction}: {event.error}")
+            case ev.EditApplied():
+                c.print(f"  human edit of {event.what} {event.target} applied ({event.at})")
+            case ev.EditRefused() | ev.EditDiscarded():
+                c.print(f"  [red]human edit {event.kind[5:]}[/] {event.what}: {event.reason}")
             case ev.TrainingStarted():
                 coded = ", ".join(event.config["coded_actions"]) or "none"
                 c.print(

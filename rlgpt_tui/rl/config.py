@@ -37,6 +37,7 @@ class CodedActionSpec(BaseModel):
     description: str = ""
     max_steps: int = Field(64, ge=1, le=10_000)
     seconds: float = Field(0.5, gt=0, le=60)
+    version: int | None = None  # the store's code version id of ``source``
 
     @field_validator("name")
     @classmethod

@@ -48,6 +48,7 @@ def coded_actions_for(config: RLConfig) -> list[CodedAction]:
             spec.source,
             spec.description,
             CodedActionLimits(max_steps=spec.max_steps, seconds=spec.seconds),
+            version=spec.version,
         )
         for spec in config.coded_actions
     ]

@@ -128,5 +128,14 @@ def _v2(db: Database) -> None:
     db["sessions"].add_column("owner_host", str)
 
 
-MIGRATIONS: list[Callable[[Database], None]] = [_v1, _v2]
+def _v3(db: Database) -> None:
+    """Every human edit's outcome (applied, refused, discarded): where, why, which version."""
+    db["human_edits"].add_column("edit_id", int)
+    db["human_edits"].add_column("outcome", str)
+    db["human_edits"].add_column("detail", str)  # where it was applied, or why not
+    db["human_edits"].add_column("version", int)  # the code version it became
+    db.execute("UPDATE human_edits SET outcome = 'applied' WHERE outcome IS NULL")
+
+
+MIGRATIONS: list[Callable[[Database], None]] = [_v1, _v2, _v3]
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -382,7 +382,7 @@ class SessionStore:
                         "error": None,
                     }
                 )
-            case ev.ValidationFailed():
+            case ev.CodeValidationFailed():
                 db.execute(
                     "UPDATE code_versions SET valid = 0, error = ? WHERE event_seq = (SELECT "
                     "MAX(event_seq) FROM code_versions WHERE session_id = ? AND subaction = ?)",
@@ -412,6 +412,8 @@ class SessionStore:
                         "metrics": json.dumps(m),
                     }
                 )
+                if event.total_samples is not None:  # right in the list after a kill -9
+                    summary["total_samples"] = event.total_samples
             case ev.EvaluationDone():
                 db["evaluations"].insert(
                     base
@@ -422,6 +424,12 @@ class SessionStore:
                         "result": json.dumps(event.result),
                     }
                 )
+                rate = event.result.get("success_rate")
+                if rate is not None:
+                    previous = db.execute(
+                        "SELECT best_success FROM sessions WHERE id = ?", [session_id]
+                    ).fetchone()[0]
+                    summary["best_success"] = max(previous or 0.0, rate)
             case ev.VerdictGiven():
                 db["verdicts"].insert(
                     base
@@ -477,6 +485,24 @@ class SessionStore:
                         "target": event.target,
                         "before": event.before,
                         "after": event.after,
+                        "edit_id": event.edit_id,
+                        "outcome": "applied",
+                        "detail": event.at,
+                        "version": event.version,
+                    }
+                )
+            case ev.EditRefused() | ev.EditDiscarded():
+                db["human_edits"].insert(
+                    base
+                    | {
+                        "who": "human",
+                        "what": event.what,
+                        "target": event.target,
+                        "before": "",
+                        "after": "",
+                        "edit_id": event.edit_id,
+                        "outcome": "refused" if isinstance(event, ev.EditRefused) else "discarded",
+                        "detail": event.reason,
                     }
                 )
             case ev.SessionFinished():

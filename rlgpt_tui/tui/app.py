@@ -1,13 +1,18 @@
 """``rlgpt-tui``: the Textual app. Sessions browser, new-session form, live and replay panes.
 
-The engine never imports Textual: the app runs a Session (engine + store) in a thread
-worker and shows the events it records.
+The engine never imports Textual: the app runs a Session (engine + store) in a thread and
+shows the events it records. Each live session's run screen (and so its control plane) is
+held once, in ``live_runs``: escape leaves it running behind the browser, enter on it
+returns. Quitting asks every live run to stop at its next safe point and gives the terminal
+back at once; the process then waits for those safe points (saying so).
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -27,7 +32,10 @@ class RlgptApp(App):
 
     CSS_PATH = "app.tcss"
     TITLE = "rlgpt-tui"
-    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
+    BINDINGS = [
+        Binding("ctrl+q", "quit", "Quit", priority=True),
+        Binding("question_mark", "help", "Help"),
+    ]
 
     def __init__(
         self,
@@ -39,6 +47,7 @@ class RlgptApp(App):
         self.store = SessionStore(sessions_dir)
         self.initial_settings = settings
         self.approval = approval
+        self.live_runs: dict[int, RunScreen] = {}  # session id -> its live run screen
 
     def on_mount(self) -> None:
         self.push_screen(SessionsScreen(self.store))
@@ -46,10 +55,43 @@ class RlgptApp(App):
             self.start_session(self.initial_settings, approval=self.approval)
 
     def on_unmount(self) -> None:
-        """Let the worker threads end: stop running engines and the file watchers."""
-        for screen in self.screen_stack:
-            if isinstance(screen, RunScreen):
-                screen.shut_down()
+        """Let the threads end: stop running engines and the file watchers."""
+        for screen in list(self.live_runs.values()):
+            screen.shut_down()
+
+    def running(self) -> list[RunScreen]:
+        """Live runs whose engine has not ended."""
+        return [s for s in self.live_runs.values() if not s.ended]
+
+    async def action_quit(self) -> None:
+        """Stop live runs at their next safe point; the terminal comes back at once."""
+        for screen in self.running():
+            screen.control.stop()
+        self.exit()
+
+    def run(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().run(*args, **kwargs)
+        finally:
+            self.wait_for_runs()
+
+    def wait_for_runs(self) -> None:
+        """After the app closed: wait (saying so) for stopping runs to reach a safe point."""
+        for session_id, screen in self.live_runs.items():
+            thread = screen.engine_thread
+            if thread is not None and thread.is_alive():
+                print(
+                    f"rlgpt-tui: session {session_id} stops at its next safe point (resume it "
+                    f"with `rlgpt-tui resume {session_id}`)...",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                thread.join()
+
+    def action_help(self) -> None:
+        from rlgpt_tui.tui.screens.dialogs import HelpScreen
+
+        self.push_screen(HelpScreen())
 
     # -- what screens ask for -----------------------------------------------------------------
     def action_new_session(self) -> None:
@@ -99,7 +141,27 @@ class RlgptApp(App):
     def _show_live(self, session: Session, approval: bool) -> None:
         if isinstance(self.screen, NewSessionScreen):
             self.pop_screen()
-        self.push_screen(RunScreen(self.store, session=session, approval=approval))
+        screen = RunScreen(self.store, session=session, approval=approval)
+        self.live_runs[session.id] = screen
+        self.install_screen(screen, f"run-{session.id}")  # kept while the browser shows
+        self.push_screen(f"run-{session.id}")
+
+    def open_session(self, session_id: int) -> None:
+        """Return to a live run, resume an unfinished session, or replay a finished one."""
+        if session_id in self.live_runs:
+            self.push_screen(f"run-{session_id}")
+        elif self.store.get(session_id).status in ("interrupted", "stopped", "failed"):
+            self.resume_session(session_id)
+        else:
+            self.replay_session(session_id)
+
+    def close_run(self, screen: RunScreen) -> None:
+        """Leave a run screen for good (a replay, or a live run that ended)."""
+        self.pop_screen()
+        if self.live_runs.get(screen.session_id) is screen:
+            del self.live_runs[screen.session_id]
+            self.uninstall_screen(f"run-{screen.session_id}")
+            screen.remove()
 
     def resume_session(self, session_id: int) -> None:
         self._open_in_worker(

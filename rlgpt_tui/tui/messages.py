@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from textual.message import Message
 
+from rlgpt_tui.engine import events as ev
+
 
 class EngineEvent(Message):
-    """One engine event as a dict (``Event.to_dict()``, or a stored event when replaying)."""
+    """One engine event (typed), after the store recorded it."""
 
-    def __init__(self, event: dict[str, Any]) -> None:
+    def __init__(self, event: ev.Event) -> None:
         super().__init__()
         self.event = event
 
@@ -30,6 +30,14 @@ class SessionEnded(Message):
     def __init__(self, error: str | None = None) -> None:
         super().__init__()
         self.error = error
+
+
+class SearchRequested(Message):
+    """The person searched the log or critic pane for ``text``."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
 
 
 class CodeFileChanged(Message):

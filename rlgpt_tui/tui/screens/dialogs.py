@@ -1,4 +1,5 @@
-"""Modal dialogs: edit the plan, edit code, approve an agent proposal."""
+"""Modal dialogs: edit the plan, code or RL configuration, approve an agent proposal, the
+key help, and the search box. One escape closes any of them."""
 
 from __future__ import annotations
 
@@ -10,19 +11,19 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Label, Static, TextArea
+from textual.widgets import Button, Input, Label, Static, TextArea
 
 from rlgpt_tui.agents.schemas import Plan
-from rlgpt_tui.skills.runtime import CodedAction
-from rlgpt_tui.skills.sandbox import CodeValidationError
+from rlgpt_tui.engine.control import check_code, check_rl_changes
 
 
 class EditorDialog(ModalScreen):
     """A titled editor; ctrl+s checks the text with ``check`` and closes with its result."""
 
     BINDINGS = [
-        Binding("ctrl+s", "save", "Apply"),
-        Binding("escape", "cancel", "Cancel"),
+        Binding("ctrl+s", "save", "Apply", priority=True),
+        # priority: the code editor would otherwise take the first escape to leave focus
+        Binding("escape", "cancel", "Cancel", priority=True),
     ]
 
     def __init__(self, title: str, text: str, language: str | None) -> None:
@@ -97,10 +98,7 @@ class EditCodeDialog(EditorDialog):
         self.subaction = subaction
 
     def check(self, text: str) -> str:
-        try:
-            CodedAction.from_source(self.subaction, text)
-        except CodeValidationError as error:
-            raise ValueError(str(error)) from None
+        check_code(self.subaction, text)  # EditRefused is a ValueError: shown here
         return text
 
 
@@ -108,6 +106,7 @@ class EditRLConfigDialog(EditorDialog):
     """RLConfig fields to override for a learned sub-action's next training run."""
 
     def __init__(self, subaction: str, current: dict[str, Any]) -> None:
+        self.current = current  # the configuration the changes apply to
         shown = {
             k: current[k] for k in ("samples", "observation", "primitives", "ppo") if k in current
         }
@@ -119,17 +118,11 @@ class EditRLConfigDialog(EditorDialog):
         )
 
     def check(self, text: str) -> dict[str, Any]:
-        from rlgpt_tui.rl.config import RLConfig
-
         try:
             changes = json.loads(text)
         except json.JSONDecodeError as error:
             raise ValueError(f"not JSON: {error}") from None
-        if not isinstance(changes, dict):
-            raise ValueError("write a JSON object of RLConfig fields")
-        unknown = sorted(set(changes) - set(RLConfig.model_fields))
-        if unknown:
-            raise ValueError(f"unknown RLConfig field(s) {unknown}")
+        check_rl_changes(changes, self.current)  # the whole config must validate
         return changes
 
 
@@ -137,8 +130,8 @@ class ApproveDialog(ModalScreen[bool]):
     """Approval mode: shows an agent's proposal; y approves, n rejects."""
 
     BINDINGS = [
-        Binding("y", "answer(True)", "Approve"),
-        Binding("n", "answer(False)", "Reject"),
+        Binding("y", "answer(True)", "Approve", priority=True),
+        Binding("n", "answer(False)", "Reject", priority=True),
     ]
 
     def __init__(self, kind: str, target: str, text: str) -> None:
@@ -160,3 +153,66 @@ class ApproveDialog(ModalScreen[bool]):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "approve")
+
+
+KEYS = [
+    ("Sessions", ""),
+    ("n", "new session"),
+    ("enter", "open: resume an unfinished session, replay a finished one, return to a running one"),
+    ("r", "replay"),
+    ("f5", "refresh"),
+    ("q / ctrl+q", "quit (a running session stops at its next safe point)"),
+    ("Run", ""),
+    ("p", "pause / resume at the next safe point"),
+    ("s", "stop (the session can be resumed)"),
+    ("e", "edit the plan (JSON), used for the next iteration"),
+    ("t", "switch the selected sub-action between code and RL"),
+    ("c", "edit the selected code; used at the next safe point, between PPO rollouts too"),
+    ("r", "change the RL configuration of the next training run"),
+    ("a", "approval mode: ask before each agent plan or code is used"),
+    ("d", "diff of the selected code version to the previous one"),
+    ("/ and n", "search the log or critic pane (the focused one), next match"),
+    ("tab", "move between panes; arrows and page keys scroll"),
+    ("escape", "back to the sessions (a running session goes on; enter returns)"),
+    ("right / left / home / end", "replay: next, previous, first, last event"),
+    ("ctrl+p", "command palette"),
+    ("?", "this help"),
+]
+
+
+class HelpScreen(ModalScreen):
+    """Every key of the app."""
+
+    BINDINGS = [
+        Binding("escape", "dismiss", "Close", priority=True),
+        Binding("question_mark", "dismiss", "Close", priority=True),
+    ]
+
+    def compose(self) -> ComposeResult:
+        lines = []
+        for key, what in KEYS:
+            lines.append(f"\n[b]{key}[/b]" if not what else f"  [b]{key:<10}[/b] {what}")
+        with Vertical(classes="dialog", id="help"):
+            yield Label("Keys (escape or ? closes)", classes="dialog-title")
+            yield Static("\n".join(lines).lstrip(), id="help-text")
+
+
+class SearchDialog(ModalScreen[str | None]):
+    """A one-line search box; enter searches, escape closes."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", priority=True)]
+
+    def __init__(self, where: str) -> None:
+        super().__init__()
+        self.where = where
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="search"):
+            yield Label(f"Search the {self.where} (enter; then n for the next match)")
+            yield Input(placeholder="text", id="search-input")
+
+    def on_input_submitted(self, message: Input.Submitted) -> None:
+        self.dismiss(message.value or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,9 +1,12 @@
 """The run screen: live panes over a session's engine, or a read-only replay of its events.
 
-Live: the engine runs in a thread worker; its events arrive as messages after the store
-has recorded them, frames too. A second worker watches the session's code files, so an
-external editor's saves are validated and handed to the engine. Pause, stop and edits
-take effect at the engine's next safe point.
+Both begin by showing the session's recorded events (a resumed session shows its plan,
+code, curves, critic and log as they were), then a live run goes on with the engine's new
+events, which arrive as messages after the store has recorded them. The engine runs in a
+thread of its own, so escape goes back to the browser while it runs (enter returns), and
+quitting returns the terminal at once while the run stops at its next safe point. A
+second thread watches the session's code files: a save in any editor becomes an edit.
+Pause, stop and edits go to the session's control plane (``engine/control.py``).
 """
 
 from __future__ import annotations
@@ -21,10 +24,10 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from rlgpt_tui.agents.schemas import Plan
+from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.control import EditRefused
 from rlgpt_tui.engine.engine import ProposalRejected
 from rlgpt_tui.session import Session
-from rlgpt_tui.skills.runtime import CodedAction
-from rlgpt_tui.skills.sandbox import CodeValidationError
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.tui.messages import CodeFileChanged, EngineEvent, FrameReady, SessionEnded
 from rlgpt_tui.tui.screens.dialogs import (
@@ -32,6 +35,8 @@ from rlgpt_tui.tui.screens.dialogs import (
     EditCodeDialog,
     EditPlanDialog,
     EditRLConfigDialog,
+    HelpScreen,
+    SearchDialog,
 )
 from rlgpt_tui.tui.widgets.agent_view import AgentView
 from rlgpt_tui.tui.widgets.code import CodePane
@@ -39,10 +44,16 @@ from rlgpt_tui.tui.widgets.critic import CriticPane
 from rlgpt_tui.tui.widgets.header import SessionHeader
 from rlgpt_tui.tui.widgets.log import LogPane
 from rlgpt_tui.tui.widgets.plan import PlanPane
+from rlgpt_tui.tui.widgets.searchable import SearchableLog
 from rlgpt_tui.tui.widgets.training import TrainingPane
 
 LIVE_ONLY = {"pause", "stop", "edit_plan", "toggle_mode", "edit_code", "edit_rl", "approval"}
-REPLAY_ONLY = {"step", "step_all"}
+REPLAY_ONLY = {"step", "step_all", "step_first"}
+
+
+def typed_events(records: list[dict[str, Any]]) -> list[ev.Event]:
+    """Stored events as typed ones (kinds this version does not know are left out)."""
+    return [ev.event_from_dict(r) for r in records if r.get("kind") in ev.EVENT_TYPES]
 
 
 class _StopWhen:
@@ -67,9 +78,13 @@ class RunScreen(Screen):
         Binding("r", "edit_rl", "RL config"),
         Binding("d", "diff", "Diff"),
         Binding("a", "approval", "Approval"),
+        Binding("slash", "search", "Search"),
+        Binding("n", "next_match", "Next match", show=False),
+        Binding("question_mark", "help", "Help"),
         # replay only (disabled while live, so the keys reach the tables and editors)
         Binding("right", "step(1)", "Next event", priority=True),
         Binding("left", "step(-1)", "Previous", priority=True),
+        Binding("home", "step_first", "First", show=False, priority=True),
         Binding("end", "step_all", "All events", priority=True),
         Binding("escape", "back", "Sessions"),
     ]
@@ -88,8 +103,11 @@ class RunScreen(Screen):
         self.live = session is not None
         self.approval = approval
         self.ended = not self.live
-        self.replay_events: list[dict[str, Any]] = []
+        self.replay_events: list[ev.Event] = []
+        self.recorded = 0  # events shown from the store before the live ones
         self.position = 0
+        self.engine_thread: threading.Thread | None = None
+        self._search_pane: SearchableLog | None = None
         self._stop_watching = threading.Event()
         self._shutting_down = threading.Event()
 
@@ -112,15 +130,22 @@ class RunScreen(Screen):
         return True
 
     def on_mount(self) -> None:
+        self.header.live = self.live
+        self.header.approval = self.approval
+        recorded = typed_events(self.store.events(self.session_id))
+        self.recorded = len(recorded)
         if self.live:
+            self.show_all(recorded)  # a resumed session: its history first
             self.start()
         else:
-            self.replay_events = self.store.events(self.session_id)
-            self.log_pane.note(
-                f"replay of session {self.session_id}: {len(self.replay_events)} events "
-                "(right: next, left: previous, end: all)"
+            self.replay_events = recorded
+            self.show_all(recorded)
+            self.position = len(recorded)
+            self._replay_state()
+            self.log_pane.add(  # no time stamp: the others are the recorded times
+                f"replay of session {self.session_id}: {len(recorded)} events "
+                "(left/right: step, home: first, end: all)"
             )
-            self.header.freeze(0.0)
 
     # -- panes ------------------------------------------------------------------------------
     @property
@@ -139,14 +164,31 @@ class RunScreen(Screen):
     def log_pane(self) -> LogPane:
         return self.query_one(LogPane)
 
-    def show(self, event: dict[str, Any]) -> None:
+    @property
+    def training_pane(self) -> TrainingPane:
+        return self.query_one(TrainingPane)
+
+    def show(self, event: ev.Event) -> None:
         """Hand one event to every pane (the same path for live runs and replays)."""
         self.header.show(event)
         self.plan_pane.show(event)
         self.code_pane.show(event)
-        self.query_one(TrainingPane).show(event)
+        self.training_pane.show(event)
         self.query_one(CriticPane).show(event)
         self.log_pane.show(event)
+
+    def show_all(self, events: list[ev.Event]) -> None:
+        """Show many recorded events at once (the code viewer and the plot drawn once)."""
+        code = self.code_pane
+        code.batch = True
+        try:
+            for event in events:
+                self.show(event)
+        finally:
+            code.batch = False
+        if code.versions:
+            code.display_version(len(code.versions) - 1)
+        self.training_pane.redraw()
 
     @on(EngineEvent)
     def on_engine_event(self, message: EngineEvent) -> None:
@@ -159,15 +201,22 @@ class RunScreen(Screen):
     @on(SessionEnded)
     def on_session_ended(self, message: SessionEnded) -> None:
         self.ended = True
+        self.header.live = False
         self._stop_watching.set()
-        self.header.freeze()
+        self.header.refresh()
         if message.error:
             self.log_pane.note(f"ERROR: {message.error}")
             self.notify(message.error, severity="error", timeout=10)
-        else:
+        elif self.is_current:
             self.notify("session finished; escape: back to the sessions")
+        else:
+            self.notify(f"session {self.session_id} finished (enter on it shows it)")
 
     # -- the live run -----------------------------------------------------------------------
+    @property
+    def control(self):
+        return self.session.control
+
     def start(self) -> None:
         engine = self.session.engine
         engine.on_frame = lambda frame: self.post_message(FrameReady(frame))
@@ -176,8 +225,13 @@ class RunScreen(Screen):
             f"session {self.session.id} ({self.session.label}); approval mode "
             f"{'on' if self.approval else 'off'}; code files: {self.code_folder}"
         )
-        self.run_worker(self._run_engine, thread=True, name="engine")
-        self.run_worker(self._watch_code_files, thread=True, name="code-watcher")
+        # threads of our own: the app's exit does not wait for them (see RlgptApp.run)
+        self.engine_thread = threading.Thread(
+            target=self._run_engine, name=f"engine-{self.session_id}"
+        )
+        self.engine_thread.start()
+        watcher = threading.Thread(target=self._watch_code_files, daemon=True, name="watcher")
+        watcher.start()
 
     @property
     def code_folder(self) -> Path:
@@ -186,7 +240,7 @@ class RunScreen(Screen):
     def _run_engine(self) -> None:
         error = None
         try:
-            self.session.run(lambda event: self.post_message(EngineEvent(event.to_dict())))
+            self.session.run(lambda event: self.post_message(EngineEvent(event)))
         except Exception as failure:  # shown in the app; what was recorded stays recorded
             error = f"{type(failure).__name__}: {failure}".splitlines()[0]
         self.post_message(SessionEnded(error))
@@ -204,19 +258,18 @@ class RunScreen(Screen):
 
     @on(CodeFileChanged)
     def on_code_file_changed(self, message: CodeFileChanged) -> None:
-        if message.code == self.code_pane.latest(message.subaction):
-            return  # the engine's own write
-        try:
-            CodedAction.from_source(message.subaction, message.code)
-        except CodeValidationError as error:
-            self.log_pane.note(f"{message.subaction}.py changed on disk, not used: {error}")
-            self.notify(f"{message.subaction}.py: {error}", severity="error", timeout=8)
+        """A file saved in an editor: the same path as an edit in the app."""
+        if self.ended or message.code == self.code_pane.latest(message.subaction):
+            return  # the engine's own write, or nothing to use it
+        queued = [e.payload for e in self.control.pending() if e.target == message.subaction]
+        if message.code in queued:
             return
-        self.session.engine.edit_code(message.subaction, message.code)
-        self.log_pane.note(
-            f"{message.subaction}.py changed on disk: valid, used from the next safe point"
-        )
-        self.notify(f"reloaded {message.subaction}.py")
+        try:
+            self.control.edit_code(message.subaction, message.code, origin="file")
+        except EditRefused as error:
+            self.notify(f"{message.subaction}.py not used: {error}", severity="error", timeout=8)
+            return
+        self.notify(f"{message.subaction}.py: valid, used at the next safe point")
 
     def _approve(self, kind: str, target: str, proposal: Any) -> Any:
         """Engine thread: block until the person approves or rejects in a dialog."""
@@ -242,19 +295,18 @@ class RunScreen(Screen):
 
     # -- actions ----------------------------------------------------------------------------
     def action_pause(self) -> None:
-        engine = self.session.engine
-        if engine.paused:
-            engine.resume()
+        if self.control.paused:
+            self.control.resume()
         else:
-            engine.pause()
+            self.control.pause()
             self.notify("pausing at the next safe point")
 
     def action_stop(self) -> None:
-        self.session.engine.stop()
+        self.control.stop()
         self.notify("stopping at the next safe point (the session can be resumed)")
 
     def action_approval(self) -> None:
-        self.approval = not self.approval
+        self.approval = self.header.approval = not self.approval
         self.session.engine.approver = self._approve if self.approval else None
         self.notify(f"approval mode {'on' if self.approval else 'off'}")
 
@@ -268,8 +320,11 @@ class RunScreen(Screen):
     def _plan_edited(self, plan: Plan | None) -> None:
         if plan is None:
             return
-        self.session.engine.edit_plan(plan)
-        self.log_pane.note(f"plan edited: {plan.summary()} (used for the next iteration)")
+        try:
+            self.control.edit_plan(plan)
+        except EditRefused as error:
+            self.notify(f"plan edit not used: {error}", severity="error")
+            return
         self.notify("plan edit queued for the next iteration")
 
     def action_toggle_mode(self) -> None:
@@ -299,9 +354,12 @@ class RunScreen(Screen):
     def _code_edited(self, name: str, code: str | None) -> None:
         if code is None:
             return
-        self.session.engine.edit_code(name, code)
-        self.log_pane.note(f"code of {name} edited in the app (used from the next safe point)")
-        self.notify(f"code edit of {name} queued")
+        try:
+            self.control.edit_code(name, code)
+        except EditRefused as error:
+            self.notify(f"code edit of {name} not used: {error}", severity="error")
+            return
+        self.notify(f"code edit of {name} queued (used at the next safe point)")
 
     def action_edit_rl(self) -> None:
         """Override RLConfig fields of the selected (or first) learned sub-action."""
@@ -312,7 +370,7 @@ class RunScreen(Screen):
             return
         selected = self.plan_pane.selected_subaction()
         name = selected if selected in learned else learned[0]
-        current = self.query_one(TrainingPane).configs.get(name, {})
+        current = self.control.rl_base(name)
         self.app.push_screen(
             EditRLConfigDialog(name, current), lambda changes: self._rl_edited(name, changes)
         )
@@ -320,40 +378,67 @@ class RunScreen(Screen):
     def _rl_edited(self, name: str, changes: dict[str, Any] | None) -> None:
         if not changes:
             return
-        self.session.engine.edit_rl_config(name, changes)
-        self.log_pane.note(f"RL config of {name} edited: {json.dumps(changes)} (next training)")
-        self.notify(f"RL config edit of {name} queued")
+        try:
+            self.control.edit_rl_config(name, changes)
+        except EditRefused as error:
+            self.notify(f"RL config edit not used: {error}", severity="error")
+            return
+        self.notify(f"RL config edit of {name} queued for its next training")
 
     def action_diff(self) -> None:
         self.code_pane.toggle_diff()
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen())
+
+    def action_search(self) -> None:
+        focused = self.focused
+        pane = focused if isinstance(focused, SearchableLog) else self.log_pane
+        where = "critic" if isinstance(pane, CriticPane) else "log"
+
+        def found(text: str | None) -> None:
+            if text:
+                self._search_pane = pane
+                count = pane.search(text)
+                self.notify(
+                    f"{count} match{'es' if count != 1 else ''} for {text!r} in the {where}"
+                )
+
+        self.app.push_screen(SearchDialog(where), found)
+
+    def action_next_match(self) -> None:
+        if self._search_pane is not None:
+            self._search_pane.next_match()
 
     async def action_step(self, delta: int) -> None:
         target = max(0, min(len(self.replay_events), self.position + delta))
         if target < self.position:
             await self.recompose()  # replays cannot run backwards: rebuild, then re-apply
-            for event in self.replay_events[:target]:
-                self.show(event)
+            self.header.live = False
+            self.show_all(self.replay_events[:target])
         else:
             for event in self.replay_events[self.position : target]:
                 self.show(event)
+            self.training_pane.redraw()
         self.position = target
-        self._replay_clock()
+        self._replay_state()
+
+    async def action_step_first(self) -> None:
+        await self.action_step(-self.position)
 
     async def action_step_all(self) -> None:
         await self.action_step(len(self.replay_events) - self.position)
 
-    def _replay_clock(self) -> None:
-        if self.position and self.replay_events:
-            first = self.replay_events[0]["time"]
-            self.header.freeze(self.replay_events[self.position - 1]["time"] - first)
+    def _replay_state(self) -> None:
         self.header.state = f"replay: event {self.position}/{len(self.replay_events)}"
-        self.header.refresh_text()
 
     def action_back(self) -> None:
+        """Back to the sessions; a running session goes on (enter on it returns here)."""
         if self.live and not self.ended:
-            self.notify("the session is running: stop it (s) first", severity="warning")
+            self.app.pop_screen()  # installed by the app: kept, with its engine running
+            self.app.notify(f"session {self.session_id} goes on; enter on it returns to it")
             return
-        self.dismiss()
+        self.app.close_run(self)
 
     def on_unmount(self) -> None:
         self.shut_down()
@@ -363,4 +448,4 @@ class RunScreen(Screen):
         self._shutting_down.set()
         self._stop_watching.set()
         if self.live and not self.ended:
-            self.session.engine.stop()
+            self.control.stop()

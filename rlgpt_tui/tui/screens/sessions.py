@@ -11,11 +11,10 @@ from textual.widgets import DataTable, Footer, Static
 
 from rlgpt_tui.store import SessionStore
 
-RESUMABLE = ("interrupted", "stopped", "failed")
-
 
 class SessionsScreen(Screen):
-    """Enter resumes an unfinished session or replays a finished one; n starts a new one."""
+    """Enter resumes an unfinished session, replays a finished one, or returns to a running
+    one; n starts a new one. The list refreshes itself while a session runs."""
 
     BINDINGS = [
         Binding("n", "new", "New session"),
@@ -39,12 +38,18 @@ class SessionsScreen(Screen):
 
     def on_mount(self) -> None:
         self.action_reload()
+        self.set_interval(2.0, self._reload_while_running)
+
+    def _reload_while_running(self) -> None:
+        if self.is_current and getattr(self.app, "running", lambda: [])():
+            self.action_reload()
 
     def on_screen_resume(self) -> None:
         self.action_reload()
 
     def action_reload(self) -> None:
         table = self.query_one(DataTable)
+        selected = self.selected_id()
         table.clear()
         sessions = self.store.list_sessions()
         for s in sessions:
@@ -61,7 +66,12 @@ class SessionsScreen(Screen):
                 key=str(s.id),
             )
         hint = "n: new session" if not sessions else "enter: resume or replay, r: replay, n: new"
-        self.query_one("#sessions-hint", Static).update(hint)
+        running = [str(i) for i in getattr(self.app, "live_runs", {})]
+        if running:
+            hint += f"; enter on session {', '.join(running)} returns to it"
+        self.query_one("#sessions-hint", Static).update(hint + "; ?: help")
+        if selected is not None and str(selected) in table.rows:
+            table.move_cursor(row=table.get_row_index(str(selected)))
         table.focus()
 
     def selected_id(self) -> int | None:
@@ -75,12 +85,8 @@ class SessionsScreen(Screen):
 
     def action_open(self) -> None:
         session_id = self.selected_id()
-        if session_id is None:
-            return
-        if self.store.get(session_id).status in RESUMABLE:
-            self.app.resume_session(session_id)
-        else:
-            self.app.replay_session(session_id)
+        if session_id is not None:
+            self.app.open_session(session_id)
 
     def action_replay(self) -> None:
         session_id = self.selected_id()

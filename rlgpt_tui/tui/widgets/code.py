@@ -10,6 +10,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, TextArea
 
+from rlgpt_tui.engine import events as ev
+
 
 @dataclass
 class CodeVersion:
@@ -29,6 +31,7 @@ class CodePane(Vertical):
         self.border_title = "Code (fast agent)"
         self.versions: list[CodeVersion] = []
         self.show_diff = False
+        self.batch = False  # showing recorded events: the viewer is filled once, at the end
 
     def compose(self) -> ComposeResult:
         table = DataTable(id="code-versions", cursor_type="row", zebra_stripes=True)
@@ -43,36 +46,34 @@ class CodePane(Vertical):
                 return version.code
         return None
 
-    def show(self, event: dict[str, Any]) -> None:
+    def show(self, event: ev.Event) -> None:
         table = self.query_one(DataTable)
-        if event["kind"] == "code_written":
-            version = CodeVersion(
-                event["subaction"],
-                event["attempt"],
-                event["iteration"],
-                event["source"],
-                event["code"],
-            )
-            self.versions.append(version)
-            n = len(self.versions) - 1
-            who = "person" if version.source == "human" else event["agent"]
-            table.add_row(
-                str(n),
-                str(version.iteration),
-                version.subaction,
-                str(version.attempt),
-                who,
-                "yes",
-                key=str(n),
-            )
-            table.move_cursor(row=n)
-            self.display_version(n)
-        elif event["kind"] == "validation_failed":
-            for n in range(len(self.versions) - 1, -1, -1):
-                if self.versions[n].subaction == event["subaction"]:
-                    self.versions[n].error = event["error"]
-                    table.update_cell(str(n), table.ordered_columns[5].key, "no")
-                    break
+        match event:
+            case ev.CodeWritten():
+                version = CodeVersion(
+                    event.subaction, event.attempt, event.iteration, event.source, event.code
+                )
+                self.versions.append(version)
+                n = len(self.versions) - 1
+                who = "person" if version.source == "human" else event.agent
+                table.add_row(
+                    str(n),
+                    str(version.iteration),
+                    version.subaction,
+                    str(version.attempt),
+                    who,
+                    "yes",
+                    key=str(n),
+                )
+                table.move_cursor(row=n)
+                if not self.batch:
+                    self.display_version(n)
+            case ev.CodeValidationFailed():
+                for n in range(len(self.versions) - 1, -1, -1):
+                    if self.versions[n].subaction == event.subaction:
+                        self.versions[n].error = event.error
+                        table.update_cell(str(n), table.ordered_columns[5].key, "no")
+                        break
 
     def on_data_table_row_highlighted(self, message: DataTable.RowHighlighted) -> None:
         if message.data_table.id == "code-versions" and message.row_key.value is not None:

@@ -1,52 +1,93 @@
-"""LLM calls and log: every LLM request (role, tokens, latency) and notable engine events."""
+"""LLM calls and log: every LLM request (role, tokens, latency), edits and their outcomes,
+pauses and errors, each at the time it was recorded."""
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
-from textual.widgets import RichLog
+from rlgpt_tui.engine import events as ev
+from rlgpt_tui.tui.widgets.searchable import SearchableLog
+
+WHAT = {"plan": "the plan", "code": "code of", "rl_config": "RL config of"}
 
 
-class LogPane(RichLog):
+def describe_edit(what: str, target: str) -> str:
+    return f"{WHAT.get(what, what)} {target}".strip()
+
+
+class LogPane(SearchableLog):
     """A running log; LLM calls show role, model, tokens, latency and the answer's start."""
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(wrap=True, markup=False, **kwargs)
-        self.border_title = "LLM calls and log"
+        super().__init__("LLM calls and log", markup=False, **kwargs)
         self.llm_calls = 0
 
-    def note(self, text: str) -> None:
-        self.write(f"{time.strftime('%H:%M:%S')} {text}")
+    def note(self, text: str, when: float | None = None) -> None:
+        """A line stamped with ``when`` (an event's recorded time), or now."""
+        stamp = time.strftime("%H:%M:%S", time.localtime(when if when is not None else None))
+        self.add(f"{stamp} {text}")
 
-    def show(self, event: dict[str, Any]) -> None:
-        kind = event["kind"]
-        if kind == "llm_call":
-            self.llm_calls += 1
-            state = "ok" if event["ok"] else f"FAILED: {event['error']}"
-            answer = event["answer"].strip().replace("\n", " ")[:120]
-            self.note(
-                f"LLM {event['role']} ({event['model']}): {event['prompt_tokens']}+"
-                f"{event['completion_tokens']} tokens, {event['latency_s']:.2f} s, {state}: "
-                f"{answer}"
-            )
-        elif kind == "session_started":
-            self.note(f"session started: {event['task']} on {event['env']}, agent {event['agent']}")
-        elif kind == "session_resumed":
-            self.note(
-                f"resumed at iteration {event['iteration']} ({event['total_samples']:,} samples "
-                f"done, training checkpoint at {event['training_samples_done']:,})"
-            )
-        elif kind == "validation_failed":
-            self.note(f"code for {event['subaction']} rejected: {event['error']}")
-        elif kind == "error":
-            self.note(f"ERROR: {event['message']}")
-        elif kind == "control":
-            self.note(f"engine {event['state']}")
-        elif kind == "edit_applied":
-            self.note(f"human edit applied: {event['what']} {event['target']}".rstrip())
-        elif kind == "session_finished":
-            self.note(
-                f"finished: {event['reason']}; best success {event['best_success']:.2f}; "
-                f"{event['total_samples']:,} samples; {event['tokens']:,} tokens"
-            )
+    def show(self, event: ev.Event) -> None:
+        line = self.describe(event)
+        if line:
+            self.note(line, event.time)
+
+    def describe(self, event: ev.Event) -> str | None:
+        match event:
+            case ev.LLMCalled():
+                self.llm_calls += 1
+                state = "ok" if event.ok else f"FAILED: {event.error}"
+                answer = event.answer.strip().replace("\n", " ")[:120]
+                return (
+                    f"LLM {event.role} ({event.model}): {event.prompt_tokens}+"
+                    f"{event.completion_tokens} tokens, {event.latency_s:.2f} s, {state}: {answer}"
+                )
+            case ev.SessionStarted():
+                return f"session started: {event.task} on {event.env}, agent {event.agent}"
+            case ev.SessionResumed():
+                return (
+                    f"resumed at iteration {event.iteration} ({event.total_samples:,} samples "
+                    f"done, training checkpoint at {event.training_samples_done:,})"
+                )
+            case ev.CodeValidationFailed():
+                return f"code for {event.subaction} rejected: {event.error}"
+            case ev.RLConfigValidationFailed():
+                return f"RL config for {event.subaction} rejected (defaults used): {event.error}"
+            case ev.EngineError():
+                return f"ERROR: {event.message}"
+            case ev.ControlChanged():
+                return f"engine {event.state}"
+            case ev.EditQueued():
+                origin = {"file": "saved on disk", "app": "in the app"}.get(event.origin, "")
+                return (
+                    f"edit {event.edit_id} queued ({origin}): "
+                    f"{describe_edit(event.what, event.target)}, used at the next safe point"
+                )
+            case ev.EditApplied():
+                where = f" at {event.samples:,} samples" if event.samples is not None else ""
+                version = f"; code version {event.version}" if event.version else ""
+                if event.what == "rl_config":
+                    version = f": {json.loads(event.after) if event.after else ''}"
+                number = f"edit {event.edit_id}" if event.edit_id else "human edit"
+                return (
+                    f"{number} applied: {describe_edit(event.what, event.target)}, "
+                    f"{event.at or 'at a safe point'}{where}{version}"
+                )
+            case ev.EditRefused():
+                return (
+                    f"edit {event.edit_id} refused: {describe_edit(event.what, event.target)}: "
+                    f"{event.reason}"
+                )
+            case ev.EditDiscarded():
+                return (
+                    f"edit {event.edit_id} discarded: "
+                    f"{describe_edit(event.what, event.target)}: {event.reason}"
+                )
+            case ev.SessionFinished():
+                return (
+                    f"finished: {event.reason}; best success {event.best_success:.2f}; "
+                    f"{event.total_samples:,} samples; {event.tokens:,} tokens"
+                )
+        return None

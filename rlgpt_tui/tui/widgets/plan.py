@@ -8,6 +8,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
+from rlgpt_tui.engine import events as ev
+
 
 class PlanPane(Vertical):
     """A row per sub-action per iteration; the latest plan is kept for editing."""
@@ -22,7 +24,7 @@ class PlanPane(Vertical):
     def compose(self) -> ComposeResult:
         yield Static("no plan yet", id="plan-summary")
         table = DataTable(id="plan-table", cursor_type="row", zebra_stripes=True)
-        table.add_columns("iter", "sub-action", "mode", "high-level actions", "status")
+        table.add_columns("iter", "sub-action", "mode", "status", "high-level actions")
         yield table
 
     @property
@@ -37,44 +39,45 @@ class PlanPane(Vertical):
         row = table.get_row_at(table.cursor_row)
         return str(row[1]) if int(row[0]) == self.plan_iteration else None
 
-    def show(self, event: dict[str, Any]) -> None:
-        kind, i = event["kind"], event["iteration"]
-        if kind == "session_started":
-            self.stage_task = event["task"]
-        elif kind == "plan_proposed":
-            self.plan, self.plan_iteration = event["plan"], i
-            who = "a person" if event["source"] == "human" else event["agent"]
-            self.query_one("#plan-summary", Static).update(
-                f"iteration {i}: plan by {who} ({len(event['plan']['subactions'])} sub-actions)"
-            )
-            for sub in event["plan"]["subactions"]:
-                key = f"{self.stage_task}:{i}:{sub['name']}"
-                if key in self.table.rows:
-                    continue
-                self.table.add_row(
-                    str(i),
-                    sub["name"],
-                    sub["mode"],
-                    ", ".join(sub.get("high_level_actions") or []) or "-",
-                    "pending",
-                    key=key,
+    def show(self, event: ev.Event) -> None:
+        i = event.iteration
+        match event:
+            case ev.SessionStarted():
+                self.stage_task = event.task
+            case ev.PlanProposed():
+                self.plan, self.plan_iteration = event.plan, i
+                who = "a person" if event.source == "human" else event.agent
+                self.query_one("#plan-summary", Static).update(
+                    f"iteration {i}: plan by {who} ({len(event.plan['subactions'])} sub-actions)"
                 )
-            self.table.move_cursor(row=self.table.row_count - 1)
-        elif kind in ("code_written", "training_started", "verdict", "validation_failed"):
-            status = {
-                "code_written": "code written",
-                "training_started": "training",
-                "validation_failed": "code rejected",
-            }.get(kind)
-            if kind == "verdict":
-                status = "ok" if event["success"] else "failed"
-            self._set_status(i, event["subaction"], status)
-        elif kind == "task_plan_proposed":
-            self.query_one("#plan-summary", Static).update(
-                f"task plan for {event['task']}: {' -> '.join(event['subtasks'])}"
-            )
+                for sub in event.plan["subactions"]:
+                    key = f"{self.stage_task}:{i}:{sub['name']}"
+                    if key in self.table.rows:
+                        continue
+                    self.table.add_row(
+                        str(i),
+                        sub["name"],
+                        sub["mode"],
+                        "pending",
+                        ", ".join(sub.get("high_level_actions") or []) or "-",
+                        key=key,
+                    )
+                self.table.move_cursor(row=self.table.row_count - 1)
+            case ev.CodeWritten():
+                self._set_status(i, event.subaction, "code written")
+            case ev.CodeValidationFailed():
+                self._set_status(i, event.subaction, "code rejected")
+            case ev.TrainingStarted():
+                self._set_status(i, event.subaction, "training")
+            case ev.VerdictGiven():
+                self._set_status(i, event.subaction, "ok" if event.success else "failed")
+            case ev.TaskPlanProposed():
+                self.query_one("#plan-summary", Static).update(
+                    f"task plan for {event.task}: {' -> '.join(event.subtasks)}"
+                )
 
     def _set_status(self, iteration: int, subaction: str, status: str) -> None:
         key = f"{self.stage_task}:{iteration}:{subaction}"
         if key in self.table.rows:
-            self.table.update_cell(key, self.table.ordered_columns[4].key, status)
+            column = self.table.ordered_columns[3].key
+            self.table.update_cell(key, column, status, update_width=True)

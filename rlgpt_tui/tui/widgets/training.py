@@ -1,7 +1,9 @@
-"""Training pane: PPO curves (success rate, mean return) against samples, and fps."""
+"""Training pane: PPO's training success rate on one sample axis across iterations, with
+iteration markers and evaluation points (95% intervals), and the latest fps."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from textual.app import ComposeResult
@@ -9,54 +11,129 @@ from textual.containers import Vertical
 from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
+from rlgpt_tui.engine import events as ev
+from rlgpt_tui.ticks import nice_ticks, short_number
+
+
+@dataclass
+class Curve:
+    """One training run, on the session's sample axis."""
+
+    name: str
+    x: list[int] = field(default_factory=list)
+    success: list[float] = field(default_factory=list)
+
+
+@dataclass
+class EvalPoint:
+    x: int
+    rate: float
+    low: float
+    high: float
+
 
 class TrainingPane(Vertical):
-    """One curve per training run; the status line shows the latest fps and samples."""
+    """Curves of every training run, iteration markers, evaluation points; redrawn at most
+    twice a second."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.border_title = "Training (PPO)"
-        self.runs: dict[str, dict[str, list[float]]] = {}
+        self.curves: dict[str, Curve] = {}
+        self.evaluations: list[EvalPoint] = []
+        self.boundaries: list[int] = []  # samples where an iteration ended
         self.current = ""
         self.points = 0
         self.configs: dict[str, dict[str, Any]] = {}  # latest RLConfig per sub-action
+        self._base = 0  # the stage's samples before the current iteration
+        self._stage_offset = 0  # samples of earlier chain stages
+        self._dirty = False
 
     def compose(self) -> ComposeResult:
         yield Static("waiting for the first rollout", id="training-status")
         yield PlotextPlot(id="training-plot")
 
-    def show(self, event: dict[str, Any]) -> None:
-        kind = event["kind"]
-        if kind == "training_started":
-            self.current = f"it{event['iteration']} {event['subaction']}"
-            self.runs[self.current] = {"samples": [], "success": [], "return": []}
-            self.configs[event["subaction"]] = event.get("rl_config") or event["config"]
-            coded = ", ".join(event["config"].get("coded_actions") or []) or "none"
-            self.query_one("#training-status", Static).update(
-                f"{self.current}: {event['config']['samples']:,} samples, coded actions: {coded}"
-            )
-        elif kind == "training_progress" and self.current:
-            m = event["metrics"]
-            run = self.runs[self.current]
-            run["samples"].append(m["samples"])
-            run["success"].append(m["success_rate"] if m["success_rate"] is not None else 0.0)
-            run["return"].append(m["ep_return_mean"] if m["ep_return_mean"] is not None else 0.0)
-            self.points += 1
-            rate = "-" if m["success_rate"] is None else f"{m['success_rate']:.2f}"
-            self.query_one("#training-status", Static).update(
-                f"{self.current}: {m['samples']:,} samples  {m['fps']:,.0f} fps  "
-                f"train success {rate}  coded {m['coded_decision_share']:.0%} of decisions"
-            )
+    def on_mount(self) -> None:
+        self.set_interval(0.5, self._redraw_if_changed)
+
+    @property
+    def axis_end(self) -> int:
+        ends = [c.x[-1] for c in self.curves.values() if c.x] + self.boundaries
+        return max(ends + [p.x for p in self.evaluations], default=0)
+
+    def show(self, event: ev.Event) -> None:
+        status = self.query_one("#training-status", Static)
+        match event:
+            case ev.SessionStarted():  # a chain's next stage continues the axis
+                self._stage_offset, self._base = self.axis_end, 0
+            case ev.SessionResumed():
+                self._base = event.total_samples
+            case ev.TrainingStarted():
+                self.current = f"it{event.iteration} {event.subaction}"
+                self.curves[self.current] = Curve(self.current)
+                self.configs[event.subaction] = event.rl_config or event.config
+                coded = ", ".join(event.config.get("coded_actions") or []) or "none"
+                status.update(
+                    f"{self.current}: {event.config['samples']:,} samples, coded actions: {coded}"
+                )
+            case ev.TrainingProgress() if self.current:
+                m = event.metrics
+                total = event.total_samples
+                x = total if total is not None else self._base + int(m["samples"])
+                curve = self.curves[self.current]
+                curve.x.append(self._stage_offset + x)
+                curve.success.append(m["success_rate"] or 0.0)
+                self.points += 1
+                rate = "-" if m["success_rate"] is None else f"{m['success_rate']:.2f}"
+                status.update(
+                    f"{self.current}: {m['samples']:,} samples  {m['fps']:,.0f} fps  "
+                    f"train success {rate}  coded {m['coded_decision_share']:.0%} of decisions"
+                )
+                self._dirty = True
+            case ev.EvaluationDone():
+                r = event.result
+                if r.get("success_rate") is None:
+                    return
+                ci = r.get("ci95") or [r["success_rate"], r["success_rate"]]
+                x = self._stage_offset + self._base + int(r.get("training_samples") or 0)
+                self.evaluations.append(EvalPoint(x, r["success_rate"], ci[0], ci[1]))
+                self._dirty = True
+            case ev.IterationDone():
+                self._base = event.total_samples
+                self.boundaries.append(self._stage_offset + event.total_samples)
+                self._dirty = True
+
+    def _redraw_if_changed(self) -> None:
+        if self._dirty:
             self.redraw()
 
     def redraw(self) -> None:
+        self._dirty = False
         widget = self.query_one(PlotextPlot)
         plt = widget.plt
         plt.clear_data()
-        plt.title("training success rate (left) and mean return (right) vs samples")
-        plt.ylim(0, 1)
-        for name, run in self.runs.items():
-            if run["samples"]:
-                plt.plot(run["samples"], run["success"], label=f"{name} success")
-                plt.plot(run["samples"], run["return"], label="return", yside="right", marker="dot")
+        plt.clear_figure()
+        plt.title("success rate vs samples: training (lines), evaluation (+, 95% CI)")
+        plt.xlabel("samples (all iterations)")
+        plt.ylim(0, 1.05)
+        plt.yticks([0, 0.5, 1.0], ["0", ".5", "1"])  # three: they fit a pane at 100x30
+        end = self.axis_end
+        ticks = nice_ticks(end)
+        plt.xticks(ticks, [short_number(t) for t in ticks])
+        plt.xlim(0, max(ticks[-1], 1))
+        for x in self.boundaries:
+            plt.vline(x, "gray")
+        for curve in self.curves.values():
+            if curve.x:
+                plt.plot(curve.x, curve.success, label=curve.name)
+        for point in self.evaluations:
+            plt.plot([point.x, point.x], [point.low, point.high], color="red", marker="braille")
+        if self.evaluations:
+            plt.scatter(
+                [p.x for p in self.evaluations],
+                [p.rate for p in self.evaluations],
+                color="red",
+                marker="+",
+                label="evaluation",
+            )
         widget.refresh()

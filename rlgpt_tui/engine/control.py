@@ -1,0 +1,283 @@
+"""The control plane of a run: pause, stop, and the queues of human edits.
+
+One ``ControlPlane`` belongs to a run (a session, every stage of a chain) and is held once
+by whoever drives it (the app, a test). Any thread may pause, stop or queue an edit; the
+engine takes them at its safe points. Every edit ends in exactly one recorded outcome:
+
+- ``applied`` (where: before a plan, before a sub-action's code, between PPO rollouts),
+- ``refused`` (why: invalid code, an RL configuration that does not validate...),
+- ``discarded`` (why: replaced by a newer edit, or the session ended first).
+
+Edits are checked when they are made where that can be known at once (code is parsed,
+allow-listed and dry-run; RL-configuration changes are validated against the sub-action's
+current configuration), so a bad edit is refused before it is queued.
+It never imports Textual.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from rlgpt_tui.agents.schemas import Plan
+from rlgpt_tui.engine import events as ev
+
+EventSink = Callable[[ev.Event], Any]
+
+
+class StopRequested(Exception):
+    """Raised at a safe point after stop() was called."""
+
+
+class EditRefused(ValueError):
+    """An edit that cannot be used; the message is one line saying why."""
+
+
+@dataclass
+class Edit:
+    """One human edit waiting for a safe point."""
+
+    id: int
+    what: str  # plan, code, rl_config
+    target: str  # the sub-action ('' for the plan)
+    payload: Any  # Plan, code (str) or RLConfig changes (dict)
+    origin: str  # app, file, api
+
+    @property
+    def summary(self) -> str:
+        if self.what == "plan":
+            return self.payload.summary()
+        if self.what == "rl_config":
+            return json.dumps(self.payload)
+        return f"{len(self.payload.splitlines())} lines"
+
+
+def check_code(subaction: str, code: str) -> None:
+    """Validate code for ``subaction`` as agent code is; raise EditRefused with the error."""
+    from rlgpt_tui.skills.runtime import CodedAction
+    from rlgpt_tui.skills.sandbox import CodeValidationError
+
+    try:
+        CodedAction.from_source(subaction, code)
+    except CodeValidationError as error:
+        raise EditRefused(str(error).splitlines()[0]) from None
+
+
+def merge_rl_changes(base: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
+    """``base`` with ``changes`` on top; nested fields (ppo) are merged, not replaced."""
+    merged = dict(base)
+    for key, value in changes.items():
+        both_dicts = isinstance(value, dict) and isinstance(merged.get(key), dict)
+        merged[key] = merged[key] | value if both_dicts else value
+    return merged
+
+
+def check_rl_changes(changes: Any, base: dict[str, Any]):
+    """The RLConfig that ``changes`` make of ``base``; raise EditRefused (one line) if none."""
+    from rlgpt_tui.rl.config import RLConfig
+
+    if not isinstance(changes, dict) or not changes:
+        raise EditRefused('write a JSON object of RLConfig fields, e.g. {"samples": 50000}')
+    unknown = sorted(set(changes) - set(RLConfig.model_fields))
+    if unknown:
+        raise EditRefused(f"unknown RLConfig field(s) {', '.join(unknown)}")
+    try:
+        return RLConfig.model_validate(merge_rl_changes(base, changes))
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "config"
+        raise EditRefused(f"{where}: {first['msg']}") from None
+
+
+class ControlPlane:
+    """Pause, stop and human edits of one run; thread-safe; records every outcome."""
+
+    def __init__(self, task: str = "") -> None:
+        self.task = task  # the run's task, the base of RL-config edits not yet trained
+        self._running = threading.Event()
+        self._running.set()
+        self._stop = False
+        self._closed = ""  # why no more edits are taken ('' while open)
+        self._lock = threading.RLock()
+        self._pending: list[Edit] = []
+        self._next_id = 1
+        self._sink: EventSink = lambda event: None
+        self._where: Callable[[], tuple[int, str]] = lambda: (0, "")
+        self.rl_bases: dict[str, dict[str, Any]] = {}  # latest RLConfig per learned sub-action
+
+    def continue_numbering(self, recorded: list[dict[str, Any]]) -> None:
+        """Number new edits after those of a recorded session's events (on resume)."""
+        ids = [e["edit_id"] for e in recorded if e.get("edit_id") is not None]
+        self._next_id = max(ids, default=0) + 1
+
+    def attach(self, sink: EventSink, where: Callable[[], tuple[int, str]]) -> None:
+        """Send outcome events to ``sink``; ``where()`` gives (iteration, agent) for them."""
+        self._sink, self._where = sink, where
+
+    def _emit(self, kind: type[ev.Event], **data: Any) -> Any:
+        iteration, agent = self._where()
+        return self._sink(kind(iteration=iteration, agent=agent, **data))
+
+    # -- pause and stop ---------------------------------------------------------------------
+    def pause(self) -> None:
+        """Hold at the next safe point (a ``pausing`` event now, ``paused`` once held)."""
+        self._running.clear()
+        self._emit(ev.ControlChanged, state="pausing")
+
+    def resume(self) -> None:
+        self._running.set()
+        self._emit(ev.ControlChanged, state="resumed")
+
+    def stop(self) -> None:
+        """End at the next safe point (the session stays resumable); once."""
+        if self._stop:
+            return
+        self._stop = True
+        self._running.set()
+        self._emit(ev.ControlChanged, state="stopping")
+
+    @property
+    def paused(self) -> bool:
+        return not self._running.is_set()
+
+    @property
+    def stop_requested(self) -> bool:
+        return self._stop
+
+    def safe_point(self) -> None:
+        """Engine thread: wait while paused; raise StopRequested after stop()."""
+        if not self._running.is_set():
+            self._emit(ev.ControlChanged, state="paused")
+            self._running.wait()
+        if self._stop:
+            raise StopRequested
+
+    # -- making edits (any thread) -------------------------------------------------------------
+    def edit_plan(self, plan: Plan, origin: str = "app") -> Edit:
+        """Use ``plan`` instead of asking the slow agent, for the next iteration."""
+        try:
+            self._check_open()
+        except EditRefused as why:
+            self._refuse_now("plan", "", str(why), origin)
+            raise
+        return self._queue("plan", "", plan, origin)
+
+    def edit_code(self, subaction: str, code: str, origin: str = "app") -> Edit:
+        """Use ``code`` for ``subaction`` from the next safe point (also between PPO
+        rollouts). Invalid code is refused at once (recorded, EditRefused raised)."""
+        try:
+            self._check_open()
+            check_code(subaction, code)
+        except EditRefused as why:
+            self._refuse_now("code", subaction, str(why), origin)
+            raise
+        return self._queue("code", subaction, code, origin)
+
+    def rl_base(self, subaction: str) -> dict[str, Any]:
+        """The configuration an RL edit of ``subaction`` changes (its latest, or defaults)."""
+        return self.rl_bases.get(subaction) or {"task": self.task or "collect_wood"}
+
+    def edit_rl_config(self, subaction: str, changes: dict[str, Any], origin: str = "app") -> Edit:
+        """Override RLConfig fields for ``subaction``'s next training run. Validated now
+        against its current configuration: a bad edit is refused (EditRefused), not queued.
+        A second edit before that training merges into the first."""
+        try:
+            self._check_open()
+            check_rl_changes(changes, self.rl_base(subaction))
+        except EditRefused as why:
+            self._refuse_now("rl_config", subaction, str(why), origin)
+            raise
+        with self._lock:
+            earlier = [e for e in self._pending if e.what == "rl_config" and e.target == subaction]
+            merged = merge_rl_changes(earlier[-1].payload, changes) if earlier else changes
+            return self._queue("rl_config", subaction, merged, origin)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise EditRefused(self._closed)
+
+    def _refuse_now(self, what: str, target: str, why: str, origin: str) -> None:
+        with self._lock:
+            edit_id, self._next_id = self._next_id, self._next_id + 1
+        self._emit(ev.EditRefused, edit_id=edit_id, what=what, target=target, reason=why)
+
+    def _queue(self, what: str, target: str, payload: Any, origin: str) -> Edit:
+        with self._lock:
+            self._check_open()
+            edit = Edit(self._next_id, what, target, payload, origin)
+            self._next_id += 1
+            replaced = [e for e in self._pending if e.what == what and e.target == target]
+            self._pending = [e for e in self._pending if e not in replaced]
+            self._pending.append(edit)
+            for old in replaced:
+                self._end(ev.EditDiscarded, old, reason=f"replaced by edit {edit.id}")
+            self._emit(
+                ev.EditQueued,
+                edit_id=edit.id,
+                what=what,
+                target=target,
+                summary=edit.summary,
+                origin=origin,
+            )
+        return edit
+
+    # -- taking edits (engine thread) -----------------------------------------------------------
+    def pending(self) -> list[Edit]:
+        with self._lock:
+            return list(self._pending)
+
+    def take(self, what: str, target: str = "") -> Edit | None:
+        """The pending edit of ``what`` for ``target``, removed from the queue."""
+        with self._lock:
+            for edit in self._pending:
+                if edit.what == what and edit.target == target:
+                    self._pending.remove(edit)
+                    return edit
+        return None
+
+    def take_code_for(self, names: set[str] | list[str]) -> list[Edit]:
+        """Pending code edits of any of ``names``, removed from the queue."""
+        with self._lock:
+            taken = [e for e in self._pending if e.what == "code" and e.target in names]
+            self._pending = [e for e in self._pending if e not in taken]
+        return taken
+
+    def applied(
+        self,
+        edit: Edit,
+        at: str,
+        before: str,
+        after: str,
+        rollout: int | None = None,
+        samples: int | None = None,
+        version: int | None = None,
+    ) -> None:
+        self._end(
+            ev.EditApplied,
+            edit,
+            before=before,
+            after=after,
+            at=at,
+            rollout=rollout,
+            samples=samples,
+            version=version,
+        )
+
+    def refused(self, edit: Edit, why: str) -> None:
+        self._end(ev.EditRefused, edit, reason=why)
+
+    def close(self, why: str) -> None:
+        """The run ended: pending edits are discarded with ``why``; new ones are refused."""
+        with self._lock:
+            self._closed = why
+            left, self._pending = self._pending, []
+        for edit in left:
+            self._end(ev.EditDiscarded, edit, reason=why)
+
+    def _end(self, kind: type[ev.Event], edit: Edit, **data: Any) -> None:
+        self._emit(kind, edit_id=edit.id, what=edit.what, target=edit.target, **data)
