@@ -116,7 +116,22 @@ def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str
             "",
             f"{len(calls)} calls, {tokens:,} tokens, mean latency {latency:.2f} s "
             f"(model {calls[0]['model']}).",
+            "",
+            "| role | calls | answers valid | invalid | repair requests | failed calls | "
+            "structured output |",
+            "| --- | --- | --- | --- | --- | --- | --- |",
         ]
+        for role in sorted({c["role"] for c in calls}):
+            mine = [c for c in calls if c["role"] == role]
+            valid = sum(1 for c in mine if c.get("validated") == 1)
+            invalid = sum(1 for c in mine if c.get("validated") == 0)
+            repairs = sum(1 for c in mine if (c.get("repair_round") or 0) > 0)
+            failed = sum(1 for c in mine if not c["ok"])
+            modes = sorted({c.get("mode") or "plain" for c in mine if c["ok"]})
+            lines.append(
+                f"| {role} | {len(mine)} | {valid} | {invalid} | {repairs} | {failed} | "
+                f"{', '.join(modes) or '-'} |"
+            )
     if assets:
         lines += ["", "## Learning curves and an evaluation episode", ""]
         for name, path in assets.items():

@@ -146,9 +146,10 @@ def test_older_schema_migrates_and_keeps_its_sessions(tmp_path: Path) -> None:
     db.conn.commit()
     db.conn.close()
     store = SessionStore(tmp_path)
-    assert store.schema_version() == SCHEMA_VERSION == 2
+    assert store.schema_version() == SCHEMA_VERSION == 3
     assert store.get(1).task == "collect_wood" and store.get(1).status == "stopped"
     assert "owner_pid" in store.db["sessions"].columns_dict
+    assert {"validated", "repair_round", "mode"} <= set(store.db["llm_calls"].columns_dict)
 
 
 OPEN_AFTER_SIGNAL = """

@@ -128,5 +128,13 @@ def _v2(db: Database) -> None:
     db["sessions"].add_column("owner_host", str)
 
 
-MIGRATIONS: list[Callable[[Database], None]] = [_v1, _v2]
+def _v3(db: Database) -> None:
+    """Each LLM call says whether its answer validated, which repair round it was, and
+    whether the schema went as response_format (``mode``: json_schema or plain)."""
+    db["llm_calls"].add_column("validated", int)
+    db["llm_calls"].add_column("repair_round", int)
+    db["llm_calls"].add_column("mode", str)
+
+
+MIGRATIONS: list[Callable[[Database], None]] = [_v1, _v2, _v3]
 SCHEMA_VERSION = len(MIGRATIONS)
