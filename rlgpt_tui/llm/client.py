@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from rlgpt_tui.text import json_depth, safe_text
+from rlgpt_tui.text import json_depth, safe_data, safe_text
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -624,7 +624,7 @@ class LLMClient:
             if self.mode is None:
                 self.mode = mode  # the endpoint took response_format: remember it
             try:
-                data = extract_json(text)
+                data = safe_data(extract_json(text))  # JSON escapes may hold lone surrogates
                 if _is_echoed_schema(data):
                     raise ValueError(
                         "the answer is the JSON Schema itself, not an answer: fill in values"
@@ -720,15 +720,20 @@ def _without_images(message: dict[str, Any]) -> dict[str, Any]:
 
 
 def _short_error(error: Exception) -> str:
+    """The first few problems of an answer, one line (what a repair prompt quotes)."""
     if isinstance(error, ValidationError):
-        first = error.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "answer"
-        message = first["msg"].removeprefix("Value error, ")
-        if first["type"] == "extra_forbidden":
-            message = "this key is not allowed"
-        elif first["type"] == "missing":
-            message = "this key is missing"
-        return safe_text(f"{where}: {message}", 300)
+        problems = []
+        ordered = sorted(error.errors(), key=lambda e: e["type"] != "extra_forbidden")
+        for item in ordered[:3]:
+            where = ".".join(str(p) for p in item["loc"]) or "answer"
+            message = item["msg"].removeprefix("Value error, ")
+            if item["type"] == "extra_forbidden":
+                message = "this key is not allowed"
+            elif item["type"] == "missing":
+                message = "this key is missing"
+            problems.append(f"{where}: {message}")
+        more = error.error_count() - len(problems)
+        return safe_text("; ".join(problems) + (f" (+{more} more)" if more > 0 else ""), 400)
     return safe_text(str(error), 300)
 
 
