@@ -83,6 +83,20 @@ def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str
             hl = f"; high-level actions: {', '.join(extra)}" if extra else ""
             lines.append(f"- `{sub['name']}` — {sub['mode']}: {sub.get('reason', '')}{hl}")
         lines.append("")
+    started = [e for e in store.events(session_id) if e["kind"] == "training_started"]
+    if started:
+        lines += ["## Coded actions in PPO's action space", ""]
+        for e in started:
+            config = e["config"]
+            coded = ", ".join(config.get("coded_actions") or []) or "none"
+            planned = config.get("plan_high_level_actions")
+            plan = f" (the plan's: {', '.join(planned) or 'none'})" if planned is not None else ""
+            note = config.get("high_level_actions_note")
+            lines.append(
+                f"- iteration {e['iteration']}, `{e['subaction']}`: {coded}{plan}"
+                + (f"; {note}" if note else "")
+            )
+        lines.append("")
     lines += ["## Evaluations", "", "| iteration | subject | success (95% CI) | episodes |"]
     lines.append("|---|---|---|---|")
     for row in store.rows("evaluations", session_id):

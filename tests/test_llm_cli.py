@@ -167,6 +167,7 @@ def test_fast_answers_that_always_fail_never_end_the_session(sessions_dir, capsy
     assert run_cli(["sessions", "show", str(session.id)]) == 0
     report = capsys.readouterr().out
     assert "| fast |" in report and "answers valid" in report
+    assert "`collect_wood`: none (the plan's: go_to_tree); left out (no valid code)" in report
 
 
 HOSTILE_PLAN = {
