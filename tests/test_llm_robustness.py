@@ -230,3 +230,17 @@ def test_missing_binary_or_odd_llm_config_files_are_errors(tmp_path) -> None:
 
 def test_verdict_ok_is_a_valid_answer() -> None:
     VerdictAnswer.model_validate(VERDICT_OK)
+
+
+def test_free_comments_may_be_left_out_but_an_rl_sub_action_names_its_actions() -> None:
+    from pydantic import ValidationError
+
+    code = {"name": "go_to_grass", "description": "walk to grass", "mode": "code"}
+    rl = {"name": "collect_sapling", "description": "search grass", "mode": "rl"}
+    plan = PlanAnswer.model_validate({"subactions": [code, rl | {"high_level_actions": []}]})
+    assert plan.notes == "" and plan.subactions[0].high_level_actions == []
+    with pytest.raises(ValidationError, match="high_level_actions is required for an rl"):
+        PlanAnswer.model_validate({"subactions": [code, rl]})
+    VerdictAnswer.model_validate({"success": True, "reason": "it works"})
+    with pytest.raises(ValidationError):
+        VerdictAnswer.model_validate({"success": True, "reason": ""})

@@ -3,8 +3,10 @@
 Two layers. ``SubAction``, ``Plan``, ``RLAnswer``, ``Verdict`` and ``TaskPlan`` are what the
 engine uses; the builtin agent and people (plan edits) build them, with defaults where a
 default is harmless. What an LLM must answer is the stricter ``...Answer`` subclass: every
-key the role must decide is required (optional values are ``null``, never absent), unknown
-keys are refused, so an empty object or an echoed JSON Schema never passes as an answer.
+key the role must decide is required (optional values are ``null``, never absent); only free
+comments (a plan's notes, a code explanation, a sub-action's reason, a verdict's suggestion)
+may be left out; unknown keys are refused, so an empty object or an echoed JSON Schema never
+passes as an answer. (The JSON Schema sent as ``response_format`` lists every key.)
 Each answer class carries ``EXAMPLE``, a short answer for a task that is not in the catalog
 (copying it is never right); repair prompts quote it instead of the whole schema.
 """
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from rlgpt_tui.text import MAX_NAME, short_name
 
@@ -81,7 +83,7 @@ class CodeAnswer(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     code: str = Field(min_length=10, max_length=20_000)
-    explanation: str = Field(max_length=2000)
+    explanation: str = Field("", max_length=2000)
 
     EXAMPLE: ClassVar[str] = (
         '{"code": "def act(ctx):\\n    grass = ctx.nearest(\\"grass\\")\\n    if grass is None:'
@@ -135,13 +137,19 @@ class TaskPlan(BaseModel):
 # -- what an LLM must answer: every decision explicit ----------------------------------------
 class SubActionAnswer(SubAction):
     description: str = Field(min_length=1, max_length=2000)
-    reason: str = Field(max_length=2000)
-    high_level_actions: list[str] = Field(max_length=8)
+
+    @model_validator(mode="after")
+    def _rl_decides_its_actions(self) -> SubActionAnswer:
+        if self.mode == "rl" and "high_level_actions" not in self.model_fields_set:
+            raise ValueError(
+                "high_level_actions is required for an rl sub-action: the names of the plan's "
+                "code sub-actions it may call ([] for none)"
+            )
+        return self
 
 
 class PlanAnswer(Plan):
     subactions: list[SubActionAnswer] = Field(min_length=1, max_length=8)
-    notes: str = Field(max_length=4000)
 
     EXAMPLE: ClassVar[str] = (
         '{"subactions": [{"name": "go_to_grass", "description": "walk next to grass and face '
@@ -168,7 +176,6 @@ class RLAnswerStrict(RLAnswer):
 
 class VerdictAnswer(Verdict):
     reason: str = Field(min_length=1, max_length=2000)
-    suggestion: str = Field(max_length=2000)
 
     EXAMPLE: ClassVar[str] = (
         '{"success": false, "reason": "in 3 of 4 runs the player ended far from any grass", '
