@@ -233,3 +233,31 @@ def test_a_slow_server_gets_timed_out_after_n_seconds_with_the_fix(
     (session,) = SessionStore(sessions_dir).list_sessions()
     assert "timed out after 1 s" in session.reason and "--llm-timeout" in session.reason
     assert "cannot reach" not in session.reason
+
+
+def test_a_failed_re_plan_keeps_the_previous_plan_and_the_run_goes_on(capsys) -> None:
+    from rlgpt_tui.agents.llm import LLMTeam
+    from rlgpt_tui.engine import events as ev
+    from rlgpt_tui.engine.engine import Engine
+    from rlgpt_tui.llm.client import LLMClient, LLMSettings
+    from tests.settings import tiny_settings
+
+    plans = iter([json.dumps(PLAN)])
+
+    def responder(messages):
+        if role_of(messages) == "slow":
+            return next(plans, "no plan this time")
+        return scripted_agent(messages)
+
+    with ScriptedLLMServer(responder=responder) as server:
+        settings = LLMSettings.resolve(server.base_url, server.model, repair_rounds=1)
+        events: list[ev.Event] = []
+        result = Engine(
+            tiny_settings(max_iterations=2), LLMTeam(LLMClient(settings)), events.append
+        ).run()
+    assert result.reason == "iterations used up" and len(result.history) == 2
+    proposed = [e for e in events if isinstance(e, ev.PlanProposed)]
+    assert [p.source for p in proposed] == ["agent", "previous plan"]
+    assert proposed[1].plan == proposed[0].plan
+    errors = [e.message for e in events if isinstance(e, ev.EngineError)]
+    assert errors and "the slow agent's answer failed" in errors[0]

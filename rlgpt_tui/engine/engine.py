@@ -299,7 +299,9 @@ class Engine:
                 if not history:  # no plan at all: the session cannot go on
                     raise LLMError(f"no plan could be made: {error}") from None
                 # one failed answer never ends a session: keep the last plan, say so
-                self._note(f"the slow agent's answer failed ({error}); the previous plan is kept")
+                message = f"the slow agent's answer failed ({error}); the previous plan is kept"
+                self._note(message)
+                self._emit(ev.EngineError, message=message)
                 plan = history[-1].plan.model_copy(deep=True)
                 self._emit(ev.PlanProposed, plan=plan.model_dump(), source="previous plan")
                 return plan
