@@ -261,3 +261,34 @@ def test_a_failed_re_plan_keeps_the_previous_plan_and_the_run_goes_on(capsys) ->
     assert proposed[1].plan == proposed[0].plan
     errors = [e.message for e in events if isinstance(e, ev.EngineError)]
     assert errors and "the slow agent's answer failed" in errors[0]
+
+
+def test_valid_code_from_an_earlier_attempt_is_kept_when_a_repair_answer_fails(
+    sessions_dir, capsys
+) -> None:
+    from tests.test_agents_engine import GO_TO_TREE
+
+    code_answers = iter([json.dumps({"code": GO_TO_TREE, "explanation": "walk to a tree"})])
+    verdict_no = {"success": False, "reason": "ends far from trees", "suggestion": "explore"}
+
+    def responder(messages):
+        role, request = role_of(messages), messages[-1]["content"]
+        if role == "fast" and "Write the code" in messages[1]["content"]:
+            return next(code_answers, json.dumps(CodeAnswer.model_json_schema()))
+        if role == "critic" and "(code)" in request:
+            return json.dumps(verdict_no)
+        return scripted_agent(messages)
+
+    with ScriptedLLMServer(responder=responder) as server:
+        assert llm_run(server, "--iterations", "1") == 0
+    store = SessionStore(sessions_dir)
+    (session,) = store.list_sessions()
+    assert session.status == "finished"
+    (version,) = store.rows("code_versions", session.id)
+    assert version["valid"] == 1 and version["attempt"] == 0  # the kept code stays valid
+    done = [e for e in store.events(session.id) if e["kind"] == "subaction_done"]
+    assert done[0]["subaction"] == "go_to_tree" and done[0]["code"] == GO_TO_TREE
+    (started,) = [e for e in store.events(session.id) if e["kind"] == "training_started"]
+    assert started["config"]["coded_actions"] == ["go_to_tree"]
+    failed = [e for e in store.events(session.id) if e["kind"] == "validation_failed"]
+    assert failed and "the fast agent's answer failed" in failed[0]["error"]

@@ -390,10 +390,13 @@ class SessionStore:
                     }
                 )
             case ev.ValidationFailed():
+                # only the code this failure is about: an answer that failed before any code
+                # was written leaves the earlier (kept) version valid
                 db.execute(
                     "UPDATE code_versions SET valid = 0, error = ? WHERE event_seq = (SELECT "
-                    "MAX(event_seq) FROM code_versions WHERE session_id = ? AND subaction = ?)",
-                    [event.error, session_id, event.subaction],
+                    "MAX(event_seq) FROM code_versions WHERE session_id = ? AND subaction = ?) "
+                    "AND iteration = ? AND attempt = ?",
+                    [event.error, session_id, event.subaction, event.iteration, event.attempt],
                 )
             case ev.TrainingStarted():
                 db["training_runs"].insert(
