@@ -292,3 +292,30 @@ def test_valid_code_from_an_earlier_attempt_is_kept_when_a_repair_answer_fails(
     assert started["config"]["coded_actions"] == ["go_to_tree"]
     failed = [e for e in store.events(session.id) if e["kind"] == "validation_failed"]
     assert failed and "the fast agent's answer failed" in failed[0]["error"]
+
+
+def test_resume_takes_a_new_llm_timeout_and_refuses_it_for_the_builtin_agent(
+    sessions_dir, capsys
+) -> None:
+    import dataclasses
+
+    from rlgpt_tui.llm.client import LLMSettings
+    from tests.settings import tiny_settings
+
+    store = SessionStore(sessions_dir)
+    settings = dataclasses.asdict(tiny_settings())
+    builtin = store.create_session("collect_wood", "craftax", "builtin", settings)
+    store.finish(builtin, "stopped", "stopped")
+    assert run_cli(["resume", str(builtin), "--llm-timeout", "300"]) == 2
+    assert "used the builtin agent" in capsys.readouterr().err
+    # an LLM session resumed with --llm-timeout: the endpoint is gone, said in one line
+    recorded = dataclasses.asdict(LLMSettings(base_url="http://127.0.0.1:9/v1", model="m"))
+    llm = store.create_session("collect_wood", "craftax", "llm:m", settings, recorded)
+    store.finish(llm, "stopped", "stopped")
+    assert run_cli(["resume", str(llm), "--llm-timeout", "-1"]) == 2
+    assert "timeout = -1.0 is invalid" in capsys.readouterr().err
+    assert run_cli(["resume", str(llm), "--llm-timeout", "5"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert (
+        "cannot reach the LLM endpoint http://127.0.0.1:9/v1" in err and len(err.splitlines()) == 1
+    )
