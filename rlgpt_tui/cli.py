@@ -1,7 +1,8 @@
-"""Command line: ``rlgpt-tui train | eval | tasks``.
+"""Command line: ``rlgpt-tui run | resume | sessions | train | eval | tasks | doctor | app``.
 
-Bad input (unknown task or env, a bad config, coded-action code that fails validation)
-prints one line naming the fix and exits with code 2.
+Bad input (unknown task or env, a bad config, coded-action code that fails validation, a
+malformed flag) prints one line naming the fix and exits with code 2, before any session
+is created.
 """
 
 from __future__ import annotations
@@ -34,6 +35,34 @@ class UsageError(Exception):
     """A problem with the user's input; printed as one line, exit code 2."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (and the command's --help named) instead of a usage
+    block; subcommand parsers are of the same class."""
+
+    def error(self, message: str):  # type: ignore[override]
+        print(f"rlgpt-tui: error: {message} (see `{self.prog} --help`)", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE)
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """Shows each option's default, where it has one worth showing."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        if (
+            "%(default)" in text
+            or "default" in text
+            or default is None
+            or default is False
+            or default == []
+            or default == argparse.SUPPRESS
+            or action.option_strings == []
+        ):
+            return text
+        return text + " (default: %(default)s)"
+
+
 def _add_run_options(parser: argparse.ArgumentParser, samples_default: int | None) -> None:
     parser.add_argument("--task", help="task name (see `rlgpt-tui tasks`)")
     parser.add_argument("--env", default=None, help="world: craftax (default) or crafter")
@@ -64,10 +93,11 @@ def _add_run_options(parser: argparse.ArgumentParser, samples_default: int | Non
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="rlgpt-tui",
         description="RL-GPT: an LLM (or the builtin agent) using RL as a tool, with coded "
         "actions inside the RL action space. With no command: the terminal app.",
+        formatter_class=_HelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"rlgpt-tui {__version__}")
     parser.add_argument(
@@ -76,11 +106,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="where the sandbox's syscall filter is unavailable (not Linux, no libseccomp), "
         "run LLM- and person-written code without it: it can then read and write your files",
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _add_sessions_dir(parser, suppress=True)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_SubParser)
 
     train = sub.add_parser("train", help="train PPO on a task (headless)")
     _add_run_options(train, samples_default=100_000)
-    train.add_argument("--save", metavar="DIR", help="where to save the model (default sessions/)")
+    train.add_argument(
+        "--save", metavar="DIR", help="where to save the model (default: the sessions folder)"
+    )
+    _add_sessions_dir(train)
     train.add_argument("--eval-episodes", type=int, default=100, help="episodes for the final eval")
     train.add_argument("--json", action="store_true", help="print the summary as one JSON line")
 
@@ -104,15 +138,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="the model accepts images: the critic also gets frames before/after",
     )
     run.add_argument("--llm-config", metavar="FILE.toml", help="a config file with an [llm] table")
+    _add_llm_tuning(run)
     run.add_argument(
         "--minedojo-python", metavar="PATH", help="with --env minedojo: MineDojo's interpreter"
     )
     run.add_argument("--iterations", type=int, default=4, help="outer-loop iterations (max)")
     run.add_argument("--samples-per-iteration", type=int, default=30_000, help="PPO budget each")
     run.add_argument("--max-samples", type=int, default=200_000, help="total training samples")
-    run.add_argument("--max-tokens", type=int, default=None, help="LLM token budget")
+    run.add_argument(
+        "--max-tokens", type=int, default=None, help="LLM token budget (default: none)"
+    )
     run.add_argument("--target", type=float, default=0.9, help="target success rate")
-    run.add_argument("--num-envs", type=int, default=None, help="parallel envs")
+    run.add_argument(
+        "--num-envs", type=int, default=None, help="parallel envs (default: 64; crafter 8)"
+    )
     run.add_argument("--eval-episodes", type=int, default=64, help="episodes per evaluation")
     run.add_argument("--seed", type=int, default=0, help="random seed")
     run.add_argument(
@@ -127,18 +166,29 @@ def build_parser() -> argparse.ArgumentParser:
     resume.add_argument(
         "--llm-base-url", help="the endpoint moved: use this URL (same model) from now on"
     )
+    resume.add_argument(
+        "--llm-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="seconds for each LLM request from now on (default: as recorded)",
+    )
     _add_sessions_dir(resume)
 
     sessions = sub.add_parser("sessions", help="list, show, export or delete recorded sessions")
     _add_sessions_dir(sessions)
-    actions = sessions.add_subparsers(dest="action", metavar="ACTION", required=True)
-    actions.add_parser("list", help="all sessions, newest first")
+    actions = sessions.add_subparsers(
+        dest="action", metavar="ACTION", required=True, parser_class=_SubParser
+    )
+    _add_sessions_dir(actions.add_parser("list", help="all sessions, newest first"), True)
     for name, text in (
         ("show", "one session: settings, iterations, verdicts"),
         ("delete", "delete a session and its artifacts"),
     ):
-        actions.add_parser(name, help=text).add_argument("session_id", type=int, metavar="ID")
+        action = actions.add_parser(name, help=text)
+        action.add_argument("session_id", type=int, metavar="ID")
+        _add_sessions_dir(action, suppress=True)
     export = actions.add_parser("export", help="a report of a session (markdown or JSON)")
+    _add_sessions_dir(export, suppress=True)
     export.add_argument("session_id", type=int, metavar="ID")
     export.add_argument("--format", choices=("md", "json"), default="md", help="report format")
     export.add_argument("--out", metavar="DIR", help="where to write (default: the session folder)")
@@ -151,6 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--llm-base-url", help="OpenAI-compatible endpoint to check")
     doctor.add_argument("--llm-model", help="model name at the endpoint")
     doctor.add_argument("--llm-config", metavar="FILE.toml", help="a config file with [llm]")
+    _add_llm_tuning(doctor)
     doctor.add_argument(
         "--minedojo-python", metavar="PATH", help="the python of the venv with MineDojo"
     )
@@ -163,12 +214,37 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_sessions_dir(parser: argparse.ArgumentParser) -> None:
+class _SubParser(_Parser):
+    def __init__(self, **kwargs: Any):
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(**kwargs)
+
+
+def _add_sessions_dir(parser: argparse.ArgumentParser, suppress: bool = True) -> None:
+    """``--sessions-dir`` on every level: it only sets the value when given (main() sets
+    None otherwise), so ``rlgpt-tui --sessions-dir D sessions list``, ``sessions
+    --sessions-dir D list`` and ``sessions list --sessions-dir D`` all work."""
     parser.add_argument(
         "--sessions-dir",
         metavar="DIR",
-        default=None,
+        default=argparse.SUPPRESS if suppress else None,
         help="where sessions are recorded (default: $RLGPT_SESSIONS_DIR or ./sessions)",
+    )
+
+
+def _add_llm_tuning(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--llm-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="seconds for each whole LLM request; raise it for a slow local model "
+        "(default: 60, or `timeout` in the [llm] table)",
+    )
+    parser.add_argument(
+        "--llm-structured",
+        choices=("auto", "json_schema", "off"),
+        help="send each answer's JSON Schema as response_format: auto detects whether the "
+        "endpoint takes it (default: auto, or `structured` in the [llm] table)",
     )
 
 
@@ -179,12 +255,19 @@ def _config_from_args(args: argparse.Namespace, base: dict[str, Any] | None = No
 
     data: dict[str, Any] = dict(base or {})
     if args.config:
+        text = _read(args.config, "--config")
         try:
-            data.update(json.loads(Path(args.config).read_text()))
-        except (OSError, json.JSONDecodeError) as error:
+            loaded = json.loads(text)
+        except (json.JSONDecodeError, RecursionError) as error:
             raise UsageError(
-                f"cannot read --config {args.config}: {error}; pass a JSON RLConfig"
+                f"cannot read --config {args.config}: {str(error)[:120]}; pass a JSON RLConfig"
             ) from None
+        if not isinstance(loaded, dict):
+            raise UsageError(
+                f"--config {args.config} holds a JSON {type(loaded).__name__}: it must hold "
+                "one object (an RLConfig)"
+            )
+        data.update(loaded)
     for key, value in (
         ("task", args.task),
         ("env", args.env),
@@ -217,14 +300,22 @@ def _config_from_args(args: argparse.Namespace, base: dict[str, Any] | None = No
 
 def _read(path: str, flag: str) -> str:
     try:
-        return Path(path).read_text()
+        data = Path(path).read_bytes()
     except OSError as error:
         raise UsageError(f"cannot read {flag} {path}: {error.strerror}; check the path") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"{flag} {path} is not a UTF-8 text file: check the path") from None
+    if "\x00" in text:
+        raise UsageError(f"{flag} {path} is a binary file, not text: check the path")
+    return text
 
 
 def _coded_spec(path: str) -> dict[str, Any]:
     from rlgpt_tui.skills.runtime import CodedAction
 
+    _read(path, "--coded")  # readable text, or one line
     action = CodedAction.from_file(path)  # validates: raises CodeValidationError
     return {"name": action.name, "source": action.source, "description": action.description}
 
@@ -259,13 +350,9 @@ def cmd_train(args: argparse.Namespace) -> int:
     from rlgpt_tui.rl.train import evaluate, train
 
     config = _config_from_args(args)
-    run_dir = (
-        Path(args.save)
-        if args.save
-        else (
-            DEFAULT_SESSIONS / f"train-{config.task}-{config.env}-{time.strftime('%Y%m%d-%H%M%S')}"
-        )
-    )
+    folder = Path(args.sessions_dir) if args.sessions_dir else DEFAULT_SESSIONS
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    run_dir = Path(args.save) if args.save else folder / f"train-{config.task}-{config.env}-{stamp}"
     config = config.model_copy(update={"checkpoint_dir": run_dir})
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.json").write_text(config.model_dump_json(indent=2))
@@ -342,6 +429,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
         model = PPO.load(run / "latest.zip", device="cpu")
     config = _config_from_args(args, base)
+    if args.only_coded is not None:
+        names = [c.name for c in config.coded_actions]
+        if args.only_coded not in names:
+            raise UsageError(
+                f"--only-coded {args.only_coded!r} is not a coded action of this run: use one "
+                f"of {', '.join(names) or 'none (add --coded FILE.py)'}"
+            )
+    if args.episodes < 1:
+        raise UsageError("--episodes must be at least 1")
     evaluation = evaluate(
         config,
         model,
@@ -376,6 +472,8 @@ def llm_settings(args: argparse.Namespace):
         args.llm_model,
         args.llm_config,
         vision=True if getattr(args, "llm_vision", False) else None,
+        timeout=getattr(args, "llm_timeout", None),
+        structured=getattr(args, "llm_structured", None),
     )
     if not settings.configured:
         if settings.base_url:
@@ -400,11 +498,18 @@ def cmd_run(args: argparse.Namespace) -> int:
         ("--samples-per-iteration", args.samples_per_iteration),
         ("--max-samples", args.max_samples),
         ("--eval-episodes", args.eval_episodes),
+        ("--num-envs", args.num_envs),
+        ("--max-tokens", args.max_tokens),
     ):
-        if value < 1:
-            raise UsageError(f"{flag} must be at least 1")
+        if value is not None and value < 1:
+            raise UsageError(f"{flag} must be at least 1, got {value}")
+    if args.num_envs is not None and args.num_envs > 4096:
+        raise UsageError(f"--num-envs must be at most 4096, got {args.num_envs}")
+    if args.seed < 0:
+        raise UsageError(f"--seed must be 0 or more, got {args.seed}")
     if not 0 < args.target <= 1:
         raise UsageError("--target must be a success rate in (0, 1]")
+    llm = llm_settings(args)  # a bad [llm] setting or a missing file: before any session
     settings = EngineSettings(
         task=args.task,
         env=args.env,
@@ -420,7 +525,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.minedojo_python:
         os.environ["RLGPT_MINEDOJO_PYTHON"] = args.minedojo_python  # read by make_world
     store = SessionStore(args.sessions_dir)
-    session = Session.create(store, settings, llm_settings(args), chain=args.chain)
+    session = Session.create(store, settings, llm, chain=args.chain)
     return _run_session(session, args.seed)
 
 
@@ -460,17 +565,19 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
     store = SessionStore(args.sessions_dir)
     llm = None
-    if args.llm_base_url:
-        from dataclasses import replace
-
+    if args.llm_base_url or args.llm_timeout is not None:
         from rlgpt_tui.llm.client import LLMSettings
 
         recorded = store.get(args.session_id).llm
         if not recorded:
             raise UsageError(
-                f"session {args.session_id} used the builtin agent: drop --llm-base-url"
+                f"session {args.session_id} used the builtin agent: drop --llm-base-url and "
+                "--llm-timeout"
             )
-        llm = replace(LLMSettings(**recorded), base_url=args.llm_base_url)
+        changes = {"base_url": args.llm_base_url, "timeout": args.llm_timeout}
+        llm = LLMSettings.resolve(
+            environ={}, **(recorded | {k: v for k, v in changes.items() if v is not None})
+        )
     session = Session.resume(store, args.session_id, llm=llm)
     return _run_session(session, session.settings.seed)
 
@@ -516,7 +623,13 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     from rlgpt_tui.doctor import run_doctor
 
     checks = run_doctor(
-        args.sessions_dir, args.llm_base_url, args.llm_model, args.llm_config, args.minedojo_python
+        args.sessions_dir,
+        args.llm_base_url,
+        args.llm_model,
+        args.llm_config,
+        args.minedojo_python,
+        llm_timeout=args.llm_timeout,
+        llm_structured=args.llm_structured,
     )
     for check in checks:
         print(check.line())
@@ -553,6 +666,8 @@ def cmd_tasks(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if not hasattr(args, "sessions_dir"):
+        args.sessions_dir = None
     commands = {
         "train": cmd_train,
         "eval": cmd_eval,
@@ -564,7 +679,9 @@ def main(argv: list[str] | None = None) -> int:
         "doctor": cmd_doctor,
     }
     if args.command is None:
+        given = args.sessions_dir
         args = parser.parse_args(["app"])
+        args.sessions_dir = given
     if args.unsafe_local_code:
         from rlgpt_tui.skills.boundary import UNSAFE_ENV
 

@@ -1,8 +1,10 @@
 """``rlgpt-tui doctor``: one line per check, with the fix when something is wrong.
 
 Checks: Python and package versions, torch and JAX devices, the sessions folder, the LLM
-endpoint (reachable, model known), and for MineDojo: the named interpreter, whether
-``minedojo`` imports there, and the Java version. Never prints an API key.
+endpoint (reachable, model known, then one small completion: its latency, tokens/s, and
+whether the endpoint takes the answer's JSON Schema as ``response_format``), and for
+MineDojo: the named interpreter, whether ``minedojo`` imports there, and the Java version.
+Never prints an API key.
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ import sys
 import time
 from dataclasses import dataclass
 from importlib import metadata
+from typing import ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
 
 PACKAGES = (
     "torch",
@@ -118,17 +123,81 @@ def check_sessions(sessions_dir: str | None) -> Check:
     return Check("sessions folder", "OK", f"{store.path} ({count} sessions)")
 
 
-def check_llm(base_url: str | None, model: str | None, config: str | None) -> Check:
+def check_llm(
+    base_url: str | None,
+    model: str | None,
+    config: str | None,
+    timeout: float | None = None,
+    structured: str | None = None,
+) -> list[Check]:
     from rlgpt_tui.llm.client import LLMClient, LLMError, LLMSettings
 
     try:
-        settings = LLMSettings.resolve(base_url, model, config)
+        settings = LLMSettings.resolve(
+            base_url, model, config, timeout=timeout, structured=structured
+        )
         if not settings.configured:
-            return Check("LLM endpoint", "INFO", "not configured: the builtin agent is used")
+            return [Check("LLM endpoint", "INFO", "not configured: the builtin agent is used")]
         LLMClient(settings).check()
     except LLMError as error:
-        return Check("LLM endpoint", "FAIL", str(error))
-    return Check("LLM endpoint", "OK", f"{settings.describe()} answers; model known")
+        return [Check("LLM endpoint", "FAIL", str(error))]
+    return [
+        Check("LLM endpoint", "OK", f"{settings.describe()} answers; model known"),
+        check_llm_completion(settings),
+    ]
+
+
+class _Ping(BaseModel):
+    """The doctor's one small structured question."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    ready: bool
+    word: str = Field(min_length=1, max_length=40)
+
+    EXAMPLE: ClassVar[str] = '{"ready": true, "word": "ready"}'
+
+
+def check_llm_completion(settings) -> Check:
+    """One small structured completion: latency, tokens/s, structured output or not."""
+    from dataclasses import replace
+
+    from rlgpt_tui.llm.client import LLMAnswerError, LLMClient, LLMError
+
+    client = LLMClient(replace(settings, max_tokens=64, repair_rounds=1))
+    messages = [
+        {
+            "role": "user",
+            "content": 'Answer with only this JSON object: {"ready": true, "word": "ready"}',
+        }
+    ]
+    try:
+        client.structured("doctor", messages, _Ping)
+        problem = ""
+    except LLMAnswerError as error:
+        problem = str(error)
+    except LLMError as error:
+        return Check("LLM completion", "FAIL", str(error))
+    answered = [c for c in client.calls if c.ok]
+    seconds = sum(c.latency_s for c in answered)
+    tokens = sum(c.completion_tokens for c in answered)
+    rate = f", {tokens / seconds:.1f} tokens/s" if seconds > 0 and tokens else ""
+    modes = {
+        "json_schema": "structured output: yes (response_format json_schema)",
+        "plain": "structured output: no (plain prompts with repair rounds)",
+    }
+    detail = (
+        f"{len(client.calls)} call(s), {seconds:.1f} s, {tokens} completion tokens{rate}; "
+        f"{modes.get(client.mode or '', 'structured output: unknown')}"
+    )
+    if problem:
+        return Check(
+            "LLM completion",
+            "WARN",
+            f"{detail}; the answer failed validation ({problem})",
+            "a small model needs structured output: use a server that takes response_format",
+        )
+    return Check("LLM completion", "OK", detail)
 
 
 def check_minedojo(python: str | None) -> list[Check]:
@@ -198,6 +267,8 @@ def run_doctor(
     llm_model: str | None = None,
     llm_config: str | None = None,
     minedojo_python: str | None = None,
+    llm_timeout: float | None = None,
+    llm_structured: str | None = None,
 ) -> list[Check]:
     """All checks, in order."""
     return [
@@ -206,6 +277,6 @@ def run_doctor(
         *check_devices(),
         check_sandbox(),
         check_sessions(sessions_dir),
-        check_llm(llm_base_url, llm_model, llm_config),
+        *check_llm(llm_base_url, llm_model, llm_config, llm_timeout, llm_structured),
         *check_minedojo(minedojo_python),
     ]

@@ -85,6 +85,20 @@ def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str
             hl = f"; high-level actions: {', '.join(extra)}" if extra else ""
             lines.append(f"- `{sub['name']}` — {sub['mode']}: {sub.get('reason', '')}{hl}")
         lines.append("")
+    started = [e for e in store.events(session_id) if e["kind"] == "training_started"]
+    if started:
+        lines += ["## Coded actions in PPO's action space", ""]
+        for e in started:
+            config = e["config"]
+            coded = ", ".join(config.get("coded_actions") or []) or "none"
+            planned = config.get("plan_high_level_actions")
+            plan = f" (the plan's: {', '.join(planned) or 'none'})" if planned is not None else ""
+            note = config.get("high_level_actions_note")
+            lines.append(
+                f"- iteration {e['iteration']}, `{e['subaction']}`: {coded}{plan}"
+                + (f"; {note}" if note else "")
+            )
+        lines.append("")
     lines += ["## Evaluations", "", "| iteration | subject | success (95% CI) | episodes |"]
     lines.append("|---|---|---|---|")
     for row in store.rows("evaluations", session_id):
@@ -124,7 +138,22 @@ def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str
             "",
             f"{len(calls)} calls, {tokens:,} tokens, mean latency {latency:.2f} s "
             f"(model {calls[0]['model']}).",
+            "",
+            "| role | calls | answers valid | invalid | repair requests | failed calls | "
+            "structured output |",
+            "| --- | --- | --- | --- | --- | --- | --- |",
         ]
+        for role in sorted({c["role"] for c in calls}):
+            mine = [c for c in calls if c["role"] == role]
+            valid = sum(1 for c in mine if c.get("validated") == 1)
+            invalid = sum(1 for c in mine if c.get("validated") == 0)
+            repairs = sum(1 for c in mine if (c.get("repair_round") or 0) > 0)
+            failed = sum(1 for c in mine if not c["ok"])
+            modes = sorted({c.get("mode") or "plain" for c in mine if c["ok"]})
+            lines.append(
+                f"| {role} | {len(mine)} | {valid} | {invalid} | {repairs} | {failed} | "
+                f"{', '.join(modes) or '-'} |"
+            )
     if assets:
         lines += ["", "## Learning curves and an evaluation episode", ""]
         for name, path in assets.items():

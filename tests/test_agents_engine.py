@@ -26,6 +26,7 @@ PLAN = {
             "description": "walk next to a tree and face it",
             "mode": "code",
             "reason": "navigation is easy to code",
+            "high_level_actions": [],
         },
         {
             "name": "collect_wood",
@@ -34,7 +35,15 @@ PLAN = {
             "reason": "learn when to press do",
             "high_level_actions": ["go_to_tree"],
         },
-    ]
+    ],
+    "notes": "navigation coded, chopping learned",
+}
+RL_ANSWER = {
+    "observation": None,
+    "reward_code": None,
+    "primitives": None,
+    "high_level_actions": ["go_to_tree"],
+    "samples": None,
 }
 VERDICT_OK = {"success": True, "reason": "the player ends facing a tree", "suggestion": ""}
 
@@ -51,7 +60,7 @@ def scripted_agent(messages: list[dict[str, str]]) -> str:
         return "Here is my plan:\n```json\n" + json.dumps(PLAN) + "\n```"
     if role == "fast":
         if "Write the RL configuration" in messages[-1]["content"]:
-            return json.dumps({"high_level_actions": ["go_to_tree"]})
+            return json.dumps(RL_ANSWER)
         return json.dumps({"code": GO_TO_TREE, "explanation": "walk to the nearest tree"})
     if role == "critic":
         return json.dumps(VERDICT_OK)
@@ -125,8 +134,10 @@ def test_malformed_json_is_repaired(monkeypatch) -> None:
 
 
 def test_invalid_code_is_repaired_by_the_fast_agent(monkeypatch) -> None:
-    bad = json.dumps({"code": "import os\ndef act(ctx):\n    yield os.getpid()\n"})
-    good = json.dumps({"code": GO_TO_TREE})
+    bad = json.dumps(
+        {"code": "import os\ndef act(ctx):\n    yield os.getpid()\n", "explanation": "pid"}
+    )
+    good = json.dumps({"code": GO_TO_TREE, "explanation": "walk to a tree"})
     with ScriptedLLMServer(responder=scripted_agent) as server:
         server.script = [{"content": json.dumps(PLAN)}, {"content": bad}, {"content": good}]
         team = llm_team(server, monkeypatch)

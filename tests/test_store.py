@@ -149,11 +149,12 @@ def test_older_schema_migrates_and_keeps_its_sessions(tmp_path: Path) -> None:
     db.conn.commit()
     db.conn.close()
     store = SessionStore(tmp_path)
-    assert store.schema_version() == SCHEMA_VERSION == 3
+    assert store.schema_version() == SCHEMA_VERSION == 4
     assert store.get(1).task == "collect_wood" and store.get(1).status == "stopped"
     assert "owner_pid" in store.db["sessions"].columns_dict
     edit = store.rows("human_edits", 1)[0]  # v3: an old edit was one that was applied
     assert edit["outcome"] == "applied" and edit["edit_id"] is None
+    assert {"validated", "repair_round", "mode"} <= set(store.db["llm_calls"].columns_dict)
 
 
 OPEN_AFTER_SIGNAL = """

@@ -48,6 +48,8 @@ class IterationFeedback:
         for name, verdict in self.verdicts.items():
             state = "succeeded" if verdict.success else "failed"
             lines.append(f"- {name} {state}: {verdict.reason}. Suggestion: {verdict.suggestion}")
+        for note in self.extra.get("notes", []):
+            lines.append(f"- note: {note}")
         return "\n".join(lines)
 
 
@@ -67,7 +69,10 @@ class FastAgent(ABC):
     ) -> str: ...
 
     @abstractmethod
-    def write_rl(self, task: Task, sub: SubAction, coded: list[str]) -> RLAnswer: ...
+    def write_rl(
+        self, task: Task, sub: SubAction, coded: list[str], env: str = "craftax"
+    ) -> RLAnswer:
+        """The RL configuration; ``high_level_actions`` None keeps the plan's."""
 
 
 class Critic(ABC):

@@ -127,7 +127,7 @@ class BuiltinFastAgent(FastAgent):
             raise ValueError(f"builtin agent has no skill template for {sub.name!r}")
         return code
 
-    def write_rl(self, task, sub, coded) -> RLAnswer:
+    def write_rl(self, task, sub, coded, env: str = "craftax") -> RLAnswer:
         return RLAnswer(high_level_actions=[n for n in sub.high_level_actions if n in coded])
 
 

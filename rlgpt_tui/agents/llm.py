@@ -16,10 +16,21 @@ from rlgpt_tui.agents.base import (
     SlowAgent,
     TaskPlanner,
 )
-from rlgpt_tui.agents.schemas import CodeAnswer, Plan, RLAnswer, SubAction, TaskPlan, Verdict
+from rlgpt_tui.agents.schemas import (
+    CodeAnswer,
+    Plan,
+    PlanAnswer,
+    RLAnswer,
+    RLAnswerStrict,
+    SubAction,
+    TaskPlanAnswer,
+    Verdict,
+    VerdictAnswer,
+)
 from rlgpt_tui.envs.base import describe_view
 from rlgpt_tui.envs.knowledge import crafter_knowledge
 from rlgpt_tui.llm.client import LLMClient
+from rlgpt_tui.rl.config import world_actions, world_segments
 from rlgpt_tui.skills.api import SKILL_API_DOC
 from rlgpt_tui.tasks import Task, load_catalog
 
@@ -29,10 +40,39 @@ PROMPTS = ASSETS_DIR / "prompts"
 def render(role: str, **values: Any) -> list[dict[str, str]]:
     """The prompt file of ``role`` with ``$placeholders`` filled, as chat messages."""
     text = Template((PROMPTS / f"{role}.md").read_text()).safe_substitute(values)
+    text = text.replace("\x00", "")
     return [
         {"role": "system", "content": f"You are part of RL-GPT, acting as the {role} agent."},
         {"role": "user", "content": text},
     ]
+
+
+def answer_shape(schema) -> str:
+    """The keys and value types of ``schema``'s answer as one compact JSON-like line (what
+    the prompt asks for; the full JSON Schema goes as response_format, never in the text)."""
+    document = schema.model_json_schema()
+    defs = document.get("$defs", {})
+
+    def shape(node: dict[str, Any]) -> str:
+        if "$ref" in node:
+            return shape(defs[node["$ref"].split("/")[-1]])
+        if "anyOf" in node:
+            return " | ".join(shape(n) for n in node["anyOf"])
+        if "enum" in node:
+            return " | ".join(json.dumps(v) for v in node["enum"])
+        if "const" in node:
+            return json.dumps(node["const"])
+        kind = node.get("type")
+        if kind == "object":
+            props = node.get("properties", {})
+            return "{" + ", ".join(f'"{k}": {shape(v)}' for k, v in props.items()) + "}"
+        if kind == "array":
+            return "[" + shape(node.get("items", {})) + ", ...]"
+        return {"integer": "int", "number": "number", "boolean": "true | false"}.get(
+            str(kind), str(kind)
+        )
+
+    return shape(document)
 
 
 class _LLMRole:
@@ -50,9 +90,11 @@ class LLMSlowAgent(_LLMRole, SlowAgent):
             environment=self.environment,
             skill_api=SKILL_API_DOC,
             feedback=feedback,
-            schema=json.dumps(Plan.model_json_schema()),
+            schema=answer_shape(PlanAnswer),
+            example=PlanAnswer.EXAMPLE,
         )
-        return self.client.structured("slow", messages, Plan)
+        answer = self.client.structured("slow", messages, PlanAnswer)
+        return Plan.model_validate(answer.model_dump())
 
 
 class LLMFastAgent(_LLMRole, FastAgent):
@@ -65,26 +107,47 @@ class LLMFastAgent(_LLMRole, FastAgent):
             )
         return self._ask(task, request, CodeAnswer).code
 
-    def write_rl(self, task, sub, coded) -> RLAnswer:
+    def write_rl(self, task, sub, coded, env: str = "craftax") -> RLAnswer:
+        segments, actions = world_segments(env), world_actions(env)
+        planned = [n for n in sub.high_level_actions if n in coded]
         request = (
             f"Write the RL configuration of the learned sub-action `{sub.name}`: "
             f"{sub.description}. Coded actions available as high-level actions: "
-            f"{', '.join(coded) or 'none'}. Observation features: map, inventory, intrinsics, "
-            "direction, light, sleeping (null = all). reward_code, if given, defines "
-            "`def reward(prev, now) -> float` over Views and is added to the goal reward."
+            f"{', '.join(coded) or 'none'}; the plan gives it {', '.join(planned) or 'none'} "
+            "(high_level_actions null keeps the plan's). Observation segments: "
+            f"{', '.join(segments)} (null = all). Primitives: {', '.join(actions)} (null = "
+            "all). reward_code, if given, defines `def reward(prev, now) -> float` over Views "
+            "and is added to the goal reward. samples: null keeps the budget."
         )
-        return self._ask(task, request, RLAnswer)
 
-    def _ask(self, task: Task, request: str, schema):
+        def check(answer: RLAnswer) -> None:
+            for key, allowed in (
+                ("observation", segments),
+                ("primitives", actions),
+                ("high_level_actions", tuple(coded)),
+            ):
+                unknown = [v for v in getattr(answer, key) or [] if v not in allowed]
+                if unknown:
+                    raise ValueError(
+                        f"{key}: unknown name(s) {', '.join(map(str, unknown))}: use "
+                        f"{', '.join(allowed) or 'none (an empty list)'} or null"
+                    )
+            if answer.primitives == [] and not (answer.high_level_actions or planned):
+                raise ValueError("primitives: an empty list leaves no action: use null for all")
+
+        return self._ask(task, request, RLAnswerStrict, check)
+
+    def _ask(self, task: Task, request: str, schema, check=None):
         messages = render(
             "fast",
             task=task.prompt_text(),
             environment=self.environment,
             skill_api=SKILL_API_DOC,
             request=request,
-            schema=json.dumps(schema.model_json_schema()),
+            schema=answer_shape(schema),
+            example=schema.EXAMPLE,
         )
-        return self.client.structured("fast", messages, schema)
+        return self.client.structured("fast", messages, schema, check)
 
 
 class LLMCritic(_LLMRole, Critic):
@@ -115,7 +178,8 @@ class LLMCritic(_LLMRole, Critic):
             task=task.prompt_text(),
             subaction=subaction,
             executions=executions,
-            schema=json.dumps(Verdict.model_json_schema()),
+            schema=answer_shape(VerdictAnswer),
+            example=VerdictAnswer.EXAMPLE,
         )
         if images:  # OpenAI-style content parts: the text, then each labelled frame
             parts: list[dict[str, Any]] = [{"type": "text", "text": messages[-1]["content"]}]
@@ -123,7 +187,7 @@ class LLMCritic(_LLMRole, Critic):
                 parts.append({"type": "text", "text": f"{label}:"})
                 parts.append({"type": "image_url", "image_url": {"url": png_data_url(frame)}})
             messages[-1] = {"role": "user", "content": parts}
-        return self.client.structured("critic", messages, Verdict)
+        return self.client.structured("critic", messages, VerdictAnswer)
 
 
 def png_data_url(frame) -> str:
@@ -146,9 +210,10 @@ class LLMPlanner(_LLMRole, TaskPlanner):
             task=task.prompt_text(),
             catalog="\n".join(f"- {t.name}: {t.description}" for t in catalog.values()),
             environment=self.environment,
-            schema=json.dumps(TaskPlan.model_json_schema()),
+            schema=answer_shape(TaskPlanAnswer),
+            example=TaskPlanAnswer.EXAMPLE,
         )
-        plan = self.client.structured("planner", messages, TaskPlan)
+        plan = self.client.structured("planner", messages, TaskPlanAnswer)
         unknown = [s for s in plan.subtasks if s not in catalog]
         if unknown:  # keep known ones; the task itself always ends the chain
             plan.subtasks = [s for s in plan.subtasks if s in catalog]

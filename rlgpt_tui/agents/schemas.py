@@ -1,30 +1,46 @@
-"""What the agents exchange: plans, code, RL configurations, verdicts (pydantic-validated)."""
+"""What the agents exchange: plans, code, RL configurations, verdicts (pydantic-validated).
+
+Two layers. ``SubAction``, ``Plan``, ``RLAnswer``, ``Verdict`` and ``TaskPlan`` are what the
+engine uses; the builtin agent and people (plan edits) build them, with defaults where a
+default is harmless. What an LLM must answer is the stricter ``...Answer`` subclass: every
+key the role must decide is required (optional values are ``null``, never absent); only free
+comments (a plan's notes, a code explanation, a sub-action's reason, a verdict's suggestion)
+may be left out; unknown keys are refused, so an empty object or an echoed JSON Schema never
+passes as an answer. (The JSON Schema sent as ``response_format`` lists every key.)
+Each answer class carries ``EXAMPLE``, a short answer for a task that is not in the catalog
+(copying it is never right); repair prompts quote it instead of the whole schema.
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from rlgpt_tui.text import MAX_NAME, short_name
 
 
 def _identifier(value: str) -> str:
     value = value.strip()
-    if not value.isidentifier():
-        raise ValueError(f"{value!r} is not a snake_case identifier")
+    if not short_name(value):
+        raise ValueError(
+            f"{value[:60]!r} is not a short snake_case identifier (letters, digits, _; at most "
+            f"{MAX_NAME} characters)"
+        )
     return value
 
 
 class SubAction(BaseModel):
     """One step of a decomposition: coded (code-as-policy) or learned with RL."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="forbid")
 
     name: str
-    description: str
+    description: str = Field(max_length=2000)
     mode: Literal["code", "rl"]
-    reason: str = ""
+    reason: str = Field("", max_length=2000)
     # for rl sub-actions: names of coded sub-actions RL gets as extra high-level actions
-    high_level_actions: list[str] = []
+    high_level_actions: list[str] = Field([], max_length=8)
 
     _check_name = field_validator("name")(_identifier)
 
@@ -32,10 +48,10 @@ class SubAction(BaseModel):
 class Plan(BaseModel):
     """The slow agent's decomposition of a task."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="forbid")
 
     subactions: list[SubAction] = Field(min_length=1, max_length=8)
-    notes: str = ""
+    notes: str = Field("", max_length=4000)
 
     @field_validator("subactions")
     @classmethod
@@ -64,37 +80,108 @@ class Plan(BaseModel):
 class CodeAnswer(BaseModel):
     """The fast agent's code for a coded sub-action: ``def act(ctx): ...``."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="forbid")
 
-    code: str = Field(min_length=10)
-    explanation: str = ""
+    code: str = Field(min_length=10, max_length=20_000)
+    explanation: str = Field("", max_length=2000)
+
+    EXAMPLE: ClassVar[str] = (
+        '{"code": "def act(ctx):\\n    grass = ctx.nearest(\\"grass\\")\\n    if grass is None:'
+        "\\n        yield from ctx.explore(6)\\n        return\\n    if (yield from "
+        'ctx.go_to(grass)):\\n        yield from ctx.face(grass)\\n", "explanation": '
+        '"walk to the nearest grass and face it"}'
+    )
+
+    @field_validator("code")
+    @classmethod
+    def _defines_act(cls, value: str) -> str:
+        if "def act(" not in value:
+            raise ValueError("the code must define `def act(ctx):`, a generator of actions")
+        return value
 
 
 class RLAnswer(BaseModel):
-    """The fast agent's RL configuration for a learned sub-action."""
+    """The fast agent's RL configuration for a learned sub-action.
 
-    model_config = ConfigDict(extra="ignore")
+    ``high_level_actions``: the coded actions PPO gets; ``None`` keeps the plan's.
+    ``observation``/``primitives``/``reward_code``/``samples``: ``None`` keeps the default.
+    """
 
-    observation: list[str] | None = None
-    reward_code: str | None = None
-    primitives: list[str] | None = None
-    high_level_actions: list[str] = []
-    samples: int | None = Field(None, ge=1000)
+    model_config = ConfigDict(extra="forbid")
+
+    observation: list[str] | None = Field(None, max_length=16)
+    reward_code: str | None = Field(None, max_length=20_000)
+    primitives: list[str] | None = Field(None, max_length=64)
+    high_level_actions: list[str] | None = Field(None, max_length=8)
+    samples: int | None = Field(None, ge=1000, le=100_000_000)
 
 
 class Verdict(BaseModel):
     """The critic's judgement of one sub-action."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="forbid")
 
     success: bool
-    reason: str
-    suggestion: str = ""
+    reason: str = Field(max_length=2000)
+    suggestion: str = Field("", max_length=2000)
 
 
 class TaskPlan(BaseModel):
     """The task planner's ordered sub-tasks for a long-horizon task."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="forbid")
 
     subtasks: list[str] = Field(min_length=1, max_length=12)
+
+
+# -- what an LLM must answer: every decision explicit ----------------------------------------
+class SubActionAnswer(SubAction):
+    description: str = Field(min_length=1, max_length=2000)
+
+    @model_validator(mode="after")
+    def _rl_decides_its_actions(self) -> SubActionAnswer:
+        if self.mode == "rl" and "high_level_actions" not in self.model_fields_set:
+            raise ValueError(
+                "high_level_actions is required for an rl sub-action: the names of the plan's "
+                "code sub-actions it may call ([] for none)"
+            )
+        return self
+
+
+class PlanAnswer(Plan):
+    subactions: list[SubActionAnswer] = Field(min_length=1, max_length=8)
+
+    EXAMPLE: ClassVar[str] = (
+        '{"subactions": [{"name": "go_to_grass", "description": "walk next to grass and face '
+        'it", "mode": "code", "reason": "navigation is easy to write", "high_level_actions": '
+        '[]}, {"name": "collect_sapling", "description": "search the grass until a sapling '
+        'drops", "mode": "rl", "reason": "RL learns how often to press do", '
+        '"high_level_actions": ["go_to_grass"]}], "notes": "navigation coded, searching '
+        'learned"}'
+    )
+
+
+class RLAnswerStrict(RLAnswer):
+    observation: list[str] | None = Field(max_length=16)
+    reward_code: str | None = Field(max_length=20_000)
+    primitives: list[str] | None = Field(max_length=64)
+    high_level_actions: list[str] | None = Field(max_length=8)
+    samples: int | None = Field(ge=1000, le=100_000_000)
+
+    EXAMPLE: ClassVar[str] = (
+        '{"observation": null, "reward_code": null, "primitives": ["noop", "do"], '
+        '"high_level_actions": ["go_to_grass"], "samples": null}'
+    )
+
+
+class VerdictAnswer(Verdict):
+    reason: str = Field(min_length=1, max_length=2000)
+
+    EXAMPLE: ClassVar[str] = (
+        '{"success": false, "reason": "in 3 of 4 runs the player ended far from any grass", '
+        '"suggestion": "explore until grass is visible before walking"}'
+    )
+
+
+class TaskPlanAnswer(TaskPlan):
+    EXAMPLE: ClassVar[str] = '{"subtasks": ["collect_sapling", "place_plant"]}'

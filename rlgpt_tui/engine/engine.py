@@ -29,7 +29,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from rlgpt_tui.agents.base import AgentTeam, Execution, IterationFeedback
-from rlgpt_tui.agents.schemas import Plan, SubAction, Verdict
+from rlgpt_tui.agents.schemas import Plan, RLAnswer, SubAction, Verdict
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.chain import StageSolution
 from rlgpt_tui.engine.control import (
@@ -41,7 +41,7 @@ from rlgpt_tui.engine.control import (
 )
 from rlgpt_tui.engine.resume import ResumeState
 from rlgpt_tui.envs import make_world
-from rlgpt_tui.llm.client import LLMError
+from rlgpt_tui.llm.client import LLMAnswerError, LLMError
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.train import build_env, evaluate, load_checkpoint, train
 from rlgpt_tui.skills.compose import compose_sources
@@ -91,6 +91,10 @@ class ProposalRejected(Exception):
     """Raised by an approver to reject an agent's proposal (a plan or code)."""
 
 
+class _AnswerFailed(Exception):
+    """The fast agent's answer for a sub-action failed after its repair rounds."""
+
+
 MAX_PLAN_REJECTIONS = 3
 
 
@@ -127,6 +131,7 @@ class Engine:
         self.code: dict[str, str] = {}
         self.solution: StageSolution | None = None  # the best iteration's policy or code
         self._candidate: StageSolution | None = None
+        self._notes: list[str] = []  # what went wrong with agent answers this iteration
 
     @property
     def tokens(self) -> int:
@@ -144,6 +149,10 @@ class Engine:
         data = call.as_dict()
         data.pop("started", None)
         self._emit(ev.LLMCalled, **data)
+
+    def _note(self, text: str) -> None:
+        """Something went wrong with an agent's answer: the slow agent hears of it."""
+        self._notes.append(text)
 
     def _approve(self, kind: str, target: str, proposal: Any) -> Any:
         return proposal if self.approver is None else self.approver(kind, target, proposal)
@@ -170,6 +179,7 @@ class Engine:
             for self.iteration in range(first, s.max_iterations):
                 self._safe_point()
                 self._candidate = None
+                self._notes = []
                 unfinished = resume if resume and self.iteration == resume.next_iteration else None
                 plan = unfinished.plan if unfinished and unfinished.plan else None
                 plan = plan or self._next_plan(task, history)
@@ -192,7 +202,16 @@ class Engine:
                 if success > best or self.solution is None:
                     self.solution = self._candidate
                 best = max(best, success)
-                history.append(IterationFeedback(self.iteration, plan, verdicts, success, samples))
+                history.append(
+                    IterationFeedback(
+                        self.iteration,
+                        plan,
+                        verdicts,
+                        success,
+                        samples,
+                        {"notes": list(self._notes)} if self._notes else {},
+                    )
+                )
                 self._emit(
                     ev.IterationDone,
                     plan=plan.summary(),
@@ -240,7 +259,18 @@ class Engine:
             self._emit(ev.PlanProposed, plan=edited.model_dump(), source="human")
             return edited
         for _ in range(MAX_PLAN_REJECTIONS):
-            plan = _drop_unknown_high_level_actions(self.team.slow.plan(task, history))
+            try:
+                plan = _drop_unknown_high_level_actions(self.team.slow.plan(task, history))
+            except LLMAnswerError as error:
+                if not history:  # no plan at all: the session cannot go on
+                    raise LLMError(f"no plan could be made: {error}") from None
+                # one failed answer never ends a session: keep the last plan, say so
+                message = f"the slow agent's answer failed ({error}); the previous plan is kept"
+                self._note(message)
+                self._emit(ev.EngineError, message=message)
+                plan = history[-1].plan.model_copy(deep=True)
+                self._emit(ev.PlanProposed, plan=plan.model_dump(), source="previous plan")
+                return plan
             try:
                 plan = _drop_unknown_high_level_actions(self._approve("plan", "", plan))
             except ProposalRejected as why:
@@ -264,21 +294,40 @@ class Engine:
                     coded[sub.name] = CodedAction.from_source(sub.name, source, sub.description)
                     self.code[sub.name] = source
                 continue
-            action = verdict = None
+            action = verdict = None  # the last valid code and its verdict
             previous = problem = None
+            failed_answer = ""
             for attempt in range(self.settings.max_repairs + 1):
-                action, source = self._code_for(task, sub, attempt, previous, problem)
-                if action is None:
+                try:
+                    tried, source = self._code_for(task, sub, attempt, previous, problem)
+                except _AnswerFailed as error:  # kept: the last valid code, if any
+                    failed_answer = str(error)
+                    break
+                if tried is None:
                     previous, problem = source, self._last_error
                     continue
-                verdict = self.team.critic.judge_code(task, sub, self._sample_runs(action))
+                action = tried
+                try:
+                    verdict = self.team.critic.judge_code(task, sub, self._sample_runs(action))
+                except LLMAnswerError as error:
+                    verdict = Verdict(
+                        success=False, reason=f"no verdict: the critic's answer failed ({error})"
+                    )
+                    self._note(f"{sub.name}: {verdict.reason}")
+                    self._emit(ev.VerdictGiven, subaction=sub.name, **verdict.model_dump())
+                    break
                 self._emit(ev.VerdictGiven, subaction=sub.name, **verdict.model_dump())
                 if verdict.success or source == previous:  # passed, or no new code to try
                     break
                 previous = source
                 problem = f"{verdict.reason}. {verdict.suggestion}"
             if action is None:
-                verdict = Verdict(success=False, reason="no valid code after repairs")
+                reason = (
+                    f"no valid code: the fast agent's answer failed ({failed_answer})"
+                    if failed_answer
+                    else "no valid code after repairs"
+                )
+                verdict = Verdict(success=False, reason=reason)
                 self._emit(ev.VerdictGiven, subaction=sub.name, **verdict.model_dump())
             else:
                 coded[sub.name] = action
@@ -303,6 +352,15 @@ class Engine:
         else:
             try:
                 source = self.team.fast.write_code(task, sub, previous, problem)
+            except LLMAnswerError as error:
+                message = f"the fast agent's answer failed: {error}"
+                self._last_error = message
+                self._note(f"{sub.name}: {message}")
+                self._emit(
+                    ev.CodeValidationFailed, subaction=sub.name, error=message, attempt=attempt
+                )
+                raise _AnswerFailed(str(error)) from None
+            try:
                 source = self._approve("code", sub.name, source)
             except (ValueError, ProposalRejected) as error:  # no template, or a person said no
                 message = str(error)
@@ -359,7 +417,26 @@ class Engine:
         if training is not None and training.get("subaction") == sub.name:
             config = RLConfig.model_validate(training["rl_config"])  # as it was cut off
             return self._train_and_judge(task, sub, config, verdicts, checkpoints)
-        answer = self.team.fast.write_rl(task, sub, list(coded))
+        try:
+            answer = self.team.fast.write_rl(task, sub, list(coded), env=s.env)
+        except LLMAnswerError as error:
+            message = (
+                f"the fast agent's RL answer failed ({error}): training with the plan's "
+                "high-level actions and default settings"
+            )
+            self._note(f"{sub.name}: {message}")
+            self._emit(ev.RLConfigValidationFailed, subaction=sub.name, error=message)
+            answer = RLAnswer()
+        # PPO gets the plan's high-level actions unless the RL answer changes them
+        planned = list(sub.high_level_actions)
+        wanted = planned if answer.high_level_actions is None else answer.high_level_actions
+        chosen = [n for n in wanted if n in coded]
+        notes = []
+        if answer.high_level_actions is not None and sorted(set(wanted)) != sorted(planned):
+            notes.append(f"the fast agent changed the plan's {planned} to {wanted}")
+        if [n for n in wanted if n not in coded]:
+            missing = [n for n in wanted if n not in coded]
+            notes.append(f"left out (no valid code): {', '.join(missing)}")
         specs = [
             CodedActionSpec(
                 name=n,
@@ -367,8 +444,7 @@ class Engine:
                 description=coded[n].description,
                 version=coded[n].version,
             )
-            for n in answer.high_level_actions
-            if n in coded
+            for n in chosen
         ]
         base = {
             "task": task.name,
@@ -401,7 +477,11 @@ class Engine:
             ev.TrainingStarted,
             subaction=sub.name,
             config=config.model_dump(mode="json", exclude={"coded_actions"})
-            | {"coded_actions": [c.name for c in config.coded_actions]},
+            | {
+                "coded_actions": [c.name for c in config.coded_actions],
+                "plan_high_level_actions": planned,
+                "high_level_actions_note": "; ".join(notes),
+            },
             rl_config=config.model_dump(mode="json"),
             checkpoint_dir=str(checkpoints) if checkpoints else None,
         )
@@ -468,7 +548,15 @@ class Engine:
             "training_samples": result.samples,
         }
         self._emit(ev.EvaluationDone, subject=f"{sub.name} (RL policy)", result=summary)
-        verdict = self.team.critic.judge_rl(task, sub, summary, s.target_success)
+        try:
+            verdict = self.team.critic.judge_rl(task, sub, summary, s.target_success)
+        except LLMAnswerError as error:
+            verdict = Verdict(
+                success=False,
+                reason=f"no verdict: the critic's answer failed ({error}); success rate "
+                f"{evaluation.success_rate:.2f}",
+            )
+            self._note(f"{sub.name}: {verdict.reason}")
         self._emit(ev.VerdictGiven, subaction=sub.name, **verdict.model_dump())
         self._emit(ev.SubActionDone, subaction=sub.name, mode="rl", code="", **verdict.model_dump())
         verdicts[sub.name] = verdict
@@ -579,7 +667,17 @@ def _run_stages(settings, team, on_event, recorded, on_stage, control, task) -> 
     if planned:
         subtasks = planned[0]["subtasks"]
     else:
-        subtasks = team.planner.subtasks(task)
+        try:
+            subtasks = team.planner.subtasks(task)
+        except LLMAnswerError as error:  # one failed answer: solve the task as one stage
+            subtasks = [task.name]
+            on_event(
+                ev.EngineError(
+                    iteration=0,
+                    agent=team.label,
+                    message=f"the planner's answer failed ({error}): one stage, {task.name}",
+                )
+            )
         on_event(
             ev.TaskPlanProposed(iteration=0, agent=team.label, task=task.name, subtasks=subtasks)
         )

@@ -212,8 +212,11 @@ class LLMCalled(Event):
     completion_tokens: int
     latency_s: float
     attempts: int
-    ok: bool
+    ok: bool  # the endpoint answered
     error: str | None
+    validated: bool | None = None  # the answer passed its schema (None: none was asked)
+    repair_round: int = 0  # 0: first ask; n: the n-th repair request
+    mode: str = "plain"  # json_schema: the schema went as response_format
     kind: ClassVar[str] = "llm_call"
 
 

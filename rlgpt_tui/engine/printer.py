@@ -7,10 +7,14 @@ from rich.markup import escape
 
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.skills.outcomes import CallEnd
+from rlgpt_tui.text import safe_text
 
 
 class EventPrinter:
-    """An event handler that prints plans, verdicts, success rates, samples and tokens."""
+    """An event handler that prints plans, verdicts, success rates, samples and tokens.
+
+    Text that comes from an agent (names, reasons, errors) is escaped: ``[/]`` in an LLM's
+    answer is shown as written, never read as markup."""
 
     def __init__(self, console: Console):
         self.console = console
@@ -18,39 +22,45 @@ class EventPrinter:
 
     def __call__(self, event: ev.Event) -> None:
         c = self.console
-        who = f"[dim]{event.agent}[/]"
+        who = f"[dim]{_e(event.agent)}[/]"
         match event:
             case ev.SessionStarted():
-                c.rule(f"RL-GPT: {event.task} on {event.env} - agent: {event.agent}")
+                c.rule(f"RL-GPT: {_e(event.task)} on {_e(event.env)} - agent: {_e(event.agent)}")
             case ev.TaskPlanProposed():
-                c.rule(f"task plan for {event.task} ({who}): {' -> '.join(event.subtasks)}")
+                chain = _e(" -> ".join(event.subtasks))
+                c.rule(f"task plan for {_e(event.task)} ({who}): {chain}")
             case ev.PlanProposed():
-                c.print(f"[bold]iteration {event.iteration}[/] plan ({event.source}, {who}):")
+                c.print(f"[bold]iteration {event.iteration}[/] plan ({_e(event.source)}, {who}):")
                 for sub in event.plan["subactions"]:
                     extra = (
-                        f" + high-level {', '.join(sub['high_level_actions'])}"
+                        f" + high-level {_e(', '.join(sub['high_level_actions']))}"
                         if sub.get("high_level_actions")
                         else ""
                     )
                     c.print(
-                        f"  - {sub['name']} [{'cyan' if sub['mode'] == 'code' else 'magenta'}]"
-                        f"{sub['mode']}[/]{extra}: {sub['reason']}"
+                        f"  - {_e(sub['name'])} "
+                        f"[{'cyan' if sub['mode'] == 'code' else 'magenta'}]"
+                        f"{_e(sub['mode'])}[/]{extra}: {_e(sub.get('reason', ''))}"
                     )
             case ev.CodeWritten():
-                c.print(f"  code for {event.subaction} (attempt {event.attempt}, {event.source})")
+                c.print(
+                    f"  code for {_e(event.subaction)} (attempt {event.attempt}, "
+                    f"{_e(event.source)})"
+                )
             case ev.CodeValidationFailed():
-                c.print(f"  [red]code rejected[/] {event.subaction}: {event.error}")
+                c.print(f"  [red]code rejected[/] {_e(event.subaction)}: {_e(event.error)}")
             case ev.RLConfigValidationFailed():
-                c.print(f"  [red]RL config rejected[/] {event.subaction}: {event.error}")
+                c.print(f"  [red]RL config rejected[/] {_e(event.subaction)}: {_e(event.error)}")
             case ev.EditApplied():
-                c.print(f"  human edit of {event.what} {event.target} applied ({event.at})")
+                c.print(f"  human edit of {event.what} {_e(event.target)} applied ({event.at})")
             case ev.EditRefused() | ev.EditDiscarded():
-                c.print(f"  [red]human edit {event.kind[5:]}[/] {event.what}: {event.reason}")
+                c.print(f"  [red]human edit {event.kind[5:]}[/] {event.what}: {_e(event.reason)}")
             case ev.TrainingStarted():
                 coded = ", ".join(event.config["coded_actions"]) or "none"
+                note = event.config.get("high_level_actions_note")
                 c.print(
-                    f"  PPO on {event.subaction}: {event.config['samples']:,} samples, "
-                    f"coded actions: {coded}"
+                    f"  PPO on {_e(event.subaction)}: {event.config['samples']:,} samples, "
+                    f"coded actions: {_e(coded)}" + (f" [yellow]({_e(note)})[/]" if note else "")
                 )
             case ev.TrainingProgress():
                 m = event.metrics
@@ -66,12 +76,12 @@ class EventPrinter:
             case ev.EvaluationDone():
                 r = event.result
                 c.print(
-                    f"  eval {event.subject}: success {r['success_rate']:.2f} "
+                    f"  eval {_e(event.subject)}: success {r['success_rate']:.2f} "
                     f"(95% CI {r['ci95'][0]:.2f}-{r['ci95'][1]:.2f}, {r['episodes']} episodes)"
                 )
             case ev.VerdictGiven():
                 mark = "[green]ok[/]" if event.success else "[red]fail[/]"
-                c.print(f"  critic ({who}) {event.subaction}: {mark} {event.reason}")
+                c.print(f"  critic ({who}) {_e(event.subaction)}: {mark} {_e(event.reason)}")
             case ev.IterationDone():
                 c.print(
                     f"[bold]iteration {event.iteration} done[/]: success "
@@ -79,12 +89,12 @@ class EventPrinter:
                     f"(total {event.total_samples:,}), tokens {event.tokens:,}"
                 )
             case ev.EngineError():
-                c.print(f"[red]error:[/] {event.message}")
+                c.print(f"[red]error:[/] {_e(event.message)}")
             case ev.SessionFinished():
                 c.rule(
-                    f"finished: {event.reason}; best success {event.best_success:.2f}; "
+                    f"finished: {_e(event.reason)}; best success {event.best_success:.2f}; "
                     f"{event.total_samples:,} training samples; {event.tokens:,} tokens; "
-                    f"agent {event.agent}"
+                    f"agent {_e(event.agent)}"
                 )
 
 
@@ -102,3 +112,8 @@ def coded_failure_lines(usage: dict) -> list[str]:
             last = stats.get("last_failure", "")
             lines.append(f"coded {name}: {counts} of {stats['calls']} calls; last {last}"[:200])
     return lines
+
+
+def _e(text: object) -> str:
+    """Agent text made safe to print with markup on."""
+    return escape(safe_text(str(text), 2000))

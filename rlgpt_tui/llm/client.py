@@ -2,24 +2,39 @@
 
 Settings come from flags, environment variables or a config file; the API key comes from
 the environment only (the *name* of its variable may be configured) and is never stored in
-settings, call records, logs or exports. Calls retry with exponential backoff on 429, 5xx,
-timeouts and dropped connections; structured answers are validated with pydantic and get
-repair rounds when they do not parse or validate.
+settings, call records, logs or exports.
+
+Every HTTP request has a total deadline (``timeout`` seconds for the whole request, not per
+read: a server that drips one byte at a time cannot hold a call), a cap on the response size,
+and checks of the response's content type and shape; what fails gives one line naming the
+endpoint. Calls retry with exponential backoff on 429, 5xx, timeouts and dropped
+connections, and on nothing else.
+
+Structured answers: each role's pydantic schema is sent as ``response_format`` (JSON Schema,
+strict) when the endpoint accepts it; whether it does is found on the first structured call
+and remembered by the client (one client per session, endpoint and model). Otherwise the
+prompt carries the answer's shape and an example. Either way the answer is bounded in size
+and nesting, parsed, validated, and repaired: the repair prompt quotes the one error and a
+short example, never the whole schema.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
+import threading
 import time
 import tomllib
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
+
+from rlgpt_tui.text import json_depth, safe_data, safe_text
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -28,9 +43,27 @@ ENV_MODEL = "RLGPT_LLM_MODEL"
 ENV_KEY_NAME = "RLGPT_LLM_API_KEY_ENV"
 ENV_VISION = "RLGPT_LLM_VISION"
 
+MAX_RESPONSE_BYTES = 4_000_000  # one completion; more is a misbehaving server
+MAX_ANSWER_CHARS = 100_000  # an answer's text, before it is parsed
+MAX_JSON_DEPTH = 32  # nesting of an answer's JSON (and of the response body)
+STRUCTURED_MODES = ("auto", "json_schema", "off")
+
 
 class LLMError(Exception):
     """The endpoint could not be used; the message is one line that names the fix."""
+
+
+class LLMAnswerError(LLMError):
+    """One answer could not be used (it failed validation after its repair rounds, or the
+    response was malformed). The session goes on: that sub-action is marked failed."""
+
+
+class _Deadline(Exception):
+    """A request ran past its total deadline."""
+
+
+class _TooLarge(Exception):
+    """A response body passed MAX_RESPONSE_BYTES."""
 
 
 @dataclass(frozen=True)
@@ -40,13 +73,14 @@ class LLMSettings:
     base_url: str | None = None
     model: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
-    timeout: float = 60.0
+    timeout: float = 60.0  # seconds for a whole request (connect, wait, read)
     max_retries: int = 4
     backoff: float = 1.0
     temperature: float = 0.2
     max_tokens: int = 2048
     repair_rounds: int = 2
     vision: bool = False  # the model accepts images: the critic gets frames too
+    structured: str = "auto"  # response_format json_schema: auto (detect), json_schema, off
 
     @property
     def configured(self) -> bool:
@@ -64,18 +98,8 @@ class LLMSettings:
         """Flags override the environment, which overrides the config file's ``[llm]``."""
         env = os.environ if environ is None else environ
         data: dict[str, Any] = {}
-        if config_file is not None and Path(config_file).exists():
-            try:
-                data.update(tomllib.loads(Path(config_file).read_text()).get("llm", {}))
-            except tomllib.TOMLDecodeError as error:
-                raise LLMError(
-                    f"bad config file {config_file}: {error}; fix its [llm] table"
-                ) from None
-            if any("key" in k and k != "api_key_env" for k in data):
-                raise LLMError(
-                    f"{config_file} holds an API key: remove it and export it in the "
-                    "environment instead"
-                )
+        if config_file is not None:
+            data.update(_read_llm_table(Path(config_file)))
         for key, var in (
             ("base_url", ENV_BASE_URL),
             ("model", ENV_MODEL),
@@ -94,10 +118,68 @@ class LLMSettings:
         unknown = sorted(set(data) - known)
         if unknown:
             raise LLMError(f"unknown LLM setting(s) {', '.join(unknown)}: use {sorted(known)}")
-        return cls(**data)
+        return cls(**_checked(data))
 
     def describe(self) -> str:
         return f"{self.model} at {self.base_url or 'api.openai.com'}"
+
+
+def _read_llm_table(path: Path) -> dict[str, Any]:
+    """The ``[llm]`` table of a TOML file; a missing, unreadable or bad file is an error."""
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise LLMError(
+            f"cannot read --llm-config {path}: {error.strerror}; check the path"
+        ) from None
+    try:
+        document = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise LLMError(
+            f"--llm-config {path} is not a text file: pass a TOML file with an [llm] table"
+        ) from None
+    except tomllib.TOMLDecodeError as error:
+        raise LLMError(f"bad config file {path}: {error}; fix its [llm] table") from None
+    table = document.get("llm", {})
+    if not isinstance(table, dict):
+        raise LLMError(f"{path}: `llm` must be a table ([llm]), not a {type(table).__name__}")
+    if any("key" in k and k != "api_key_env" for k in table):
+        raise LLMError(
+            f"{path} holds an API key: remove it and export it in the environment instead"
+        )
+    return dict(table)
+
+
+# name -> (type(s) accepted, check, what it must be)
+_RULES: dict[str, tuple[tuple[type, ...], Callable[[Any], bool], str]] = {
+    "base_url": ((str,), lambda v: v.startswith(("http://", "https://")), "an http(s) URL"),
+    "model": ((str,), lambda v: bool(v.strip()), "a model name"),
+    "api_key_env": ((str,), lambda v: v.isidentifier(), "an environment variable name"),
+    "timeout": ((int, float), lambda v: 0 < v <= 3600, "seconds in (0, 3600]"),
+    "max_retries": ((int,), lambda v: 0 <= v <= 20, "an integer in [0, 20]"),
+    "backoff": ((int, float), lambda v: 0 <= v <= 60, "seconds in [0, 60]"),
+    "temperature": ((int, float), lambda v: 0 <= v <= 2, "a number in [0, 2]"),
+    "max_tokens": ((int,), lambda v: 1 <= v <= 1_000_000, "a positive integer"),
+    "repair_rounds": ((int,), lambda v: 0 <= v <= 10, "an integer in [0, 10]"),
+    "vision": ((bool,), lambda v: True, "true or false"),
+    "structured": ((str,), lambda v: v in STRUCTURED_MODES, " or ".join(STRUCTURED_MODES)),
+}
+
+
+def _checked(data: dict[str, Any]) -> dict[str, Any]:
+    """Each setting of the right type and range, or one line saying what it must be."""
+    for name, value in data.items():
+        if value is None and name in ("base_url", "model"):
+            continue
+        types, ok, what = _RULES[name]
+        right_type = isinstance(value, types) and not (
+            isinstance(value, bool) and bool not in types
+        )
+        if isinstance(value, float) and not math.isfinite(value):
+            right_type = False
+        if not right_type or not ok(value):
+            raise LLMError(f"LLM setting {name} = {value!r} is invalid: it must be {what}")
+    return data
 
 
 @dataclass
@@ -112,8 +194,11 @@ class LLMCall:
     completion_tokens: int
     latency_s: float
     attempts: int
-    ok: bool = True
+    ok: bool = True  # the endpoint answered (HTTP); see ``validated`` for the answer
     error: str | None = None
+    validated: bool | None = None  # the answer passed its schema (None: no schema asked)
+    repair_round: int = 0  # 0: the first ask; n: the n-th repair request
+    mode: str = "plain"  # json_schema: the schema went as response_format
     started: float = field(default_factory=time.time)
 
     def as_dict(self) -> dict[str, Any]:
@@ -123,6 +208,12 @@ class LLMCall:
 def extract_json(text: str) -> Any:
     """The JSON value in a model's answer: the whole text, a ```json fence, or {...}."""
     text = text.strip()
+    if not text:
+        raise ValueError("the answer was empty")
+    if len(text) > MAX_ANSWER_CHARS:
+        raise ValueError(f"the answer is longer than {MAX_ANSWER_CHARS:,} characters")
+    if json_depth(text) > MAX_JSON_DEPTH:
+        raise ValueError(f"the answer's JSON is nested deeper than {MAX_JSON_DEPTH} levels")
     fence = re.search(r"```(?:json)?\s*(.*?)```", text, re.DOTALL)
     candidates = [text]
     if fence:
@@ -137,6 +228,41 @@ def extract_json(text: str) -> Any:
         except json.JSONDecodeError as error:
             last_error = error
     raise ValueError(f"answer is not JSON ({last_error})")
+
+
+def response_schema(schema: type[BaseModel]) -> dict[str, Any]:
+    """``schema`` as a strict JSON Schema for ``response_format``: every object closed and
+    every property required (optional values are nullable, never absent)."""
+
+    def close(node: Any) -> None:
+        if isinstance(node, dict):
+            if node.get("type") == "object" and "properties" in node:
+                node["additionalProperties"] = False
+                node["required"] = list(node["properties"])
+            node.pop("default", None)
+            for value in node.values():
+                close(value)
+        elif isinstance(node, list):
+            for value in node:
+                close(value)
+
+    document = schema.model_json_schema()
+    close(document)
+    return document
+
+
+def _is_echoed_schema(data: Any) -> bool:
+    return isinstance(data, dict) and (
+        "$defs" in data or ("properties" in data and data.get("type") == "object")
+    )
+
+
+def _import_httpx():
+    try:
+        import httpx2 as httpx  # what newer openai releases use
+    except ImportError:  # pragma: no cover - older openai releases
+        import httpx
+    return httpx
 
 
 class LLMClient:
@@ -165,98 +291,240 @@ class LLMClient:
         self.calls: list[LLMCall] = []
         self._sleep = sleep
         self._openai = openai
-        self._client = openai.OpenAI(
-            base_url=settings.base_url, api_key=key, timeout=settings.timeout, max_retries=0
+        self._httpx = _import_httpx()
+        self._key = key
+        self._client = self._new_client()
+        # "json_schema" or "plain" once known; "auto" detects it on the first structured call
+        self.mode: str | None = {"json_schema": "json_schema", "off": "plain"}.get(
+            settings.structured
+        )
+
+    @property
+    def where(self) -> str:
+        return self.settings.base_url or "api.openai.com"
+
+    def _new_client(self):
+        return self._openai.OpenAI(
+            base_url=self.settings.base_url,
+            api_key=self._key,
+            timeout=self.settings.timeout,
+            max_retries=0,
         )
 
     def check(self) -> None:
         """Fail early, with the fix, if the endpoint is unreachable or the model unknown."""
         openai = self._openai
         s = self.settings
-        where = s.base_url or "api.openai.com"
         try:
-            models = [m.id for m in self._client.models.list()]
+            listed = self._within_deadline(lambda: self._client.models.list())
+            models = [m.id for m in listed]
+        except _Deadline:
+            raise LLMError(self._timeout_message(1)) from None
+        except openai.APITimeoutError:
+            raise LLMError(self._timeout_message(1)) from None
         except openai.APIConnectionError:
             raise LLMError(
-                f"cannot reach the LLM endpoint {where}: check --llm-base-url and that the "
-                "server is running"
+                f"cannot reach the LLM endpoint {self.where}: check --llm-base-url and that "
+                "the server is running"
             ) from None
         except openai.AuthenticationError:
             raise LLMError(f"the endpoint rejected the API key: check ${s.api_key_env}") from None
-        except openai.APIStatusError:
-            return  # some servers do not list models; the first call will tell
+        except (openai.APIStatusError, openai.APIResponseValidationError, TypeError):
+            return  # some servers do not list models (or list them oddly); the first call tells
         if models and s.model not in models:
-            shown = ", ".join(models[:5])
+            shown = ", ".join(str(m) for m in models[:5])
             raise LLMError(
-                f"model {s.model!r} not found at {where}: use --llm-model with one of {shown}"
+                f"model {s.model!r} not found at {self.where}: use --llm-model with one of {shown}"
             )
 
-    # -- plain chat ----------------------------------------------------------------------
-    def chat(self, role: str, messages: list[dict[str, str]]) -> str:
-        """One chat completion, retried on transient failures; returns the answer text."""
+    # -- HTTP --------------------------------------------------------------------------------
+    def _within_deadline(self, work: Callable[[], Any]) -> Any:
+        """``work()`` in a helper thread, given at most ``timeout`` seconds in all.
+
+        On overrun the HTTP client is replaced and the old one closed (which drops the
+        stuck connection); the helper thread ends when its socket does.
+        """
+        box: dict[str, Any] = {}
+
+        def run() -> None:
+            try:
+                box["value"] = work()
+            except BaseException as error:  # handed to the caller's thread
+                box["error"] = error
+
+        worker = threading.Thread(target=run, name="llm-request", daemon=True)
+        worker.start()
+        worker.join(self.settings.timeout)
+        if worker.is_alive():
+            stuck, self._client = self._client, self._new_client()
+            threading.Thread(target=stuck.close, daemon=True).start()
+            raise _Deadline
+        if "error" in box:
+            raise box["error"]
+        return box["value"]
+
+    def _post(self, request: dict[str, Any]) -> tuple[str, bytes]:
+        """One chat-completion request: (content type, body), the body read up to the cap."""
+        create = self._client.chat.completions.with_streaming_response.create
+        with create(**request) as response:
+            content_type = response.headers.get("content-type", "")
+            body = bytearray()
+            for chunk in response.iter_bytes():
+                body += chunk
+                if len(body) > MAX_RESPONSE_BYTES:
+                    raise _TooLarge
+            return content_type, bytes(body)
+
+    def _completion(self, body: bytes, content_type: str) -> tuple[str, int, int]:
+        """(answer text, prompt tokens, completion tokens) from a response body, or one line
+        naming the endpoint and what is wrong with the response."""
+        where = self.where
+
+        def bad(what: str) -> LLMAnswerError:
+            return LLMAnswerError(
+                f"the LLM endpoint {where} {what}: check that --llm-base-url is an "
+                "OpenAI-compatible /v1 endpoint"
+            )
+
+        if "json" not in content_type.lower():
+            raise bad(f"answered with content type {content_type or 'none'!r}, not JSON")
+        text = body.decode("utf-8", errors="replace")
+        if json_depth(text) > MAX_JSON_DEPTH:
+            raise bad(f"sent JSON nested deeper than {MAX_JSON_DEPTH} levels")
+        try:
+            data = json.loads(text)
+        except ValueError:
+            raise bad("sent a body that is not JSON") from None
+        if not isinstance(data, dict):
+            raise bad(f"sent a JSON {type(data).__name__}, not a completion object")
+        choices = data.get("choices")
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            raise bad("sent a completion without choices")
+        message = choices[0].get("message")
+        if not isinstance(message, dict):
+            raise bad("sent a completion whose message is null")
+        content = message.get("content")
+        if content is None:
+            content = ""
+        if not isinstance(content, str):
+            raise bad(f"sent message content of type {type(content).__name__}, not text")
+        usage = data.get("usage") or {}
+        if not isinstance(usage, dict):
+            raise bad("sent usage that is not an object")
+        tokens = []
+        for name in ("prompt_tokens", "completion_tokens"):
+            value = usage.get(name, 0)
+            if isinstance(value, str) and value.strip().isdigit():
+                value = int(value)
+            if value is None:
+                value = 0
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise bad(f"sent usage.{name} = {str(value)[:40]!r}, not a token count")
+            tokens.append(value)
+        return safe_text(content, MAX_ANSWER_CHARS * 2), tokens[0], tokens[1]
+
+    def _complete(
+        self, messages: list[dict[str, Any]], response_format: dict[str, Any] | None = None
+    ) -> tuple[str, int, int, int]:
+        """One completion, retried on transient failures: (text, prompt tokens, completion
+        tokens, attempts). Raises LLMError (endpoint unusable) or LLMAnswerError (bad
+        response); a refused ``response_format`` raises ``_FormatRefused``."""
         openai = self._openai
+        httpx = self._httpx
         s = self.settings
-        started = time.perf_counter()
+        request: dict[str, Any] = {
+            "model": s.model,
+            "messages": messages,
+            "temperature": s.temperature,
+            "max_tokens": s.max_tokens,
+        }
+        if response_format is not None:
+            request["response_format"] = response_format
         for attempt in range(1, s.max_retries + 2):
             try:
-                response = self._client.chat.completions.create(
-                    model=s.model,
-                    messages=messages,
-                    temperature=s.temperature,
-                    max_tokens=s.max_tokens,
-                )
+                content_type, body = self._within_deadline(lambda: self._post(request))
             except (
+                _Deadline,
                 openai.RateLimitError,
                 openai.InternalServerError,
-                openai.APIConnectionError,
-            ) as error:  # APITimeoutError is a subclass
+                openai.APIConnectionError,  # APITimeoutError is a subclass
+                httpx.TransportError,  # while the body is read
+            ) as error:
                 if attempt > s.max_retries:
-                    self._record(role, messages, "", started, attempt, error=str(error))
-                    raise LLMError(self._transient_message(error)) from None
+                    raise _Failed(self._transient_message(error, attempt), attempt) from None
                 self._sleep(s.backoff * 2 ** (attempt - 1))
                 continue
+            except _TooLarge:
+                raise _Failed(
+                    f"the LLM endpoint {self.where} sent more than {MAX_RESPONSE_BYTES:,} bytes "
+                    "for one completion: check the server (it must answer one JSON completion)",
+                    attempt,
+                    answer_error=True,
+                ) from None
             except openai.NotFoundError:
-                self._record(role, messages, "", started, attempt, error="model not found")
-                raise LLMError(
-                    f"model {s.model!r} not found at {s.base_url or 'api.openai.com'}: check "
-                    "--llm-model (list the server's models)"
+                raise _Failed(
+                    f"model {s.model!r} not found at {self.where}: check --llm-model (list the "
+                    "server's models)",
+                    attempt,
                 ) from None
             except openai.AuthenticationError:
-                self._record(role, messages, "", started, attempt, error="authentication")
-                raise LLMError(
-                    f"the endpoint rejected the API key: check ${s.api_key_env}"
+                raise _Failed(
+                    f"the endpoint rejected the API key: check ${s.api_key_env}", attempt
+                ) from None
+            except (openai.BadRequestError, openai.UnprocessableEntityError) as error:
+                if response_format is not None:
+                    raise _FormatRefused(str(error.message)[:160], attempt) from None
+                raise _Failed(
+                    f"the endpoint {self.where} refused the request (HTTP {error.status_code}: "
+                    f"{safe_text(str(error.message), 160)}): check --llm-model and max_tokens",
+                    attempt,
                 ) from None
             except openai.APIStatusError as error:
-                self._record(role, messages, "", started, attempt, error=str(error))
-                raise LLMError(
-                    f"the endpoint answered HTTP {error.status_code}: {str(error.message)[:160]}"
+                raise _Failed(
+                    f"the endpoint {self.where} answered HTTP {error.status_code}: "
+                    f"{safe_text(str(error.message), 160)}",
+                    attempt,
                 ) from None
-            text = (response.choices[0].message.content or "") if response.choices else ""
-            usage = response.usage
-            self._record(
-                role,
-                messages,
-                text,
-                started,
-                attempt,
-                prompt_tokens=usage.prompt_tokens if usage else 0,
-                completion_tokens=usage.completion_tokens if usage else 0,
-            )
-            return text
+            try:
+                text, prompt_tokens, completion_tokens = self._completion(body, content_type)
+            except LLMAnswerError as error:
+                raise _Failed(str(error), attempt, answer_error=True) from None
+            return text, prompt_tokens, completion_tokens, attempt
         raise AssertionError("unreachable")
 
-    def _transient_message(self, error: Exception) -> str:
+    def _timeout_message(self, tries: int) -> str:
         s = self.settings
-        where = s.base_url or "api.openai.com"
-        if isinstance(error, self._openai.APIConnectionError):
+        return (
+            f"the LLM endpoint {self.where} timed out after {s.timeout:g} s ({tries} "
+            f"{'try' if tries == 1 else 'tries'}): raise --llm-timeout (or `timeout` in the "
+            "[llm] table) for a slow model, or check that the server is not stuck"
+        )
+
+    def _transient_message(self, error: Exception, tries: int) -> str:
+        timeouts = (_Deadline, self._openai.APITimeoutError, self._httpx.TimeoutException)
+        if isinstance(error, timeouts):
+            return self._timeout_message(tries)
+        if isinstance(error, self._openai.APIConnectionError | self._httpx.TransportError):
             return (
-                f"cannot reach the LLM endpoint {where} after {s.max_retries + 1} tries: "
-                "check --llm-base-url and that the server is running"
+                f"cannot reach the LLM endpoint {self.where} after {tries} tries: check "
+                "--llm-base-url and that the server is running"
             )
         return (
-            f"the LLM endpoint {where} kept failing ({type(error).__name__}) after "
-            f"{s.max_retries + 1} tries: retry later or use another endpoint"
+            f"the LLM endpoint {self.where} kept failing ({type(error).__name__}) after "
+            f"{tries} tries: retry later or use another endpoint"
         )
+
+    # -- plain chat ----------------------------------------------------------------------
+    def chat(self, role: str, messages: list[dict[str, Any]]) -> str:
+        """One chat completion, retried on transient failures; returns the answer text."""
+        started = time.perf_counter()
+        try:
+            text, prompt_tokens, completion_tokens, attempts = self._complete(messages)
+        except _Failed as failed:
+            self._record(role, messages, "", started, failed.attempts, error=str(failed))
+            raise failed.error() from None
+        self._record(role, messages, text, started, attempts, prompt_tokens, completion_tokens)
+        return text
 
     def _record(
         self,
@@ -265,9 +533,13 @@ class LLMClient:
         text,
         started,
         attempts,
-        error=None,
         prompt_tokens=0,
         completion_tokens=0,
+        error=None,
+        validated=None,
+        repair_round=0,
+        mode="plain",
+        answered=None,
     ) -> None:
         call = LLMCall(
             role=role,
@@ -278,42 +550,158 @@ class LLMClient:
             completion_tokens=completion_tokens,
             latency_s=round(time.perf_counter() - started, 4),
             attempts=attempts,
-            ok=error is None,
+            ok=(error is None) if answered is None else answered,
             error=error,
+            validated=validated,
+            repair_round=repair_round,
+            mode=mode,
         )
         self.calls.append(call)
         self.on_call(call)
 
     # -- structured answers -----------------------------------------------------------------
-    def structured(self, role: str, messages: list[dict[str, str]], schema: type[T]) -> T:
-        """An answer parsed as JSON and validated against ``schema``, with repair rounds."""
+    def structured(
+        self,
+        role: str,
+        messages: list[dict[str, Any]],
+        schema: type[T],
+        check: Callable[[T], None] | None = None,
+    ) -> T:
+        """An answer parsed as JSON and validated against ``schema`` (then ``check``, which
+        raises ValueError with the fix), with repair rounds. Raises LLMAnswerError when
+        every round failed, LLMError when the endpoint cannot be used."""
         conversation = list(messages)
         problem = ""
-        for _ in range(self.settings.repair_rounds + 1):
-            text = self.chat(role, conversation)
+        rounds = self.settings.repair_rounds + 1
+        for repair_round in range(rounds):
+            started = time.perf_counter()
+            mode = self.mode or "json_schema"
+            response_format = (
+                {
+                    "type": "json_schema",
+                    "json_schema": {
+                        "name": schema.__name__,
+                        "schema": response_schema(schema),
+                        "strict": True,
+                    },
+                }
+                if mode == "json_schema"
+                else None
+            )
             try:
-                return schema.model_validate(extract_json(text))
+                text, prompt_tokens, completion_tokens, attempts = self._complete(
+                    conversation, response_format
+                )
+            except _FormatRefused as refused:
+                if self.mode is not None:  # it was known to work: a real refusal
+                    message = f"the endpoint {self.where} refused the {role} request: {refused}"
+                    self._record(role, conversation, "", started, refused.attempts, error=message)
+                    raise LLMAnswerError(message) from None
+                self._record(
+                    role,
+                    conversation,
+                    "",
+                    started,
+                    refused.attempts,
+                    error=f"response_format refused ({refused}): using plain prompts",
+                    mode=mode,
+                )
+                self.mode = "plain"
+                started = time.perf_counter()
+                mode = "plain"
+                try:
+                    text, prompt_tokens, completion_tokens, attempts = self._complete(conversation)
+                except _Failed as failed:
+                    self._record(
+                        role, conversation, "", started, failed.attempts, error=str(failed)
+                    )
+                    raise failed.error() from None
+            except _Failed as failed:
+                self._record(
+                    role, conversation, "", started, failed.attempts, error=str(failed), mode=mode
+                )
+                raise failed.error() from None
+            if self.mode is None:
+                self.mode = mode  # the endpoint took response_format: remember it
+            try:
+                data = safe_data(extract_json(text))  # JSON escapes may hold lone surrogates
+                if _is_echoed_schema(data):
+                    raise ValueError(
+                        "the answer is the JSON Schema itself, not an answer: fill in values"
+                    )
+                answer = schema.model_validate(data)
+                if check is not None:
+                    check(answer)
             except (ValueError, ValidationError) as error:
                 problem = _short_error(error)
+                self._record(
+                    role,
+                    conversation,
+                    text,
+                    started,
+                    attempts,
+                    prompt_tokens,
+                    completion_tokens,
+                    error=f"invalid answer: {problem}",
+                    validated=False,
+                    repair_round=repair_round,
+                    mode=mode,
+                    answered=True,
+                )
+                example = getattr(schema, "EXAMPLE", "")
                 conversation = conversation + [
-                    {"role": "assistant", "content": text},
+                    {"role": "assistant", "content": text[:4000]},
                     {
                         "role": "user",
                         "content": (
-                            f"Your answer could not be used: {problem}. Answer again with "
-                            "only one JSON object matching this schema:\n"
-                            + json.dumps(schema.model_json_schema())
+                            f"Your answer could not be used: {problem}. Answer again with only "
+                            "one JSON object with the same keys as this example (your own "
+                            f"values, for this task):\n{example}"
                         ),
                     },
                 ]
-        raise LLMError(
-            f"the model's {role} answer failed validation {self.settings.repair_rounds + 1} "
-            f"times ({problem}): try a stronger model"
+                continue
+            self._record(
+                role,
+                conversation,
+                text,
+                started,
+                attempts,
+                prompt_tokens,
+                completion_tokens,
+                validated=True,
+                repair_round=repair_round,
+                mode=mode,
+            )
+            return answer
+        raise LLMAnswerError(
+            f"the model's {role} answer failed validation {rounds} times ({problem}): try a "
+            "stronger model, or structured output (an endpoint that accepts response_format)"
         )
 
     @property
     def tokens(self) -> int:
         return sum(c.prompt_tokens + c.completion_tokens for c in self.calls)
+
+
+class _Failed(Exception):
+    """A call failed; ``error()`` is what the caller sees (after it is recorded)."""
+
+    def __init__(self, message: str, attempts: int, answer_error: bool = False):
+        super().__init__(message)
+        self.attempts = attempts
+        self.answer_error = answer_error
+
+    def error(self) -> LLMError:
+        return (LLMAnswerError if self.answer_error else LLMError)(str(self))
+
+
+class _FormatRefused(Exception):
+    """The endpoint answered HTTP 400/422 to a request with ``response_format``."""
+
+    def __init__(self, message: str, attempts: int):
+        super().__init__(message)
+        self.attempts = attempts
 
 
 def _without_images(message: dict[str, Any]) -> dict[str, Any]:
@@ -332,8 +720,23 @@ def _without_images(message: dict[str, Any]) -> dict[str, Any]:
 
 
 def _short_error(error: Exception) -> str:
+    """The first few problems of an answer, one line (what a repair prompt quotes)."""
     if isinstance(error, ValidationError):
-        first = error.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "answer"
-        return f"{where}: {first['msg']}"
-    return str(error)[:200]
+        problems = []
+        ordered = sorted(error.errors(), key=lambda e: e["type"] != "extra_forbidden")
+        for item in ordered[:3]:
+            where = ".".join(str(p) for p in item["loc"]) or "answer"
+            message = item["msg"].removeprefix("Value error, ")
+            if item["type"] == "extra_forbidden":
+                message = "this key is not allowed"
+            elif item["type"] == "missing":
+                message = "this key is missing"
+            problems.append(f"{where}: {message}")
+        more = error.error_count() - len(problems)
+        return safe_text("; ".join(problems) + (f" (+{more} more)" if more > 0 else ""), 400)
+    return safe_text(str(error), 300)
+
+
+def settings_fields() -> list[str]:
+    """The names of the ``[llm]`` settings, for help texts."""
+    return [f.name for f in fields(LLMSettings)]

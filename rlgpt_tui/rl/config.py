@@ -10,6 +10,23 @@ from rlgpt_tui.envs import ACTION_NAMES, WORLD_NAMES
 from rlgpt_tui.tasks import get_task
 
 
+def world_segments(env: str) -> tuple[str, ...]:
+    """The observation segment names of world ``env`` (its class's
+    ``observation_segments``), without creating a world."""
+    if env == "minedojo":
+        from rlgpt_tui.envs.minedojo.world import MineDojoWorld
+
+        return tuple(MineDojoWorld.observation_segments)
+    from rlgpt_tui.envs.base import World
+
+    return tuple(World.observation_segments)
+
+
+def world_actions(env: str) -> tuple[str, ...]:
+    """The primitive action names of world ``env`` (every backend speaks Crafter's 17)."""
+    return ACTION_NAMES
+
+
 class PPOParams(BaseModel):
     """PPO hyper-parameters (stable-baselines3 names)."""
 
@@ -99,6 +116,14 @@ class RLConfig(BaseModel):
         names = [c.name for c in self.coded_actions]
         if len(set(names)) != len(names):
             raise ValueError("coded action names must be distinct")
+        if self.observation is not None:
+            segments = world_segments(self.env)
+            unknown = [s for s in self.observation if s not in segments]
+            if unknown:
+                raise ValueError(
+                    f"unknown observation segment(s) {', '.join(map(str, unknown))} for "
+                    f"{self.env}: use {', '.join(segments)} (or null for all)"
+                )
         return self
 
     @classmethod

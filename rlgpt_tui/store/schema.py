@@ -137,5 +137,13 @@ def _v3(db: Database) -> None:
     db.execute("UPDATE human_edits SET outcome = 'applied' WHERE outcome IS NULL")
 
 
-MIGRATIONS: list[Callable[[Database], None]] = [_v1, _v2, _v3]
+def _v4(db: Database) -> None:
+    """Each LLM call says whether its answer validated, which repair round it was, and
+    whether the schema went as response_format (``mode``: json_schema or plain)."""
+    db["llm_calls"].add_column("validated", int)
+    db["llm_calls"].add_column("repair_round", int)
+    db["llm_calls"].add_column("mode", str)
+
+
+MIGRATIONS: list[Callable[[Database], None]] = [_v1, _v2, _v3, _v4]
 SCHEMA_VERSION = len(MIGRATIONS)

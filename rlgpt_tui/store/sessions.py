@@ -25,6 +25,7 @@ from sqlite_utils import Database
 
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.store.schema import MIGRATIONS, SCHEMA_VERSION
+from rlgpt_tui.text import safe_data, short_name
 
 ENV_SESSIONS_DIR = "RLGPT_SESSIONS_DIR"
 DB_NAME = "rlgpt.db"
@@ -294,8 +295,14 @@ class SessionStore:
 
     # -- events -------------------------------------------------------------------------------
     def record(self, session_id: int, event: ev.Event) -> int:
-        """Write ``event`` and what it carries in one transaction; returns its sequence."""
+        """Write ``event`` and what it carries in one transaction; returns its sequence.
+
+        Text is made safe first (surrogates replaced, NUL removed, length bounded): an LLM's
+        answer can hold anything, and SQLite must take all of it."""
         data = event.to_dict()
+        safe = safe_data(data)
+        if safe != data:
+            data, event = safe, ev.event_from_dict(safe)
         with self._errors(), self.db.conn:
             cursor = self.db.execute(
                 "INSERT INTO events (session_id, kind, iteration, agent, time, data) "
@@ -383,10 +390,13 @@ class SessionStore:
                     }
                 )
             case ev.CodeValidationFailed():
+                # only the code this failure is about: an answer that failed before any code
+                # was written leaves the earlier (kept) version valid
                 db.execute(
                     "UPDATE code_versions SET valid = 0, error = ? WHERE event_seq = (SELECT "
-                    "MAX(event_seq) FROM code_versions WHERE session_id = ? AND subaction = ?)",
-                    [event.error, session_id, event.subaction],
+                    "MAX(event_seq) FROM code_versions WHERE session_id = ? AND subaction = ?) "
+                    "AND iteration = ? AND attempt = ?",
+                    [event.error, session_id, event.subaction, event.iteration, event.attempt],
                 )
             case ev.TrainingStarted():
                 db["training_runs"].insert(
@@ -474,6 +484,9 @@ class SessionStore:
                         "attempts": event.attempts,
                         "ok": int(event.ok),
                         "error": event.error,
+                        "validated": None if event.validated is None else int(event.validated),
+                        "repair_round": event.repair_round,
+                        "mode": event.mode,
                     }
                 )
             case ev.EditApplied():
@@ -510,7 +523,10 @@ class SessionStore:
         db["sessions"].update(session_id, summary)
 
     def _write_code_file(self, session_id: int, subaction: str, code: str) -> None:
-        """The latest code of a sub-action as ``<session>/code/<name>.py`` (for editors)."""
+        """The latest code of a sub-action as ``<session>/code/<name>.py`` (for editors);
+        only for a short identifier (it is recorded in the database either way)."""
+        if not short_name(subaction):
+            return
         folder = self.session_dir(session_id) / "code"
         folder.mkdir(parents=True, exist_ok=True)
         partial = folder / f".{subaction}.py.partial"

@@ -1,0 +1,246 @@
+"""Every LLM answer survivable: structured output, repair, misbehaving servers, bad settings.
+
+Real HTTP against the scripted local server (tests/llm_server.py) through the real ``openai``
+client; the assertions are outcomes: the answer used, the one-line error, what was recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from rlgpt_tui.agents.llm import LLMTeam
+from rlgpt_tui.agents.schemas import (
+    CodeAnswer,
+    PlanAnswer,
+    RLAnswerStrict,
+    TaskPlanAnswer,
+    VerdictAnswer,
+)
+from rlgpt_tui.llm.client import LLMAnswerError, LLMClient, LLMError, LLMSettings
+from rlgpt_tui.tasks import get_task
+from tests.llm_server import ScriptedLLMServer
+from tests.test_agents_engine import PLAN, RL_ANSWER, VERDICT_OK, scripted_agent
+
+TASK = get_task("collect_wood")
+ANSWERS = (PlanAnswer, CodeAnswer, RLAnswerStrict, VerdictAnswer, TaskPlanAnswer)
+
+
+def client_for(server: ScriptedLLMServer, **settings) -> LLMClient:
+    values = dict(backoff=0.01, max_retries=1) | settings
+    return LLMClient(LLMSettings.resolve(server.base_url, server.model, **values))
+
+
+@pytest.mark.parametrize("schema", ANSWERS, ids=lambda s: s.__name__)
+def test_an_echoed_schema_or_an_empty_object_is_not_an_answer(schema) -> None:
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError):
+        schema.model_validate(schema.model_json_schema())
+    with pytest.raises(ValidationError):
+        schema.model_validate({})
+    schema.model_validate_json(schema.EXAMPLE)  # the example the repair prompt quotes is valid
+
+
+def test_prompt_examples_are_for_tasks_outside_the_catalog() -> None:
+    from rlgpt_tui import ASSETS_DIR
+    from rlgpt_tui.tasks import load_catalog
+
+    catalog = set(load_catalog())
+    examples = [s.EXAMPLE for s in ANSWERS]
+    prompts = [p.read_text() for p in (ASSETS_DIR / "prompts").glob("*.md")]
+    for text in examples + prompts:
+        named = {t for t in catalog if t in text}
+        assert not named, (named, text[:200])
+
+
+def test_structured_output_is_sent_and_remembered_when_the_server_takes_it() -> None:
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        team = LLMTeam(client_for(server))
+        plan = team.slow.plan(TASK, [])
+        team.critic.judge_rl(TASK, plan.learned()[0], {"success_rate": 0.5}, 0.9)
+    assert [s.name for s in plan.subactions] == ["go_to_tree", "collect_wood"]
+    formats = [r.get("response_format") for r in server.requests]
+    assert all(f and f["type"] == "json_schema" for f in formats)
+    sent = formats[0]["json_schema"]
+    assert sent["strict"] is True and sent["schema"]["additionalProperties"] is False
+    assert set(sent["schema"]["required"]) == {"subactions", "notes"}
+    calls = team.client.calls
+    assert [(c.mode, c.validated, c.repair_round) for c in calls] == [("json_schema", True, 0)] * 2
+    # the prompt text carries the answer's keys and an example, not the JSON Schema
+    prompt = server.requests[0]["messages"][-1]["content"]
+    assert '"subactions": [{"name": string' in prompt and "$defs" not in prompt
+
+
+def test_a_server_refusing_response_format_gets_plain_prompts_from_then_on() -> None:
+    with ScriptedLLMServer(responder=scripted_agent, response_format="reject") as server:
+        team = LLMTeam(client_for(server))
+        team.slow.plan(TASK, [])
+        team.slow.plan(TASK, [])
+    assert team.client.mode == "plain"
+    carried = ["response_format" in r for r in server.requests]
+    assert carried == [True, False, False]  # detected once, remembered
+    first, *rest = team.client.calls
+    assert not first.ok and "response_format refused" in first.error
+    assert [(c.mode, c.validated) for c in rest] == [("plain", True)] * 2
+
+
+def test_repair_quotes_the_error_and_an_example_never_the_schema() -> None:
+    echoed = json.dumps(PlanAnswer.model_json_schema())
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [{"content": echoed}, {"content": json.dumps(PLAN)}]
+        team = LLMTeam(client_for(server, structured="off"))
+        plan = team.slow.plan(TASK, [])
+    assert plan.subactions[0].name == "go_to_tree"
+    repair = server.requests[1]["messages"][-1]["content"]
+    assert "the JSON Schema itself" in repair and PlanAnswer.EXAMPLE in repair
+    assert '"properties"' not in repair and "$defs" not in repair
+    calls = team.client.calls
+    assert [(c.validated, c.repair_round) for c in calls] == [(False, 0), (True, 1)]
+    assert calls[0].ok and "invalid answer" in calls[0].error
+
+
+def test_an_answer_failing_every_repair_round_is_an_answer_error() -> None:
+    with ScriptedLLMServer(responder=lambda m: '{"verdict": "fine"}') as server:
+        team = LLMTeam(client_for(server, repair_rounds=2))
+        sub = PlanAnswer.model_validate(PLAN).subactions[1]
+        with pytest.raises(LLMAnswerError, match="critic answer failed validation 3 times"):
+            team.critic.judge_rl(TASK, sub, {"success_rate": 0.1}, 0.9)
+    assert [(c.validated, c.repair_round) for c in team.client.calls] == [
+        (False, 0),
+        (False, 1),
+        (False, 2),
+    ]
+    repair = server.requests[1]["messages"][-1]["content"]
+    assert "success: this key is missing" in repair and "verdict: this key is not allowed" in repair
+
+
+def test_rl_answer_is_checked_against_the_world_with_the_allowed_names() -> None:
+    bad = RL_ANSWER | {"observation": ["pixels"], "primitives": ["jump"]}
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [{"content": json.dumps(bad)}, {"content": json.dumps(RL_ANSWER)}]
+        team = LLMTeam(client_for(server))
+        sub = PlanAnswer.model_validate(PLAN).subactions[1]
+        answer = team.fast.write_rl(TASK, sub, ["go_to_tree"], env="craftax")
+    assert answer.high_level_actions == ["go_to_tree"]
+    repair = server.requests[1]["messages"][-1]["content"]
+    assert "observation: unknown name(s) pixels: use map, inventory" in repair
+
+
+@pytest.mark.parametrize(
+    ("step", "expected"),
+    [
+        ({"raw": b"hello", "content_type": "text/plain"}, "content type 'text/plain'"),
+        ({"body": {"id": "x", "object": "chat.completion"}}, "without choices"),
+        ({"body": {"choices": [{"index": 0, "message": None}]}}, "message is null"),
+        ({"raw": b"[" * 100_000 + b"]" * 100_000}, "nested deeper than"),
+        ({"body": {"choices": [{"message": {"content": 7}}]}}, "content of type int"),
+        (
+            {"content": "{}", "usage": {"prompt_tokens": "many", "completion_tokens": 1}},
+            "usage.prompt_tokens = 'many'",
+        ),
+    ],
+    ids=["text-plain", "no-choices", "null-message", "deep-body", "int-content", "str-usage"],
+)
+def test_malformed_responses_give_one_line_naming_the_endpoint(step, expected) -> None:
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [step]
+        client = client_for(server)
+        with pytest.raises(LLMAnswerError) as caught:
+            client.chat("critic", [{"role": "user", "content": "judge"}])
+    message = str(caught.value)
+    assert expected in message and server.base_url in message and "\n" not in message
+    assert len(server.requests) == 1  # not retried: a retry cannot fix a broken server
+    assert client.calls[-1].error == message
+
+
+def test_token_counts_as_digit_strings_are_read_and_odd_text_is_made_safe() -> None:
+    text = "ok [/] \ud800 end\x00"
+    usage = {"prompt_tokens": "12", "completion_tokens": "3"}
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [{"content": text, "usage": usage}]
+        client = client_for(server)
+        answer = client.chat("critic", [{"role": "user", "content": "judge"}])
+    assert answer == "ok [/] \ufffd end"
+    assert (client.calls[-1].prompt_tokens, client.calls[-1].completion_tokens) == (12, 3)
+
+
+def test_an_answer_nested_40000_deep_is_refused_before_parsing() -> None:
+    deep = "[" * 40_000 + "]" * 40_000
+    with ScriptedLLMServer(responder=lambda m: deep) as server:
+        client = client_for(server, repair_rounds=0, structured="off")
+        with pytest.raises(LLMAnswerError, match="failed validation 1 times"):
+            client.structured("critic", [{"role": "user", "content": "judge"}], VerdictAnswer)
+    assert "nested deeper than 32" in client.calls[-1].error
+
+
+def test_a_server_dripping_bytes_hits_the_total_deadline() -> None:
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [{"drip": 0.5}]
+        client = client_for(server, timeout=2, max_retries=0)
+        started = time.monotonic()
+        with pytest.raises(LLMError, match=r"timed out after 2 s \(1 try\): raise --llm-timeout"):
+            client.chat("slow", [{"role": "user", "content": "plan"}])
+        assert time.monotonic() - started < 5  # a per-read timeout would never fire
+
+
+def test_an_endless_body_is_cut_at_the_size_cap() -> None:
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [{"flood": True}]
+        client = client_for(server, timeout=30)
+        started = time.monotonic()
+        with pytest.raises(LLMAnswerError, match="sent more than 4,000,000 bytes"):
+            client.chat("slow", [{"role": "user", "content": "plan"}])
+        assert time.monotonic() - started < 20
+
+
+@pytest.mark.parametrize(
+    ("table", "expected"),
+    [
+        ('timeout = "soon"', "LLM setting timeout = 'soon' is invalid: it must be seconds"),
+        ("max_tokens = -5", "max_tokens = -5 is invalid"),
+        ("temperature = nan", "temperature = nan is invalid"),
+        ('structured = "maybe"', "auto or json_schema or off"),
+        ("vision = 1", "vision = 1 is invalid: it must be true or false"),
+        ("color = 3", "unknown LLM setting(s) color"),
+    ],
+)
+def test_bad_llm_settings_are_one_line(tmp_path, table, expected) -> None:
+    path = tmp_path / "llm.toml"
+    path.write_text(f'[llm]\nmodel = "m"\n{table}\n')
+    with pytest.raises(LLMError) as caught:
+        LLMSettings.resolve(config_file=path, environ={})
+    assert expected in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_missing_binary_or_odd_llm_config_files_are_errors(tmp_path) -> None:
+    with pytest.raises(LLMError, match="cannot read --llm-config"):
+        LLMSettings.resolve(config_file=tmp_path / "nope.toml", environ={})
+    binary = tmp_path / "bin.toml"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")
+    with pytest.raises(LLMError, match="is not a text file"):
+        LLMSettings.resolve(config_file=binary, environ={})
+    odd = tmp_path / "odd.toml"
+    odd.write_text('llm = "gpt"\n')
+    with pytest.raises(LLMError, match="must be a table"):
+        LLMSettings.resolve(config_file=odd, environ={})
+
+
+def test_verdict_ok_is_a_valid_answer() -> None:
+    VerdictAnswer.model_validate(VERDICT_OK)
+
+
+def test_free_comments_may_be_left_out_but_an_rl_sub_action_names_its_actions() -> None:
+    from pydantic import ValidationError
+
+    code = {"name": "go_to_grass", "description": "walk to grass", "mode": "code"}
+    rl = {"name": "collect_sapling", "description": "search grass", "mode": "rl"}
+    plan = PlanAnswer.model_validate({"subactions": [code, rl | {"high_level_actions": []}]})
+    assert plan.notes == "" and plan.subactions[0].high_level_actions == []
+    with pytest.raises(ValidationError, match="high_level_actions is required for an rl"):
+        PlanAnswer.model_validate({"subactions": [code, rl]})
+    VerdictAnswer.model_validate({"success": True, "reason": "it works"})
+    with pytest.raises(ValidationError):
+        VerdictAnswer.model_validate({"success": True, "reason": ""})
