@@ -129,7 +129,7 @@ def test_session_records_tables_and_exports(tmp_path: Path) -> None:
 
     with Image.open(tmp_path / "out" / "episode.gif") as gif:
         assert gif.n_frames > 10
-    assert Image.open(tmp_path / "out" / "curves.png").size == (720, 300)
+    assert Image.open(tmp_path / "out" / "curves.png").size == (900, 360)
     data = json.loads(export_session(store, sid, "json", tmp_path / "out").read_text())
     assert len(data["events"]) == len(store.events(sid))
     assert data["session"]["best_success"] == summary.best_success
