@@ -74,6 +74,8 @@ def test_kill_9_during_training_then_resume_continues_from_checkpoint(tmp_path: 
             os.killpg(child.pid, signal.SIGKILL)
     before = reader.events(1)
     assert reader.get(1).status == "interrupted"
+    last = [e for e in before if e["kind"] == "training_progress"][-1]
+    assert reader.list_sessions()[0].total_samples == last["total_samples"] > 0  # not 0
     assert [e["kind"] for e in before if e["kind"] == "plan_proposed"] == ["plan_proposed"]
     checkpoint = json.loads(
         (tmp_path / "1" / "checkpoints" / "iter0-collect_wood" / "latest.json").read_text()
@@ -129,7 +131,7 @@ def test_session_records_tables_and_exports(tmp_path: Path) -> None:
 
     with Image.open(tmp_path / "out" / "episode.gif") as gif:
         assert gif.n_frames > 10
-    assert Image.open(tmp_path / "out" / "curves.png").size == (720, 300)
+    assert Image.open(tmp_path / "out" / "curves.png").size == (900, 360)
     data = json.loads(export_session(store, sid, "json", tmp_path / "out").read_text())
     assert len(data["events"]) == len(store.events(sid))
     assert data["session"]["best_success"] == summary.best_success

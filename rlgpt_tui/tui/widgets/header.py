@@ -65,8 +65,9 @@ class SessionHeader(Widget):
                 self.iterations = int(event.settings.get("max_iterations") or 0)
                 self.budget = int(event.settings.get("max_samples") or 0)
                 self._start_segment(event.time, previous)
-            case ev.SessionResumed():
-                self.samples = self._base_samples = event.total_samples
+            case ev.SessionResumed():  # finished iterations, and the checkpointed training
+                self._base_samples = event.total_samples
+                self.samples = event.total_samples + event.training_samples_done
                 self.state = "resumed"
                 self._start_segment(event.time, previous)
             case ev.TrainingProgress():
