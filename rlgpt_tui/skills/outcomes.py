@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from rlgpt_tui.text import safe_text as stored_text
+
 MAX_DETAIL = 300  # characters of an error message kept with a call's end
 
 
@@ -44,8 +46,8 @@ _FAILURES = frozenset(
 
 
 def safe_text(text: str, limit: int = MAX_DETAIL) -> str:
-    """``text`` made safe to store and show: valid UTF-8 (lone surrogates replaced), no NUL
-    or other control characters but newlines and tabs, at most ``limit`` characters."""
-    text = str(text).encode("utf-8", "replace").decode("utf-8")
-    text = "".join(ch if ch >= " " or ch in "\n\t" else "?" for ch in text[: limit + 1])
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    """A message from untrusted code made safe to store and show: :func:`rlgpt_tui.text.
+    safe_text` (valid UTF-8, no NUL, bounded), and no control characters (a terminal escape
+    sequence in an error message must not reach the screen) but newlines and tabs."""
+    text = stored_text(str(text), limit)
+    return "".join(ch if ch >= " " or ch in "\n\t" else "?" for ch in text)
