@@ -244,3 +244,11 @@ def test_free_comments_may_be_left_out_but_an_rl_sub_action_names_its_actions() 
     VerdictAnswer.model_validate({"success": True, "reason": "it works"})
     with pytest.raises(ValidationError):
         VerdictAnswer.model_validate({"success": True, "reason": ""})
+
+
+def test_the_first_object_is_taken_when_a_second_one_follows() -> None:
+    from rlgpt_tui.llm.client import extract_json
+
+    assert extract_json('{"a": 1}\n{"a": 2}\nDone.') == {"a": 1}
+    with pytest.raises(ValueError, match="not JSON"):
+        extract_json('{"a": ')

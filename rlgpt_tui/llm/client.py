@@ -227,6 +227,11 @@ def extract_json(text: str) -> Any:
             return json.loads(candidate)
         except json.JSONDecodeError as error:
             last_error = error
+    if start >= 0:  # the first whole object, when more text or a second object follows
+        try:
+            return json.JSONDecoder().raw_decode(text[start:])[0]
+        except json.JSONDecodeError:
+            pass
     raise ValueError(f"answer is not JSON ({last_error})")
 
 
