@@ -322,7 +322,7 @@ class LLMClient:
         s = self.settings
         try:
             listed = self._within_deadline(lambda: self._client.models.list())
-            models = [m.id for m in listed]
+            models = [m.id for m in listed if isinstance(getattr(m, "id", None), str)]
         except _Deadline:
             raise LLMError(self._timeout_message(1)) from None
         except openai.APITimeoutError:
@@ -334,7 +334,13 @@ class LLMClient:
             ) from None
         except openai.AuthenticationError:
             raise LLMError(f"the endpoint rejected the API key: check ${s.api_key_env}") from None
-        except (openai.APIStatusError, openai.APIResponseValidationError, TypeError):
+        except (
+            openai.APIStatusError,
+            openai.APIResponseValidationError,
+            TypeError,
+            ValueError,
+            AttributeError,  # a body that is not a model list (e.g. a web page)
+        ):
             return  # some servers do not list models (or list them oddly); the first call tells
         if models and s.model not in models:
             shown = ", ".join(str(m) for m in models[:5])
