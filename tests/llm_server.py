@@ -35,6 +35,7 @@ class ScriptedLLMServer:
     ):
         self.model = model
         self.response_format = response_format
+        self.models_page: tuple[bytes, str] | None = None  # (body, content type) for GET
         self.script: list[dict[str, Any]] = []
         self.responder = responder
         self.requests: list[dict[str, Any]] = []
@@ -56,6 +57,14 @@ class ScriptedLLMServer:
                     self.wfile.write(data)
 
             def do_GET(self) -> None:  # noqa: N802
+                if server.models_page is not None:  # e.g. a web page instead of a model list
+                    data, kind = server.models_page
+                    self.send_response(200)
+                    self.send_header("Content-Type", kind)
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                    return
                 if self.path.rstrip("/").endswith("/models"):
                     self._send(
                         200,

@@ -244,3 +244,21 @@ def test_free_comments_may_be_left_out_but_an_rl_sub_action_names_its_actions() 
     VerdictAnswer.model_validate({"success": True, "reason": "it works"})
     with pytest.raises(ValidationError):
         VerdictAnswer.model_validate({"success": True, "reason": ""})
+
+
+def test_the_first_object_is_taken_when_a_second_one_follows() -> None:
+    from rlgpt_tui.llm.client import extract_json
+
+    assert extract_json('{"a": 1}\n{"a": 2}\nDone.') == {"a": 1}
+    with pytest.raises(ValueError, match="not JSON"):
+        extract_json('{"a": ')
+
+
+def test_a_web_page_instead_of_an_api_gives_one_line_not_a_traceback() -> None:
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.models_page = (b"<html>hello</html>", "text/html")
+        server.script = [{"raw": b"<html>hello</html>", "content_type": "text/html"}]
+        client = client_for(server)
+        client.check()  # a model list it cannot read: the first call tells
+        with pytest.raises(LLMAnswerError, match="content type 'text/html', not JSON"):
+            client.chat("slow", [{"role": "user", "content": "plan"}])

@@ -227,6 +227,11 @@ def extract_json(text: str) -> Any:
             return json.loads(candidate)
         except json.JSONDecodeError as error:
             last_error = error
+    if start >= 0:  # the first whole object, when more text or a second object follows
+        try:
+            return json.JSONDecoder().raw_decode(text[start:])[0]
+        except json.JSONDecodeError:
+            pass
     raise ValueError(f"answer is not JSON ({last_error})")
 
 
@@ -317,7 +322,7 @@ class LLMClient:
         s = self.settings
         try:
             listed = self._within_deadline(lambda: self._client.models.list())
-            models = [m.id for m in listed]
+            models = [m.id for m in listed if isinstance(getattr(m, "id", None), str)]
         except _Deadline:
             raise LLMError(self._timeout_message(1)) from None
         except openai.APITimeoutError:
@@ -329,7 +334,13 @@ class LLMClient:
             ) from None
         except openai.AuthenticationError:
             raise LLMError(f"the endpoint rejected the API key: check ${s.api_key_env}") from None
-        except (openai.APIStatusError, openai.APIResponseValidationError, TypeError):
+        except (
+            openai.APIStatusError,
+            openai.APIResponseValidationError,
+            TypeError,
+            ValueError,
+            AttributeError,  # a body that is not a model list (e.g. a web page)
+        ):
             return  # some servers do not list models (or list them oddly); the first call tells
         if models and s.model not in models:
             shown = ", ".join(str(m) for m in models[:5])
