@@ -327,14 +327,16 @@ _validator: Worker | None = None
 _validator_lock = threading.Lock()
 
 
-def _validation_request(payload: dict[str, Any], seconds: float) -> dict[str, Any]:
+def _validation_request(
+    payload: dict[str, Any], seconds: float, call_seconds: float | None = None
+) -> dict[str, Any]:
     global _validator
     with _validator_lock:
         for attempt in range(2):
             if _validator is None or not _validator.alive:
                 _validator = Worker()
             try:
-                return _validator.request(payload, seconds)
+                return _validator.request(payload, seconds, call_seconds)
             except WorkerDied as died:
                 _validator = None
                 if attempt == 1 or died.end is not CallEnd.CRASHED or died.env is not None:
@@ -362,11 +364,14 @@ def validate_code(actions: list[CodedAction], dry_run: bool = True) -> None:
     seconds = 10.0 + (len(recorded_views()) * 2 * max(a.limits.seconds for a in actions))
     payload = {"op": "load", "actions": [_load_spec(i, a, dry_run) for i, a in enumerate(actions)]}
     try:
-        reply = _validation_request(payload, seconds * len(actions))
+        call_seconds = max(a.limits.seconds for a in actions) + GRACE_SECONDS
+        reply = _validation_request(payload, seconds * len(actions), call_seconds)
     except WorkerDied as died:
         names = ", ".join(a.name for a in actions)
+        where = f" on recorded view {died.env}" if died.env is not None else ""
         raise CodeValidationError(
-            f"coded action {names}: validation ended {died.end.value} ({died.detail}); fix the code"
+            f"coded action {names}: its dry run{where} ended {died.end.value} "
+            f"({died.detail}); fix the code"
         ) from None
     errors = [e for e in dict(reply.get("actions") or {}).values() if e]
     if errors:
@@ -381,7 +386,9 @@ def validate_reward(source: str, ticks: int, seconds: float) -> None:
         "reward": {"source": source, "ticks": ticks, "seconds": seconds, "dry_run": True},
     }
     try:
-        reply = _validation_request(payload, 10.0 + len(recorded_views()) * 2 * seconds)
+        reply = _validation_request(
+            payload, 10.0 + len(recorded_views()) * 2 * seconds, seconds + GRACE_SECONDS
+        )
     except WorkerDied as died:
         raise CodeValidationError(
             f"reward code: validation ended {died.end.value} ({died.detail}); fix the code"

@@ -118,9 +118,12 @@ class WorkerState:
         """Run on recorded Views; each step gets a fresh copy of the View, as in a world."""
         for index, view in enumerate(recorded_views()):
             call = CodedCall(loaded.act, loaded.limits, {}, random.Random(index))
+            self._mark(index)  # the app watches each dry-run call's wall clock too
             for _ in range(DRY_RUN_STEPS):
                 if call.next_action(View.from_dict(view.to_dict())) is None:
                     break
+            call.close()
+            self._mark(-2)
             if call.end is not None and call.end.failure:
                 raise CodeValidationError(
                     f"coded action {loaded.name!r} failed its dry run on recorded view "
@@ -132,8 +135,10 @@ class WorkerState:
         reward = _Reward(program.function("reward"), spec["ticks"], spec["seconds"])
         if spec.get("dry_run"):
             views = recorded_views()
-            for prev, now in zip(views, views[1:], strict=False):
+            for index, (prev, now) in enumerate(zip(views, views[1:], strict=False)):
+                self._mark(index)
                 value, failure = self._reward_once(reward, prev, now)
+                self._mark(-2)
                 if failure is not None:
                     raise CodeValidationError(f"reward code failed its dry run: {failure}; fix it")
         return reward
