@@ -6,6 +6,7 @@ from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.markup import escape
 from textual.widgets import DataTable, Static
 
 from rlgpt_tui.engine import events as ev
@@ -48,7 +49,8 @@ class PlanPane(Vertical):
                 self.plan, self.plan_iteration = event.plan, i
                 who = "a person" if event.source == "human" else event.agent
                 self.query_one("#plan-summary", Static).update(
-                    f"iteration {i}: plan by {who} ({len(event.plan['subactions'])} sub-actions)"
+                    f"iteration {i}: plan by {escape(who)} "
+                    f"({len(event.plan['subactions'])} sub-actions)"
                 )
                 for sub in event.plan["subactions"]:
                     key = f"{self.stage_task}:{i}:{sub['name']}"
@@ -73,7 +75,7 @@ class PlanPane(Vertical):
                 self._set_status(i, event.subaction, "ok" if event.success else "failed")
             case ev.TaskPlanProposed():
                 self.query_one("#plan-summary", Static).update(
-                    f"task plan for {event.task}: {' -> '.join(event.subtasks)}"
+                    escape(f"task plan for {event.task}: {' -> '.join(event.subtasks)}")
                 )
 
     def _set_status(self, iteration: int, subaction: str, status: str) -> None:
