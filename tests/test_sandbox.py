@@ -317,3 +317,27 @@ def test_training_goes_on_through_crashes_timeouts_and_memory_blowups() -> None:
     assert reasons["boom"] == {"error": 4}
     assert usage["worker_restarts"] >= 2
     assert env.samples == env.world.steps_taken
+
+
+def test_the_call_after_a_worker_restart_runs_in_the_fresh_worker() -> None:
+    # one worker: the tower gets it killed; the next call, queued before the fresh worker
+    # existed, must run there (it acts), not vanish as "lost"
+    tower = CodedAction.from_source(
+        "tower",
+        "def act(ctx):\n    yield 0\n    x = 9\n"
+        "    yield ((((((((x ** 8) ** 8) ** 8) ** 8) ** 8) ** 8) ** 8) ** 8) ** 8\n",
+        limits=CodedActionLimits(seconds=0.2),
+        dry_run=False,
+    )
+    walk = CodedAction.from_source("walk", "def act(ctx):\n    yield 1\n")
+    world = StillWorld(1)
+    task = get_task("collect_wood").model_copy(update={"horizon": 50})
+    env = CodedActionVecEnv(world, task, [tower, walk], primitives=["noop"], workers=1)
+    env.reset()
+    env.step(np.array([1]))
+    env.step(np.array([2]))
+    usage = env.coded_usage()
+    env.close()
+    assert usage["actions"]["tower"]["end_reasons"] == {"timeout": 1}
+    assert usage["actions"]["walk"]["end_reasons"] == {"returned": 1}
+    assert world.history == [[0, 1]] and usage["worker_restarts"] == 1

@@ -475,7 +475,6 @@ def run_one_call_each(
     )
     try:
         before = world.views()
-        runner.last = None
         runner.begin(np.arange(world.num_envs), np.zeros(world.num_envs, dtype=np.int64))
         while runner.busy.any():
             runner.advance()

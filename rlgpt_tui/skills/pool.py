@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from rlgpt_tui.envs.base import ACTION_NAMES
 from rlgpt_tui.skills.boundary import (
     UNSAFE_ENV,
     Confinement,
@@ -162,7 +163,7 @@ class Worker:
             _live.add(self)
         self._ready = False
         try:
-            self._send(
+            self.send(
                 {"confinement": self.confinement, "filtered": self.filtered},
                 time.monotonic() + START_SECONDS,
             )
@@ -178,7 +179,7 @@ class Worker:
         if self._ready:
             return
         try:
-            ready = self._receive(time.monotonic() + START_SECONDS, None)
+            ready = self.receive(time.monotonic() + START_SECONDS, None)
         except WorkerDied as died:
             self.kill()
             raise SandboxUnavailable(
@@ -224,8 +225,8 @@ class Worker:
         self.wait_ready()
         deadline = time.monotonic() + seconds
         try:
-            self._send(payload, deadline)
-            reply = self._receive(deadline, call_seconds)
+            self.send(payload, deadline)
+            reply = self.receive(deadline, call_seconds)
         except WorkerDied:
             self.kill()
             raise
@@ -234,7 +235,8 @@ class Worker:
             raise WorkerDied(CallEnd.CRASHED, None, "the worker's reply is not an object")
         return reply
 
-    def _send(self, payload: Any, deadline: float) -> None:
+    def send(self, payload: Any, deadline: float) -> None:
+        """Write one request (the worker must be ready for it: see :meth:`request`)."""
         data = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
         view = memoryview(HEADER.pack(len(data)) + data)
         while view:
@@ -246,7 +248,8 @@ class Worker:
             except OSError as error:  # the worker is gone
                 raise self._death(f"its pipe broke ({error.strerror})") from None
 
-    def _receive(self, deadline: float, call_seconds: float | None) -> Any:
+    def receive(self, deadline: float, call_seconds: float | None) -> Any:
+        """Read one reply, watching the running call's clock (raises :class:`WorkerDied`)."""
         header = self._read(HEADER.size, deadline, call_seconds)
         (size,) = HEADER.unpack(header)
         if size > MAX_REPLY:
@@ -468,14 +471,15 @@ class CallScheduler:
         if worker is None or not worker.alive:
             if worker is not None:
                 worker.kill()
-                self._lose_calls_of(w, "its worker had died")
+                self._forget_pending(w)
             self.workers[w] = Worker(self.confinement)
             self._load(w)
         return self.workers[w]
 
     def _load(self, w: int) -> None:
+        """Load every program into worker ``w`` (calls queued for it since it was started
+        are kept: they go with its first request)."""
         worker = self.workers[w]
-        self.pending[w] = _Pending()
         specs = [
             _load_spec(slot, a, False, self.memory_keys[slot])
             for slot, a in enumerate(self.actions)
@@ -522,7 +526,7 @@ class CallScheduler:
                 worker.request({"op": "load", "actions": [spec]}, 30.0)
             except WorkerDied:
                 self.workers[w] = None
-                self._lose_calls_of(w, "its worker died while new code was loaded")
+                self._forget_pending(w)
 
     # -- calls ---------------------------------------------------------------------------------
     def start(self, envs: list[int], slots: list[int]) -> None:
@@ -582,7 +586,7 @@ class CallScheduler:
                 "light": light[positions],
             }
             try:
-                worker._send(payload, time.monotonic() + 10.0)
+                worker.send(payload, time.monotonic() + 10.0)
             except WorkerDied as died:
                 worker.kill()
                 ended.extend(self._died(w, asked, died))
@@ -611,7 +615,7 @@ class CallScheduler:
     def _reply(self, worker: Worker, asked: list[int]) -> dict[str, Any]:
         slots = {self.active[e].slot for e in asked}
         call_seconds = max(self.actions[s].limits.seconds for s in slots) + GRACE_SECONDS
-        reply = worker._receive(time.monotonic() + 10.0 + call_seconds * len(asked), call_seconds)
+        reply = worker.receive(time.monotonic() + 10.0 + call_seconds * len(asked), call_seconds)
         if not _step_reply_ok(reply, len(asked)):
             raise WorkerDied(CallEnd.CRASHED, None, "its reply broke the protocol")
         return reply
@@ -636,12 +640,12 @@ class CallScheduler:
                 records.append(self._record(env, active, died.end, died.detail))
             else:
                 records.append(self._record(env, active, CallEnd.LOST, "another call overran"))
-        self._lose_calls_of(w, "its worker was restarted")
+        self._forget_pending(w)
         return records
 
-    def _lose_calls_of(self, w: int, why: str) -> None:
-        """Worker ``w`` is gone with its calls' generators and memories: what it was still
-        to be told is void; its other calls end ``lost`` when next asked (``why``)."""
+    def _forget_pending(self, w: int) -> None:
+        """Worker ``w`` died with its calls' generators and memories: what it was still to
+        be told is void; its other calls end ``lost`` when next asked."""
         self.pending[w] = _Pending()
 
     def _record(self, env: int, active: _Active, end: CallEnd, detail: str) -> CallRecord:
@@ -684,7 +688,7 @@ class CallScheduler:
             except (WorkerDied, TypeError, ValueError) as died:
                 worker.kill()
                 self.workers[w] = None
-                self._lose_calls_of(w, "its worker was restarted")
+                self._forget_pending(w)
                 detail = died.detail if isinstance(died, WorkerDied) else "bad reply"
                 self.reward_failures[f"{CallEnd.CRASHED.value}: {safe_text(detail, 100)}"] += 1
         if sum(self.reward_failures.values()) >= MAX_REWARD_FAILURES:
@@ -706,7 +710,7 @@ def _step_reply_ok(reply: Any, asked: int) -> bool:
     actions, ends = reply.get("next"), reply.get("ends")
     if not (isinstance(actions, list) and len(actions) == asked and isinstance(ends, list)):
         return False
-    if not all(type(a) is int and -1 <= a < 64 for a in actions):
+    if not all(type(a) is int and -1 <= a < len(ACTION_NAMES) for a in actions):
         return False
     return all(
         isinstance(e, list)
