@@ -147,12 +147,16 @@ class EpisodeRunner:
         """Per coded action: calls, steps, end reasons, code versions."""
         return self.scheduler.stats
 
+    def coded_index(self, name: str) -> int | None:
+        """The table index of coded action ``name`` (None: there is none)."""
+        return next(
+            (i for i, e in enumerate(self.table) if e.coded is not None and e.name == name), None
+        )
+
     def replace_coded(self, name: str, action: CodedAction) -> None:
         """Swap coded action ``name``'s code (same table index); calls that start from now
         run ``action`` (validated by the caller)."""
-        index = next(
-            (i for i, e in enumerate(self.table) if e.coded is not None and e.name == name), None
-        )
+        index = self.coded_index(name)
         if index is None:
             raise KeyError(f"no coded action named {name!r} in this action table")
         entry = self.table[index]
@@ -455,9 +459,7 @@ def run_episodes(
 
 def code_alone(runner: EpisodeRunner, name: str) -> Chooser:
     """A chooser that always picks coded action ``name`` (called again when it returns)."""
-    index = next(
-        (i for i, e in enumerate(runner.table) if e.coded is not None and e.name == name), None
-    )
+    index = runner.coded_index(name)
     if index is None:
         offered = [e.name for e in runner.table if e.coded is not None]
         raise ValueError(f"no coded action {name!r} in the action table: use one of {offered}")
