@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from rlgpt_tui.envs.base import ACHIEVEMENTS, ACTION_NAMES, StepResult, View, World
+from rlgpt_tui.envs.base import ACTION_NAMES, StepResult, View, World
 from rlgpt_tui.skills.outcomes import CallEnd
 from rlgpt_tui.skills.pool import CallScheduler, RewardSpec
 from rlgpt_tui.skills.runtime import CallRecord, CodedAction
@@ -485,11 +485,3 @@ def run_one_call_each(
         return before, world.views(), [records[i] for i in range(world.num_envs)]
     finally:
         runner.close()
-
-
-def achievement_rates(outcomes: list[EpisodeOutcome]) -> dict[str, float]:
-    """Share of episodes that unlocked each achievement."""
-    if not outcomes:
-        return dict.fromkeys(ACHIEVEMENTS, 0.0)
-    unlocked = np.stack([o.achievements for o in outcomes]).mean(axis=0).tolist()
-    return dict(zip(ACHIEVEMENTS, unlocked, strict=True))
