@@ -79,7 +79,7 @@ def main() -> None:
                 "budget": args.samples,
                 "agent": "builtin",
                 "agent_iterations": iterations,
-                "agent_final_success": agent.history[-1].success_rate if agent.history else None,
+                "agent_final_success": agent.history[-1].value if agent.history else None,
                 "agent_training_samples": agent.total_samples,
                 "agent_end": agent.reason,
                 "agent_seconds": round(agent_seconds, 1),

@@ -107,7 +107,7 @@ def test_two_loop_run_with_llm_over_http(monkeypatch) -> None:
     started = next(e for e in events if isinstance(e, ev.TrainingStarted))
     assert started.config["coded_actions"] == ["go_to_tree"]
     assert result.reason == "iterations used up" and len(result.history) == 2
-    assert result.best_success == max(h.success_rate for h in result.history)
+    assert result.best_success == max(h.value for h in result.history)
     assert result.tokens > 0 and team.client.calls
     roles = {c.role for c in team.client.calls}
     assert {"slow", "fast", "critic"} <= roles
@@ -240,7 +240,7 @@ def test_builtin_agent_learns_collect_wood_with_the_papers_pattern() -> None:
     assert [s["mode"] for s in first] == ["rl"]  # iteration 0 learns everything with RL
     second = plans[1].plan["subactions"]
     assert second[-1]["mode"] == "rl" and second[-1]["high_level_actions"] == ["go_to_tree"]
-    rates = [h.success_rate for h in result.history]
+    rates = [h.value for h in result.history]
     assert rates[-1] > rates[0] and rates[-1] >= 0.9, rates
     assert result.reason == "target reached" and result.total_samples <= 30_000
     assert all(e.agent == "builtin" for e in events)

@@ -9,7 +9,7 @@ from typing import Any
 from rlgpt_tui.agents.schemas import Plan, RLAnswer, SubAction, Verdict
 from rlgpt_tui.envs.base import View
 from rlgpt_tui.skills.outcomes import CallEnd
-from rlgpt_tui.tasks import Task
+from rlgpt_tui.tasks import Measure, Task
 
 
 @dataclass
@@ -31,26 +31,66 @@ class Execution:
 
 @dataclass
 class IterationFeedback:
-    """What the outer loop learned in one iteration, for the slow agent's revision."""
+    """What the outer loop learned in one iteration, for the slow agent's revision.
+
+    ``value`` is the task's measure (its success rate, or Crafter's score);
+    ``evaluation`` is that iteration's final evaluation summary (per-achievement rates,
+    how episodes ended, coded actions' use), empty when nothing was evaluated."""
 
     iteration: int
     plan: Plan
     verdicts: dict[str, Verdict]
-    success_rate: float
+    value: float
     samples: int
     extra: dict[str, Any] = field(default_factory=dict)
+    measure: Measure = Measure.SUCCESS_RATE
+    evaluation: dict[str, Any] = field(default_factory=dict)
 
     def text(self) -> str:
+        m = self.measure
         lines = [
-            f"Iteration {self.iteration}: plan {self.plan.summary()}; task success rate "
-            f"{self.success_rate:.2f} after {self.samples:,} training samples."
+            f"Iteration {self.iteration}: plan {self.plan.summary()}; task {m.label} "
+            f"{m.format(self.value)} after {self.samples:,} training samples."
         ]
+        lines += evaluation_lines(self.evaluation, m)
         for name, verdict in self.verdicts.items():
             state = "succeeded" if verdict.success else "failed"
             lines.append(f"- {name} {state}: {verdict.reason}. Suggestion: {verdict.suggestion}")
         for note in self.extra.get("notes", []):
             lines.append(f"- note: {note}")
         return "\n".join(lines)
+
+
+def evaluation_lines(evaluation: dict[str, Any], measure: Measure) -> list[str]:
+    """An evaluation summary as prompt lines: for scored tasks, achievements by success
+    rate and how episodes ended; for every task, how often each coded action was chosen."""
+    lines = []
+    rates = evaluation.get("achievement_rates") or {}
+    if measure is Measure.CRAFTER_SCORE and rates:
+        ordered = sorted(rates.items(), key=lambda kv: -kv[1])
+        lines.append(
+            "- achievements (success rate per episode): "
+            + ", ".join(f"{k} {v:.2f}" for k, v in ordered)
+        )
+    ends = evaluation.get("episode_ends") or {}
+    if ends and measure is Measure.CRAFTER_SCORE:
+        total = sum(ends.values())
+        lines.append(
+            "- how episodes ended: "
+            + ", ".join(f"{k} {n}/{total}" for k, n in sorted(ends.items(), key=lambda kv: -kv[1]))
+        )
+    if "mean_length" in evaluation and measure is Measure.CRAFTER_SCORE:
+        lines.append(f"- mean episode length {evaluation['mean_length']:.0f} steps")
+    calls = {
+        name: stats.get("calls", 0)
+        for name, stats in (evaluation.get("coded_actions") or {}).items()
+    }
+    if calls:
+        lines.append(
+            "- coded action calls in training: "
+            + ", ".join(f"{k} {n}" for k, n in sorted(calls.items(), key=lambda kv: -kv[1]))
+        )
+    return lines
 
 
 class SlowAgent(ABC):

@@ -129,9 +129,9 @@ def recorded_stage_solution(
     task = run[0]["task"]
     chosen, best = None, 0.0
     for feedback in state.history:
-        if feedback.success_rate > best or chosen is None:
+        if feedback.value > best or chosen is None:
             chosen = feedback
-        best = max(best, feedback.success_rate)
+        best = max(best, feedback.value)
     if chosen is None:
         return None, state.total_samples
     i = chosen.iteration

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 import numpy as np
 
@@ -232,6 +233,42 @@ _GRID_SYMBOLS: dict[str, str] = {
     "ripe_plant": "P",
 }
 _MOB_SYMBOLS: dict[str, str] = {"zombie": "z", "cow": "c", "skeleton": "k", "arrow": "a"}
+
+
+class EpisodeEnd(StrEnum):
+    """How an episode ended: reached its goal, ran out of time, or how the player died."""
+
+    SUCCESS = "success"
+    HORIZON = "horizon"
+    ZOMBIE = "killed_by_zombie"
+    SKELETON = "killed_by_skeleton"
+    LAVA = "lava"
+    STARVED = "starved"
+    DEHYDRATED = "dehydrated"
+    EXHAUSTED = "exhausted"
+    DIED = "died"  # health ran out, cause not visible
+
+
+def death_cause(view: View) -> EpisodeEnd:
+    """Why the player in ``view`` (the last View of an episode that ended by game over)
+    died: what stands next to it, else the stat that ran out."""
+    x, y = view.position
+    near = {name for name, mx, my in view.mobs if abs(mx - x) + abs(my - y) <= 1}
+    if "zombie" in near:
+        return EpisodeEnd.ZOMBIE
+    if "arrow" in near or "skeleton" in near:
+        return EpisodeEnd.SKELETON
+    if view.block_at(x, y) == "lava":
+        return EpisodeEnd.LAVA
+    for stat, end in (
+        (view.food, EpisodeEnd.STARVED),
+        (view.drink, EpisodeEnd.DEHYDRATED),
+        (view.energy, EpisodeEnd.EXHAUSTED),
+    ):
+        if stat <= 0:
+            return end
+    sides = [view.block_at(x + dx, y + dy) for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))]
+    return EpisodeEnd.LAVA if "lava" in sides else EpisodeEnd.DIED
 
 
 def describe_view(view: View) -> str:
