@@ -31,7 +31,7 @@ CHILD_SETTINGS = dict(
     max_samples=10**6,
     eval_episodes=8,
     critic_runs=2,
-    target_success=1.0,
+    target=1.0,
 )
 
 

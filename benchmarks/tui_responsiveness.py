@@ -31,7 +31,7 @@ def child(presses: int, launched: float) -> None:
     from rlgpt_tui.tui.widgets.training import TrainingPane
 
     settings = EngineSettings(
-        task="collect_wood", max_iterations=1, samples_per_iteration=100_000, target_success=1.0
+        task="collect_wood", max_iterations=1, samples_per_iteration=100_000, target=1.0
     )
 
     async def scenario() -> dict:

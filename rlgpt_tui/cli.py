@@ -143,12 +143,23 @@ def build_parser() -> argparse.ArgumentParser:
         "--minedojo-python", metavar="PATH", help="with --env minedojo: MineDojo's interpreter"
     )
     run.add_argument("--iterations", type=int, default=4, help="outer-loop iterations (max)")
-    run.add_argument("--samples-per-iteration", type=int, default=30_000, help="PPO budget each")
+    run.add_argument(
+        "--samples-per-iteration",
+        type=int,
+        default=None,
+        help="PPO budget per iteration (default: 30,000; scored tasks: max-samples/iterations)",
+    )
     run.add_argument("--max-samples", type=int, default=200_000, help="total training samples")
     run.add_argument(
         "--max-tokens", type=int, default=None, help="LLM token budget (default: none)"
     )
-    run.add_argument("--target", type=float, default=0.9, help="target success rate")
+    run.add_argument(
+        "--target",
+        type=float,
+        default=None,
+        help="target in the task's measure: a success rate in (0, 1] (default 0.9), or a "
+        "Crafter score in (0, 100] for scored tasks (default 50.5, human experts)",
+    )
     run.add_argument(
         "--num-envs", type=int, default=None, help="parallel envs (default: 64; crafter 8)"
     )
@@ -377,6 +388,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         "train_fps": round(result.fps, 1),
         "eval": evaluation.as_dict(),
         "coded_usage": result.env.coded_usage(),
+        "training_episodes": result.env.runner.tally.measure(result.env.task).as_dict(),
         "model": str(result.checkpoint),
     }
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
@@ -397,13 +409,20 @@ def _print_eval(console, summary: dict[str, Any], evaluation) -> None:
         table.add_row("samples (primitive steps)", f"{summary['samples']:,}")
         table.add_row("training fps", f"{summary['train_fps']:,.0f}")
     table.add_row("eval episodes", str(evaluation.episodes))
+    m = evaluation.measurement.measure
     table.add_row(
-        "success rate (95% CI)",
-        f"{evaluation.success_rate:.2f} ({evaluation.ci_low:.2f}-{evaluation.ci_high:.2f})",
+        f"{m.label} (95% CI)",
+        f"{m.format(evaluation.value)} ({m.format(evaluation.ci_low)}-"
+        f"{m.format(evaluation.ci_high)})",
     )
     table.add_row("mean episode length", f"{evaluation.mean_length:.1f}")
-    if evaluation.score is not None:
-        table.add_row("Crafter score", f"{evaluation.score:.2f}")
+    training = summary.get("training_episodes")
+    if evaluation.score is not None and training and training["episodes"]:
+        low, high = training["ci95"]
+        table.add_row(
+            "Crafter score, all training episodes",
+            f"{training['value']:.1f} ({low:.1f}-{high:.1f}), {training['episodes']:,} episodes",
+        )
     for name, usage in summary.get("coded_usage", {}).get("actions", {}).items():
         table.add_row(f"coded {name}", f"{usage['calls']} calls, mean {usage['mean_length']} steps")
     if summary.get("model"):
@@ -488,7 +507,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from rlgpt_tui.store import SessionStore
     from rlgpt_tui.tasks import get_task
 
-    get_task(args.task)
+    task = get_task(args.task)
     from rlgpt_tui.envs import WORLD_NAMES
 
     if args.env not in WORLD_NAMES:
@@ -507,8 +526,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError(f"--num-envs must be at most 4096, got {args.num_envs}")
     if args.seed < 0:
         raise UsageError(f"--seed must be 0 or more, got {args.seed}")
-    if not 0 < args.target <= 1:
-        raise UsageError("--target must be a success rate in (0, 1]")
+    if args.target is not None:
+        try:
+            task.measure.check_target(args.target)
+        except ValueError as error:
+            raise UsageError(
+                f"--target: {error} ({task.name} is judged by its {task.measure.label})"
+            ) from None
     llm = llm_settings(args)  # a bad [llm] setting or a missing file: before any session
     settings = EngineSettings(
         task=args.task,
@@ -516,7 +540,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         num_envs=args.num_envs or {"craftax": 64, "crafter": 8}.get(args.env, 1),
         seed=args.seed,
         max_iterations=args.iterations,
-        target_success=args.target,
+        target=args.target,
         samples_per_iteration=args.samples_per_iteration,
         max_samples=args.max_samples,
         max_tokens=args.max_tokens,
@@ -596,7 +620,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         for column in ("id", "task", "env", "agent", "status", "best", "samples", "created"):
             table.add_column(column)
         for s in store.list_sessions():
-            best = "-" if s.best_success is None else f"{s.best_success:.2f}"
+            best = s.best_text
             created = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.created_at))
             table.add_row(
                 str(s.id), s.task, s.env, s.agent, s.status, best, f"{s.total_samples:,}", created

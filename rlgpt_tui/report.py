@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from rlgpt_tui.store import SessionStore, StoreError
+from rlgpt_tui.tasks import Measure, result_text
 
 RECORD_TABLES = (
     "plans",
@@ -55,25 +56,31 @@ def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str
     """A readable report; ``assets`` maps 'curves'/'gif' to image paths to embed."""
     s = store.get(session_id)
     settings = s.settings
+    m = s.measure
+    target = settings.get("target", settings.get("target_success")) or m.default_target
     lines = [
         f"# Session {s.id}: {s.task} on {s.env}",
         "",
         f"- agent: **{s.agent}**" + (" (no LLM)" if s.agent == "builtin" else ""),
         f"- status: {s.status} ({s.reason or 'no reason recorded'})",
-        f"- seed: {settings.get('seed')}; envs: {settings.get('num_envs')}; target success "
-        f"{settings.get('target_success')}; budget {settings.get('max_samples', 0):,} samples, "
-        f"{settings.get('max_iterations')} iterations",
+        f"- seed: {settings.get('seed')}; envs: {settings.get('num_envs')}; judged by its "
+        f"{m.label}, target {m.format(target)}; budget {settings.get('max_samples', 0):,} "
+        f"samples, {settings.get('max_iterations')} iterations",
+        f"- best {m.label}: {m.format(s.best)}",
         f"- training samples used: {s.total_samples:,}; LLM tokens: {s.tokens:,}",
         f"- started {time.strftime('%Y-%m-%d %H:%M', time.localtime(s.created_at))}",
+    ]
+    lines += _run_score_lines(store.events(session_id))
+    lines += [
         "",
-        "## Success per iteration",
+        f"## {m.label.capitalize()} per iteration",
         "",
-        "| iteration | plan | success | samples | total samples | tokens |",
+        f"| iteration | plan | {m.label} | samples | total samples | tokens |",
         "|---|---|---|---|---|---|",
     ]
     for row in store.rows("iterations", session_id):
         lines.append(
-            f"| {row['iteration']} | {row['plan']} | {row['success_rate']:.2f} | "
+            f"| {row['iteration']} | {row['plan']} | {m.format(row['value'])} | "
             f"{row['samples']:,} | {row['total_samples']:,} | {row['tokens']:,} |"
         )
     lines += ["", "## Plans", ""]
@@ -99,15 +106,14 @@ def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str
                 + (f"; {note}" if note else "")
             )
         lines.append("")
-    lines += ["## Evaluations", "", "| iteration | subject | success (95% CI) | episodes |"]
+    lines += ["## Evaluations", "", "| iteration | subject | measure (95% CI) | episodes |"]
     lines.append("|---|---|---|---|")
-    for row in store.rows("evaluations", session_id):
+    evaluations = store.rows("evaluations", session_id)
+    for row in evaluations:
         result = json.loads(row["result"])
-        ci = result.get("ci95") or [None, None]
-        interval = f" ({ci[0]:.2f}-{ci[1]:.2f})" if ci[0] is not None else ""
-        rate = row["success_rate"]
-        shown = "-" if rate is None else f"{rate:.2f}{interval}"
+        shown = "-" if row["value"] is None else result_text(result).split(", ")[0] + ")"
         lines.append(f"| {row['iteration']} | {row['subject']} | {shown} | {row['episodes']} |")
+    lines += _achievement_table([json.loads(r["result"]) for r in evaluations])
     lines += ["", "## Critic verdicts", ""]
     for row in store.rows("verdicts", session_id):
         mark = "ok" if row["success"] else "failed"
@@ -162,6 +168,36 @@ def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str
     for name, code in final_code(store, session_id).items():
         lines += [f"### `{name}`", "", "```python", code.rstrip(), "```", ""]
     return "\n".join(lines) + "\n"
+
+
+def _run_score_lines(events: list[dict[str, Any]]) -> list[str]:
+    """Scored sessions: Crafter's score as Crafter defines it, over every training episode."""
+    finished = [e for e in events if e["kind"] == "session_finished" and e.get("run")]
+    if not finished:
+        return []
+    run = finished[-1]["run"]
+    return [
+        f"- over all {run['episodes']:,} training episodes of the run (Crafter's own "
+        f"definition of its score): {result_text(run).split('; ended')[0]}"
+    ]
+
+
+def _achievement_table(results: list[dict[str, Any]]) -> list[str]:
+    """Scored sessions: each evaluation's per-achievement success rates and episode ends."""
+    scored = [r for r in results if r.get("measure") == Measure.CRAFTER_SCORE]
+    if not scored:
+        return []
+    lines = ["", "### Achievements per evaluation (success rate per episode)", ""]
+    lines.append("| achievement | " + " | ".join(f"eval {k}" for k in range(len(scored))) + " |")
+    lines.append("|---" * (len(scored) + 1) + "|")
+    for name in scored[-1]["achievement_rates"]:
+        rates = [r["achievement_rates"].get(name, 0.0) for r in scored]
+        lines.append(f"| {name} | " + " | ".join(f"{v:.2f}" for v in rates) + " |")
+    ends = " | ".join(
+        ", ".join(f"{k} {n}" for k, n in (r.get("episode_ends") or {}).items()) for r in scored
+    )
+    lines.append(f"| how episodes ended | {ends} |")
+    return lines
 
 
 def export_session(
@@ -223,7 +259,7 @@ def draw_learning_curves(
     width: int = 900,
     height: int = 360,
 ):
-    """Training success rate of every run on one sample axis across iterations, iteration
+    """The task's measure in training of every run on one sample axis across iterations, iteration
     markers, and evaluation points with their 95% intervals; axis titles; the legend in a
     margin of its own (clear of the data)."""
     from PIL import Image, ImageDraw
@@ -244,15 +280,21 @@ def draw_learning_curves(
     points = []  # (x, rate, low, high)
     for row in evaluations or []:
         result = json.loads(row["result"]) if isinstance(row["result"], str) else row["result"]
-        if result.get("success_rate") is None:
+        value = result.get("value", result.get("success_rate"))
+        if value is None:
             continue
-        ci = result.get("ci95") or [result["success_rate"]] * 2
+        ci = result.get("ci95") or [value] * 2
         x = offset(row["iteration"]) + int(result.get("training_samples") or 0)
-        points.append((x, result["success_rate"], ci[0], ci[1]))
+        points.append((x, value, ci[0], ci[1]))
     markers = [r["total_samples"] for r in iterations or []]
     xs = [offset(i) + (r["samples"] or 0) for (i, _), rows in runs.items() for r in rows]
     ticks = nice_ticks(max(xs + markers + [p[0] for p in points] + [1]), count=5)
 
+    measure = Measure.SUCCESS_RATE
+    for row in evaluations or []:
+        measure = Measure(row.get("measure") or Measure.SUCCESS_RATE)
+    seen = [_value(r) for r in metrics if _value(r) is not None] + [p[3] for p in points]
+    y_top = 1.0 if measure is Measure.SUCCESS_RATE else nice_ticks(max(seen + [1.0]))[-1]
     image = Image.new("RGB", (width, height), "white")
     draw = ImageDraw.Draw(image)
     left, right, top, bottom = 60, width - 200, 48, height - 55
@@ -261,23 +303,25 @@ def draw_learning_curves(
     def to_x(samples: float) -> float:
         return left + samples / ticks[-1] * (right - left)
 
-    def to_y(rate: float) -> float:
-        return bottom - rate * (bottom - top)
+    def to_y(value: float) -> float:
+        return bottom - value / y_top * (bottom - top)
 
-    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
+    for k in range(5):
+        tick = y_top * k / 4
         y = to_y(tick)
         draw.line([left - 4, y, left, y], fill="black")
-        if 0 < tick < 1:
+        if 0 < k < 4:
             draw.line([left + 1, y, right - 1, y], fill="#eeeeee")
-        draw.text((left - 34, y - 6), f"{tick:.2f}", fill="black")
+        text = f"{tick:.2f}" if measure is Measure.SUCCESS_RATE else f"{tick:.0f}"
+        draw.text((left - 34, y - 6), text, fill="black")
     for tick in ticks:
         x = to_x(tick)
         draw.line([x, bottom, x, bottom + 4], fill="black")
         label = short_number(tick)
         draw.text((x - 3 * len(label), bottom + 8), label, fill="black")
     draw.text(((left + right) // 2 - 90, bottom + 28), "samples (all iterations)", fill="black")
-    draw.text((8, top - 20), "success rate", fill="black")
-    draw.text((left + 120, 8), "training success rate per run, evaluations (95% CI)", fill="black")
+    draw.text((8, top - 20), measure.label, fill="black")
+    draw.text((left + 120, 8), f"training {measure.label} per run, evaluations (95% CI)", "black")
     for n, x in enumerate(markers):
         draw.line([to_x(x), top + 1, to_x(x), bottom - 1], fill="#999999")
         draw.text((to_x(x) - 14, top + 2), f"it{n}", fill="#777777")
@@ -286,9 +330,9 @@ def draw_learning_curves(
     for n, ((iteration, sub), rows) in enumerate(sorted(runs.items())):
         colour = palette[n % len(palette)]
         line = [
-            (to_x(offset(iteration) + (r["samples"] or 0)), to_y(r["success_rate"]))
+            (to_x(offset(iteration) + (r["samples"] or 0)), to_y(_value(r)))
             for r in rows
-            if r["success_rate"] is not None
+            if _value(r) is not None
         ]
         if len(line) > 1:
             draw.line(line, fill=colour, width=2)
@@ -307,6 +351,11 @@ def draw_learning_curves(
     return image
 
 
+def _value(row: dict[str, Any]) -> float | None:
+    """A metrics row's value of the task's measure (older rows: their success rate)."""
+    return row.get("value", row.get("success_rate"))
+
+
 def evaluation_frames(store: SessionStore, session_id: int, size: int = 144) -> list:
     """Frames of one episode of the session's best solution (its policy, or its code)."""
     from PIL import Image
@@ -318,7 +367,7 @@ def evaluation_frames(store: SessionStore, session_id: int, size: int = 144) -> 
     iterations = store.rows("iterations", session_id)
     if not iterations:
         return []
-    best = max(iterations, key=lambda r: r["success_rate"])["iteration"]
+    best = max(iterations, key=lambda r: r["value"])["iteration"]
     runs = [r for r in store.rows("training_runs", session_id) if r["iteration"] == best]
     frames: list = []
     if runs and runs[-1]["checkpoint_dir"]:

@@ -19,6 +19,7 @@ from rlgpt_tui.engine.engine import Engine, EngineResult, EngineSettings, run_ta
 from rlgpt_tui.engine.resume import ResumeState
 from rlgpt_tui.llm.client import LLMSettings
 from rlgpt_tui.store import SessionStore, StoreError
+from rlgpt_tui.tasks import result_text
 
 EventHandler = Callable[[ev.Event], None]
 
@@ -118,7 +119,7 @@ class Session:
         else:
             llm = LLMSettings(**summary.llm) if summary.llm else None
         team = make_team(llm)
-        settings = EngineSettings(**summary.settings)
+        settings = EngineSettings.from_recorded(summary.settings)
         settings = dataclasses.replace(settings, artifacts_dir=str(store.session_dir(session_id)))
         events = store.events(session_id)
         store.claim(session_id)
@@ -165,7 +166,7 @@ class Session:
                     reason = summary["reason"]
                     status = "stopped" if reason == "stopped" else "failed"
                 else:
-                    status, reason = "finished", f"chain success {summary.get('success_rate')}"
+                    status, reason = "finished", f"chain {result_text(summary)}"
                 return summary
             result = self.engine.run()
             reason = result.reason

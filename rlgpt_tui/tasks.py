@@ -96,6 +96,22 @@ class Measurement:
         }
 
 
+def result_text(result: dict) -> str:
+    """An evaluation summary (:meth:`Measurement.as_dict`, or an older one with only a
+    success rate) as one line in its measure."""
+    measure = Measure(result.get("measure", Measure.SUCCESS_RATE))
+    value = result.get("value", result.get("success_rate"))
+    low, high = result.get("ci95") or [value, value]
+    text = (
+        f"{measure.label} {measure.format(value)} "
+        f"(95% CI {measure.format(low)}-{measure.format(high)}, {result.get('episodes')} episodes)"
+    )
+    ends = result.get("episode_ends") or {}
+    if measure is Measure.CRAFTER_SCORE and ends:
+        text += "; ended: " + ", ".join(f"{k} {n}" for k, n in list(ends.items())[:4])
+    return text
+
+
 class UnknownTaskError(ValueError):
     """A task name that is not in the catalog."""
 

@@ -74,7 +74,7 @@ def small_settings(**overrides) -> EngineSettings:
         max_samples=12_000,
         eval_episodes=16,
         critic_runs=4,
-        target_success=0.5,
+        target=0.5,
     )
     return tiny_settings(**(values | overrides))
 
@@ -92,7 +92,7 @@ def test_two_loop_run_with_llm_over_http(monkeypatch) -> None:
         team = llm_team(server, monkeypatch)
         events: list[ev.Event] = []
         # a target no run reaches: both iterations run, whatever PPO scores on this machine
-        result = Engine(small_settings(target_success=1.01), team, events.append).run()
+        result = Engine(small_settings(target=1.01), team, events.append).run()
     kinds = [e.kind for e in events]
     assert kinds[0] == "session_started" and kinds[-1] == "session_finished"
     assert {
@@ -107,7 +107,7 @@ def test_two_loop_run_with_llm_over_http(monkeypatch) -> None:
     started = next(e for e in events if isinstance(e, ev.TrainingStarted))
     assert started.config["coded_actions"] == ["go_to_tree"]
     assert result.reason == "iterations used up" and len(result.history) == 2
-    assert result.best_success == max(h.value for h in result.history)
+    assert result.best == max(h.value for h in result.history)
     assert result.tokens > 0 and team.client.calls
     roles = {c.role for c in team.client.calls}
     assert {"slow", "fast", "critic"} <= roles
@@ -185,7 +185,7 @@ def test_endpoint_going_down_mid_run_ends_cleanly(monkeypatch) -> None:
         if isinstance(event, ev.IterationDone):
             server.stop()  # the endpoint disappears after the first iteration
 
-    result = Engine(small_settings(target_success=1.01, max_iterations=3), team, on_event).run()
+    result = Engine(small_settings(target=1.01, max_iterations=3), team, on_event).run()
     assert result.reason.startswith("error: cannot reach the LLM endpoint")
     assert isinstance(events[-2], ev.EngineError) and isinstance(events[-1], ev.SessionFinished)
     done = [e for e in events if isinstance(e, ev.IterationDone)]
@@ -231,7 +231,7 @@ def test_builtin_agent_learns_collect_wood_with_the_papers_pattern() -> None:
         samples_per_iteration=6000,
         max_samples=30_000,
         eval_episodes=64,
-        target_success=0.9,
+        target=0.9,
         max_iterations=4,
     )
     result = Engine(settings, builtin_team(), events.append).run()
@@ -320,7 +320,7 @@ def test_pause_then_human_plan_and_code_edits_take_effect_on_resume() -> None:
     assert edits["code"].target == "collect_wood" and "Human edit" in edits["code"].after
     written = next(e for e in events if isinstance(e, ev.CodeWritten))
     assert written.source == "human"
-    assert isinstance(events[-1], ev.SessionFinished) and events[-1].best_success >= 0.5
+    assert isinstance(events[-1], ev.SessionFinished) and events[-1].best >= 0.5
 
 
 def test_rl_config_edits_are_checked_when_made_and_apply_at_the_next_training() -> None:

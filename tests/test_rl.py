@@ -19,11 +19,10 @@ from rlgpt_tui.rl.train import (
     make_model,
     task_for,
     train,
-    wilson_interval,
 )
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.runtime import CodedAction, CodedActionLimits
-from rlgpt_tui.tasks import get_task
+from rlgpt_tui.tasks import get_task, wilson_interval
 
 GO_TO_TREE = (ASSETS_DIR / "skills" / "go_to_tree.py").read_text()
 

@@ -124,7 +124,7 @@ def test_session_records_tables_and_exports(tmp_path: Path) -> None:
 
     report = export_session(store, sid, "md", tmp_path / "out", with_gif=True)
     text = report.read_text()
-    rates = [f"{r['success_rate']:.2f}" for r in store.rows("iterations", sid)]
+    rates = [f"{r['value']:.2f}" for r in store.rows("iterations", sid)]
     assert "agent: **builtin**" in text and all(rate in text for rate in rates)
     assert "### `go_to_tree`" in text and "![learning curves](curves.png)" in text
     from PIL import Image
@@ -134,7 +134,7 @@ def test_session_records_tables_and_exports(tmp_path: Path) -> None:
     assert Image.open(tmp_path / "out" / "curves.png").size == (900, 360)
     data = json.loads(export_session(store, sid, "json", tmp_path / "out").read_text())
     assert len(data["events"]) == len(store.events(sid))
-    assert data["session"]["best_success"] == summary.best_success
+    assert data["session"]["best"] == summary.best
 
 
 def test_older_schema_migrates_and_keeps_its_sessions(tmp_path: Path) -> None:
@@ -265,7 +265,7 @@ def test_llm_session_records_calls_never_the_key_and_resumes_after_outage(
         llm = LLMSettings.resolve(
             server.base_url, server.model, api_key_env="RLGPT_TEST_KEY", max_retries=1
         )
-        session = Session.create(store, small_settings(target_success=1.01), llm)
+        session = Session.create(store, small_settings(target=1.01), llm)
 
         def endpoint_dies(event: ev.Event) -> None:
             if isinstance(event, ev.IterationDone):
@@ -313,7 +313,7 @@ def test_full_disk_is_a_one_line_error_and_keeps_what_was_recorded(tmp_path: Pat
 def test_chain_session_stopped_mid_chain_resumes_with_finished_stages_kept(tmp_path) -> None:
     store = SessionStore(tmp_path)
     settings = tiny_settings(
-        task="place_table", samples_per_iteration=2048, max_samples=20_000, target_success=0.5
+        task="place_table", samples_per_iteration=2048, max_samples=20_000, target=0.5
     )
     session = Session.create(store, settings, chain=True)
 

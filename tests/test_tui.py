@@ -207,10 +207,15 @@ def test_new_session_form_rejects_bad_numbers(tmp_path: Path) -> None:
             app.screen.query_one("#env").value = "minedojo"
             await pilot.pause(0.2)
             assert app.screen.query_one("#num_envs").value == "1"  # one Minecraft per env
-            app.screen.query_one("#target_success").value = "1.5"
+            app.screen.query_one("#target").value = "1.5"
             await pilot.press("ctrl+s")
             error = str(app.screen.query_one("#form-error").render())
-            assert "target success rate must be in (0, 1]" in error
+            assert "target 1.5 is not a success rate: use a number in (0, 1]" in error
+            app.screen.query_one("#task").value = "crafter_score"  # judged by a score
+            app.screen.query_one("#target").value = "120"
+            await pilot.press("ctrl+s")
+            error = str(app.screen.query_one("#form-error").render())
+            assert "target 120.0 is not a Crafter score: use a number in (0, 100]" in error
             assert SessionStore(tmp_path).list_sessions() == []
 
     asyncio.run(scenario())

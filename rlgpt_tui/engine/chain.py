@@ -75,12 +75,10 @@ def _chain_table(stages: list[StageSolution], world) -> tuple[list[ActionEntry],
 def evaluate_chain(
     stages: list[StageSolution], task: str, env: str, episodes: int, seed: int
 ) -> dict[str, Any]:
-    """Run the chained solutions once per env; success rate on ``task`` and stage reach.
+    """Run the chained solutions once per env; ``task``'s measure and stage reach.
 
     Every env follows stage k's solution until stage k's goal holds (its action is then
     interrupted), then stage k+1's; the whole task's goal and horizon end the episode."""
-    from rlgpt_tui.rl.train import wilson_interval
-
     final = get_task(task)
     goals = [get_task(s.task) for s in stages]
     world = make_world(env, episodes, seed=seed, task=task)
@@ -121,13 +119,9 @@ def evaluate_chain(
     finally:
         runner.close()
         world.close()
-    success = np.array([o.success for o in outcomes])
     length = np.array([o.length for o in outcomes])
-    low, high = wilson_interval(int(success.sum()), episodes)
-    return {
-        "episodes": episodes,
-        "success_rate": round(float(success.mean()), 4),
-        "ci95": [round(low, 4), round(high, 4)],
+    measurement = runner.tally.measure(final, seed=seed)
+    return measurement.as_dict() | {
         "mean_length": round(float(length.mean()), 1),
         "stages": [s.task for s in stages],
         "stage_reached": {

@@ -45,11 +45,11 @@ from rlgpt_tui.llm.client import LLMAnswerError, LLMError
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.train import build_env, evaluate, load_checkpoint, train
 from rlgpt_tui.skills.compose import compose_sources
-from rlgpt_tui.skills.episodes import run_one_call_each
+from rlgpt_tui.skills.episodes import EpisodeTally, run_one_call_each
 from rlgpt_tui.skills.pool import SandboxUnavailable
 from rlgpt_tui.skills.runtime import CodedAction, CodedActionLimits
 from rlgpt_tui.skills.sandbox import CodeValidationError
-from rlgpt_tui.tasks import get_task
+from rlgpt_tui.tasks import Measure, Measurement, Task, get_task
 
 EventHandler = Callable[[ev.Event], None]
 Approver = Callable[[str, str, Any], Any]
@@ -64,8 +64,8 @@ class EngineSettings:
     num_envs: int = 64
     seed: int = 0
     max_iterations: int = 4
-    target_success: float = 0.9
-    samples_per_iteration: int = 30_000
+    target: float | None = None  # in the task's measure; None: its default (0.9, or 50.5)
+    samples_per_iteration: int | None = None  # None: 30,000; scored tasks share the budget
     max_samples: int = 200_000
     max_tokens: int | None = None
     max_repairs: int = 2
@@ -74,17 +74,40 @@ class EngineSettings:
     artifacts_dir: str | None = None  # checkpoints go here (a session's folder)
     checkpoint_every: int = 2  # rollouts between training checkpoints
 
+    @classmethod
+    def from_recorded(cls, data: dict[str, Any]) -> EngineSettings:
+        """Settings as a session recorded them (older sessions: ``target_success``)."""
+        data = dict(data)
+        if "target_success" in data:
+            data.setdefault("target", data.pop("target_success"))
+        return cls(**data)
+
+    def target_for(self, task: Task) -> float:
+        """The target in ``task``'s measure."""
+        return self.target if self.target is not None else task.measure.default_target
+
+    def iteration_budget(self, task: Task) -> int:
+        """Training samples per iteration: as set, else 30,000; a scored task (open-ended
+        play, judged at the whole budget) spreads the budget over its iterations."""
+        if self.samples_per_iteration is not None:
+            return self.samples_per_iteration
+        if task.scored:
+            return max(self.max_samples // max(self.max_iterations, 1), 1)
+        return 30_000
+
 
 @dataclass
 class EngineResult:
     """How the run ended, with its measured history."""
 
     reason: str
-    best_success: float
+    best: float  # the best iteration's value of the task's measure
     total_samples: int
     tokens: int
     history: list[IterationFeedback] = field(default_factory=list)
     final_code: dict[str, str] = field(default_factory=dict)
+    measure: Measure = Measure.SUCCESS_RATE
+    run: Measurement | None = None  # scored tasks: over every training episode of the run
 
 
 class ProposalRejected(Exception):
@@ -132,6 +155,9 @@ class Engine:
         self.solution: StageSolution | None = None  # the best iteration's policy or code
         self._candidate: StageSolution | None = None
         self._notes: list[str] = []  # what went wrong with agent answers this iteration
+        self._evaluation: dict[str, Any] = {}  # this iteration's final evaluation summary
+        self._training: dict[str, Any] = {}  # scored tasks: what its training episodes unlocked
+        self.run_tally = EpisodeTally()  # scored tasks: every training episode of the session
 
     @property
     def tokens(self) -> int:
@@ -161,9 +187,11 @@ class Engine:
     def run(self) -> EngineResult:
         s = self.settings
         task = get_task(s.task)
+        target = s.target_for(task)
         resume = self.resume_state
         history: list[IterationFeedback] = []
         total, best, reason, first = 0, 0.0, "iterations used up", 0
+        self.run_tally = resume.tally if resume else EpisodeTally()
         if resume is None:
             self._emit(ev.SessionStarted, task=s.task, env=s.env, settings=asdict(s))
         else:
@@ -180,6 +208,7 @@ class Engine:
                 self._safe_point()
                 self._candidate = None
                 self._notes = []
+                self._evaluation, self._training = {}, {}
                 unfinished = resume if resume and self.iteration == resume.next_iteration else None
                 plan = unfinished.plan if unfinished and unfinished.plan else None
                 plan = plan or self._next_plan(task, history)
@@ -187,40 +216,45 @@ class Engine:
                 coded = self._inner_code_loop(task, plan, verdicts, unfinished)
                 learned = plan.learned()
                 if learned:
-                    budget = min(s.samples_per_iteration, s.max_samples - total)
+                    budget = min(s.iteration_budget(task), s.max_samples - total)
                     if budget <= 0:
                         reason = "sample budget spent"
                         break
                     self._total_before = total
                     training = unfinished.training if unfinished else None
-                    success, samples = self._inner_rl_loop(
+                    value, samples = self._inner_rl_loop(
                         task, learned[0], coded, budget, verdicts, training
                     )
                     total += samples
                 else:
-                    success, samples = self._evaluate_code_only(task, plan, coded), 0
-                if success > best or self.solution is None:
+                    value, samples = self._evaluate_code_only(task, plan, coded), 0
+                if value > best or self.solution is None:
                     self.solution = self._candidate
-                best = max(best, success)
+                best = max(best, value)
                 history.append(
                     IterationFeedback(
                         self.iteration,
                         plan,
                         verdicts,
-                        success,
+                        value,
                         samples,
                         {"notes": list(self._notes)} if self._notes else {},
+                        task.measure,
+                        self._evaluation,
                     )
                 )
                 self._emit(
                     ev.IterationDone,
                     plan=plan.summary(),
-                    success_rate=success,
+                    value=value,
                     samples=samples,
                     total_samples=total,
                     tokens=self.tokens,
+                    measure=task.measure.value,
+                    evaluation=self._evaluation,
+                    training=self._training,
                 )
-                if success >= s.target_success:
+                if value >= target:
                     reason = "target reached"
                     break
                 if total >= s.max_samples:
@@ -236,14 +270,20 @@ class Engine:
             self._emit(ev.EngineError, message=str(error))
         if self.close_control_at_end:
             self.control.close(f"the session ended ({reason}) before a safe point used it")
+        scored_run = task.scored and len(self.run_tally)
+        run = self.run_tally.measure(task, seed=s.seed) if scored_run else None
         self._emit(
             ev.SessionFinished,
             reason=reason,
-            best_success=best,
+            best=best,
             total_samples=total,
             tokens=self.tokens,
+            measure=task.measure.value,
+            run=run.as_dict() if run else {},
         )
-        return EngineResult(reason, best, total, self.tokens, history, dict(self.code))
+        return EngineResult(
+            reason, best, total, self.tokens, history, dict(self.code), task.measure, run
+        )
 
     def _checkpoint_dir(self, iteration: int, subaction: str) -> Path | None:
         return checkpoint_folder(self.settings.artifacts_dir, iteration, subaction)
@@ -544,24 +584,39 @@ class Engine:
             config, result.model, episodes=s.eval_episodes, seed=10_000 + s.seed + self.iteration
         )
         summary = evaluation.as_dict() | {
-            "coded_decision_share": usage["decision_share"],
+            "coded_decision_share": round(usage["decision_share"], 4),
             "training_samples": result.samples,
+            "coded_actions": {
+                name: {k: v for k, v in stats.items() if k in ("calls", "steps", "end_reasons")}
+                for name, stats in usage["actions"].items()
+            },
         }
+        self._evaluation = summary
+        tally = result.env.runner.tally
+        if task.scored and len(tally):
+            self.run_tally.extend(tally)
+            training = tally.measure(task, seed=s.seed)
+            self._training = {
+                "episodes": len(tally),
+                "score": round(training.value, 3),
+                "achievements": tally.bitmasks(),
+                "ends": training.ends,
+            }
         self._emit(ev.EvaluationDone, subject=f"{sub.name} (RL policy)", result=summary)
         try:
-            verdict = self.team.critic.judge_rl(task, sub, summary, s.target_success)
+            verdict = self.team.critic.judge_rl(task, sub, summary, s.target_for(task))
         except LLMAnswerError as error:
             verdict = Verdict(
                 success=False,
-                reason=f"no verdict: the critic's answer failed ({error}); success rate "
-                f"{evaluation.success_rate:.2f}",
+                reason=f"no verdict: the critic's answer failed ({error}); "
+                f"{evaluation.measurement.text()}",
             )
             self._note(f"{sub.name}: {verdict.reason}")
         self._emit(ev.VerdictGiven, subaction=sub.name, **verdict.model_dump())
         self._emit(ev.SubActionDone, subaction=sub.name, mode="rl", code="", **verdict.model_dump())
         verdicts[sub.name] = verdict
         self._candidate = StageSolution(task.name, model=result.model, config=config)
-        return evaluation.success_rate, result.samples
+        return evaluation.value, result.samples
 
     def _swap_edited_code(
         self, env, specs: dict[str, CodedActionSpec], rollout: int, samples: int
@@ -611,8 +666,9 @@ class Engine:
         evaluation = evaluate(
             config, only_coded=name, episodes=s.eval_episodes, seed=10_000 + s.seed + self.iteration
         )
-        self._emit(ev.EvaluationDone, subject=f"{name} (code only)", result=evaluation.as_dict())
-        return evaluation.success_rate
+        self._evaluation = evaluation.as_dict()
+        self._emit(ev.EvaluationDone, subject=f"{name} (code only)", result=self._evaluation)
+        return evaluation.value
 
 
 def checkpoint_folder(artifacts_dir: str | None, iteration: int, subaction: str) -> Path | None:

@@ -108,11 +108,18 @@ class VerdictGiven(Event):
 
 @dataclass
 class IterationDone(Event):
+    """An iteration's result in the task's measure (``value``: a success rate, or Crafter's
+    score), its final evaluation summary and, for scored tasks, what its training's
+    episodes unlocked (``training``: episodes, per-episode achievement bitmasks, ends)."""
+
     plan: str
-    success_rate: float
+    value: float
     samples: int
     total_samples: int
     tokens: int
+    measure: str = "success_rate"
+    evaluation: dict[str, Any] = field(default_factory=dict)
+    training: dict[str, Any] = field(default_factory=dict)
     kind: ClassVar[str] = "iteration_done"
 
 
@@ -180,10 +187,16 @@ class EditDiscarded(Event):
 
 @dataclass
 class SessionFinished(Event):
+    """How a session ended; ``best``: the best iteration's value of the task's measure;
+    ``run``: for scored tasks, the measure over every training episode of the session
+    (Crafter's own definition of its score), as a Measurement dict."""
+
     reason: str
-    best_success: float
+    best: float
     total_samples: int
     tokens: int
+    measure: str = "success_rate"
+    run: dict[str, Any] = field(default_factory=dict)
     kind: ClassVar[str] = "session_finished"
 
 
@@ -235,8 +248,14 @@ EVENT_TYPES: dict[str, type[Event]] = {
 }
 
 
+# fields renamed since sessions were first recorded: old name -> new name
+RENAMED = {"success_rate": "value", "best_success": "best"}
+
+
 def event_from_dict(data: dict) -> Event:
-    """Rebuild an event from ``Event.to_dict()`` output (extra keys such as ``seq`` ignored)."""
+    """Rebuild an event from ``Event.to_dict()`` output (extra keys such as ``seq`` ignored;
+    fields recorded under an older name are read under the new one)."""
     cls = EVENT_TYPES[data["kind"]]
     names = {f.name for f in fields(cls)}  # ClassVars (kind) are not fields
+    data = {RENAMED.get(k, k) if RENAMED.get(k) in names else k: v for k, v in data.items()}
     return cls(**{k: v for k, v in data.items() if k in names})

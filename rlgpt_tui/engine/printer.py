@@ -7,6 +7,7 @@ from rich.markup import escape
 
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.skills.outcomes import CallEnd
+from rlgpt_tui.tasks import Measure, result_text
 from rlgpt_tui.text import safe_text
 
 
@@ -66,36 +67,42 @@ class EventPrinter:
                 m = event.metrics
                 if m["elapsed"] - self._last_progress >= 5 or m["elapsed"] < self._last_progress:
                     self._last_progress = m["elapsed"]
-                    rate = "-" if m["success_rate"] is None else f"{m['success_rate']:.2f}"
+                    measure = Measure(m.get("measure", Measure.SUCCESS_RATE))
+                    value = m.get("value", m["success_rate"])
                     c.print(
                         f"    {m['samples']:>8,} samples  {m['fps']:>7,.0f} fps  "
-                        f"train success {rate}"
+                        f"train {measure.label} {measure.format(value)}"
                     )
                     for line in coded_failure_lines(m.get("coded_actions") or {}):
                         c.print(f"    [yellow]{escape(line)}[/]")
             case ev.EvaluationDone():
                 r = event.result
-                c.print(
-                    f"  eval {_e(event.subject)}: success {r['success_rate']:.2f} "
-                    f"(95% CI {r['ci95'][0]:.2f}-{r['ci95'][1]:.2f}, {r['episodes']} episodes)"
-                )
+                c.print(f"  eval {_e(event.subject)}: {_e(result_text(r))}")
             case ev.VerdictGiven():
                 mark = "[green]ok[/]" if event.success else "[red]fail[/]"
                 c.print(f"  critic ({who}) {_e(event.subaction)}: {mark} {_e(event.reason)}")
             case ev.IterationDone():
+                measure = Measure(event.measure)
                 c.print(
-                    f"[bold]iteration {event.iteration} done[/]: success "
-                    f"{event.success_rate:.2f}, samples {event.samples:,} "
+                    f"[bold]iteration {event.iteration} done[/]: {measure.label} "
+                    f"{measure.format(event.value)}, samples {event.samples:,} "
                     f"(total {event.total_samples:,}), tokens {event.tokens:,}"
                 )
             case ev.EngineError():
                 c.print(f"[red]error:[/] {_e(event.message)}")
             case ev.SessionFinished():
-                c.rule(
-                    f"finished: {_e(event.reason)}; best success {event.best_success:.2f}; "
-                    f"{event.total_samples:,} training samples; {event.tokens:,} tokens; "
-                    f"agent {_e(event.agent)}"
-                )
+                c.rule(f"{_e(finished_text(event))}; agent {_e(event.agent)}")
+                if event.run:
+                    c.print(f"  all training episodes: {_e(result_text(event.run))}")
+
+
+def finished_text(event: ev.SessionFinished) -> str:
+    """``finished: REASON; best MEASURE V; N training samples; T tokens``."""
+    measure = Measure(event.measure)
+    return (
+        f"finished: {event.reason}; best {measure.label} {measure.format(event.best)}; "
+        f"{event.total_samples:,} training samples; {event.tokens:,} tokens"
+    )
 
 
 def coded_failure_lines(usage: dict) -> list[str]:

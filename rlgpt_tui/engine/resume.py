@@ -15,6 +15,8 @@ from typing import Any
 from rlgpt_tui.agents.base import IterationFeedback
 from rlgpt_tui.agents.schemas import Plan, Verdict
 from rlgpt_tui.rl.train import checkpoint_samples
+from rlgpt_tui.skills.episodes import EpisodeTally
+from rlgpt_tui.tasks import Measure
 
 
 @dataclass
@@ -30,6 +32,7 @@ class ResumeState:
     plan: Plan | None = None  # the unfinished iteration's plan, if it had one
     judged: dict[str, tuple[str, Verdict]] = field(default_factory=dict)
     training: dict[str, Any] | None = None  # {"subaction", "rl_config"} of a started run
+    tally: EpisodeTally = field(default_factory=EpisodeTally)  # finished iterations' training
 
     @classmethod
     def from_events(cls, events: list[dict[str, Any]]) -> ResumeState:
@@ -62,17 +65,29 @@ class ResumeState:
                     done.append(e)
         for e in done:
             i = e["iteration"]
+            value = e.get("value", e.get("success_rate", 0.0))  # older sessions: success_rate
             state.history.append(
                 IterationFeedback(
-                    i, plans[i], dict(verdicts.get(i, {})), e["success_rate"], e["samples"]
+                    i,
+                    plans[i],
+                    dict(verdicts.get(i, {})),
+                    value,
+                    e["samples"],
+                    measure=Measure(e.get("measure", "success_rate")),
+                    evaluation=e.get("evaluation") or {},
                 )
             )
+            training = e.get("training") or {}
+            if training.get("achievements"):
+                state.tally.extend(
+                    EpisodeTally.from_bitmasks(training["achievements"], training.get("ends", {}))
+                )
         for i in sorted(code_by_iteration):
             state.code.update({n: c for n, c in code_by_iteration[i].items() if c})
         if done:
             state.next_iteration = done[-1]["iteration"] + 1
             state.total_samples = done[-1]["total_samples"]
-            state.best = max(e["success_rate"] for e in done)
+            state.best = max(h.value for h in state.history)
         i = state.next_iteration
         state.plan = plans.get(i)
         if state.plan is not None:

@@ -9,7 +9,6 @@ success rate with a Wilson 95% interval.
 from __future__ import annotations
 
 import json
-import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,7 +28,7 @@ from rlgpt_tui.rl.rollout import OwnClockPPO
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.reward import RewardCode
 from rlgpt_tui.skills.runtime import CodedAction, CodedActionLimits
-from rlgpt_tui.tasks import Task, crafter_score, get_task
+from rlgpt_tui.tasks import Measurement, Task, crafter_score, get_task
 
 MetricsHandler = Callable[[dict[str, Any]], None]
 
@@ -128,6 +127,8 @@ class MetricsCallback(BaseCallback):
         episodes = list(self.model.ep_info_buffer or [])  # None until learn() has started
         successes = list(self.model.ep_success_buffer or [])
         usage = self.env.coded_usage()
+        success_rate = float(np.mean(successes)) if successes else None
+        score = self._score_so_far()
         metrics = {
             "samples": samples,
             "elapsed": round(elapsed, 3),
@@ -135,7 +136,10 @@ class MetricsCallback(BaseCallback):
             "episodes": self.env.episodes_finished,
             "ep_return_mean": float(np.mean([e["r"] for e in episodes])) if episodes else None,
             "ep_length_mean": float(np.mean([e["l"] for e in episodes])) if episodes else None,
-            "success_rate": float(np.mean(successes)) if successes else None,
+            "success_rate": success_rate,
+            "score": score,
+            "measure": self.env.task.measure.value,
+            "value": score if self.env.task.scored else success_rate,
             "coded_decision_share": round(usage["decision_share"], 4),
             "coded_sample_share": round(usage["sample_share"], 4),
             "coded_actions": usage["actions"],
@@ -143,6 +147,13 @@ class MetricsCallback(BaseCallback):
         self.history.append(metrics)
         self.on_metrics(metrics)
         return metrics
+
+    def _score_so_far(self) -> float | None:
+        """Crafter's score over every episode this training ended (scored tasks only)."""
+        tally = self.env.runner.tally
+        if not self.env.task.scored or not len(tally):
+            return None
+        return round(crafter_score(np.mean(tally.achieved, axis=0)), 3)
 
 
 def save_checkpoint(model: PPO, directory: Path, samples: int | None = None) -> Path:
@@ -269,43 +280,53 @@ def train(
 
 @dataclass
 class EvalResult:
-    """Success rate over ``episodes`` episodes with a Wilson 95% interval, and more."""
+    """The task's measure over ``episodes`` episodes (a success rate with a Wilson 95%
+    interval, or Crafter's score with a bootstrap one), and more."""
 
-    episodes: int
-    successes: int
-    ci_low: float
-    ci_high: float
+    measurement: Measurement
     mean_length: float
     mean_return: float
     samples: int
-    achievement_rates: dict[str, float]
-    score: float | None = None  # Crafter score, for scored tasks
+
+    @property
+    def episodes(self) -> int:
+        return self.measurement.episodes
+
+    @property
+    def successes(self) -> int:
+        return self.measurement.successes
 
     @property
     def success_rate(self) -> float:
-        return self.successes / self.episodes if self.episodes else 0.0
+        return self.measurement.success_rate
+
+    @property
+    def value(self) -> float:
+        """The task's measure: its success rate, or its Crafter score."""
+        return self.measurement.value
+
+    @property
+    def ci_low(self) -> float:
+        return self.measurement.ci95[0]
+
+    @property
+    def ci_high(self) -> float:
+        return self.measurement.ci95[1]
+
+    @property
+    def score(self) -> float | None:
+        return self.measurement.score
+
+    @property
+    def achievement_rates(self) -> dict[str, float]:
+        return self.measurement.achievement_rates
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "episodes": self.episodes,
-            "success_rate": round(self.success_rate, 4),
-            "ci95": [round(self.ci_low, 4), round(self.ci_high, 4)],
+        return self.measurement.as_dict() | {
             "mean_length": round(self.mean_length, 1),
             "mean_return": round(self.mean_return, 3),
             "samples": self.samples,
-            "score": None if self.score is None else round(self.score, 3),
         }
-
-
-def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval for a binomial proportion."""
-    if n == 0:
-        return 0.0, 1.0
-    p = successes / n
-    denom = 1 + z * z / n
-    center = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, center - half), min(1.0, center + half)
 
 
 def evaluate(
@@ -335,6 +356,7 @@ def evaluate(
     lengths = np.zeros(episodes)
     returns = np.zeros(episodes)
     achieved = np.zeros((episodes, len(ACHIEVEMENTS)), dtype=bool)
+    ends = [""] * episodes
     while not finished.all():
         if model is not None:
             actions, _ = model.predict(obs, deterministic=deterministic)
@@ -349,17 +371,11 @@ def evaluate(
             lengths[i] = infos[i]["episode"]["l"]
             returns[i] = infos[i]["episode"]["r"]
             achieved[i] = infos[i]["achievements"]
-    rates = dict(zip(ACHIEVEMENTS, achieved.mean(axis=0).tolist(), strict=True))
+            ends[i] = infos[i]["end"].value
     env.close()
-    low, high = wilson_interval(int(success.sum()), episodes)
     return EvalResult(
-        episodes=episodes,
-        successes=int(success.sum()),
-        ci_low=low,
-        ci_high=high,
+        measurement=env.task.measurement(success, achieved, ends, seed=seed),
         mean_length=float(lengths.mean()),
         mean_return=float(returns.mean()),
         samples=env.samples,
-        achievement_rates=rates,
-        score=crafter_score(rates) if env.task.scored else None,
     )

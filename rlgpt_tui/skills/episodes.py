@@ -30,11 +30,11 @@ from typing import Any
 
 import numpy as np
 
-from rlgpt_tui.envs.base import ACTION_NAMES, StepResult, View, World
+from rlgpt_tui.envs.base import ACTION_NAMES, EpisodeEnd, StepResult, View, World, death_cause
 from rlgpt_tui.skills.outcomes import CallEnd
 from rlgpt_tui.skills.pool import CallScheduler, RewardSpec
 from rlgpt_tui.skills.runtime import CallRecord, CodedAction
-from rlgpt_tui.tasks import Task
+from rlgpt_tui.tasks import Measurement, Task
 
 NOOP = ACTION_NAMES.index("noop")
 
@@ -65,6 +65,49 @@ def build_action_table(primitives: list[str] | None, coded: list[CodedAction]) -
     if len(set(coded_names)) != len(coded_names):
         raise ValueError("coded action names must be distinct: rename one")
     return table
+
+
+@dataclass
+class EpisodeTally:
+    """Every episode that ended through a runner: success, achievements unlocked, how it
+    ended. Crafter's score "over all episodes of a run" is measured on this."""
+
+    success: list[bool] = field(default_factory=list)
+    achieved: list[np.ndarray] = field(default_factory=list)
+    ends: list[str] = field(default_factory=list)
+
+    def add(self, success: bool, achieved: np.ndarray, end: EpisodeEnd) -> None:
+        self.success.append(success)
+        self.achieved.append(np.asarray(achieved, dtype=bool))
+        self.ends.append(end.value)
+
+    def __len__(self) -> int:
+        return len(self.success)
+
+    def extend(self, other: EpisodeTally) -> None:
+        self.success += other.success
+        self.achieved += other.achieved
+        self.ends += other.ends
+
+    @classmethod
+    def from_bitmasks(cls, masks: list[int], ends: dict[str, int]) -> EpisodeTally:
+        """Episodes recorded by :meth:`bitmasks` (their ends as counts; success unknown)."""
+        tally = cls()
+        bits = 1 << np.arange(22, dtype=np.int64)
+        tally.achieved = [(np.int64(m) & bits) > 0 for m in masks]
+        tally.success = [False] * len(masks)
+        tally.ends = [end for end, n in ends.items() for _ in range(n)][: len(masks)]
+        return tally
+
+    def measure(self, task: Task, seed: int = 0) -> Measurement:
+        """``task``'s measure over these episodes."""
+        achieved = np.array(self.achieved) if self.achieved else np.zeros((0, 22), dtype=bool)
+        return task.measurement(np.array(self.success, dtype=bool), achieved, self.ends, seed)
+
+    def bitmasks(self) -> list[int]:
+        """Each episode's achievements as an int (bit k: achievement k), for storing."""
+        weights = 1 << np.arange(22, dtype=np.int64)
+        return [int((a.astype(np.int64) * weights).sum()) for a in self.achieved]
 
 
 @dataclass
@@ -126,6 +169,7 @@ class EpisodeRunner:
         self.coded_samples = 0
         self.episodes_finished = 0
         self.successes = 0
+        self.tally = EpisodeTally()  # every episode that ended here
         self.records: list[CallRecord] = []  # ended calls since the last take_records()
         self.last: StepResult | None = None
         self.on_world_step: Callable[[], None] | None = None  # e.g. to grab frames for a GIF
@@ -308,12 +352,20 @@ class EpisodeRunner:
             return infos
         position = {i: k for k, i in enumerate(envs.tolist())}
         now = time.time()
+        dead = [i for i in over.tolist() if self.last.game_over[i] and not reached[i]]
+        causes = dict(zip(dead, map(death_cause, self.world.views(dead)), strict=True))
         for i in over.tolist():
+            end = (
+                EpisodeEnd.SUCCESS
+                if reached[i]
+                else causes.get(i, EpisodeEnd.HORIZON if truncated[i] else EpisodeEnd.DIED)
+            )
             infos[position[i]] = {
                 "terminal_obs": self.last.obs[i],
                 "TimeLimit.truncated": bool(truncated[i]),
                 "is_success": bool(reached[i]),
                 "game_over": bool(self.last.game_over[i]),
+                "end": end,
                 "episode": {
                     "r": float(self._episode_return[i]),
                     "l": int(self._episode_length[i]),
@@ -321,6 +373,7 @@ class EpisodeRunner:
                 },
                 "achievements": self.last.achievements[i].copy(),
             }
+            self.tally.add(bool(reached[i]), self.last.achievements[i], end)
         self._episode_return[over] = 0.0
         self._episode_length[over] = 0
         self._episode_start[over] = now
@@ -402,6 +455,7 @@ class EpisodeOutcome:
     ret: float
     achievements: np.ndarray
     game_over: bool
+    end: EpisodeEnd = EpisodeEnd.DIED
     last_view: View | None = None
 
 
@@ -450,6 +504,7 @@ def run_episodes(
                     info["episode"]["r"],
                     info["achievements"],
                     info["game_over"],
+                    info["end"],
                     view,
                 )
             )

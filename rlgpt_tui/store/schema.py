@@ -145,5 +145,22 @@ def _v4(db: Database) -> None:
     db["llm_calls"].add_column("mode", str)
 
 
-MIGRATIONS: list[Callable[[Database], None]] = [_v1, _v2, _v3, _v4]
+def _v5(db: Database) -> None:
+    """Tasks own their measure (a success rate or Crafter's score): the best value and the
+    iterations' values are in that measure; a scored session also keeps the score over all
+    its training episodes (Crafter's own definition)."""
+    db.execute("ALTER TABLE sessions RENAME COLUMN best_success TO best")
+    db["sessions"].add_column("measure", str)
+    db["sessions"].add_column("run_score", float)
+    db.execute("ALTER TABLE iterations RENAME COLUMN success_rate TO value")
+    db["iterations"].add_column("measure", str)
+    db["evaluations"].add_column("value", float)
+    db["evaluations"].add_column("measure", str)
+    db["training_metrics"].add_column("value", float)
+    db.execute("UPDATE evaluations SET value = success_rate, measure = 'success_rate'")
+    db.execute("UPDATE iterations SET measure = 'success_rate'")
+    db.execute("UPDATE training_metrics SET value = success_rate")
+
+
+MIGRATIONS: list[Callable[[Database], None]] = [_v1, _v2, _v3, _v4, _v5]
 SCHEMA_VERSION = len(MIGRATIONS)

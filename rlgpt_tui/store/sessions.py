@@ -25,6 +25,7 @@ from sqlite_utils import Database
 
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.store.schema import MIGRATIONS, SCHEMA_VERSION
+from rlgpt_tui.tasks import Measure
 from rlgpt_tui.text import safe_data, short_name
 
 ENV_SESSIONS_DIR = "RLGPT_SESSIONS_DIR"
@@ -54,7 +55,7 @@ class SessionSummary:
     agent: str
     status: str  # running, interrupted, finished, stopped, failed
     reason: str
-    best_success: float | None
+    best: float | None  # the best value of the task's measure
     total_samples: int
     tokens: int
     iterations: int
@@ -63,6 +64,16 @@ class SessionSummary:
     updated_at: float
     settings: dict[str, Any]
     llm: dict[str, Any]
+    measure: Measure = Measure.SUCCESS_RATE
+    run_score: float | None = None  # scored tasks: Crafter's score over all training episodes
+
+    @property
+    def best_text(self) -> str:
+        """The best value in its measure, e.g. ``0.85`` or ``score 12.3`` ('-': none yet)."""
+        if self.best is None:
+            return "-"
+        value = self.measure.format(self.best)
+        return value if self.measure is Measure.SUCCESS_RATE else f"score {value}"
 
 
 class SessionStore:
@@ -201,7 +212,7 @@ class SessionStore:
                     "chain": int(chain),
                     "status": "running",
                     "reason": "",
-                    "best_success": None,
+                    "best": None,
                     "total_samples": 0,
                     "tokens": 0,
                     "iterations": 0,
@@ -243,7 +254,7 @@ class SessionStore:
             agent=row["agent"],
             status=status,
             reason=row["reason"] or "",
-            best_success=row["best_success"],
+            best=row["best"],
             total_samples=row["total_samples"] or 0,
             tokens=row["tokens"] or 0,
             iterations=row["iterations"] or 0,
@@ -252,6 +263,8 @@ class SessionStore:
             updated_at=row["updated_at"],
             settings=json.loads(row["settings"] or "{}"),
             llm=json.loads(row["llm"] or "{}"),
+            measure=Measure(row.get("measure") or Measure.SUCCESS_RATE),
+            run_score=row.get("run_score"),
         )
 
     def claim(self, session_id: int) -> None:
@@ -416,6 +429,7 @@ class SessionStore:
                         "samples": m.get("samples"),
                         "fps": m.get("fps"),
                         "success_rate": m.get("success_rate"),
+                        "value": m.get("value", m.get("success_rate")),
                         "ep_return_mean": m.get("ep_return_mean"),
                         "ep_length_mean": m.get("ep_length_mean"),
                         "coded_decision_share": m.get("coded_decision_share"),
@@ -430,16 +444,15 @@ class SessionStore:
                     | {
                         "subject": event.subject,
                         "success_rate": event.result.get("success_rate"),
+                        "value": event.result.get("value", event.result.get("success_rate")),
+                        "measure": event.result.get("measure", Measure.SUCCESS_RATE.value),
                         "episodes": event.result.get("episodes"),
                         "result": json.dumps(event.result),
                     }
                 )
-                rate = event.result.get("success_rate")
-                if rate is not None:
-                    previous = db.execute(
-                        "SELECT best_success FROM sessions WHERE id = ?", [session_id]
-                    ).fetchone()[0]
-                    summary["best_success"] = max(previous or 0.0, rate)
+                value = event.result.get("value", event.result.get("success_rate"))
+                if value is not None:
+                    summary |= self._best(session_id, value, event.result.get("measure"))
             case ev.VerdictGiven():
                 db["verdicts"].insert(
                     base
@@ -455,17 +468,14 @@ class SessionStore:
                     base
                     | {
                         "plan": event.plan,
-                        "success_rate": event.success_rate,
+                        "value": event.value,
+                        "measure": event.measure,
                         "samples": event.samples,
                         "total_samples": event.total_samples,
                         "tokens": event.tokens,
                     }
                 )
-                previous = db.execute(
-                    "SELECT best_success FROM sessions WHERE id = ?", [session_id]
-                ).fetchone()[0]
-                summary |= {
-                    "best_success": max(previous or 0.0, event.success_rate),
+                summary |= self._best(session_id, event.value, event.measure) | {
                     "total_samples": event.total_samples,
                     "tokens": event.tokens,
                     "iterations": event.iteration + 1,
@@ -520,7 +530,21 @@ class SessionStore:
                 )
             case ev.SessionFinished():
                 summary |= {"reason": event.reason, "tokens": event.tokens}
+                if event.run:
+                    summary["run_score"] = event.run.get("score")
         db["sessions"].update(session_id, summary)
+
+    def _best(self, session_id: int, value: float, measure: str | None) -> dict[str, Any]:
+        """The session's best value so far, with ``value`` (a session judged by Crafter's
+        score never takes a success rate as its best: a chain stage's evaluation)."""
+        row = self.db.execute(
+            "SELECT best, measure FROM sessions WHERE id = ?", [session_id]
+        ).fetchone()
+        previous, known = row
+        measure = measure or Measure.SUCCESS_RATE.value
+        if known is not None and known != measure:
+            return {}
+        return {"best": max(previous or 0.0, value), "measure": measure}
 
     def _write_code_file(self, session_id: int, subaction: str, code: str) -> None:
         """The latest code of a sub-action as ``<session>/code/<name>.py`` (for editors);

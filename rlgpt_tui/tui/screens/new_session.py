@@ -10,17 +10,21 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch
 
 from rlgpt_tui.engine.engine import EngineSettings
 from rlgpt_tui.envs import WORLD_NAMES
-from rlgpt_tui.tasks import load_catalog
+from rlgpt_tui.tasks import get_task, load_catalog
 
 DEFAULT_ENVS = {"craftax": 64, "crafter": 8, "minedojo": 1}
 NUMBER_FIELDS = {
-    # field: (label, default, type)
+    # field: (label, default, type); an empty optional field takes the task's default
     "max_iterations": ("iterations (max)", "4", int),
-    "samples_per_iteration": ("PPO samples per iteration", "30000", int),
+    "samples_per_iteration": ("PPO samples per iteration", "", int),
     "max_samples": ("total sample budget", "200000", int),
-    "target_success": ("target success rate", "0.9", float),
+    "target": ("target (task's measure)", "", float),
     "num_envs": ("parallel envs", "64", int),
     "seed": ("seed", "0", int),
+}
+OPTIONAL = {
+    "samples_per_iteration": "30000; scored tasks: budget / iterations",
+    "target": "success rate 0.9; Crafter score 50.5",
 }
 
 
@@ -47,7 +51,7 @@ class NewSessionScreen(Screen):
                 yield Input(placeholder="empty: builtin agent (or RLGPT_LLM_MODEL)", id="model")
                 for name, (label, default, _) in NUMBER_FIELDS.items():
                     yield Label(label)
-                    yield Input(default, id=name)
+                    yield Input(default, placeholder=OPTIONAL.get(name, ""), id=name)
                 yield Label("chain sub-tasks (planner)")
                 yield Switch(False, id="chain")
                 yield Label("approval mode")
@@ -63,19 +67,22 @@ class NewSessionScreen(Screen):
         values: dict[str, object] = {}
         for name, (label, _, kind) in NUMBER_FIELDS.items():
             text = self.query_one(f"#{name}", Input).value.strip()
+            if not text and name in OPTIONAL:
+                values[name] = None
+                continue
             try:
                 values[name] = kind(text)
             except ValueError:
                 raise ValueError(f"{label}: {text!r} is not a number") from None
-        if not 0 < values["target_success"] <= 1:
-            raise ValueError("target success rate must be in (0, 1]")
         for name in ("max_iterations", "samples_per_iteration", "max_samples", "num_envs"):
-            if values[name] < 1:
+            if values[name] is not None and values[name] < 1:
                 raise ValueError(f"{NUMBER_FIELDS[name][0]} must be at least 1")
         task = self.query_one("#task", Select).value
         env = self.query_one("#env", Select).value
         if task is Select.BLANK or env is Select.BLANK:
             raise ValueError("choose a task and a world")
+        if values["target"] is not None:
+            get_task(str(task)).measure.check_target(values["target"])
         return EngineSettings(task=str(task), env=str(env), **values)
 
     def action_start(self) -> None:

@@ -53,7 +53,7 @@ class SessionsScreen(Screen):
         table.clear()
         sessions = self.store.list_sessions()
         for s in sessions:
-            best = "-" if s.best_success is None else f"{s.best_success:.2f}"
+            best = s.best_text
             table.add_row(
                 str(s.id),
                 s.task + (" (chain)" if s.chain else ""),

@@ -7,6 +7,7 @@ from typing import Any
 from textual.markup import escape
 
 from rlgpt_tui.engine import events as ev
+from rlgpt_tui.tasks import Measure, result_text
 from rlgpt_tui.tui.widgets.searchable import SearchableLog
 
 
@@ -29,16 +30,25 @@ class CriticPane(SearchableLog):
                 )
             case ev.EvaluationDone():
                 r = event.result
-                if r.get("success_rate") is None:
+                if r.get("value", r.get("success_rate")) is None:
                     return
-                ci = r.get("ci95") or [0, 0]
                 self.add(
-                    f"it {event.iteration} eval {escape(event.subject)}: success "
-                    f"{r['success_rate']:.2f} (95% CI {ci[0]:.2f}-{ci[1]:.2f}, "
-                    f"{r.get('episodes')} episodes)"
+                    f"it {event.iteration} eval {escape(event.subject)}: {escape(result_text(r))}"
                 )
+                low = low_achievements(r)
+                if low:
+                    self.add(f"    achievements at 0: {escape(low)}")
             case ev.IterationDone():
+                measure = Measure(event.measure)
                 self.add(
-                    f"[b]iteration {event.iteration} done[/b]: success "
-                    f"{event.success_rate:.2f}, {event.samples:,} samples"
+                    f"[b]iteration {event.iteration} done[/b]: {measure.label} "
+                    f"{measure.format(event.value)}, {event.samples:,} samples"
                 )
+
+
+def low_achievements(result: dict) -> str:
+    """Scored tasks: the achievements no evaluation episode unlocked."""
+    if result.get("measure") != Measure.CRAFTER_SCORE:
+        return ""
+    rates = result.get("achievement_rates") or {}
+    return ", ".join(k for k, v in rates.items() if v == 0)

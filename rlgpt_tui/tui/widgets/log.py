@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.printer import finished_text
 from rlgpt_tui.tui.widgets.searchable import SearchableLog
 
 WHAT = {"plan": "the plan", "code": "code of", "rl_config": "RL config of"}
@@ -86,8 +87,5 @@ class LogPane(SearchableLog):
                     f"{describe_edit(event.what, event.target)}: {event.reason}"
                 )
             case ev.SessionFinished():
-                return (
-                    f"finished: {event.reason}; best success {event.best_success:.2f}; "
-                    f"{event.total_samples:,} samples; {event.tokens:,} tokens"
-                )
+                return finished_text(event)
         return None

@@ -1,4 +1,5 @@
-"""Training pane: PPO's training success rate on one sample axis across iterations, with
+"""Training pane: the task's measure during PPO training (its success rate, or Crafter's
+score over the training episodes so far) on one sample axis across iterations, with
 iteration markers and evaluation points (95% intervals), and the latest fps."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
 from rlgpt_tui.engine import events as ev
+from rlgpt_tui.tasks import Measure
 from rlgpt_tui.ticks import nice_ticks, short_number
 
 
@@ -21,13 +23,13 @@ class Curve:
 
     name: str
     x: list[int] = field(default_factory=list)
-    success: list[float] = field(default_factory=list)
+    values: list[float] = field(default_factory=list)  # the task's measure
 
 
 @dataclass
 class EvalPoint:
     x: int
-    rate: float
+    value: float
     low: float
     high: float
 
@@ -45,6 +47,7 @@ class TrainingPane(Vertical):
         self.current = ""
         self.points = 0
         self.configs: dict[str, dict[str, Any]] = {}  # latest RLConfig per sub-action
+        self.measure = Measure.SUCCESS_RATE  # the task's, from the first metrics seen
         self._base = 0  # the stage's samples before the current iteration
         self._stage_offset = 0  # samples of earlier chain stages
         self._dirty = False
@@ -82,21 +85,25 @@ class TrainingPane(Vertical):
                 x = total if total is not None else self._base + int(m["samples"])
                 curve = self.curves[self.current]
                 curve.x.append(self._stage_offset + x)
-                curve.success.append(m["success_rate"] or 0.0)
+                self.measure = Measure(m.get("measure", Measure.SUCCESS_RATE))
+                value = m.get("value", m["success_rate"])
+                curve.values.append(value or 0.0)
                 self.points += 1
-                rate = "-" if m["success_rate"] is None else f"{m['success_rate']:.2f}"
                 status.update(
                     f"{self.current}: {m['samples']:,} samples  {m['fps']:,.0f} fps  "
-                    f"train success {rate}  coded {m['coded_decision_share']:.0%} of decisions"
+                    f"train {self.measure.label} {self.measure.format(value)}  "
+                    f"coded {m['coded_decision_share']:.0%} of decisions"
                 )
                 self._dirty = True
             case ev.EvaluationDone():
                 r = event.result
-                if r.get("success_rate") is None:
+                value = r.get("value", r.get("success_rate"))
+                if value is None:
                     return
-                ci = r.get("ci95") or [r["success_rate"], r["success_rate"]]
+                self.measure = Measure(r.get("measure", Measure.SUCCESS_RATE))
+                ci = r.get("ci95") or [value, value]
                 x = self._stage_offset + self._base + int(r.get("training_samples") or 0)
-                self.evaluations.append(EvalPoint(x, r["success_rate"], ci[0], ci[1]))
+                self.evaluations.append(EvalPoint(x, value, ci[0], ci[1]))
                 self._dirty = True
             case ev.IterationDone():
                 self._base = event.total_samples
@@ -113,10 +120,18 @@ class TrainingPane(Vertical):
         plt = widget.plt
         plt.clear_data()
         plt.clear_figure()
-        plt.title("success rate vs samples: training (lines), evaluation (+, 95% CI)")
+        label, top = self.measure.label, self.measure.top
+        plt.title(f"{label} vs samples: training (lines), evaluation (+, 95% CI)")
         plt.xlabel("samples (all iterations)")
-        plt.ylim(0, 1.05)
-        plt.yticks([0, 0.5, 1.0], ["0", ".5", "1"])  # three: they fit a pane at 100x30
+        if self.measure is Measure.SUCCESS_RATE:
+            plt.ylim(0, 1.05)
+            plt.yticks([0, 0.5, 1.0], ["0", ".5", "1"])  # three: they fit a pane at 100x30
+        else:  # a score: the axis follows the data (a score rarely nears 100)
+            seen = [v for c in self.curves.values() for v in c.values]
+            seen += [p.high for p in self.evaluations]
+            high = min(top, max(seen + [1.0]) * 1.1)
+            plt.ylim(0, high)
+            plt.yticks([0, high / 2, high], ["0", f"{high / 2:.0f}", f"{high:.0f}"])
         end = self.axis_end
         ticks = nice_ticks(end)
         plt.xticks(ticks, [short_number(t) for t in ticks])
@@ -125,13 +140,13 @@ class TrainingPane(Vertical):
             plt.vline(x, "gray")
         for curve in self.curves.values():
             if curve.x:
-                plt.plot(curve.x, curve.success, label=curve.name)
+                plt.plot(curve.x, curve.values, label=curve.name)
         for point in self.evaluations:
             plt.plot([point.x, point.x], [point.low, point.high], color="red", marker="braille")
         if self.evaluations:
             plt.scatter(
                 [p.x for p in self.evaluations],
-                [p.rate for p in self.evaluations],
+                [p.value for p in self.evaluations],
                 color="red",
                 marker="+",
                 label="evaluation",
