@@ -391,7 +391,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     unknown = [t for t in args.tasks if t not in catalog]
     if unknown:
-        parser.error(f"unknown task(s) {', '.join(unknown)}: use {', '.join(catalog)}")
+        parser.error(f"unknown task(s) {', '.join(unknown)}: use {', '.join(catalog_tasks())}")
     bad = [m for m in args.methods if m not in METHODS]
     if bad:
         parser.error(f"unknown method(s) {', '.join(bad)}: use {', '.join(METHODS)}")
