@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import platform
+import signal
 import sys
 import time
 from dataclasses import dataclass, field
@@ -433,6 +434,15 @@ def team_factory(args: argparse.Namespace):
     return factory, f"llm:{args.llm_model}"
 
 
+def stop_on_sigterm() -> None:
+    """SIGTERM ends the run like Ctrl-C: the cells finished so far are still reported."""
+
+    def handler(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, handler)
+
+
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     catalog = load_catalog()
@@ -440,21 +450,29 @@ def main(argv: list[str] | None = None) -> None:
     bench = Bench(args, factory)
     started = time.perf_counter()
     cells: list[dict[str, Any]] = []
-    for name in args.tasks:
-        task = catalog[name]
-        for method in args.methods:
-            runs = []
-            for seed in args.seeds:
-                log(f"{name} / {METHODS[method]} / seed {seed} ...")
-                run = bench.run(method, task, seed)
-                log(
-                    f"  {task.measure.format(run.evaluation.value)} ({run.kind}, "
-                    f"{run.samples:,} samples, {run.seconds:.0f} s)"
-                )
-                runs.append(run)
-            cells.append(cell_dict(task, method, runs, args.samples))
-            c = cells[-1]
-            log(f"{name} / {METHODS[method]}: {task.measure.format(c['value'])} {c['ci95']}")
+    complete = True
+    stop_on_sigterm()
+    try:
+        for name in args.tasks:
+            task = catalog[name]
+            for method in args.methods:
+                runs = []
+                for seed in args.seeds:
+                    log(f"{name} / {METHODS[method]} / seed {seed} ...")
+                    run = bench.run(method, task, seed)
+                    log(
+                        f"  {task.measure.format(run.evaluation.value)} ({run.kind}, "
+                        f"{run.samples:,} samples, {run.seconds:.0f} s)"
+                    )
+                    runs.append(run)
+                cells.append(cell_dict(task, method, runs, args.samples))
+                c = cells[-1]
+                log(f"{name} / {METHODS[method]}: {task.measure.format(c['value'])} {c['ci95']}")
+                if args.out:  # the table so far, after every cell
+                    Path(args.out).write_text(markdown(cells, args.methods) + "\n")
+    except KeyboardInterrupt:
+        complete = False
+        log(f"interrupted: reporting the {len(cells)} finished cell(s)")
     table = markdown(cells, args.methods)
     print(table)
     if args.out:
@@ -474,12 +492,15 @@ def main(argv: list[str] | None = None) -> None:
                 "num_envs": args.num_envs,
                 "eval_seeds": [args.eval_seed + s for s in args.seeds],
                 "methods": {m: METHODS[m] for m in args.methods},
+                "complete": complete,
                 "seconds": round(time.perf_counter() - started, 1),
                 "cells": cells,
             }
         ),
         flush=True,
     )
+    if not complete:
+        sys.exit(130)
 
 
 if __name__ == "__main__":
