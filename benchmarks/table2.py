@@ -238,7 +238,7 @@ class Bench:
         engine = Engine(settings, self.team_factory(), on_event)
         result = engine.run()
         solution = engine.solution
-        if solution is None:  # nothing was evaluated: score it as the empty solution
+        if solution is None:  # nothing was evaluated (e.g. no plan from an LLM)
             raise RuntimeError(f"the agent found no solution for {task.name} ({result.reason})")
         if solution.coded is not None:
             coded = solution.coded
@@ -284,27 +284,28 @@ def pooled(task: Task, runs: list[SeedRun], key: str = "evaluation") -> Measurem
 
 def kinds_text(kinds: list[str]) -> str:
     """e.g. ``code`` or ``RL + code 2, code 1``."""
+    if not kinds:
+        return "-"
     counts = {k: kinds.count(k) for k in dict.fromkeys(kinds)}
     return kinds[0] if len(counts) == 1 else ", ".join(f"{k} {n}" for k, n in counts.items())
 
 
 def cell_dict(task: Task, method: str, runs: list[SeedRun], budget: int) -> dict[str, Any]:
-    m = pooled(task, runs)
-    assert m is not None
+    m = pooled(task, runs)  # None: every seed failed
     cell: dict[str, Any] = {
         "task": task.name,
         "method": method,
         "measure": task.measure.value,
-        "value": round(m.value, 4),
-        "ci95": [round(m.ci95[0], 4), round(m.ci95[1], 4)],
-        "episodes": m.episodes,
+        "value": None if m is None else round(m.value, 4),
+        "ci95": None if m is None else [round(m.ci95[0], 4), round(m.ci95[1], 4)],
+        "episodes": 0 if m is None else m.episodes,
         "budget": budget,
         "samples": [r.samples for r in runs],
         "seconds": round(sum(r.seconds for r in runs), 1),
         "kind": kinds_text([r.kind for r in runs]),
         "per_seed": [{k: v for k, v in r.as_dict().items() if k != "run_tally"} for r in runs],
     }
-    if task.scored:
+    if task.scored and m is not None:
         cell["achievement_rates"] = {k: round(v, 4) for k, v in m.achievement_rates.items()}
         cell["episode_ends"] = m.ends
         run = pooled(task, runs, key="run")
@@ -329,11 +330,11 @@ def markdown(cells: list[dict[str, Any]], methods: list[str]) -> str:
         row = [name, measure.label]
         for method in methods:
             cell = next((c for c in cells if c["task"] == name and c["method"] == method), None)
-            if cell is None:
-                row.append("-")
+            if cell is None or cell["value"] is None:
+                row.append("-" if cell is None else "failed")
                 continue
             low, high = cell["ci95"]
-            samples = max(cell["samples"])
+            samples = max(cell["samples"], default=0)
             text = (
                 f"**{measure.format(cell['value'])}** [{measure.format(low)}-"
                 f"{measure.format(high)}]<br>{count(samples)} samples, "
@@ -457,15 +458,21 @@ def main(argv: list[str] | None = None) -> None:
             task = catalog[name]
             for method in args.methods:
                 runs = []
+                errors: list[str] = []
                 for seed in args.seeds:
                     log(f"{name} / {METHODS[method]} / seed {seed} ...")
-                    run = bench.run(method, task, seed)
+                    try:
+                        run = bench.run(method, task, seed)
+                    except Exception as error:  # one failed run never ends the benchmark
+                        errors.append(f"seed {seed}: {type(error).__name__}: {error}")
+                        log(f"  failed: {errors[-1]}")
+                        continue
                     log(
                         f"  {task.measure.format(run.evaluation.value)} ({run.kind}, "
                         f"{run.samples:,} samples, {run.seconds:.0f} s)"
                     )
                     runs.append(run)
-                cells.append(cell_dict(task, method, runs, args.samples))
+                cells.append(cell_dict(task, method, runs, args.samples) | {"errors": errors})
                 c = cells[-1]
                 log(f"{name} / {METHODS[method]}: {task.measure.format(c['value'])} {c['ci95']}")
                 if args.out:  # the table so far, after every cell

@@ -55,6 +55,7 @@ def test_table2_runs_every_method_at_one_budget(tmp_path: Path) -> None:
     overshoot = envs * 64  # a coded action may finish past the budget
     for cell in cells:
         assert cell["task"] == "collect_wood" and cell["measure"] == "success_rate"
+        assert cell["errors"] == []
         low, high = cell["ci95"]
         assert 0 <= low <= cell["value"] <= high <= 1
         assert cell["episodes"] == episodes * len(seeds)  # pooled over the seeds
