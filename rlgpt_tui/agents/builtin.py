@@ -4,6 +4,12 @@ Everything it produces is labelled ``builtin``. It follows the paper's pattern: 
 learns the whole task with RL; when that falls short, navigation is coded and given to RL
 as a high-level action (with coded prerequisites); if RL still falls short on a collecting
 task, the task itself is coded.
+
+Scored tasks (open-ended play, judged by Crafter's score) get a library of coded skills,
+one per achievement plus survival and search helpers, all offered to one PPO policy that
+learns when to run which; each later iteration revises the library from the evaluation's
+per-achievement rates and how episodes ended. ``SCRIPT_SKILL`` runs the same library by a
+fixed rule: the pure-code baseline.
 """
 
 from __future__ import annotations
@@ -20,7 +26,8 @@ from rlgpt_tui.agents.base import (
     SlowAgent,
     TaskPlanner,
 )
-from rlgpt_tui.agents.schemas import Plan, RLAnswer, SubAction, Verdict
+from rlgpt_tui.agents.schemas import MAX_SUBACTIONS, Plan, RLAnswer, SubAction, Verdict
+from rlgpt_tui.envs.base import ACHIEVEMENTS, EpisodeEnd, View
 from rlgpt_tui.tasks import Task, load_catalog
 
 TEMPLATES = ASSETS_DIR / "skills" / "templates"
@@ -36,6 +43,68 @@ TARGETS: dict[str, str] = {
     "collect_sapling": "grass",
 }
 LABEL = "builtin"
+
+# -- the library of coded skills for scored tasks (code in templates/techtree.py) ------------
+SCRIPT_SKILL = "play"  # the fixed script over the library: the pure-code baseline
+HELPER_SKILLS: tuple[str, ...] = ("survive", "explore", "tunnel_for_ores")
+SKILL_DESCRIPTIONS: dict[str, str] = {
+    "collect_wood": "find a tree and chop it until a log is held",
+    "place_table": "gather wood and place a crafting table next to the player",
+    "eat_cow": "find a cow and hit it until it is eaten",
+    "collect_sapling": "hit grass until a sapling drops",
+    "collect_drink": "find water and drink until the drink stat is full",
+    "make_wood_pickaxe": "gather wood, stand at a table and make a wood pickaxe",
+    "make_wood_sword": "gather wood, stand at a table and make a wood sword",
+    "place_plant": "plant a sapling on grass and remember where (it ripens later)",
+    "defeat_zombie": "close in on the nearest zombie and hit it until it dies",
+    "collect_stone": "with a wood pickaxe, find stone and mine it",
+    "place_stone": "place a stone from the inventory (mining one first if needed)",
+    "eat_plant": "walk back to a planted sapling once it is ripe and eat it",
+    "defeat_skeleton": "arm, tunnel into the dark caves and hit a skeleton until it dies",
+    "make_stone_pickaxe": "gather wood and stone, stand at a table, make a stone pickaxe",
+    "make_stone_sword": "gather wood and stone, stand at a table, make a stone sword",
+    "wake_up": "wall the player in and sleep until rested",
+    "place_furnace": "gather stone and place a furnace next to a table",
+    "collect_coal": "with a wood pickaxe, find coal (digging through stone) and mine it",
+    "collect_iron": "with a stone pickaxe, find iron (digging through stone) and mine it",
+    "collect_diamond": "with an iron pickaxe, tunnel to a diamond and mine it",
+    "make_iron_pickaxe": "gather wood, coal, iron, stone; at a table and furnace make it",
+    "make_iron_sword": "gather wood, coal, iron, stone; at a table and furnace make it",
+    "survive": "fight an adjacent mob, shelter and sleep at night, drink and eat when low",
+    "explore": "walk into new land, remembering what is seen",
+    "tunnel_for_ores": "dig through stone in a steady direction, mining ores met on the way",
+}
+# the helper that searches for what an achievement needs, added when it stays at 0
+SEARCH_HELPER: dict[str, str] = {
+    "collect_coal": "tunnel_for_ores",
+    "collect_iron": "tunnel_for_ores",
+    "collect_diamond": "tunnel_for_ores",
+    "make_iron_pickaxe": "tunnel_for_ores",
+    "make_iron_sword": "tunnel_for_ores",
+    "defeat_skeleton": "tunnel_for_ores",
+    "eat_cow": "explore",
+    "collect_drink": "explore",
+    "collect_sapling": "explore",
+    "defeat_zombie": "explore",
+}
+# the skills that answer each way of dying, and what the critic suggests for it
+DEATH_SKILLS: dict[str, tuple[tuple[str, ...], str]] = {
+    EpisodeEnd.ZOMBIE.value: (
+        ("survive", "make_stone_sword", "defeat_zombie", "wake_up"),
+        "add or fix a fight/shelter skill (sleep walled in, fight with a sword)",
+    ),
+    EpisodeEnd.SKELETON.value: (
+        ("survive", "make_stone_sword"),
+        "arm before the caves and leave them when health is low",
+    ),
+    EpisodeEnd.STARVED.value: (("survive", "eat_cow", "eat_plant"), "eat cows or plants"),
+    EpisodeEnd.DEHYDRATED.value: (("survive", "collect_drink"), "drink at water more often"),
+    EpisodeEnd.EXHAUSTED.value: (("survive", "wake_up"), "sleep, walled in, when tired"),
+    EpisodeEnd.LAVA.value: ((), "keep away from lava when exploring and tunnelling"),
+    EpisodeEnd.DIED.value: (("survive",), "restore health: eat, drink and sleep"),
+}
+# skills whose moment may not come in a sampled run (nothing to fight, nothing ripe)
+SITUATIONAL_SKILLS = frozenset({"defeat_zombie", "defeat_skeleton", "eat_plant", "wake_up"})
 
 
 def target_of(task: Task) -> str | None:
@@ -55,8 +124,119 @@ def template_code(name: str) -> str | None:
     return None
 
 
+def library_for(task: Task) -> list[str]:
+    """The coded skills of ``task``: for a scored task the whole library (one skill per
+    achievement, then the helpers); otherwise the task's tech-tree chain."""
+    if task.scored:
+        return list(ACHIEVEMENTS) + list(HELPER_SKILLS)
+    chain = [*task.prerequisites, task.name]
+    return [name for name in chain if template_code(name) is not None]
+
+
+def first_library(task: Task) -> list[str]:
+    """Iteration 0's library: a skill per achievement and ``survive``; the search helpers
+    come when the evaluation asks for them."""
+    return list(ACHIEVEMENTS) + ["survive"]
+
+
+def skill_subaction(name: str, reason: str) -> SubAction:
+    return SubAction(
+        name=name,
+        description=SKILL_DESCRIPTIONS.get(name, name.replace("_", " ")),
+        mode="code",
+        reason=reason,
+    )
+
+
+def library_plan(task: Task, skills: dict[str, str], notes: str) -> Plan:
+    """The coded skills (name -> reason) and one RL sub-action that gets all of them."""
+    coded = [skill_subaction(name, reason) for name, reason in skills.items()]
+    learner = SubAction(
+        name=task.name,
+        description=task.description,
+        mode="rl",
+        reason="PPO learns when to run which skill; the primitives stay available",
+        high_level_actions=[c.name for c in coded],
+    )
+    return Plan(subactions=coded + [learner], notes=notes)
+
+
+def revise_library(task: Task, last: IterationFeedback) -> Plan:
+    """The next library from the last iteration's evaluation: skills for achievements still
+    at 0 (and the helpers that search for them), skills against the commonest deaths, and
+    none of the skills PPO never chose for achievements it reaches anyway."""
+    evaluation = last.evaluation or {}
+    library = {s.name: s.reason for s in last.plan.coded()}
+    rates: dict[str, float] = evaluation.get("achievement_rates") or {}
+    ends: dict[str, int] = evaluation.get("episode_ends") or {}
+    calls = {
+        name: stats.get("calls", 0)
+        for name, stats in (evaluation.get("coded_actions") or {}).items()
+    }
+    notes: list[str] = []
+    if not rates:
+        notes.append("no per-achievement rates to revise from: the library is kept")
+    zeros = [a for a in ACHIEVEMENTS if a in rates and rates[a] <= 0]
+    added: list[str] = []
+
+    def add(name: str, reason: str) -> None:
+        if name not in library and template_code(name) is not None:
+            library[name] = reason
+            added.append(name)
+
+    for achievement in zeros:
+        add(achievement, f"{achievement} stayed at 0: a skill that unlocks it")
+        helper = SEARCH_HELPER.get(achievement)
+        if helper:
+            add(helper, f"{achievement} stayed at 0: {helper} searches for what it needs")
+    if zeros:
+        notes.append("achievements at 0: " + ", ".join(zeros))
+    total = sum(ends.values())
+    for end, count in sorted(ends.items(), key=lambda kv: -kv[1]):
+        if end not in DEATH_SKILLS or count < max(1, total // 8):
+            continue
+        skills, advice = DEATH_SKILLS[end]
+        notes.append(f"{count}/{total} episodes ended {end}: {advice}")
+        for name in skills:
+            add(name, f"{count}/{total} episodes ended {end}: {advice}")
+    dropped = [
+        name
+        for name in library
+        if calls
+        and calls.get(name, 0) == 0
+        and name not in added
+        and name in ACHIEVEMENTS
+        and rates.get(name, 0) >= 0.9
+    ]
+    for name in dropped:
+        del library[name]
+    if dropped:
+        notes.append("dropped (never chosen, achievement reached anyway): " + ", ".join(dropped))
+    if added:
+        notes.append("added: " + ", ".join(added))
+    # a plan holds MAX_SUBACTIONS sub-actions, the RL one included
+    kept = dict(list(library.items())[: MAX_SUBACTIONS - 1])
+    if not kept:
+        kept = {name: "the library" for name in first_library(task)}
+    return library_plan(task, kept, "builtin: library revised; " + "; ".join(notes))
+
+
 class BuiltinSlowAgent(SlowAgent):
     def plan(self, task: Task, history: list[IterationFeedback]) -> Plan:
+        if task.scored:
+            last = history[-1] if history else None
+            if last is None or not isinstance(last, IterationFeedback):
+                skills = {
+                    name: "a coded skill of the library: PPO decides when it runs"
+                    for name in first_library(task)
+                }
+                return library_plan(
+                    task,
+                    skills,
+                    "builtin: a skill per achievement and survive, offered with the primitives "
+                    "to one PPO policy that learns when to use which",
+                )
+            return revise_library(task, last)
         stage = len(history)
         target = target_of(task)
         if stage == 0:
@@ -142,6 +322,8 @@ class BuiltinCritic(Critic):
                 reason=f"{len(failures)}/{len(runs)} runs failed: {failures[0].end_reason}",
                 suggestion="fix the code",
             )
+        if task.scored:
+            return judge_skill(sub.name, runs)
         if sub.name.startswith("go_to_"):
             target = sub.name[len("go_to_") :]
             ok = sum(
@@ -165,6 +347,8 @@ class BuiltinCritic(Critic):
         )
 
     def judge_rl(self, task, sub, evaluation: dict[str, Any], target: float) -> Verdict:
+        if task.scored:
+            return judge_score(evaluation, target)
         rate = evaluation["success_rate"]
         usage = evaluation.get("coded_decision_share")
         used = f"; coded actions chosen in {usage:.0%} of decisions" if usage is not None else ""
@@ -175,6 +359,72 @@ class BuiltinCritic(Critic):
             reason=f"success rate {rate:.2f} < {target}{used}",
             suggestion="give RL a coded high-level action toward the goal",
         )
+
+
+def progressed(name: str, before: View, after: View) -> bool:
+    """Did a run of skill ``name`` change what it is for: inventory, achievements, a stat
+    going up or sleep, or (explore, tunnel) the player's place?"""
+    if after.inventory != before.inventory or after.achievements != before.achievements:
+        return True
+    stats = ("health", "food", "drink", "energy")
+    if any(getattr(after, s) > getattr(before, s) for s in stats) or after.sleeping:
+        return True
+    if name in ("explore", "tunnel_for_ores", "survive") and after.position != before.position:
+        return True
+    if name in ("defeat_zombie", "defeat_skeleton"):
+        mob = name.removeprefix("defeat_")
+        return sum(m[0] == mob for m in after.mobs) < sum(m[0] == mob for m in before.mobs)
+    return False
+
+
+def judge_skill(name: str, runs: list[Execution]) -> Verdict:
+    """A library skill passes when half its runs made progress; a situational one (nothing
+    to fight, nothing ripe yet) when it ran without errors and progressed once."""
+    ok = sum(progressed(name, r.before, r.after) for r in runs)
+    rate = ok / len(runs)
+    what = f"{ok}/{len(runs)} runs changed the inventory, achievements or stats"
+    if rate >= 0.5:
+        return Verdict(success=True, reason=what)
+    if name in SITUATIONAL_SKILLS and ok:
+        return Verdict(success=True, reason=f"{what}; it waits for its moment in the others")
+    return Verdict(
+        success=False,
+        reason=what,
+        suggestion="search longer (explore, remembered map) before giving up",
+    )
+
+
+def judge_score(evaluation: dict[str, Any], target: float) -> Verdict:
+    """The Crafter score against the target, with the achievements at 0 or low and the
+    commonest ways episodes ended as the reasons and suggestions."""
+    value = evaluation.get("value")
+    if value is None:
+        value = evaluation.get("score") or 0.0
+    rates: dict[str, float] = evaluation.get("achievement_rates") or {}
+    zeros = [a for a in ACHIEVEMENTS if a in rates and rates[a] <= 0]
+    low = [a for a in ACHIEVEMENTS if 0 < rates.get(a, 0) < 0.5]
+    ends: dict[str, int] = evaluation.get("episode_ends") or {}
+    total = sum(ends.values())
+    reasons = [f"Crafter score {value:.1f} {'>=' if value >= target else '<'} {target}"]
+    if zeros:
+        reasons.append("at 0: " + ", ".join(zeros))
+    if low:
+        reasons.append("low: " + ", ".join(f"{a} {rates[a]:.2f}" for a in low))
+    suggestions = []
+    for end, count in sorted(ends.items(), key=lambda kv: -kv[1]):
+        if end in DEATH_SKILLS and count >= max(1, total // 8):
+            reasons.append(f"{count}/{total} episodes ended {end}")
+            suggestions.append(f"{count}/{total} episodes ended {end}: {DEATH_SKILLS[end][1]}")
+    usage = evaluation.get("coded_decision_share")
+    if usage is not None:
+        reasons.append(f"skills chosen in {usage:.0%} of decisions")
+    if zeros:
+        suggestions.append("add or fix skills for " + ", ".join(zeros))
+    return Verdict(
+        success=value >= target,
+        reason="; ".join(reasons)[:2000],
+        suggestion="; ".join(suggestions)[:2000],
+    )
 
 
 class BuiltinPlanner(TaskPlanner):

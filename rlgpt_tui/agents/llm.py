@@ -15,6 +15,7 @@ from rlgpt_tui.agents.base import (
     IterationFeedback,
     SlowAgent,
     TaskPlanner,
+    evaluation_lines,
 )
 from rlgpt_tui.agents.schemas import (
     CodeAnswer,
@@ -32,13 +33,22 @@ from rlgpt_tui.envs.knowledge import crafter_knowledge
 from rlgpt_tui.llm.client import LLMClient
 from rlgpt_tui.rl.config import world_actions, world_segments
 from rlgpt_tui.skills.api import SKILL_API_DOC
-from rlgpt_tui.tasks import Task, load_catalog
+from rlgpt_tui.tasks import Measure, Task, load_catalog
 
 PROMPTS = ASSETS_DIR / "prompts"
 
 
+def open_ended_text(role: str, task: Task) -> str:
+    """The scored-task section of ``role``'s prompt (``<role>_scored.md``) for a scored task
+    (open-ended play: a library of skills, Crafter's score); empty otherwise."""
+    path = PROMPTS / f"{role}_scored.md"
+    return path.read_text() if task.scored and path.exists() else ""
+
+
 def render(role: str, **values: Any) -> list[dict[str, str]]:
-    """The prompt file of ``role`` with ``$placeholders`` filled, as chat messages."""
+    """The prompt file of ``role`` with ``$placeholders`` filled, as chat messages
+    (``open_ended`` defaults to empty: only scored tasks fill it)."""
+    values.setdefault("open_ended", "")
     text = Template((PROMPTS / f"{role}.md").read_text()).safe_substitute(values)
     text = text.replace("\x00", "")
     return [
@@ -92,6 +102,7 @@ class LLMSlowAgent(_LLMRole, SlowAgent):
             feedback=feedback,
             schema=answer_shape(PlanAnswer),
             example=PlanAnswer.EXAMPLE,
+            open_ended=open_ended_text("slow", task),
         )
         answer = self.client.structured("slow", messages, PlanAnswer)
         return Plan.model_validate(answer.model_dump())
@@ -146,6 +157,7 @@ class LLMFastAgent(_LLMRole, FastAgent):
             request=request,
             schema=answer_shape(schema),
             example=schema.EXAMPLE,
+            open_ended=open_ended_text("fast", task),
         )
         return self.client.structured("fast", messages, schema, check)
 
@@ -167,9 +179,21 @@ class LLMCritic(_LLMRole, Critic):
         return self._judge(task, f"{sub.name} (code): {sub.description}", executions, images)
 
     def judge_rl(self, task, sub, evaluation: dict[str, Any], target: float) -> Verdict:
-        executions = (
-            f"RL policy evaluation: {json.dumps(evaluation)}; target success rate {target}."
-        )
+        if task.scored:
+            lines = evaluation_lines(evaluation, Measure.CRAFTER_SCORE)
+            value = evaluation.get("value", evaluation.get("score"))
+            executions = "\n".join(
+                [
+                    f"RL policy evaluation: Crafter score {value}; target Crafter score "
+                    f"{target} (0-100).",
+                    *lines,
+                    f"Full summary: {json.dumps(evaluation)}",
+                ]
+            )
+        else:
+            executions = (
+                f"RL policy evaluation: {json.dumps(evaluation)}; target success rate {target}."
+            )
         return self._judge(task, f"{sub.name} (RL): {sub.description}", executions)
 
     def _judge(self, task: Task, subaction: str, executions: str, images=()) -> Verdict:
@@ -180,6 +204,7 @@ class LLMCritic(_LLMRole, Critic):
             executions=executions,
             schema=answer_shape(VerdictAnswer),
             example=VerdictAnswer.EXAMPLE,
+            open_ended=open_ended_text("critic", task),
         )
         if images:  # OpenAI-style content parts: the text, then each labelled frame
             parts: list[dict[str, Any]] = [{"type": "text", "text": messages[-1]["content"]}]

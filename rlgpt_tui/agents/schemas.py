@@ -19,6 +19,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from rlgpt_tui.text import MAX_NAME, short_name
 
+# A plan may hold a library of coded skills (open-ended play: one per achievement and a few
+# helpers) and the RL sub-action that gets them all as high-level actions.
+MAX_SUBACTIONS = 32
+MAX_HIGH_LEVEL_ACTIONS = 32
+
 
 def _identifier(value: str) -> str:
     value = value.strip()
@@ -40,7 +45,7 @@ class SubAction(BaseModel):
     mode: Literal["code", "rl"]
     reason: str = Field("", max_length=2000)
     # for rl sub-actions: names of coded sub-actions RL gets as extra high-level actions
-    high_level_actions: list[str] = Field([], max_length=8)
+    high_level_actions: list[str] = Field([], max_length=MAX_HIGH_LEVEL_ACTIONS)
 
     _check_name = field_validator("name")(_identifier)
 
@@ -50,7 +55,7 @@ class Plan(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    subactions: list[SubAction] = Field(min_length=1, max_length=8)
+    subactions: list[SubAction] = Field(min_length=1, max_length=MAX_SUBACTIONS)
     notes: str = Field("", max_length=4000)
 
     @field_validator("subactions")
@@ -112,7 +117,7 @@ class RLAnswer(BaseModel):
     observation: list[str] | None = Field(None, max_length=16)
     reward_code: str | None = Field(None, max_length=20_000)
     primitives: list[str] | None = Field(None, max_length=64)
-    high_level_actions: list[str] | None = Field(None, max_length=8)
+    high_level_actions: list[str] | None = Field(None, max_length=MAX_HIGH_LEVEL_ACTIONS)
     samples: int | None = Field(None, ge=1000, le=100_000_000)
 
 
@@ -149,7 +154,7 @@ class SubActionAnswer(SubAction):
 
 
 class PlanAnswer(Plan):
-    subactions: list[SubActionAnswer] = Field(min_length=1, max_length=8)
+    subactions: list[SubActionAnswer] = Field(min_length=1, max_length=MAX_SUBACTIONS)
 
     EXAMPLE: ClassVar[str] = (
         '{"subactions": [{"name": "go_to_grass", "description": "walk next to grass and face '
@@ -165,7 +170,7 @@ class RLAnswerStrict(RLAnswer):
     observation: list[str] | None = Field(max_length=16)
     reward_code: str | None = Field(max_length=20_000)
     primitives: list[str] | None = Field(max_length=64)
-    high_level_actions: list[str] | None = Field(max_length=8)
+    high_level_actions: list[str] | None = Field(max_length=MAX_HIGH_LEVEL_ACTIONS)
     samples: int | None = Field(ge=1000, le=100_000_000)
 
     EXAMPLE: ClassVar[str] = (
