@@ -26,6 +26,7 @@ from rlgpt_tui.rl.config import RLConfig
 from rlgpt_tui.rl.growth import grow_action_head
 from rlgpt_tui.rl.rollout import OwnClockPPO
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
+from rlgpt_tui.skills.episodes import EpisodeTally
 from rlgpt_tui.skills.reward import RewardCode
 from rlgpt_tui.skills.runtime import CodedAction, CodedActionLimits
 from rlgpt_tui.tasks import Measurement, Task, crafter_score, get_task
@@ -287,6 +288,8 @@ class EvalResult:
     mean_length: float
     mean_return: float
     samples: int
+    # each episode's success, achievements and end, to pool evaluations (e.g. over seeds)
+    tally: EpisodeTally | None = field(default=None, repr=False)
 
     @property
     def episodes(self) -> int:
@@ -378,4 +381,5 @@ def evaluate(
         mean_length=float(lengths.mean()),
         mean_return=float(returns.mean()),
         samples=env.samples,
+        tally=EpisodeTally(success.tolist(), list(achieved), ends),
     )

@@ -1,0 +1,514 @@
+"""Table 2: pure PPO, pure code, RL over coded skills and the agent's two loops, per task.
+
+Usage: python benchmarks/table2.py [--tasks collect_wood eat_cow] [--seeds 0 1 2]
+       [--samples 30000] [--episodes 16] [--env craftax|crafter] [--out table2.md]
+Progress goes to stderr; stdout is a markdown table, then one JSON line with everything.
+
+Every method gets the same training-sample budget (primitive env steps) and the same seeds;
+each run is then evaluated on the same evaluation seed (``--eval-seed`` + seed), one episode
+per env, and each (task, method) cell pools the evaluation episodes of all seeds: a success
+rate with a Wilson 95% interval, or Crafter's score with a bootstrap one over episodes.
+
+Methods:
+- ``ppo``: pure PPO over the 17 primitives;
+- ``code``: the agent's skills run by a fixed script, no learning (the task's own tech-tree
+  skill; for a scored task the skill library's script, ``SCRIPT_SKILL``);
+- ``rl_code``: PPO with coded skills as extra actions (the ones the builtin agent codes for
+  the task: ``go_to_<target>`` and the coded prerequisites; for a scored task the library);
+- ``agent``: the two loops (builtin agent, or an LLM team with ``--llm-base-url``); its
+  best iteration's solution is evaluated like the others.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import signal
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NoReturn
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from rlgpt_tui.agents.base import AgentTeam, IterationFeedback  # noqa: E402
+from rlgpt_tui.agents.builtin import (  # noqa: E402
+    SCRIPT_SKILL,
+    BuiltinSlowAgent,
+    builtin_team,
+    library_for,
+    template_code,
+)
+from rlgpt_tui.engine import events as ev  # noqa: E402
+from rlgpt_tui.engine.engine import Engine, EngineSettings  # noqa: E402
+from rlgpt_tui.rl.config import CodedActionSpec, RLConfig  # noqa: E402
+from rlgpt_tui.rl.train import EvalResult, evaluate, train  # noqa: E402
+from rlgpt_tui.skills.episodes import EpisodeTally  # noqa: E402
+from rlgpt_tui.tasks import Measurement, Task, load_catalog  # noqa: E402
+
+METHODS: dict[str, str] = {
+    "ppo": "pure PPO",
+    "code": "pure code",
+    "rl_code": "RL + coded skills",
+    "agent": "agent (two loops)",
+}
+ENVS = ("craftax", "crafter")
+# the tech tree in order, then the other catalog tasks (as the issue's table lists them)
+ORDER = (
+    "collect_wood",
+    "place_table",
+    "make_wood_pickaxe",
+    "collect_stone",
+    "make_stone_pickaxe",
+    "place_furnace",
+    "collect_coal",
+    "collect_iron",
+    "make_iron_pickaxe",
+    "eat_cow",
+    "collect_drink",
+    "collect_diamond",
+    "crafter_score",
+)
+
+
+def catalog_tasks() -> list[str]:
+    """Every catalog task, in :data:`ORDER` (others after it)."""
+    names = list(load_catalog())
+    return [n for n in ORDER if n in names] + [n for n in names if n not in ORDER]
+
+
+DEFAULT_ENVS = {"craftax": 64, "crafter": 8}
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse whose errors are one line (exit 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"table2.py: error: {message} (see --help)\n")
+
+
+def log(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+@dataclass
+class SeedRun:
+    """One method's run on one seed: its evaluation and what it cost."""
+
+    seed: int
+    evaluation: EvalResult
+    samples: int  # training samples
+    seconds: float  # training and evaluation
+    kind: str  # code, RL or RL + code
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "seed": self.seed,
+            "value": round(self.evaluation.value, 4),
+            "ci95": [round(self.evaluation.ci_low, 4), round(self.evaluation.ci_high, 4)],
+            "episodes": self.evaluation.episodes,
+            "samples": self.samples,
+            "seconds": round(self.seconds, 1),
+            "kind": self.kind,
+            "mean_length": round(self.evaluation.mean_length, 1),
+        } | self.extra
+
+
+def coded_specs(names: list[str]) -> list[CodedActionSpec]:
+    """Coded actions from the builtin agent's templates."""
+    specs = []
+    for name in names:
+        source = template_code(name)
+        if source is None:
+            raise ValueError(f"no skill template for {name!r}")
+        specs.append(CodedActionSpec(name=name, source=source))
+    return specs
+
+
+def script_skill(task: Task) -> str:
+    """The fixed script of the pure-code method: the task's own skill, or the library's."""
+    return SCRIPT_SKILL if task.scored else task.name
+
+
+def rl_skills(task: Task) -> list[str]:
+    """The coded skills offered to PPO: the library for a scored task, else the coded
+    actions of the builtin agent's 'RL with coded actions' plan (its iteration 1)."""
+    if task.scored:
+        return library_for(task)
+    agent = BuiltinSlowAgent()
+    first = IterationFeedback(0, agent.plan(task, []), {}, 0.0, 0)
+    plan = agent.plan(task, [first])
+    learned = plan.learned()
+    return list(learned[0].high_level_actions) if learned else []
+
+
+def solution_kind(coded: bool, learned: bool) -> str:
+    return "RL + code" if coded and learned else ("RL" if learned else "code")
+
+
+class Bench:
+    """Runs the methods for one configuration (env, budget, episodes, envs)."""
+
+    def __init__(self, args: argparse.Namespace, team_factory) -> None:
+        self.args = args
+        self.team_factory = team_factory
+
+    def config(self, task: Task, seed: int, coded: list[str] | None = None) -> RLConfig:
+        a = self.args
+        return RLConfig(
+            task=task.name,
+            env=a.env,
+            samples=a.samples,
+            seed=seed,
+            num_envs=a.num_envs,
+            coded_actions=coded_specs(coded or []),
+        )
+
+    def eval_seed(self, seed: int) -> int:
+        return self.args.eval_seed + seed
+
+    def run(self, method: str, task: Task, seed: int) -> SeedRun:
+        return getattr(self, f"run_{method}")(task, seed)
+
+    def _trained(self, task: Task, seed: int, coded: list[str]) -> SeedRun:
+        started = time.perf_counter()
+        config = self.config(task, seed, coded)
+        result = train(config)
+        extra: dict[str, Any] = {"train_seconds": round(result.seconds, 1)}
+        if coded:
+            usage = result.env.coded_usage()
+            extra["coded_actions"] = coded
+            extra["coded_decision_share"] = round(usage["decision_share"], 4)
+        tally = result.env.runner.tally
+        if task.scored and len(tally):  # Crafter's own definition: every training episode
+            extra["run"] = tally.measure(task, seed=seed).as_dict()
+            extra["run_tally"] = tally
+        result.env.close()
+        evaluation = evaluate(
+            config, result.model, episodes=self.args.episodes, seed=self.eval_seed(seed)
+        )
+        seconds = time.perf_counter() - started
+        return SeedRun(
+            seed, evaluation, result.samples, seconds, solution_kind(bool(coded), True), extra
+        )
+
+    def run_ppo(self, task: Task, seed: int) -> SeedRun:
+        return self._trained(task, seed, [])
+
+    def run_rl_code(self, task: Task, seed: int) -> SeedRun:
+        return self._trained(task, seed, rl_skills(task))
+
+    def run_code(self, task: Task, seed: int) -> SeedRun:
+        started = time.perf_counter()
+        name = script_skill(task)
+        config = self.config(task, seed, [name])
+        evaluation = evaluate(
+            config, only_coded=name, episodes=self.args.episodes, seed=self.eval_seed(seed)
+        )
+        seconds = time.perf_counter() - started
+        return SeedRun(seed, evaluation, 0, seconds, "code", {"script": name})
+
+    def run_agent(self, task: Task, seed: int) -> SeedRun:
+        a = self.args
+        started = time.perf_counter()
+        settings = EngineSettings(
+            task=task.name,
+            env=a.env,
+            num_envs=a.num_envs,
+            seed=seed,
+            max_iterations=a.iterations,
+            samples_per_iteration=a.per_iteration
+            if a.per_iteration
+            else (None if task.scored else max(a.samples // 3, 1)),
+            max_samples=a.samples,
+            eval_episodes=a.episodes,
+        )
+
+        def on_event(event: ev.Event) -> None:
+            if isinstance(event, ev.IterationDone):
+                log(
+                    f"    agent iteration {event.iteration}: {event.plan} -> "
+                    f"{task.measure.format(event.value)} ({event.total_samples:,} samples)"
+                )
+
+        engine = Engine(settings, self.team_factory(), on_event)
+        result = engine.run()
+        solution = engine.solution
+        if solution is None:  # nothing was evaluated (e.g. no plan from an LLM)
+            raise RuntimeError(f"the agent found no solution for {task.name} ({result.reason})")
+        if solution.coded is not None:
+            coded = solution.coded
+            config = self.config(task, seed).model_copy(
+                update={"coded_actions": [CodedActionSpec(name=coded.name, source=coded.source)]}
+            )
+            evaluation = evaluate(
+                config, only_coded=coded.name, episodes=a.episodes, seed=self.eval_seed(seed)
+            )
+            kind = "code"
+        else:
+            evaluation = evaluate(
+                solution.config, solution.model, episodes=a.episodes, seed=self.eval_seed(seed)
+            )
+            kind = solution_kind(bool(solution.config.coded_actions), True)
+        seconds = time.perf_counter() - started
+        best = max(range(len(result.history)), key=lambda i: result.history[i].value)
+        extra: dict[str, Any] = {
+            "agent_best": round(result.best, 4),  # its own evaluation of its best iteration
+            "best_iteration": best,
+            "iterations": [
+                {"plan": h.plan.summary(), "value": round(h.value, 4), "samples": h.samples}
+                for h in result.history
+            ],
+            "end": result.reason,
+        }
+        if result.run is not None:
+            extra["run"] = result.run.as_dict()
+            extra["run_tally"] = engine.run_tally
+        return SeedRun(seed, evaluation, result.total_samples, seconds, kind, extra)
+
+
+def pooled(task: Task, runs: list[SeedRun], key: str = "evaluation") -> Measurement | None:
+    """The task's measure over every seed's episodes (evaluation, or training 'run')."""
+    tally = EpisodeTally()
+    for run in runs:
+        part = run.evaluation.tally if key == "evaluation" else run.extra.get("run_tally")
+        if part is None:
+            return None
+        tally.extend(part)
+    return tally.measure(task, seed=0) if len(tally) else None
+
+
+def kinds_text(kinds: list[str]) -> str:
+    """e.g. ``code`` or ``RL + code 2, code 1``."""
+    if not kinds:
+        return "-"
+    counts = {k: kinds.count(k) for k in dict.fromkeys(kinds)}
+    return kinds[0] if len(counts) == 1 else ", ".join(f"{k} {n}" for k, n in counts.items())
+
+
+def cell_dict(task: Task, method: str, runs: list[SeedRun], budget: int) -> dict[str, Any]:
+    m = pooled(task, runs)  # None: every seed failed
+    cell: dict[str, Any] = {
+        "task": task.name,
+        "method": method,
+        "measure": task.measure.value,
+        "value": None if m is None else round(m.value, 4),
+        "ci95": None if m is None else [round(m.ci95[0], 4), round(m.ci95[1], 4)],
+        "episodes": 0 if m is None else m.episodes,
+        "budget": budget,
+        "samples": [r.samples for r in runs],
+        "seconds": round(sum(r.seconds for r in runs), 1),
+        "kind": kinds_text([r.kind for r in runs]),
+        "per_seed": [{k: v for k, v in r.as_dict().items() if k != "run_tally"} for r in runs],
+    }
+    if task.scored and m is not None:
+        cell["achievement_rates"] = {k: round(v, 4) for k, v in m.achievement_rates.items()}
+        cell["episode_ends"] = m.ends
+        run = pooled(task, runs, key="run")
+        cell["run_score"] = None if run is None else round(run.value, 3)
+        cell["run_episodes"] = None if run is None else run.episodes
+    return cell
+
+
+def count(n: int) -> str:
+    """``2,048`` or ``30k``."""
+    return f"{n:,}" if n < 10_000 else f"{n / 1000:.0f}k"
+
+
+def markdown(cells: list[dict[str, Any]], methods: list[str]) -> str:
+    """One row per task, one column per method: value [95% CI], then samples, time, kind."""
+    catalog = load_catalog()
+    head = "| task | measure | " + " | ".join(METHODS[m] for m in methods) + " |"
+    lines = [head, "|" + "---|" * (2 + len(methods))]
+    tasks = list(dict.fromkeys(c["task"] for c in cells))
+    for name in tasks:
+        measure = catalog[name].measure
+        row = [name, measure.label]
+        for method in methods:
+            cell = next((c for c in cells if c["task"] == name and c["method"] == method), None)
+            if cell is None or cell["value"] is None:
+                row.append("-" if cell is None else "failed")
+                continue
+            low, high = cell["ci95"]
+            samples = max(cell["samples"], default=0)
+            text = (
+                f"**{measure.format(cell['value'])}** [{measure.format(low)}-"
+                f"{measure.format(high)}]<br>{count(samples)} samples, "
+                f"{cell['seconds']:.0f} s, {cell['kind']}"
+            )
+            if cell.get("run_score") is not None:
+                text += f"<br>training episodes: {cell['run_score']:.1f}"
+            row.append(text)
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def machine() -> dict[str, Any]:
+    model = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    import torch
+
+    return {
+        "cpus": os.cpu_count(),
+        "cpu": model or platform.processor(),
+        "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "load_average_1min": round(os.getloadavg()[0], 2),
+    }
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    catalog = load_catalog()
+    parser = Parser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--tasks", nargs="+", default=catalog_tasks(), metavar="TASK")
+    parser.add_argument("--methods", nargs="+", default=list(METHODS), metavar="METHOD")
+    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    parser.add_argument("--samples", type=int, default=100_000, help="training budget per run")
+    parser.add_argument("--episodes", type=int, default=32, help="evaluation episodes per seed")
+    parser.add_argument("--num-envs", type=int, default=None, help="craftax 64, crafter 8")
+    parser.add_argument("--env", default="craftax", help="craftax or crafter")
+    parser.add_argument("--eval-seed", type=int, default=20_000, help="evaluation seed base")
+    parser.add_argument("--iterations", type=int, default=4, help="the agent's iterations")
+    parser.add_argument(
+        "--per-iteration",
+        type=int,
+        default=None,
+        help="the agent's samples per iteration (default: a third of the budget; scored "
+        "tasks: the budget spread over the iterations)",
+    )
+    parser.add_argument("--llm-base-url", default=None)
+    parser.add_argument("--llm-model", default=None)
+    parser.add_argument("--out", default=None, help="also write the markdown table here")
+    args = parser.parse_args(argv)
+    unknown = [t for t in args.tasks if t not in catalog]
+    if unknown:
+        parser.error(f"unknown task(s) {', '.join(unknown)}: use {', '.join(catalog_tasks())}")
+    bad = [m for m in args.methods if m not in METHODS]
+    if bad:
+        parser.error(f"unknown method(s) {', '.join(bad)}: use {', '.join(METHODS)}")
+    if args.env not in ENVS:
+        parser.error(f"unknown env {args.env!r}: use --env craftax or --env crafter")
+    if any(s < 0 for s in args.seeds) or len(set(args.seeds)) != len(args.seeds):
+        parser.error(f"--seeds must be distinct and 0 or more, got {args.seeds}")
+    for flag, value in (
+        ("--samples", args.samples),
+        ("--episodes", args.episodes),
+        ("--iterations", args.iterations),
+        ("--per-iteration", args.per_iteration),
+    ):
+        if value is not None and value < 1:
+            parser.error(f"{flag} must be at least 1, got {value}")
+    if args.num_envs is None:
+        args.num_envs = DEFAULT_ENVS[args.env]
+    if not 1 <= args.num_envs <= 4096:
+        parser.error(f"--num-envs must be in 1..4096, got {args.num_envs}")
+    if args.eval_seed < 0:
+        parser.error(f"--eval-seed must be 0 or more, got {args.eval_seed}")
+    if bool(args.llm_base_url) != bool(args.llm_model):
+        parser.error("--llm-base-url and --llm-model go together: give both, or neither")
+    return args
+
+
+def team_factory(args: argparse.Namespace):
+    """A function making a fresh agent team per run: builtin, or LLM agents."""
+    if not args.llm_base_url:
+        return builtin_team, "builtin"
+    from rlgpt_tui.llm.client import LLMSettings
+    from rlgpt_tui.session import make_team
+
+    settings = LLMSettings.resolve(args.llm_base_url, args.llm_model)
+
+    def factory() -> AgentTeam:
+        return make_team(settings)
+
+    return factory, f"llm:{args.llm_model}"
+
+
+def stop_on_sigterm() -> None:
+    """SIGTERM ends the run like Ctrl-C: the cells finished so far are still reported."""
+
+    def handler(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, handler)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    catalog = load_catalog()
+    factory, agent = team_factory(args)
+    bench = Bench(args, factory)
+    started = time.perf_counter()
+    cells: list[dict[str, Any]] = []
+    complete = True
+    stop_on_sigterm()
+    try:
+        for name in args.tasks:
+            task = catalog[name]
+            for method in args.methods:
+                runs = []
+                errors: list[str] = []
+                for seed in args.seeds:
+                    log(f"{name} / {METHODS[method]} / seed {seed} ...")
+                    try:
+                        run = bench.run(method, task, seed)
+                    except Exception as error:  # one failed run never ends the benchmark
+                        errors.append(f"seed {seed}: {type(error).__name__}: {error}")
+                        log(f"  failed: {errors[-1]}")
+                        continue
+                    log(
+                        f"  {task.measure.format(run.evaluation.value)} ({run.kind}, "
+                        f"{run.samples:,} samples, {run.seconds:.0f} s)"
+                    )
+                    runs.append(run)
+                cells.append(cell_dict(task, method, runs, args.samples) | {"errors": errors})
+                c = cells[-1]
+                log(f"{name} / {METHODS[method]}: {task.measure.format(c['value'])} {c['ci95']}")
+                if args.out:  # the table so far, after every cell
+                    Path(args.out).write_text(markdown(cells, args.methods) + "\n")
+    except KeyboardInterrupt:
+        complete = False
+        log(f"interrupted: reporting the {len(cells)} finished cell(s)")
+    table = markdown(cells, args.methods)
+    print(table)
+    if args.out:
+        Path(args.out).write_text(table + "\n")
+    print(
+        json.dumps(
+            {
+                "benchmark": "table2",
+                "machine": machine(),
+                "command": "python benchmarks/table2.py "
+                + " ".join(sys.argv[1:] if argv is None else argv),
+                "env": args.env,
+                "agent": agent,
+                "seeds": args.seeds,
+                "budget": args.samples,
+                "episodes_per_seed": args.episodes,
+                "num_envs": args.num_envs,
+                "eval_seeds": [args.eval_seed + s for s in args.seeds],
+                "methods": {m: METHODS[m] for m in args.methods},
+                "complete": complete,
+                "seconds": round(time.perf_counter() - started, 1),
+                "cells": cells,
+            }
+        ),
+        flush=True,
+    )
+    if not complete:
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+"""benchmarks/table2.py end to end, at a tiny budget: its JSON line and markdown table."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "benchmarks" / "table2.py"
+KINDS = {"code", "RL", "RL + code"}
+
+
+def run_table2(*flags: str, timeout: float = 240) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), *flags],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+    )
+
+
+def test_table2_runs_every_method_at_one_budget(tmp_path: Path) -> None:
+    out = tmp_path / "table.md"
+    budget, envs, episodes, seeds = 2048, 8, 4, [0, 1, 2]
+    done = run_table2(
+        "--tasks",
+        "collect_wood",
+        "--seeds",
+        *map(str, seeds),
+        "--samples",
+        str(budget),
+        "--episodes",
+        str(episodes),
+        "--num-envs",
+        str(envs),
+        "--out",
+        str(out),
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.strip().splitlines()
+    report = json.loads(lines[-1])
+    table = "\n".join(lines[:-1])
+    assert table.startswith("| task | measure | pure PPO | pure code |")
+    assert "| collect_wood | success rate |" in table
+    assert out.read_text().strip() == table
+    assert report["benchmark"] == "table2"
+    assert report["seeds"] == seeds and report["budget"] == budget
+    assert report["env"] == "craftax" and report["agent"] == "builtin"
+    assert {"cpus", "cpu", "gpu"} <= set(report["machine"])
+    cells = report["cells"]
+    assert [c["method"] for c in cells] == ["ppo", "code", "rl_code", "agent"]
+    overshoot = envs * 64  # a coded action may finish past the budget
+    for cell in cells:
+        assert cell["task"] == "collect_wood" and cell["measure"] == "success_rate"
+        assert cell["errors"] == []
+        low, high = cell["ci95"]
+        assert 0 <= low <= cell["value"] <= high <= 1
+        assert cell["episodes"] == episodes * len(seeds)  # pooled over the seeds
+        assert cell["budget"] == budget
+        assert [s["seed"] for s in cell["per_seed"]] == seeds
+        assert all(0 <= s["value"] <= 1 for s in cell["per_seed"])
+        assert all(s["kind"] in KINDS for s in cell["per_seed"])
+        assert max(cell["samples"]) <= budget + overshoot
+        assert cell["seconds"] > 0
+    by = {c["method"]: c for c in cells}
+    # the methods that train spend the same budget; pure code spends none
+    for method in ("ppo", "rl_code"):
+        assert min(by[method]["samples"]) >= budget
+    assert by["code"]["samples"] == [0, 0, 0]
+    assert by["ppo"]["kind"] == "RL" and by["code"]["kind"] == "code"
+    assert by["rl_code"]["kind"] == "RL + code"
+    assert by["rl_code"]["per_seed"][0]["coded_actions"] == ["go_to_tree"]
+    assert by["code"]["value"] >= 0.5  # the tech tree's collect_wood skill works
+
+
+def test_table2_bad_flags_say_the_fix_in_one_line() -> None:
+    for flags, fix in (
+        (["--tasks", "collect_gold"], "use collect_wood"),
+        (["--methods", "dqn"], "use ppo, code, rl_code, agent"),
+        (["--env", "minecraft"], "--env craftax or --env crafter"),
+        (["--samples", "0"], "--samples must be at least 1"),
+        (["--seeds", "1", "1"], "--seeds must be distinct"),
+    ):
+        done = run_table2(*flags, timeout=60)
+        assert done.returncode == 2, flags
+        assert done.stdout == ""
+        assert len(done.stderr.strip().splitlines()) == 1 and fix in done.stderr, done.stderr
