@@ -157,8 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--target",
         type=float,
         default=None,
-        help="target in the task's measure: a success rate in (0, 1] (default 0.9), or a "
-        "Crafter score in (0, 100] for scored tasks (default 50.5, human experts)",
+        help="target in the task's measure: a success rate in (0, 1] (default: 0.9), or a "
+        "Crafter score in (0, 100] for scored tasks (default: 50.5, human experts)",
     )
     run.add_argument(
         "--num-envs", type=int, default=None, help="parallel envs (default: 64; crafter 8)"

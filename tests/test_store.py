@@ -15,10 +15,12 @@ from sqlite_utils import Database
 
 from rlgpt_tui.cli import main
 from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.events import event_from_dict
 from rlgpt_tui.report import export_session
 from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore, StoreError, UnknownSessionError
 from rlgpt_tui.store.schema import MIGRATIONS, SCHEMA_VERSION
+from rlgpt_tui.tasks import Measure
 from tests.settings import tiny_settings
 from tests.waiting import wait_for
 
@@ -143,16 +145,35 @@ def test_older_schema_migrates_and_keeps_its_sessions(tmp_path: Path) -> None:
     MIGRATIONS[0](db)  # a database written by schema version 1
     db.execute("INSERT INTO schema_version VALUES (1)")
     db["sessions"].insert(
-        {"id": 1, "task": "collect_wood", "env": "craftax", "agent": "builtin", "status": "stopped"}
+        {
+            "id": 1,
+            "task": "collect_wood",
+            "env": "craftax",
+            "agent": "builtin",
+            "status": "stopped",
+            "best_success": 0.5,
+        }
     )
+    db["iterations"].insert({"session_id": 1, "event_seq": 3, "iteration": 0, "success_rate": 0.5})
     db["human_edits"].insert(
         {"session_id": 1, "event_seq": 7, "iteration": 0, "what": "plan", "target": ""}
     )
     db.conn.commit()
     db.conn.close()
     store = SessionStore(tmp_path)
-    assert store.schema_version() == SCHEMA_VERSION == 4
+    assert store.schema_version() == SCHEMA_VERSION == 5
     assert store.get(1).task == "collect_wood" and store.get(1).status == "stopped"
+    # v5: values are in the task's measure; an older session's were success rates
+    assert store.get(1).best == 0.5 and store.get(1).measure == Measure.SUCCESS_RATE
+    assert store.get(1).best_text == "0.50"
+    iteration = store.rows("iterations", 1)[0]
+    assert iteration["value"] == 0.5 and iteration["measure"] == "success_rate"
+    old = {"kind": "iteration_done", "iteration": 0, "agent": "builtin", "plan": "p"}
+    old |= {"samples": 1, "total_samples": 1, "tokens": 0}
+    replayed = event_from_dict(old | {"success_rate": 0.5})
+    assert replayed.value == 0.5 and replayed.measure == "success_rate"
+    scored = event_from_dict(old | {"value": 12.5, "measure": "crafter_score"})
+    assert scored.value == 12.5 and scored.measure == "crafter_score"
     assert "owner_pid" in store.db["sessions"].columns_dict
     edit = store.rows("human_edits", 1)[0]  # v3: an old edit was one that was applied
     assert edit["outcome"] == "applied" and edit["edit_id"] is None

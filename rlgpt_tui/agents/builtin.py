@@ -322,7 +322,7 @@ class BuiltinCritic(Critic):
                 reason=f"{len(failures)}/{len(runs)} runs failed: {failures[0].end_reason}",
                 suggestion="fix the code",
             )
-        if task.scored or sub.name in SKILL_DESCRIPTIONS:
+        if task.scored:
             return judge_skill(sub.name, runs)
         if sub.name.startswith("go_to_"):
             target = sub.name[len("go_to_") :]

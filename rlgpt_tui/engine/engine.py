@@ -158,6 +158,8 @@ class Engine:
         self._evaluation: dict[str, Any] = {}  # this iteration's final evaluation summary
         self._training: dict[str, Any] = {}  # scored tasks: what its training episodes unlocked
         self.run_tally = EpisodeTally()  # scored tasks: every training episode of the session
+        self._last_policy: tuple[str, RLConfig, Any] | None = None  # (sub-action, config, PPO)
+        self._continued = None  # the policy the next training continues (scored tasks)
 
     @property
     def tokens(self) -> int:
@@ -513,6 +515,10 @@ class Engine:
             )
             config = RLConfig(**base)
         config = self._apply_rl_edits(sub.name, config)
+        # open-ended play: one policy keeps learning while the library grows
+        self._continued = self._policy_to_continue(sub.name, config) if task.scored else None
+        if self._continued is not None:
+            notes.append("PPO continues the last iteration's policy (new actions appended)")
         self._emit(
             ev.TrainingStarted,
             subaction=sub.name,
@@ -553,6 +559,8 @@ class Engine:
         saved = load_checkpoint(checkpoints) if checkpoints else None
         if saved is not None:  # continue a training run that was cut off
             model, done = saved
+        elif self._continued is not None:  # open-ended play: the last iteration's policy
+            model, self._continued = self._continued, None
         env = build_env(config)
         last_frame = [0.0]
         specs = {spec.name: spec for spec in config.coded_actions}  # edited ones replaced
@@ -616,7 +624,27 @@ class Engine:
         self._emit(ev.SubActionDone, subaction=sub.name, mode="rl", code="", **verdict.model_dump())
         verdicts[sub.name] = verdict
         self._candidate = StageSolution(task.name, model=result.model, config=config)
+        self._last_policy = (sub.name, config, result.model)
         return evaluation.value, result.samples
+
+    def _policy_to_continue(self, subaction: str, config: RLConfig):
+        """The last training's policy, when this one offers the same observation and
+        primitives and its coded actions extend the last ones (new ones appended): PPO
+        goes on learning with its action head grown. None: start a fresh policy."""
+        if self._last_policy is None:
+            return None
+        name, last, model = self._last_policy
+        before = [c.name for c in last.coded_actions]
+        now = [c.name for c in config.coded_actions]
+        same = (name, last.observation, last.primitives, last.ppo) == (
+            subaction,
+            config.observation,
+            config.primitives,
+            config.ppo,
+        )
+        if not same or now[: len(before)] != before:
+            return None
+        return model
 
     def _swap_edited_code(
         self, env, specs: dict[str, CodedActionSpec], rollout: int, samples: int

@@ -8,20 +8,24 @@ Every helper is bounded (fixed loop counts) and returns True when its goal holds
 def rest(ctx):
     """At dusk or when exhausted: wall in (ctx.shelter) and sleep until day comes back."""
     v = ctx.view
-    if not v.sleeping and v.daylight > 0.5 and v.energy > 2:
+    if not v.sleeping and v.daylight > 0.5 and v.energy > 3:
         return False
     if not v.sleeping and not ctx.enclosed() and not (yield from ctx.shelter()):
+        for _ in range(2):  # stones to wall in with (no gather: it calls survive)
+            if ctx.has("stone", 2) or not ctx.has("wood_pickaxe"):
+                break
+            yield from ctx.collect("stone", max_steps=20)
         stone = ctx.nearest("stone") or ctx.recall("stone")
         if stone is not None:
-            yield from ctx.go_to(stone, max_steps=20)
-        if not (yield from ctx.shelter()):
+            yield from ctx.go_to(stone, max_steps=20, dig=ctx.has("wood_pickaxe"))
+        if not (yield from ctx.shelter()) and ctx.view.energy > 1:
             return False
     for _ in range(400):
         v = ctx.view
         if v.sleeping:
             yield Action.NOOP
-        elif not ctx.enclosed():
-            return False
+        elif not ctx.enclosed() and v.energy > 1:
+            return False  # (exhausted: sleeping in the open beats dying of it)
         elif v.energy < 9:
             yield Action.SLEEP
         elif v.daylight < 0.6:

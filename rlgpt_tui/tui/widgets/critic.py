@@ -44,6 +44,11 @@ class CriticPane(SearchableLog):
                     f"[b]iteration {event.iteration} done[/b]: {measure.label} "
                     f"{measure.format(event.value)}, {event.samples:,} samples"
                 )
+            case ev.SessionFinished() if event.run:
+                self.add(
+                    f"[b]all {event.run['episodes']:,} training episodes[/b] (Crafter's "
+                    f"definition): {escape(result_text(event.run))}"
+                )
 
 
 def low_achievements(result: dict) -> str:
