@@ -111,7 +111,7 @@ def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str
     evaluations = store.rows("evaluations", session_id)
     for row in evaluations:
         result = json.loads(row["result"])
-        shown = "-" if row["value"] is None else result_text(result).split(", ")[0] + ")"
+        shown = "-" if row["value"] is None else result_text(result, episodes=False, ends=False)
         lines.append(f"| {row['iteration']} | {row['subject']} | {shown} | {row['episodes']} |")
     lines += _achievement_table([json.loads(r["result"]) for r in evaluations])
     lines += ["", "## Critic verdicts", ""]
@@ -178,7 +178,7 @@ def _run_score_lines(events: list[dict[str, Any]]) -> list[str]:
     run = finished[-1]["run"]
     return [
         f"- over all {run['episodes']:,} training episodes of the run (Crafter's own "
-        f"definition of its score): {result_text(run).split('; ended')[0]}"
+        f"definition of its score): {result_text(run, ends=False)}"
     ]
 
 

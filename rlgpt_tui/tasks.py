@@ -76,12 +76,7 @@ class Measurement:
 
     def text(self) -> str:
         """e.g. ``Crafter score 12.4 (95% CI 10.2-14.9, 64 episodes)``."""
-        m = self.measure
-        low, high = self.ci95
-        return (
-            f"{m.label} {m.format(self.value)} (95% CI {m.format(low)}-{m.format(high)}, "
-            f"{self.episodes} episodes)"
-        )
+        return result_text(self.as_dict(), ends=False)
 
     def as_dict(self) -> dict:
         return {
@@ -96,19 +91,21 @@ class Measurement:
         }
 
 
-def result_text(result: dict) -> str:
+def result_text(result: dict, episodes: bool = True, ends: bool = True) -> str:
     """An evaluation summary (:meth:`Measurement.as_dict`, or an older one with only a
-    success rate) as one line in its measure."""
+    success rate) as one line in its measure: the value, its 95% interval and (unless
+    turned off) the episode count and, for a score, the commonest episode ends."""
     measure = Measure(result.get("measure", Measure.SUCCESS_RATE))
     value = result.get("value", result.get("success_rate"))
     low, high = result.get("ci95") or [value, value]
+    count = f", {result.get('episodes')} episodes" if episodes else ""
     text = (
         f"{measure.label} {measure.format(value)} "
-        f"(95% CI {measure.format(low)}-{measure.format(high)}, {result.get('episodes')} episodes)"
+        f"(95% CI {measure.format(low)}-{measure.format(high)}{count})"
     )
-    ends = result.get("episode_ends") or {}
-    if measure is Measure.CRAFTER_SCORE and ends:
-        text += "; ended: " + ", ".join(f"{k} {n}" for k, n in list(ends.items())[:4])
+    how = result.get("episode_ends") or {}
+    if ends and measure is Measure.CRAFTER_SCORE and how:
+        text += "; ended: " + ", ".join(f"{k} {n}" for k, n in list(how.items())[:4])
     return text
 
 

@@ -376,10 +376,11 @@ def evaluate(
             achieved[i] = infos[i]["achievements"]
             ends[i] = infos[i]["end"].value
     env.close()
+    tally = EpisodeTally(success.tolist(), list(achieved), ends)
     return EvalResult(
-        measurement=env.task.measurement(success, achieved, ends, seed=seed),
+        measurement=tally.measure(env.task, seed=seed),
         mean_length=float(lengths.mean()),
         mean_return=float(returns.mean()),
         samples=env.samples,
-        tally=EpisodeTally(success.tolist(), list(achieved), ends),
+        tally=tally,
     )
