@@ -14,7 +14,11 @@ Methods:
 - ``code``: the agent's skills run by a fixed script, no learning (the task's own tech-tree
   skill; for a scored task the skill library's script, ``SCRIPT_SKILL``);
 - ``rl_code``: PPO with coded skills as extra actions (the ones the builtin agent codes for
-  the task: ``go_to_<target>`` and the coded prerequisites; for a scored task the library);
+  the task: ``go_to_<target>`` and the coded prerequisites; for a scored task the library),
+  from a uniform policy (the ablation of ``rl_from_code``);
+- ``rl_from_code``: the same skills plus the pure-code method's script as one more coded
+  action, with a policy that starts as that script (``RLConfig.start_from``): RL that
+  starts from the code;
 - ``agent``: the two loops (builtin agent, or an LLM team with ``--llm-base-url``); its
   best iteration's solution is evaluated like the others.
 """
@@ -52,7 +56,8 @@ from rlgpt_tui.tasks import Measurement, Task, load_catalog  # noqa: E402
 METHODS: dict[str, str] = {
     "ppo": "pure PPO",
     "code": "pure code",
-    "rl_code": "RL + coded skills",
+    "rl_code": "RL + coded skills from scratch",
+    "rl_from_code": "RL + code, from the code",
     "agent": "agent (two loops)",
 }
 ENVS = ("craftax", "crafter")
@@ -157,7 +162,9 @@ class Bench:
         self.args = args
         self.team_factory = team_factory
 
-    def config(self, task: Task, seed: int, coded: list[str] | None = None) -> RLConfig:
+    def config(
+        self, task: Task, seed: int, coded: list[str] | None = None, start_from: str | None = None
+    ) -> RLConfig:
         a = self.args
         return RLConfig(
             task=task.name,
@@ -166,6 +173,7 @@ class Bench:
             seed=seed,
             num_envs=a.num_envs,
             coded_actions=coded_specs(coded or []),
+            start_from=start_from,
         )
 
     def eval_seed(self, seed: int) -> int:
@@ -174,15 +182,21 @@ class Bench:
     def run(self, method: str, task: Task, seed: int) -> SeedRun:
         return getattr(self, f"run_{method}")(task, seed)
 
-    def _trained(self, task: Task, seed: int, coded: list[str]) -> SeedRun:
+    def _trained(
+        self, task: Task, seed: int, coded: list[str], start_from: str | None = None
+    ) -> SeedRun:
         started = time.perf_counter()
-        config = self.config(task, seed, coded)
+        config = self.config(task, seed, coded, start_from)
         result = train(config)
         extra: dict[str, Any] = {"train_seconds": round(result.seconds, 1)}
         if coded:
             usage = result.env.coded_usage()
             extra["coded_actions"] = coded
             extra["coded_decision_share"] = round(usage["decision_share"], 4)
+        if start_from:
+            calls = usage["actions"].get(start_from, {}).get("calls", 0)
+            extra["start_from"] = start_from
+            extra["start_from_call_share"] = round(calls / max(result.env.decisions, 1), 4)
         tally = result.env.runner.tally
         if task.scored and len(tally):  # Crafter's own definition: every training episode
             extra["run"] = tally.measure(task, seed=seed).as_dict()
@@ -201,6 +215,11 @@ class Bench:
 
     def run_rl_code(self, task: Task, seed: int) -> SeedRun:
         return self._trained(task, seed, rl_skills(task))
+
+    def run_rl_from_code(self, task: Task, seed: int) -> SeedRun:
+        script = script_skill(task)
+        skills = list(dict.fromkeys([*rl_skills(task), script]))
+        return self._trained(task, seed, skills, start_from=script)
 
     def run_code(self, task: Task, seed: int) -> SeedRun:
         started = time.perf_counter()

@@ -86,6 +86,13 @@ class RLConfig(BaseModel):
     ppo: PPOParams = Field(default_factory=PPOParams)
     checkpoint_dir: Path | None = None
     checkpoint_every: int = Field(10, ge=1)  # rollouts between checkpoints
+    # RL that starts from the code: the policy begins by choosing this coded action (the
+    # code's own solution) with probability ``start_share``, and its first
+    # ``critic_warmup`` rollouts train only the value function, so that the first policy
+    # updates follow advantages of the code's returns rather than of an untrained critic.
+    start_from: str | None = None
+    start_share: float = Field(0.95, gt=0, lt=1)
+    critic_warmup: int = Field(2, ge=0, le=100)
 
     @field_validator("task")
     @classmethod
@@ -116,6 +123,11 @@ class RLConfig(BaseModel):
         names = [c.name for c in self.coded_actions]
         if len(set(names)) != len(names):
             raise ValueError("coded action names must be distinct")
+        if self.start_from is not None and self.start_from not in names:
+            raise ValueError(
+                f"start_from {self.start_from!r} is not one of the coded actions: use one of "
+                f"{names} (or null to start from a uniform policy)"
+            )
         if self.observation is not None:
             segments = world_segments(self.env)
             unknown = [s for s in self.observation if s not in segments]

@@ -79,12 +79,25 @@ class OwnClockPPO(PPO):
     _rng: np.random.Generator | None = None
     update_threads = min(4, os.cpu_count() or 1)  # the MLP is small: more threads only wait
 
+    #: updates left in which only the value function learns (RL that starts from code:
+    #: the policy stays the code's until the critic knows the code's returns)
+    critic_warmup = 0
+
     def train(self) -> None:
         torch.set_num_threads(self.update_threads)
+        actor = [*self.policy.mlp_extractor.policy_net.parameters()]
+        actor += [*self.policy.action_net.parameters()]
+        frozen = self.critic_warmup > 0
+        if frozen:
+            self.critic_warmup -= 1
+            for parameter in actor:
+                parameter.requires_grad_(False)
         try:
             super().train()
         finally:
             torch.set_num_threads(self.rollout_threads)
+            for parameter in actor:
+                parameter.requires_grad_(True)
 
     def collect_rollouts(
         self,

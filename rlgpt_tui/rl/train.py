@@ -24,6 +24,7 @@ from stable_baselines3.common.logger import Logger
 from rlgpt_tui.envs import ACHIEVEMENTS, make_world
 from rlgpt_tui.rl.config import RLConfig
 from rlgpt_tui.rl.growth import grow_action_head
+from rlgpt_tui.rl.prior import start_as
 from rlgpt_tui.rl.rollout import OwnClockPPO
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.episodes import EpisodeTally
@@ -212,10 +213,11 @@ class TrainResult:
 
 def make_model(config: RLConfig, env: CodedActionVecEnv) -> PPO:
     """A fresh PPO (SB3's, with rollouts on each env's own clock) with an MLP policy over
-    the symbolic observation."""
+    the symbolic observation; with ``config.start_from``, a policy that starts as that
+    coded action (:mod:`rlgpt_tui.rl.prior`)."""
     p = config.ppo
     rollout = p.n_steps * env.num_envs
-    return OwnClockPPO(
+    model = OwnClockPPO(
         "MlpPolicy",
         env,
         learning_rate=p.learning_rate,
@@ -236,6 +238,10 @@ def make_model(config: RLConfig, env: CodedActionVecEnv) -> PPO:
         device="cpu",
         verbose=0,
     )
+    if config.start_from is not None:
+        start_as(model, env.coded_index(config.start_from), config.start_share)
+        model.critic_warmup = config.critic_warmup
+    return model
 
 
 def train(

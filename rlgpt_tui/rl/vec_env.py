@@ -103,6 +103,14 @@ class CodedActionVecEnv(VecEnv):
     episodes_finished = property(lambda self: self.runner.episodes_finished)
     successes = property(lambda self: self.runner.successes)
 
+    def coded_index(self, name: str) -> int:
+        """The policy's action number of the coded action ``name`` (a coded action may share
+        a primitive's name)."""
+        for index, entry in enumerate(self.runner.table):
+            if entry.coded is not None and entry.name == name:
+                return index
+        raise ValueError(f"no coded action {name!r} in the action table")
+
     @property
     def on_world_step(self):
         return self.runner.on_world_step
