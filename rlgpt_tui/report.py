@@ -66,7 +66,7 @@ def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str
         f"- seed: {settings.get('seed')}; envs: {settings.get('num_envs')}; judged by its "
         f"{m.label}, target {m.format(target)}; budget {settings.get('max_samples', 0):,} "
         f"samples, {settings.get('max_iterations')} iterations",
-        f"- best {m.label}: {m.format(s.best)}",
+        *_result_lines(store.events(session_id), s.best, m),
         f"- training samples used: {s.total_samples:,}; LLM tokens: {s.tokens:,}",
         f"- started {time.strftime('%Y-%m-%d %H:%M', time.localtime(s.created_at))}",
     ]
@@ -168,6 +168,29 @@ def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str
     for name, code in final_code(store, session_id).items():
         lines += [f"### `{name}`", "", "```python", code.rstrip(), "```", ""]
     return "\n".join(lines) + "\n"
+
+
+def _result_lines(events: list[dict[str, Any]], best: float | None, m: Measure) -> list[str]:
+    """The result (the chosen solution's fresh evaluation) and every candidate's, beside the
+    best of the run's own evaluations (which chose and stopped, so it is optimistic)."""
+    own = (
+        "best of the run's own evaluations (optimistic: they made its decisions): "
+        f"{m.format(best or 0.0)}"
+    )
+    chosen = [e for e in events if e["kind"] == "solution_chosen"]
+    if not chosen:
+        return [f"- {own}; no solution was chosen on fresh worlds"]
+    r = chosen[-1]["result"]
+    lines = [
+        f"- **result: {result_text(r, ends=False)}**, {r['subject']}, on fresh worlds no "
+        f"decision used (seed {r['seed']})",
+        f"- {own}",
+    ]
+    for c in chosen[-1]["candidates"]:
+        stop = "-" if c["stop_value"] is None else m.format(c["stop_value"])
+        fresh = result_text(c | {"measure": m.value}, ends=False)
+        lines.append(f"  - candidate {c['subject']}: fresh {fresh}; its own evaluation {stop}")
+    return lines
 
 
 def _run_score_lines(events: list[dict[str, Any]]) -> list[str]:

@@ -115,24 +115,35 @@ def test_session_records_tables_and_exports(tmp_path: Path) -> None:
     plans = store.rows("plans", sid)
     assert [p["summary"] for p in plans] == [
         "collect_wood (rl)",
-        "go_to_tree (code), collect_wood (rl)",
+        "go_to_tree (code), code_collect_wood (code), collect_wood (rl)",
     ]
     assert store.rows("code_versions", sid)[0]["subaction"] == "go_to_tree"
     assert (store.session_dir(sid) / "code" / "go_to_tree.py").read_text().startswith('"""Walk')
     metrics = store.rows("training_metrics", sid)
     assert len(metrics) >= 2 and all(m["fps"] > 0 for m in metrics)
     verdicts = store.rows("verdicts", sid)
-    assert {v["subaction"] for v in verdicts} == {"collect_wood", "go_to_tree"}
+    assert {v["subaction"] for v in verdicts} == {"collect_wood", "go_to_tree", "code_collect_wood"}
+    # the result is the chosen solution's fresh evaluation, recorded beside the run's own
+    chosen = [e for e in store.events(sid) if e["kind"] == "solution_chosen"][-1]
+    kinds = {c["kind"] for c in chosen["candidates"]}
+    assert kinds == {"RL", "RL + code", "code"}  # pure PPO, RL from the code, the code
+    assert all(c["episodes"] >= 64 for c in chosen["candidates"])
+    best_fresh = max(c["value"] for c in chosen["candidates"])
+    assert summary.result == chosen["result"]["value"] == best_fresh
+    assert summary.result_kind == chosen["result"]["kind"]
+    assert summary.best_text.startswith(f"{summary.result:.2f} [")
 
     report = export_session(store, sid, "md", tmp_path / "out", with_gif=True)
     text = report.read_text()
     rates = [f"{r['value']:.2f}" for r in store.rows("iterations", sid)]
     assert "agent: **builtin**" in text and all(rate in text for rate in rates)
     assert "### `go_to_tree`" in text and "![learning curves](curves.png)" in text
+    assert f"**result: success rate {summary.result:.2f}" in text
     from PIL import Image
 
     with Image.open(tmp_path / "out" / "episode.gif") as gif:
-        assert gif.n_frames > 10
+        # one episode of the best policy, which starts from the code: a few steps to a log
+        assert gif.n_frames >= 2
     assert Image.open(tmp_path / "out" / "curves.png").size == (900, 360)
     data = json.loads(export_session(store, sid, "json", tmp_path / "out").read_text())
     assert len(data["events"]) == len(store.events(sid))

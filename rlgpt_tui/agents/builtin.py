@@ -73,6 +73,7 @@ SKILL_DESCRIPTIONS: dict[str, str] = {
     "survive": "fight an adjacent mob, shelter and sleep at night, drink and eat when low",
     "explore": "walk into new land, remembering what is seen",
     "tunnel_for_ores": "dig through stone in a steady direction, mining ores met on the way",
+    SCRIPT_SKILL: "the library run by a fixed rule: survive, then the next achievement",
 }
 # the helper that searches for what an achievement needs, added when it stays at 0
 SEARCH_HELPER: dict[str, str] = {
@@ -112,8 +113,16 @@ def target_of(task: Task) -> str | None:
     return TARGETS.get(task.goal.achievement or "")
 
 
+def own_code_name(task: Task) -> str:
+    """The name of a task's own code when it joins the RL action space beside the learned
+    sub-action (which carries the task's name): ``code_<task>``."""
+    return f"code_{task.name}"
+
+
 def template_code(name: str) -> str | None:
-    """Code for a catalog task (tech-tree skills) or a ``go_to_X``/``collect_X`` name."""
+    """Code for a catalog task (tech-tree skills), a ``code_<task>`` name (the task's own
+    skill) or a ``go_to_X``/``collect_X`` name."""
+    name = name.removeprefix("code_")
     techtree = (TEMPLATES / "techtree.py").read_text()
     if f"\ndef {name}(ctx):" in techtree:
         return f"{techtree}\n\ndef act(ctx):\n    return (yield from {name}(ctx))\n"
@@ -149,7 +158,9 @@ def skill_subaction(name: str, reason: str) -> SubAction:
 
 
 def library_plan(task: Task, skills: dict[str, str], notes: str) -> Plan:
-    """The coded skills (name -> reason) and one RL sub-action that gets all of them."""
+    """The coded skills (name -> reason), the script over them (``SCRIPT_SKILL``, which the
+    policy starts as), and one RL sub-action that gets all of them."""
+    skills = skills | {SCRIPT_SKILL: "the script over the library: the policy starts as it"}
     coded = [skill_subaction(name, reason) for name, reason in skills.items()]
     learner = SubAction(
         name=task.name,
@@ -273,6 +284,16 @@ class BuiltinSlowAgent(SlowAgent):
                     reason="a prerequisite the tech tree knows how to code",
                 )
             )
+        own = template_code(task.name) is not None and task.name not in coded
+        if own and stage == 1:
+            helpers.append(
+                SubAction(
+                    name=own_code_name(task),
+                    description=f"code-as-policy for {task.name}: the policy starts as it",
+                    mode="code",
+                    reason="RL starts from the code and learns where to do better",
+                )
+            )
         if stage >= 2 and template_code(task.name) is not None:
             return Plan(
                 subactions=[
@@ -308,7 +329,11 @@ class BuiltinFastAgent(FastAgent):
         return code
 
     def write_rl(self, task, sub, coded, env: str = "craftax") -> RLAnswer:
-        return RLAnswer(high_level_actions=[n for n in sub.high_level_actions if n in coded])
+        offered = [n for n in sub.high_level_actions if n in coded]
+        script = SCRIPT_SKILL if task.scored else own_code_name(task)
+        return RLAnswer(
+            high_level_actions=offered, start_from=script if script in offered else None
+        )
 
 
 class BuiltinCritic(Critic):

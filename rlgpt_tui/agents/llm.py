@@ -128,7 +128,10 @@ class LLMFastAgent(_LLMRole, FastAgent):
             "(high_level_actions null keeps the plan's). Observation segments: "
             f"{', '.join(segments)} (null = all). Primitives: {', '.join(actions)} (null = "
             "all). reward_code, if given, defines `def reward(prev, now) -> float` over Views "
-            "and is added to the goal reward. samples: null keeps the budget."
+            "and is added to the goal reward. samples: null keeps the budget. start_from "
+            "(optional): a coded action among the high-level actions that solves the "
+            "sub-action on its own; the policy then starts by always running it and RL "
+            "learns where to do better (null: the engine's default)."
         )
 
         def check(answer: RLAnswer) -> None:
@@ -143,6 +146,12 @@ class LLMFastAgent(_LLMRole, FastAgent):
                         f"{key}: unknown name(s) {', '.join(map(str, unknown))}: use "
                         f"{', '.join(allowed) or 'none (an empty list)'} or null"
                     )
+            offered = planned if answer.high_level_actions is None else answer.high_level_actions
+            if answer.start_from is not None and answer.start_from not in offered:
+                raise ValueError(
+                    f"start_from: {answer.start_from!r} is not a high-level action: use one of "
+                    f"{', '.join(offered) or 'none'} or null"
+                )
             if answer.primitives == [] and not (answer.high_level_actions or planned):
                 raise ValueError("primitives: an empty list leaves no action: use null for all")
 

@@ -110,6 +110,9 @@ class RLAnswer(BaseModel):
 
     ``high_level_actions``: the coded actions PPO gets; ``None`` keeps the plan's.
     ``observation``/``primitives``/``reward_code``/``samples``: ``None`` keeps the default.
+    ``start_from``: one of those coded actions that the policy starts as (RL that starts
+    from the code); ``None``: the engine's default (the best code-alone solution of an
+    earlier iteration, if any, else a uniform policy).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -119,6 +122,7 @@ class RLAnswer(BaseModel):
     primitives: list[str] | None = Field(None, max_length=64)
     high_level_actions: list[str] | None = Field(None, max_length=MAX_HIGH_LEVEL_ACTIONS)
     samples: int | None = Field(None, ge=1000, le=100_000_000)
+    start_from: str | None = Field(None, max_length=200)
 
 
 class Verdict(BaseModel):

@@ -32,6 +32,15 @@ from rlgpt_tui.agents.base import AgentTeam, Execution, IterationFeedback
 from rlgpt_tui.agents.schemas import Plan, RLAnswer, SubAction, Verdict
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.chain import StageSolution
+from rlgpt_tui.engine.choice import (
+    CODE,
+    FRESH_SEED,
+    Candidate,
+    Candidates,
+    FinalChoice,
+    choose,
+    fresh_episodes,
+)
 from rlgpt_tui.engine.control import (
     ControlPlane,
     Edit,
@@ -108,6 +117,7 @@ class EngineResult:
     final_code: dict[str, str] = field(default_factory=dict)
     measure: Measure = Measure.SUCCESS_RATE
     run: Measurement | None = None  # scored tasks: over every training episode of the run
+    final: FinalChoice | None = None  # the candidates' fresh evaluation and the one kept
 
 
 class ProposalRejected(Exception):
@@ -158,6 +168,7 @@ class Engine:
         self._evaluation: dict[str, Any] = {}  # this iteration's final evaluation summary
         self._training: dict[str, Any] = {}  # scored tasks: what its training episodes unlocked
         self.run_tally = EpisodeTally()  # scored tasks: every training episode of the session
+        self.candidates = Candidates()  # the best solution of each kind, for the final choice
         self._last_policy: tuple[str, RLConfig, Any] | None = None  # (sub-action, config, PPO)
         self._continued = None  # the policy the next training continues (scored tasks)
 
@@ -272,6 +283,7 @@ class Engine:
             self._emit(ev.EngineError, message=str(error))
         if self.close_control_at_end:
             self.control.close(f"the session ended ({reason}) before a safe point used it")
+        final = self._final_choice(task)
         scored_run = task.scored and len(self.run_tally)
         run = self.run_tally.measure(task, seed=s.seed) if scored_run else None
         self._emit(
@@ -282,10 +294,29 @@ class Engine:
             tokens=self.tokens,
             measure=task.measure.value,
             run=run.as_dict() if run else {},
+            result=final.as_dict() if final else {},
         )
         return EngineResult(
-            reason, best, total, self.tokens, history, dict(self.code), task.measure, run
+            reason, best, total, self.tokens, history, dict(self.code), task.measure, run, final
         )
+
+    def _final_choice(self, task: Task) -> FinalChoice | None:
+        """The candidates evaluated again on fresh worlds; the best becomes the solution."""
+        s = self.settings
+        if not len(self.candidates):
+            return None
+        episodes = fresh_episodes(task, s.eval_episodes)
+        try:
+            final = choose(self.candidates, task, episodes, seed=FRESH_SEED + s.seed)
+        except (SandboxUnavailable, CodeValidationError) as error:
+            self._emit(ev.EngineError, message=f"the final evaluation failed: {error}")
+            return None
+        for candidate, result in final.measured:
+            subject = f"{candidate.subject}, fresh worlds"
+            self._emit(ev.EvaluationDone, subject=subject, result=result.as_dict())
+        self._emit(ev.SolutionChosen, candidates=final.candidates_dicts(), result=final.as_dict())
+        self.solution = stage_solution(task, final.chosen)
+        return final
 
     def _checkpoint_dir(self, iteration: int, subaction: str) -> Path | None:
         return checkpoint_folder(self.settings.artifacts_dir, iteration, subaction)
@@ -498,12 +529,23 @@ class Engine:
             "checkpoint_dir": checkpoints,
             "checkpoint_every": s.checkpoint_every,
         }
+        start_from = answer.start_from if answer.start_from in chosen else None
+        code = self.candidates.best.get(CODE)
+        if start_from is None and code is not None:  # RL starts from the best code so far
+            spec = next(c for c in code.config.coded_actions if c.name == code.only_coded)
+            if spec.name in chosen:
+                start_from = spec.name
+            elif spec.name not in coded:
+                base["coded_actions"] = [*specs, spec]
+                start_from = spec.name
+                notes.append(f"starts from {spec.name}, the best code alone so far")
         try:
             config = RLConfig(
                 **base,
                 observation=answer.observation,
                 reward_code=answer.reward_code,
                 primitives=answer.primitives,
+                start_from=start_from,
             )
             if config.reward_code:
                 from rlgpt_tui.skills.reward import RewardCode
@@ -513,7 +555,7 @@ class Engine:
             self._emit(
                 ev.RLConfigValidationFailed, subaction=sub.name, error=str(error).splitlines()[0]
             )
-            config = RLConfig(**base)
+            config = RLConfig(**base, start_from=start_from)
         config = self._apply_rl_edits(sub.name, config)
         # open-ended play: one policy keeps learning while the library grows
         self._continued = self._policy_to_continue(sub.name, config) if task.scored else None
@@ -624,6 +666,11 @@ class Engine:
         self._emit(ev.SubActionDone, subaction=sub.name, mode="rl", code="", **verdict.model_dump())
         verdicts[sub.name] = verdict
         self._candidate = StageSolution(task.name, model=result.model, config=config)
+        self.candidates.offer(Candidate(config, self.iteration, evaluation.value, result.model))
+        if config.start_from is not None:  # the code it started from, run alone
+            self.candidates.offer(
+                Candidate(config, self.iteration, None, only_coded=config.start_from)
+            )
         self._last_policy = (sub.name, config, result.model)
         return evaluation.value, result.samples
 
@@ -694,9 +741,19 @@ class Engine:
         evaluation = evaluate(
             config, only_coded=name, episodes=s.eval_episodes, seed=10_000 + s.seed + self.iteration
         )
+        self.candidates.offer(Candidate(config, self.iteration, evaluation.value, only_coded=name))
         self._evaluation = evaluation.as_dict()
         self._emit(ev.EvaluationDone, subject=f"{name} (code only)", result=self._evaluation)
         return evaluation.value
+
+
+def stage_solution(task: Task, candidate: Candidate) -> StageSolution:
+    """A chosen candidate as the stage solution a chain runs."""
+    if candidate.model is not None:
+        return StageSolution(task.name, model=candidate.model, config=candidate.config)
+    spec = next(c for c in candidate.config.coded_actions if c.name == candidate.only_coded)
+    coded = CodedAction.from_source(spec.name, spec.source, spec.description, version=spec.version)
+    return StageSolution(task.name, coded=coded)
 
 
 def checkpoint_folder(artifacts_dir: str | None, iteration: int, subaction: str) -> Path | None:

@@ -197,7 +197,20 @@ class SessionFinished(Event):
     tokens: int
     measure: str = "success_rate"
     run: dict[str, Any] = field(default_factory=dict)
+    # the result: the chosen solution's fresh evaluation (SolutionChosen.result); {}: none
+    result: dict[str, Any] = field(default_factory=dict)
     kind: ClassVar[str] = "session_finished"
+
+
+@dataclass
+class SolutionChosen(Event):
+    """The run's candidates (code alone, RL + code, RL) evaluated again on fresh worlds no
+    decision used; ``result`` is the chosen one's measurement (with its ``kind``,
+    ``iteration`` and ``stop_value``, the run's own evaluation of it)."""
+
+    candidates: list[dict[str, Any]]
+    result: dict[str, Any]
+    kind: ClassVar[str] = "solution_chosen"
 
 
 @dataclass

@@ -90,17 +90,36 @@ class EventPrinter:
                 )
             case ev.EngineError():
                 c.print(f"[red]error:[/] {_e(event.message)}")
+            case ev.SolutionChosen():
+                r, measure = event.result, Measure(event.result["measure"])
+                own = r.get("stop_value")
+                own = "none, it ran alone only here" if own is None else measure.format(own)
+                c.print(
+                    f"[bold]solution[/]: {_e(r['subject'])}, the best on fresh worlds "
+                    f"(the run's own evaluation of it: {own})"
+                )
             case ev.SessionFinished():
-                c.rule(f"{_e(finished_text(event))}; agent {_e(event.agent)}")
+                c.rule(f"session finished; agent {_e(event.agent)}")
+                c.print(_e(finished_text(event)))
                 if event.run:
                     c.print(f"  all training episodes: {_e(result_text(event.run))}")
 
 
 def finished_text(event: ev.SessionFinished) -> str:
-    """``finished: REASON; best MEASURE V; N training samples; T tokens``."""
+    """``finished: REASON; result MEASURE V [LOW-HIGH] (KIND, fresh worlds; the run's own
+    evaluation: S); N training samples; T tokens`` (``best MEASURE V`` when no solution
+    was chosen)."""
     measure = Measure(event.measure)
+    if event.result:
+        r = event.result
+        figure = (
+            f"result {result_text(r, ends=False)} ({r.get('kind')}, fresh worlds; the best "
+            f"of the run's own evaluations {measure.format(event.best)})"
+        )
+    else:
+        figure = f"best {measure.label} {measure.format(event.best)}"
     return (
-        f"finished: {event.reason}; best {measure.label} {measure.format(event.best)}; "
+        f"finished: {event.reason}; {figure}; "
         f"{event.total_samples:,} training samples; {event.tokens:,} tokens"
     )
 

@@ -162,5 +162,14 @@ def _v5(db: Database) -> None:
     db.execute("UPDATE training_metrics SET value = success_rate")
 
 
-MIGRATIONS: list[Callable[[Database], None]] = [_v1, _v2, _v3, _v4, _v5]
+def _v6(db: Database) -> None:
+    """A session's result: its chosen solution's fresh evaluation (value, 95% interval, and
+    kind: code, RL + code or RL), beside the best of the run's own evaluations."""
+    db["sessions"].add_column("result", float)
+    db["sessions"].add_column("result_low", float)
+    db["sessions"].add_column("result_high", float)
+    db["sessions"].add_column("result_kind", str)
+
+
+MIGRATIONS: list[Callable[[Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6]
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -66,14 +66,24 @@ class SessionSummary:
     llm: dict[str, Any]
     measure: Measure = Measure.SUCCESS_RATE
     run_score: float | None = None  # scored tasks: Crafter's score over all training episodes
+    # the chosen solution's fresh evaluation (value, 95% interval, kind); None: not yet
+    result: float | None = None
+    result_ci: tuple[float, float] | None = None
+    result_kind: str | None = None
 
     @property
     def best_text(self) -> str:
-        """The best value in its measure, e.g. ``0.85`` or ``score 12.3`` ('-': none yet)."""
+        """The session's figure in its measure: the fresh result with its interval once the
+        run chose its solution (``0.94 [0.85-0.98] code``), else the best of the run's own
+        evaluations so far (``0.85 (so far)``); '-': none yet."""
+        prefix = "" if self.measure is Measure.SUCCESS_RATE else "score "
+        fmt = self.measure.format
+        if self.result is not None:
+            low, high = self.result_ci or (self.result, self.result)
+            return f"{prefix}{fmt(self.result)} [{fmt(low)}-{fmt(high)}] {self.result_kind}"
         if self.best is None:
             return "-"
-        value = self.measure.format(self.best)
-        return value if self.measure is Measure.SUCCESS_RATE else f"score {value}"
+        return f"{prefix}{fmt(self.best)} (so far)"
 
 
 class SessionStore:
@@ -265,6 +275,11 @@ class SessionStore:
             llm=json.loads(row["llm"] or "{}"),
             measure=Measure(row.get("measure") or Measure.SUCCESS_RATE),
             run_score=row.get("run_score"),
+            result=row.get("result"),
+            result_ci=None
+            if row.get("result_low") is None
+            else (row["result_low"], row["result_high"]),
+            result_kind=row.get("result_kind"),
         )
 
     def claim(self, session_id: int) -> None:
@@ -528,6 +543,14 @@ class SessionStore:
                         "detail": event.reason,
                     }
                 )
+            case ev.SolutionChosen():
+                low, high = event.result.get("ci95") or (None, None)
+                summary |= {
+                    "result": event.result.get("value"),
+                    "result_low": low,
+                    "result_high": high,
+                    "result_kind": event.result.get("kind"),
+                }
             case ev.SessionFinished():
                 summary |= {"reason": event.reason, "tokens": event.tokens}
                 if event.run:

@@ -1,0 +1,131 @@
+"""The honest final choice of a run's solution.
+
+During a run every decision (stop at the target, keep or revise the plan) reads the
+iterations' own evaluations, so the best of them is optimistic: it was chosen because it
+was high. When the run stops, its candidates (code alone, RL + code, pure RL: the best of
+each kind by the run's own evaluations) are evaluated again on fresh worlds that no
+decision used, with at least :data:`MIN_EPISODES` episodes, and the best fresh figure is
+the run's result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rlgpt_tui.rl.config import RLConfig
+from rlgpt_tui.rl.train import EvalResult, evaluate
+from rlgpt_tui.tasks import Task
+
+#: evaluation worlds of the final choice: seeds no iteration, critic or training run uses
+FRESH_SEED = 30_000
+#: episodes per candidate: 64 for a success rate, 32 full episodes for a score
+MIN_EPISODES = {False: 64, True: 32}
+
+CODE, RL_CODE, RL = "code", "RL + code", "RL"
+
+
+@dataclass
+class Candidate:
+    """A solution the run produced: a policy over ``config``'s actions, or one of its coded
+    actions run alone (``only_coded``), with the value the run's own evaluation gave it
+    (``None``: not evaluated alone during the run, e.g. the code an RL policy started from)."""
+
+    config: RLConfig
+    iteration: int
+    value: float | None
+    model: Any = None  # a stable-baselines3 PPO, or None for code alone
+    only_coded: str | None = None
+
+    @property
+    def kind(self) -> str:
+        if self.model is None:
+            return CODE
+        return RL_CODE if self.config.coded_actions else RL
+
+    @property
+    def subject(self) -> str:
+        what = self.only_coded if self.model is None else "RL policy"
+        return f"{what} ({self.kind}, iteration {self.iteration + 1})"
+
+    def evaluate(self, episodes: int, seed: int) -> EvalResult:
+        """This candidate on ``episodes`` worlds from ``seed``, one episode each."""
+        return evaluate(
+            self.config, self.model, only_coded=self.only_coded, episodes=episodes, seed=seed
+        )
+
+
+@dataclass
+class Candidates:
+    """The best candidate of each kind so far, by the run's own evaluations."""
+
+    best: dict[str, Candidate] = field(default_factory=dict)
+
+    def offer(self, candidate: Candidate) -> None:
+        """Keep ``candidate`` if its kind has none yet, or it measured higher; an unmeasured
+        one never replaces a measured one."""
+        held = self.best.get(candidate.kind)
+        if held is None or (
+            candidate.value is not None and (held.value is None or candidate.value > held.value)
+        ):
+            self.best[candidate.kind] = candidate
+
+    def __len__(self) -> int:
+        return len(self.best)
+
+    def __iter__(self):
+        return iter(self.best.values())
+
+
+@dataclass
+class FinalChoice:
+    """Every candidate's fresh evaluation and the one kept."""
+
+    chosen: Candidate
+    fresh: EvalResult
+    measured: list[tuple[Candidate, EvalResult]]
+    episodes: int
+    seed: int
+
+    def as_dict(self) -> dict[str, Any]:
+        """The chosen candidate's fresh measurement, with its kind and iteration."""
+        return self.fresh.measurement.as_dict() | {
+            "kind": self.chosen.kind,
+            "iteration": self.chosen.iteration,
+            "subject": self.chosen.subject,
+            "stop_value": self.chosen.value,
+            "seed": self.seed,
+        }
+
+    def candidates_dicts(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "kind": c.kind,
+                "iteration": c.iteration,
+                "subject": c.subject,
+                "stop_value": c.value,
+                "value": round(r.value, 4),
+                "ci95": [round(r.ci_low, 4), round(r.ci_high, 4)],
+                "episodes": r.episodes,
+            }
+            for c, r in self.measured
+        ]
+
+
+def fresh_episodes(task: Task, requested: int) -> int:
+    """Episodes per candidate: the run's evaluation size, at least :data:`MIN_EPISODES`."""
+    return max(requested, MIN_EPISODES[task.scored])
+
+
+def choose(candidates: Candidates, task: Task, episodes: int, seed: int) -> FinalChoice | None:
+    """Evaluate every candidate on the same fresh worlds and keep the best (ties: the one
+    the run measured higher, then code before RL, the cheaper solution)."""
+    if not len(candidates):
+        return None
+    order = {CODE: 0, RL_CODE: 1, RL: 2}
+    measured = [(c, c.evaluate(episodes, seed)) for c in candidates]
+    chosen, fresh = max(
+        measured,
+        key=lambda cr: (cr[1].value, cr[0].value or 0.0, -order[cr[0].kind]),
+    )
+    return FinalChoice(chosen, fresh, measured, episodes, seed)
