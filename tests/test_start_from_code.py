@@ -1,0 +1,72 @@
+"""RL that starts from the code: the fresh policy is the code, and learns from there."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from pydantic import ValidationError
+
+from rlgpt_tui.agents.builtin import template_code
+from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
+from rlgpt_tui.rl.prior import action_probabilities
+from rlgpt_tui.rl.train import build_env, evaluate, make_model, train
+
+TASK = "make_wood_pickaxe"
+
+
+def config(**changes) -> RLConfig:
+    specs = [
+        CodedActionSpec(name=name, source=template_code(name))
+        for name in ("go_to_tree", "collect_wood", TASK)
+    ]
+    return RLConfig(task=TASK, num_envs=16, seed=3, coded_actions=specs, start_from=TASK, **changes)
+
+
+def test_start_from_must_name_a_coded_action() -> None:
+    with pytest.raises(ValidationError, match="start_from 'do' is not one of the coded actions"):
+        config().model_copy(update={}).model_validate(config().model_dump() | {"start_from": "do"})
+
+
+def test_fresh_policy_is_the_code_in_every_state() -> None:
+    cfg = config(start_share=0.9)
+    env = build_env(cfg)
+    model = make_model(cfg, env)
+    obs = env.reset()
+    index = env.coded_index(TASK)
+    env.close()
+    probs = action_probabilities(model, obs)
+    assert torch.allclose(probs[:, index], torch.full((len(obs),), 0.9), atol=1e-5)
+    others = np.delete(probs.numpy(), index, axis=1)
+    assert np.allclose(others, 0.1 / others.shape[1], atol=1e-6)  # the rest spread evenly
+
+
+def test_untrained_policy_scores_as_the_code_alone() -> None:
+    """At zero samples the policy's success rate is the code's, within the interval."""
+    cfg = config()
+    env = build_env(cfg)
+    model = make_model(cfg, env)
+    env.close()
+    code = evaluate(cfg, only_coded=TASK, episodes=32, seed=40_000)
+    policy = evaluate(cfg, model, episodes=32, seed=40_000)
+    assert code.value >= 0.8  # the tech-tree code makes a pickaxe
+    assert code.ci_low <= policy.value <= code.ci_high
+
+
+@pytest.mark.slow
+def test_critic_warmup_updates_only_the_value_function() -> None:
+    """The warm-up rollouts leave the policy as the code and teach the value function."""
+    cfg = config(samples=20_000, critic_warmup=100).model_copy(
+        update={"ppo": config().ppo.model_copy(update={"n_steps": 8})}
+    )
+    env = build_env(cfg)
+    fresh = make_model(cfg, env)
+    actor = [p.detach().clone() for p in fresh.policy.action_net.parameters()]
+    critic = [p.detach().clone() for p in fresh.policy.value_net.parameters()]
+    result = train(cfg, model=fresh, env=env)
+    env.close()
+    assert result.model.critic_warmup < 100  # updates ran, each one a warm-up
+    after_actor = list(result.model.policy.action_net.parameters())
+    after_critic = list(result.model.policy.value_net.parameters())
+    assert all(torch.equal(a, b) for a, b in zip(actor, after_actor, strict=True))
+    assert any(not torch.equal(a, b) for a, b in zip(critic, after_critic, strict=True))
