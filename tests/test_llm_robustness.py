@@ -129,6 +129,21 @@ def test_rl_answer_is_checked_against_the_world_with_the_allowed_names() -> None
     assert "observation: unknown name(s) pixels: use map, inventory" in repair
 
 
+def test_start_from_must_be_an_offered_coded_action_or_the_answer_is_repaired() -> None:
+    bad = RL_ANSWER | {"start_from": "chop_everything"}
+    good = RL_ANSWER | {"start_from": "go_to_tree"}
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [{"content": json.dumps(bad)}, {"content": json.dumps(good)}]
+        team = LLMTeam(client_for(server))
+        sub = PlanAnswer.model_validate(PLAN).subactions[1]
+        answer = team.fast.write_rl(TASK, sub, ["go_to_tree"], env="craftax")
+    assert answer.start_from == "go_to_tree"
+    repair = server.requests[1]["messages"][-1]["content"]
+    assert "start_from: 'chop_everything' is not a high-level action: use one of go_to_tree" in (
+        repair
+    )
+
+
 @pytest.mark.parametrize(
     ("step", "expected"),
     [
