@@ -87,6 +87,7 @@ def llm_team(server: ScriptedLLMServer, monkeypatch, **settings) -> LLMTeam:
     return LLMTeam(LLMClient(s))
 
 
+@pytest.mark.slow
 def test_two_loop_run_with_llm_over_http(monkeypatch) -> None:
     with ScriptedLLMServer(responder=scripted_agent) as server:
         team = llm_team(server, monkeypatch)
@@ -133,6 +134,7 @@ def test_malformed_json_is_repaired(monkeypatch) -> None:
     assert "subactions" in server.requests[2]["messages"][-1]["content"]
 
 
+@pytest.mark.slow
 def test_invalid_code_is_repaired_by_the_fast_agent(monkeypatch) -> None:
     bad = json.dumps(
         {"code": "import os\ndef act(ctx):\n    yield os.getpid()\n", "explanation": "pid"}
@@ -175,6 +177,7 @@ def test_retries_give_up_with_a_clear_error(monkeypatch) -> None:
             team.client.chat("slow", [{"role": "user", "content": "plan"}])
 
 
+@pytest.mark.slow
 def test_endpoint_going_down_mid_run_ends_cleanly(monkeypatch) -> None:
     server = ScriptedLLMServer(responder=scripted_agent).__enter__()
     team = llm_team(server, monkeypatch, max_retries=1)
@@ -224,6 +227,7 @@ def test_wrong_model_and_unreachable_endpoint_errors(monkeypatch, capsys) -> Non
     assert "missing API key: export OPENAI_API_KEY" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_builtin_agent_learns_collect_wood_with_the_papers_pattern() -> None:
     events: list[ev.Event] = []
     settings = small_settings(
@@ -246,6 +250,7 @@ def test_builtin_agent_learns_collect_wood_with_the_papers_pattern() -> None:
     assert all(e.agent == "builtin" for e in events)
 
 
+@pytest.mark.slow
 def test_task_planner_chains_sub_task_solutions(capsys) -> None:
     code = main(
         [
@@ -408,6 +413,7 @@ def test_chained_coded_stages_share_what_they_remember() -> None:
     assert result["success_rate"] >= 0.8, result
 
 
+@pytest.mark.slow
 def test_code_edit_during_training_is_the_code_later_calls_run(tmp_path) -> None:
     """A code edit made while PPO trains is swapped in between two rollouts: the recorded
     per-version usage shows the new version's calls after it; a plan edit queued into the

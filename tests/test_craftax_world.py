@@ -184,6 +184,7 @@ def test_one_groups_step_in_flight_while_the_other_is_stepped_and_reset() -> Non
     together.step_wait(pending)
 
 
+@pytest.mark.slow
 def test_packed_state_unpacks_to_craftax_state_bit_for_bit(craftax8: CraftaxWorld) -> None:
     """Worlds are kept packed (three arrays, not 49); unpacking gives Craftax's own state."""
     import jax
@@ -231,6 +232,7 @@ def _xla_pool_threads(setting: str | None) -> int:
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads Linux's /proc")
+@pytest.mark.slow
 def test_xla_cpu_pool_leaves_a_core_to_python() -> None:
     import os
 

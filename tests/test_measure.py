@@ -56,6 +56,7 @@ def test_episodes_say_how_they_ended_on_a_real_world() -> None:
     assert measured.episodes == 16 and sum(measured.ends.values()) == 16
 
 
+@pytest.mark.slow
 def test_scored_training_reports_the_score_over_its_training_episodes() -> None:
     config = RLConfig(task="crafter_score", num_envs=8, samples=3000, seed=2)
     result = train(config)
@@ -71,6 +72,7 @@ def test_scored_training_reports_the_score_over_its_training_episodes() -> None:
     result.env.close()
 
 
+@pytest.mark.slow
 def test_run_on_a_scored_task_reports_its_crafter_score(tmp_path: Path, capsys) -> None:
     # the two loops on crafter_score with the builtin agent, headless: the printout, the
     # session list, the store and the report all speak of a Crafter score, and the run

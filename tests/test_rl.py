@@ -149,6 +149,7 @@ def test_wilson_interval() -> None:
     assert 0.82 < low < 0.84 and 0.94 < high < 0.95
 
 
+@pytest.mark.slow
 def test_ppo_with_coded_action_beats_random_on_collect_wood(tmp_path) -> None:
     config = RLConfig(
         task="collect_wood",

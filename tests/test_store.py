@@ -50,6 +50,7 @@ def start_run(sessions: Path) -> subprocess.Popen:
     )
 
 
+@pytest.mark.slow
 def test_kill_9_during_training_then_resume_continues_from_checkpoint(tmp_path: Path) -> None:
     # killed in iteration 0's training: the one training every run has (a later iteration
     # may never come, since iteration 0 can reach the target on 8 evaluation episodes)
@@ -104,6 +105,7 @@ def test_kill_9_during_training_then_resume_continues_from_checkpoint(tmp_path: 
     assert reader.get(1).iterations == len(done)
 
 
+@pytest.mark.slow
 def test_session_records_tables_and_exports(tmp_path: Path) -> None:
     store = SessionStore(tmp_path)
     session = Session.create(store, tiny_settings(samples_per_iteration=2048))
@@ -283,6 +285,7 @@ def test_sessions_cli_list_show_delete(tmp_path: Path, capsys) -> None:
     assert store.list_sessions() == [] and not store.session_dir(sid).exists()
 
 
+@pytest.mark.slow
 def test_llm_session_records_calls_never_the_key_and_resumes_after_outage(
     tmp_path: Path, monkeypatch
 ) -> None:
@@ -342,6 +345,7 @@ def test_full_disk_is_a_one_line_error_and_keeps_what_was_recorded(tmp_path: Pat
     assert store.rows("code_versions", sid) == []  # the failed event left nothing half-written
 
 
+@pytest.mark.slow
 def test_chain_session_stopped_mid_chain_resumes_with_finished_stages_kept(tmp_path) -> None:
     store = SessionStore(tmp_path)
     settings = tiny_settings(

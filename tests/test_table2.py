@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "benchmarks" / "table2.py"
 KINDS = {"code", "RL", "RL + code"}
@@ -22,6 +24,7 @@ def run_table2(*flags: str, timeout: float = 240) -> subprocess.CompletedProcess
     )
 
 
+@pytest.mark.slow
 def test_table2_runs_every_method_at_one_budget(tmp_path: Path) -> None:
     out = tmp_path / "table.md"
     budget, envs, episodes, seeds = 2048, 8, 4, [0, 1, 2]

@@ -45,6 +45,7 @@ def kinds(store: SessionStore, session_id: int) -> list[dict]:
     return store.events(session_id)
 
 
+@pytest.mark.slow
 def test_live_session_fills_every_pane(tmp_path: Path) -> None:
     async def scenario() -> None:
         app = RlgptApp(tmp_path, settings=tiny_settings())
@@ -69,6 +70,7 @@ def test_live_session_fills_every_pane(tmp_path: Path) -> None:
     assert store.get(1).status == "finished" and store.get(1).iterations == 2
 
 
+@pytest.mark.slow
 def test_pause_edit_plan_resume_uses_the_edit(tmp_path: Path) -> None:
     async def scenario() -> None:
         app = RlgptApp(tmp_path, settings=tiny_settings(samples_per_iteration=4096))
@@ -117,6 +119,7 @@ def test_pause_edit_plan_resume_uses_the_edit(tmp_path: Path) -> None:
     assert SessionStore(tmp_path).rows("human_edits", 1)[0]["what"] == "plan"
 
 
+@pytest.mark.slow
 def test_code_file_edited_on_disk_is_reloaded(tmp_path: Path) -> None:
     async def scenario() -> None:
         # 4 rollouts in iteration 1: safe points to pause at before iteration 2 codes
@@ -158,6 +161,7 @@ def test_code_file_edited_on_disk_is_reloaded(tmp_path: Path) -> None:
     assert "import os" not in json.dumps(events)  # the invalid version never reached the engine
 
 
+@pytest.mark.slow
 def test_open_and_resume_a_saved_session_then_replay_it(tmp_path: Path) -> None:
     store = SessionStore(tmp_path)
     session = Session.create(store, tiny_settings())
@@ -235,6 +239,7 @@ def test_snapshot_new_session_form(snap_compare, fixed_dir) -> None:
     assert snap_compare(RlgptApp(fixed_dir), terminal_size=(120, 40), press=["n"])
 
 
+@pytest.mark.slow
 def test_approval_mode_asks_before_each_proposal(tmp_path: Path) -> None:
     from rlgpt_tui.tui.screens.dialogs import ApproveDialog
 

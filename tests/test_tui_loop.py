@@ -10,6 +10,8 @@ import os
 import time
 from pathlib import Path
 
+import pytest
+
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore
@@ -33,6 +35,7 @@ def go_to_tree_calls(store: SessionStore, session_id: int, iteration: int) -> li
     return [json.loads(r["metrics"])["coded_actions"]["go_to_tree"]["versions"] for r in rows]
 
 
+@pytest.mark.slow
 def test_code_edits_in_the_dialog_and_on_disk_are_the_code_later_calls_ran(tmp_path) -> None:
     """Iteration 1 trains collect_wood with go_to_tree as a coded action. During that
     training: a bad RL edit is refused in its dialog (one escape closes it), a code edit
@@ -108,6 +111,7 @@ def test_code_edits_in_the_dialog_and_on_disk_are_the_code_later_calls_ran(tmp_p
     assert all(e["at"].startswith("between PPO rollouts") for e in applied)
 
 
+@pytest.mark.slow
 def test_a_resumed_session_shows_its_record_before_any_new_event(tmp_path, monkeypatch) -> None:
     store = SessionStore(tmp_path)
     session = Session.create(store, tiny_settings())
@@ -164,6 +168,7 @@ def test_a_resumed_session_shows_its_record_before_any_new_event(tmp_path, monke
     assert seen["points after"] > seen["points"]
 
 
+@pytest.mark.slow
 def test_session_list_shows_samples_of_a_run_cut_off_in_training(tmp_path) -> None:
     """A run cut off before its first iteration ended (as by kill -9) lists its samples."""
     store = SessionStore(tmp_path)
