@@ -44,6 +44,7 @@ from rlgpt_tui.agents.builtin import (  # noqa: E402
     BuiltinSlowAgent,
     builtin_team,
     library_for,
+    own_code_name,
     template_code,
 )
 from rlgpt_tui.engine import events as ev  # noqa: E402
@@ -148,7 +149,8 @@ def rl_skills(task: Task) -> list[str]:
     first = IterationFeedback(0, agent.plan(task, []), {}, 0.0, 0)
     plan = agent.plan(task, [first])
     learned = plan.learned()
-    return list(learned[0].high_level_actions) if learned else []
+    own = own_code_name(task)  # the task's own code, which rl_from_code offers as its script
+    return [n for n in learned[0].high_level_actions if n != own] if learned else []
 
 
 def solution_kind(coded: bool, learned: bool) -> str:

@@ -92,6 +92,7 @@ class FinalChoice:
         return self.fresh.measurement.as_dict() | {
             "kind": self.chosen.kind,
             "iteration": self.chosen.iteration,
+            "only_coded": self.chosen.only_coded,
             "subject": self.chosen.subject,
             "stop_value": self.chosen.value,
             "seed": self.seed,

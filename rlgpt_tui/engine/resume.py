@@ -130,7 +130,8 @@ def finished(run: list[dict[str, Any]]) -> bool:
 def recorded_stage_solution(
     run: list[dict[str, Any]], checkpoint_dir: Callable[[int, str], Path | None]
 ):
-    """The solution a finished stage run chose (as the engine does), rebuilt from its events.
+    """The solution a finished stage run chose (its final choice on fresh worlds; for older
+    runs its best iteration), rebuilt from its events.
 
     Returns ``(StageSolution | None, training samples the stage spent)``.
     """
@@ -142,30 +143,39 @@ def recorded_stage_solution(
 
     state = ResumeState.from_events(run)
     task = run[0]["task"]
-    chosen, best = None, 0.0
-    for feedback in state.history:
-        if feedback.value > best or chosen is None:
-            chosen = feedback
-        best = max(best, feedback.value)
-    if chosen is None:
-        return None, state.total_samples
-    i = chosen.iteration
-    if chosen.plan.learned():
-        started = [e for e in run if e["kind"] == "training_started" and e["iteration"] == i]
-        if not started or not started[-1].get("rl_config"):
+    chosen_events = [e for e in run if e["kind"] == "solution_chosen"]
+    if chosen_events:  # the run's final choice on fresh worlds
+        result = chosen_events[-1]["result"]
+        i, only_coded = result["iteration"], result.get("only_coded")
+        plan = next((h.plan for h in state.history if h.iteration == i), None)
+    else:  # older runs: the best iteration by its own evaluation
+        best = max(state.history, key=lambda h: h.value, default=None)
+        if best is None:
             return None, state.total_samples
-        directory = checkpoint_dir(i, started[-1]["subaction"])
+        i, only_coded, plan = best.iteration, None, best.plan
+    started = [e for e in run if e["kind"] == "training_started" and e["iteration"] == i]
+    config = (
+        RLConfig.model_validate(started[-1]["rl_config"])
+        if started and started[-1].get("rl_config")
+        else None
+    )
+    if config is not None and only_coded in {c.name for c in config.coded_actions}:
+        spec = next(c for c in config.coded_actions if c.name == only_coded)  # RL started from it
+        return StageSolution(task, coded=CodedAction.from_source(spec.name, spec.source)), (
+            state.total_samples
+        )
+    if only_coded is None and plan is not None and plan.learned():
+        directory = checkpoint_dir(i, started[-1]["subaction"]) if config else None
         saved = load_checkpoint(directory) if directory else None
         if saved is None:
             return None, state.total_samples
-        config = RLConfig.model_validate(started[-1]["rl_config"])
         return StageSolution(task, model=saved[0], config=config), state.total_samples
     code = {
         e["subaction"]: e["code"]
         for e in run
         if e["kind"] == "subaction_done" and e["iteration"] == i and e["code"]
     }
-    parts = [(s.name, code[s.name]) for s in chosen.plan.coded() if s.name in code]
+    parts = [(s.name, code[s.name]) for s in plan.coded() if s.name in code] if plan else []
     if not parts:
         return None, state.total_samples
     name, source = parts[0] if len(parts) == 1 else ("plan", compose_sources(parts))
