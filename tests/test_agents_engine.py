@@ -460,3 +460,48 @@ LAST_PLAN = {
         {"name": "collect_wood", "description": "chop", "mode": "rl", "reason": "a person"}
     ]
 }
+
+
+@pytest.mark.slow
+def test_rl_starts_from_the_best_code_of_an_earlier_iteration(monkeypatch) -> None:
+    """An LLM plans code alone first, then RL with navigation only: PPO gets the earlier
+    code as one more action and starts from it; the run ends with its fresh result."""
+    from rlgpt_tui.agents.builtin import template_code
+
+    code_plan = {
+        "subactions": [
+            {
+                "name": "chop_tree",
+                "description": "walk to a tree and chop it",
+                "mode": "code",
+                "reason": "code it all",
+                "high_level_actions": [],
+            }
+        ],
+        "notes": "code first",
+    }
+    plans = [code_plan, PLAN]
+
+    def answer(messages: list[dict[str, str]]) -> str:
+        role, request = role_of(messages), messages[-1]["content"]
+        if role == "slow":
+            return json.dumps(plans.pop(0) if plans else PLAN)
+        if role == "fast" and "`chop_tree`" in request:
+            return json.dumps({"code": template_code("collect_wood"), "explanation": "chop"})
+        return scripted_agent(messages)
+
+    with ScriptedLLMServer(responder=answer) as server:
+        team = llm_team(server, monkeypatch)
+        events: list[ev.Event] = []
+        result = Engine(small_settings(target=1.01), team, events.append).run()
+    started = next(e for e in events if isinstance(e, ev.TrainingStarted))
+    assert started.config["coded_actions"] == ["go_to_tree", "chop_tree"]
+    assert started.rl_config["start_from"] == "chop_tree"
+    assert "starts from chop_tree" in started.config["high_level_actions_note"]
+    chosen = next(e for e in events if isinstance(e, ev.SolutionChosen))
+    assert {c["kind"] for c in chosen.candidates} == {"code", "RL + code"}
+    assert all(c["episodes"] >= 64 for c in chosen.candidates)
+    assert chosen.result["value"] == max(c["value"] for c in chosen.candidates)
+    assert result.final is not None and result.final.chosen.kind == chosen.result["kind"]
+    finished = events[-1]
+    assert isinstance(finished, ev.SessionFinished) and finished.result == chosen.result
