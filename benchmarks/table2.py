@@ -258,28 +258,16 @@ class Bench:
 
         engine = Engine(settings, self.team_factory(), on_event)
         result = engine.run()
-        solution = engine.solution
-        if solution is None:  # nothing was evaluated (e.g. no plan from an LLM)
+        final = result.final
+        if final is None:  # nothing was evaluated (e.g. no plan from an LLM)
             raise RuntimeError(f"the agent found no solution for {task.name} ({result.reason})")
-        if solution.coded is not None:
-            coded = solution.coded
-            config = self.config(task, seed).model_copy(
-                update={"coded_actions": [CodedActionSpec(name=coded.name, source=coded.source)]}
-            )
-            evaluation = evaluate(
-                config, only_coded=coded.name, episodes=a.episodes, seed=self.eval_seed(seed)
-            )
-            kind = "code"
-        else:
-            evaluation = evaluate(
-                solution.config, solution.model, episodes=a.episodes, seed=self.eval_seed(seed)
-            )
-            kind = solution_kind(bool(solution.config.coded_actions), True)
+        # the engine's chosen solution, on this benchmark's evaluation worlds
+        evaluation = final.chosen.evaluate(a.episodes, self.eval_seed(seed))
         seconds = time.perf_counter() - started
-        best = max(range(len(result.history)), key=lambda i: result.history[i].value)
         extra: dict[str, Any] = {
-            "agent_best": round(result.best, 4),  # its own evaluation of its best iteration
-            "best_iteration": best,
+            "agent_best": round(result.best, 4),  # its own evaluation, which stopped it
+            "agent_fresh": final.as_dict(),  # its final choice's fresh evaluation
+            "chosen_iteration": final.chosen.iteration,
             "iterations": [
                 {"plan": h.plan.summary(), "value": round(h.value, 4), "samples": h.samples}
                 for h in result.history
@@ -289,7 +277,7 @@ class Bench:
         if result.run is not None:
             extra["run"] = result.run.as_dict()
             extra["run_tally"] = engine.run_tally
-        return SeedRun(seed, evaluation, result.total_samples, seconds, kind, extra)
+        return SeedRun(seed, evaluation, result.total_samples, seconds, final.chosen.kind, extra)
 
 
 def pooled(task: Task, runs: list[SeedRun], key: str = "evaluation") -> Measurement | None:
@@ -363,6 +351,9 @@ def markdown(cells: list[dict[str, Any]], methods: list[str]) -> str:
             )
             if cell.get("run_score") is not None:
                 text += f"<br>training episodes: {cell['run_score']:.1f}"
+            stops = [r["agent_best"] for r in cell["per_seed"] if "agent_best" in r]
+            if stops:
+                text += "<br>its own stop figures: " + ", ".join(map(measure.format, stops))
             row.append(text)
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)

@@ -41,6 +41,7 @@ def test_table2_runs_every_method_at_one_budget(tmp_path: Path) -> None:
         str(envs),
         "--out",
         str(out),
+        timeout=900,  # five methods, three seeds; the agent's final choice evaluates again
     )
     assert done.returncode == 0, done.stderr[-2000:]
     lines = done.stdout.strip().splitlines()
@@ -54,7 +55,7 @@ def test_table2_runs_every_method_at_one_budget(tmp_path: Path) -> None:
     assert report["env"] == "craftax" and report["agent"] == "builtin"
     assert {"cpus", "cpu", "gpu"} <= set(report["machine"])
     cells = report["cells"]
-    assert [c["method"] for c in cells] == ["ppo", "code", "rl_code", "agent"]
+    assert [c["method"] for c in cells] == ["ppo", "code", "rl_code", "rl_from_code", "agent"]
     overshoot = envs * 64  # a coded action may finish past the budget
     for cell in cells:
         assert cell["task"] == "collect_wood" and cell["measure"] == "success_rate"
@@ -70,19 +71,28 @@ def test_table2_runs_every_method_at_one_budget(tmp_path: Path) -> None:
         assert cell["seconds"] > 0
     by = {c["method"]: c for c in cells}
     # the methods that train spend the same budget; pure code spends none
-    for method in ("ppo", "rl_code"):
+    for method in ("ppo", "rl_code", "rl_from_code"):
         assert min(by[method]["samples"]) >= budget
     assert by["code"]["samples"] == [0, 0, 0]
     assert by["ppo"]["kind"] == "RL" and by["code"]["kind"] == "code"
     assert by["rl_code"]["kind"] == "RL + code"
     assert by["rl_code"]["per_seed"][0]["coded_actions"] == ["go_to_tree"]
+    # RL that starts from the code: the same skills and the code, the policy starting as it
+    from_code = by["rl_from_code"]["per_seed"][0]
+    assert from_code["coded_actions"] == ["go_to_tree", "collect_wood"]
+    assert from_code["start_from"] == "collect_wood" and from_code["kind"] == "RL + code"
+    # the agent's row: its final choice, beside the fresh figure and the one that stopped it
+    for run in by["agent"]["per_seed"]:
+        assert run["agent_fresh"]["episodes"] >= 64 and run["kind"] == run["agent_fresh"]["kind"]
+        assert 0 <= run["agent_best"] <= 1
+    assert "its own stop figures:" in table
     assert by["code"]["value"] >= 0.5  # the tech tree's collect_wood skill works
 
 
 def test_table2_bad_flags_say_the_fix_in_one_line() -> None:
     for flags, fix in (
         (["--tasks", "collect_gold"], "use collect_wood"),
-        (["--methods", "dqn"], "use ppo, code, rl_code, agent"),
+        (["--methods", "dqn"], "use ppo, code, rl_code, rl_from_code, agent"),
         (["--env", "minecraft"], "--env craftax or --env crafter"),
         (["--samples", "0"], "--samples must be at least 1"),
         (["--seeds", "1", "1"], "--seeds must be distinct"),

@@ -90,9 +90,12 @@ class RLConfig(BaseModel):
     # code's own solution) with probability ``start_share``, and its first
     # ``critic_warmup`` rollouts train only the value function, so that the first policy
     # updates follow advantages of the code's returns rather than of an untrained critic.
+    # ``start_anchor``: PPO's entropy bonus is replaced by this coefficient times the KL
+    # divergence from the starting policy (0: no pull toward the code).
     start_from: str | None = None
     start_share: float = Field(0.95, gt=0, lt=1)
     critic_warmup: int = Field(2, ge=0, le=100)
+    start_anchor: float = Field(0.1, ge=0, le=10)
 
     @field_validator("task")
     @classmethod

@@ -15,6 +15,7 @@ import math
 
 import torch
 from stable_baselines3 import PPO
+from stable_baselines3.common.policies import ActorCriticPolicy
 
 
 def start_as(model: PPO, action: int, share: float) -> None:
@@ -30,8 +31,7 @@ def start_as(model: PPO, action: int, share: float) -> None:
         return
     with torch.no_grad():
         head.weight.zero_()
-        head.bias.zero_()
-        head.bias[action] = math.log(share * (n - 1) / (1.0 - share))
+        head.bias.copy_(start_log_probs(n, action, share))
 
 
 def action_probabilities(model: PPO, obs) -> torch.Tensor:
@@ -39,3 +39,34 @@ def action_probabilities(model: PPO, obs) -> torch.Tensor:
     with torch.no_grad():
         tensor = torch.as_tensor(obs, dtype=torch.float32)
         return model.policy.get_distribution(tensor).distribution.probs
+
+
+def start_log_probs(actions: int, action: int, share: float) -> torch.Tensor:
+    """The starting policy's log-probabilities: ``share`` on ``action``, the rest even."""
+    rest = math.log((1.0 - share) / max(actions - 1, 1))
+    log_probs = torch.full((actions,), rest)
+    log_probs[action] = math.log(share) if actions > 1 else 0.0
+    return log_probs
+
+
+def anchor_to_start(model: PPO, action: int, share: float, coef: float) -> None:
+    """Replace PPO's entropy bonus by a pull toward the starting policy (the code).
+
+    SB3's loss adds ``-ent_coef * entropy``; here the policy's ``evaluate_actions`` reports
+    ``-KL(policy || start)`` in place of the entropy, so the loss adds ``coef * KL``: a
+    relative-entropy regularizer around the code instead of a maximum-entropy one around
+    the uniform policy. The start distribution is :func:`start_log_probs` (the same in every
+    state). Set again on every training run (it is not saved with the model)."""
+    policy: ActorCriticPolicy = model.policy
+    start = start_log_probs(policy.action_net.out_features, action, share)
+    model.ent_coef = coef
+
+    def evaluate_actions(obs, actions):
+        features = policy.extract_features(obs)
+        latent_pi, latent_vf = policy.mlp_extractor(features)
+        distribution = policy._get_action_dist_from_latent(latent_pi)
+        log_probs = distribution.distribution.logits  # normalized log-probabilities
+        kl = (log_probs.exp() * (log_probs - start)).sum(dim=1)
+        return policy.value_net(latent_vf), distribution.log_prob(actions), -kl
+
+    policy.evaluate_actions = evaluate_actions

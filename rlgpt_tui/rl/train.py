@@ -24,7 +24,7 @@ from stable_baselines3.common.logger import Logger
 from rlgpt_tui.envs import ACHIEVEMENTS, make_world
 from rlgpt_tui.rl.config import RLConfig
 from rlgpt_tui.rl.growth import grow_action_head
-from rlgpt_tui.rl.prior import start_as
+from rlgpt_tui.rl.prior import anchor_to_start, start_as
 from rlgpt_tui.rl.rollout import OwnClockPPO
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.episodes import EpisodeTally
@@ -267,6 +267,9 @@ def train(
     else:
         grow_action_head(model, env.action_space.n)
         model.set_env(env)
+    if config.start_from is not None and config.start_anchor > 0:  # pulled toward the code
+        index = env.coded_index(config.start_from)
+        anchor_to_start(model, index, config.start_share, config.start_anchor)
     model.set_logger(Logger(folder=None, output_formats=[]))  # metrics go to on_metrics only
     callback = MetricsCallback(env, config, on_metrics or (lambda m: None), samples_done)
     callback.init_callback(model)
@@ -344,14 +347,18 @@ def evaluate(
     only_coded: str | None = None,
     episodes: int = 100,
     seed: int = 10_000,
-    deterministic: bool = False,
+    deterministic: bool | None = None,
 ) -> EvalResult:
     """Run exactly one episode in each of ``episodes`` envs and measure the task.
 
     With ``model``: the trained policy (over its action table, coded actions included).
     With ``only_coded``: that coded action alone, called again whenever it returns.
     With neither: a uniformly random policy over the action table (the baseline).
+    ``deterministic`` (None: only for a policy that started from code, whose mode is the
+    code until PPO learned better; other policies sample, as they were trained).
     """
+    if deterministic is None:
+        deterministic = config.start_from is not None
     env = build_env(config, num_envs=episodes, seed=seed, for_training=False)
     names = [e.name for e in env.table]
     coded = [i for i, e in enumerate(env.table) if e.coded is not None and e.name == only_coded]
