@@ -14,6 +14,7 @@ from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.control import EditRefused
 from rlgpt_tui.engine.engine import Engine, EngineSettings
 from rlgpt_tui.llm.client import LLMClient, LLMError, LLMSettings
+from rlgpt_tui.skills.validation import validate
 from tests.llm_server import ScriptedLLMServer
 from tests.settings import tiny_settings
 from tests.waiting import wait_for
@@ -394,7 +395,6 @@ def test_chained_coded_stages_share_what_they_remember() -> None:
     tech-tree code keeps its map of the episode there), so a hand-over loses nothing."""
     from rlgpt_tui.agents.builtin import template_code
     from rlgpt_tui.engine.chain import StageSolution, evaluate_chain
-    from rlgpt_tui.skills.runtime import CodedAction
 
     wood = template_code("collect_wood").replace(
         "def act(ctx):\n", "def act(ctx):\n    ctx.memory['wood stage ran'] = True\n"
@@ -405,8 +405,8 @@ def test_chained_coded_stages_share_what_they_remember() -> None:
         "        yield Action.NOOP\n        return False\n",
     )
     stages = [
-        StageSolution("collect_wood", coded=CodedAction.from_source("collect_wood", wood)),
-        StageSolution("place_table", coded=CodedAction.from_source("place_table", table)),
+        StageSolution("collect_wood", coded=validate("collect_wood", wood)),
+        StageSolution("place_table", coded=validate("place_table", table)),
     ]
     result = evaluate_chain(stages, "place_table", "craftax", episodes=16, seed=3)
     assert result["stage_reached"]["place_table"] >= 0.9  # the wood stage finished

@@ -28,7 +28,7 @@ from rlgpt_tui.rl.rollout import OwnClockPPO
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.episodes import EpisodeTally
 from rlgpt_tui.skills.reward import RewardCode
-from rlgpt_tui.skills.runtime import CodedAction, CodedActionLimits
+from rlgpt_tui.skills.runtime import CodedAction
 from rlgpt_tui.tasks import Measurement, Task, crafter_score, get_task
 
 MetricsHandler = Callable[[dict[str, Any]], None]
@@ -41,17 +41,9 @@ def task_for(config: RLConfig) -> Task:
 
 
 def coded_actions_for(config: RLConfig) -> list[CodedAction]:
-    """Validate and build the config's coded actions (raises CodeValidationError)."""
-    return [
-        CodedAction.from_source(
-            spec.name,
-            spec.source,
-            spec.description,
-            CodedActionLimits(max_steps=spec.max_steps, seconds=spec.seconds),
-            version=spec.version,
-        )
-        for spec in config.coded_actions
-    ]
+    """The config's validated coded actions (each spec validates its source at most once:
+    see :meth:`CodedActionSpec.validated`; raises CodeValidationError)."""
+    return [spec.validated() for spec in config.coded_actions]
 
 
 def build_env(
