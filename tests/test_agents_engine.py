@@ -424,10 +424,13 @@ def test_code_edit_during_training_is_the_code_later_calls_run(tmp_path) -> None
     from rlgpt_tui.session import Session
     from rlgpt_tui.store import SessionStore
 
+    from rlgpt_tui.skills import pool
+
     store = SessionStore(tmp_path)
     session = Session.create(store, tiny_settings(samples_per_iteration=4096))
     edited = template_code("go_to_tree") + "\n# a person's version\n"
     made: list[int] = []
+    validated_before = pool.validation_round_trips["go_to_tree"]
 
     def during_training(event: ev.Event) -> None:
         if isinstance(event, ev.TrainingProgress) and event.iteration == 1 and not made:
@@ -436,6 +439,9 @@ def test_code_edit_during_training_is_the_code_later_calls_run(tmp_path) -> None
             made.append(session.control.edit_plan(plan).id)
 
     session.run(during_training)
+    # one round trip each: the agent's code (the critic's runs, training and evaluation take
+    # it as it is) and the person's edit (validated when made; the swap takes it as it is)
+    assert pool.validation_round_trips["go_to_tree"] - validated_before == 2
     events = store.events(session.id)
     applied = [e for e in events if e["kind"] == "edit_applied"]
     assert [(e["edit_id"], e["what"], e["rollout"]) for e in applied] == [(made[0], "code", 1)]
