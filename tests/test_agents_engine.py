@@ -422,9 +422,8 @@ def test_code_edit_during_training_is_the_code_later_calls_run(tmp_path) -> None
     from rlgpt_tui.agents.schemas import Plan
     from rlgpt_tui.report import final_code
     from rlgpt_tui.session import Session
-    from rlgpt_tui.store import SessionStore
-
     from rlgpt_tui.skills import pool
+    from rlgpt_tui.store import SessionStore
 
     store = SessionStore(tmp_path)
     session = Session.create(store, tiny_settings(samples_per_iteration=4096))
