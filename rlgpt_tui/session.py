@@ -133,6 +133,7 @@ class Session:
             resume = ResumeState.from_events(events)
             session = cls(store, session_id, settings, team, resume=resume)
         session.control.continue_numbering(events)
+        session.control.restore(events)  # edits pending when it was cut off stay in force
         for event in events:  # RL-config edits are checked against the latest configs
             if isinstance(event, ev.TrainingStarted) and event.rl_config:
                 session.control.rl_bases[event.subaction] = event.rl_config

@@ -54,6 +54,11 @@ class Edit:
     def summary(self) -> str:
         raise NotImplementedError
 
+    @property
+    def content(self) -> str:
+        """The edit as text (recorded, so that a resumed session can carry it)."""
+        raise NotImplementedError
+
 
 @dataclass
 class PlanEdit(Edit):
@@ -65,6 +70,10 @@ class PlanEdit(Edit):
     @property
     def summary(self) -> str:
         return self.plan.summary()
+
+    @property
+    def content(self) -> str:
+        return self.plan.model_dump_json()
 
 
 @dataclass
@@ -82,6 +91,10 @@ class CodeEdit(Edit):
     def summary(self) -> str:
         return f"{len(self.code.splitlines())} lines"
 
+    @property
+    def content(self) -> str:
+        return self.code
+
 
 @dataclass
 class RLConfigEdit(Edit):
@@ -92,6 +105,10 @@ class RLConfigEdit(Edit):
 
     @property
     def summary(self) -> str:
+        return json.dumps(self.changes)
+
+    @property
+    def content(self) -> str:
         return json.dumps(self.changes)
 
 
@@ -280,6 +297,7 @@ class ControlPlane:
                 target=edit.target,
                 summary=edit.summary,
                 origin=edit.origin,
+                content=edit.content,
             )
         return edit
 
@@ -328,13 +346,67 @@ class ControlPlane:
     def refused(self, edit: Edit, why: str) -> None:
         self._end(ev.EditRefused, edit, reason=why)
 
-    def close(self, why: str) -> None:
-        """The run ended: pending edits are discarded with ``why``; new ones are refused."""
+    def close(self, why: str, keep_pending: bool = False) -> None:
+        """The run ended: new edits are refused; pending ones are discarded with ``why``,
+        or with ``keep_pending`` (a stopped run, which can be resumed) left without an
+        outcome, for :meth:`restore` to carry into the resumed run."""
         with self._lock:
             self._closed = why
             left, self._pending = self._pending, []
-        for edit in left:
-            self._end(ev.EditDiscarded, edit, reason=why)
+        if not keep_pending:
+            for edit in left:
+                self._end(ev.EditDiscarded, edit, reason=why)
+
+    def restore(self, recorded: list[ev.Event]) -> list[int]:
+        """Queue again the edits a cut-off run left pending (queued, no outcome), under
+        their ids; code is validated again here (this is a new process). Returns the ids
+        carried. Edits recorded before their content was (older sessions) are discarded."""
+        ended = {
+            e.edit_id
+            for e in recorded
+            if isinstance(e, ev.EditApplied | ev.EditRefused | ev.EditDiscarded)
+        }
+        carried = []
+        for queued in recorded:
+            if not isinstance(queued, ev.EditQueued) or queued.edit_id in ended:
+                continue
+            try:
+                edit = self._rebuild(queued)
+            except EditRefused as why:
+                self._emit(
+                    ev.EditRefused,
+                    edit_id=queued.edit_id,
+                    what=queued.what,
+                    target=queued.target,
+                    reason=f"not carried over the resume: {why}",
+                )
+                continue
+            with self._lock:
+                same = [
+                    e for e in self._pending if type(e) is type(edit) and e.target == edit.target
+                ]
+                self._pending = [e for e in self._pending if e not in same]
+                self._pending.append(edit)
+            carried.append(edit.id)
+        return carried
+
+    @staticmethod
+    def _rebuild(queued: ev.EditQueued) -> Edit:
+        """The edit a recorded ``edit_queued`` event describes (EditRefused if it cannot)."""
+        if not queued.content:
+            raise EditRefused("recorded without its content (an older session)")
+        base = (queued.edit_id, queued.target, queued.origin)
+        if queued.what == PlanEdit.what:
+            try:
+                return PlanEdit(*base, plan=Plan.model_validate_json(queued.content))
+            except ValidationError as error:
+                why = error.errors()[0]["msg"]
+                raise EditRefused(f"the plan no longer validates: {why}") from None
+        if queued.what == CodeEdit.what:
+            return CodeEdit(*base, action=check_code(queued.target, queued.content))
+        if queued.what == RLConfigEdit.what:
+            return RLConfigEdit(*base, changes=json.loads(queued.content))
+        raise EditRefused(f"unknown kind of edit {queued.what!r}")
 
     def _end(self, kind: type[ev.Event], edit: Edit, **data: Any) -> None:
         self._emit(kind, edit_id=edit.id, what=edit.what, target=edit.target, **data)

@@ -212,6 +212,7 @@ class Engine:
                 ev.SessionResumed,
                 total_samples=total,
                 training_samples_done=resume.training_samples_done(self._checkpoint_dir),
+                edits_carried=[e.id for e in self.control.pending()],
             )
         try:
             for self.iteration in range(first, s.max_iterations):
@@ -278,8 +279,9 @@ class Engine:
         except (LLMError, SandboxUnavailable) as error:
             end = RunEnd.failed(error)
             self._emit(ev.EngineError, message=str(error))
-        if self.close_control_at_end:
-            self.control.close(f"the session ended ({end.text}) before a safe point used it")
+        if self.close_control_at_end:  # a resumable end keeps pending edits for the resume
+            why = f"the session ended ({end.text}) before a safe point used it"
+            self.control.close(why, keep_pending=not end.ended_on_its_own)
         scored_run = task.scored and len(self.run_tally)
         run = self.run_tally.measure(task, seed=s.seed) if scored_run else None
         self._emit(
@@ -469,8 +471,7 @@ class Engine:
         s = self.settings
         checkpoints = self._checkpoint_dir(self.iteration, sub.name)
         if training is not None and training.get("subaction") == sub.name:
-            config = RLConfig.model_validate(training["rl_config"])  # as it was cut off
-            return self._train_and_judge(task, sub, config, verdicts, checkpoints)
+            return self._resume_training(task, sub, coded, verdicts, training, checkpoints)
         try:
             answer = self.team.fast.write_rl(task, sub, list(coded), env=s.env)
         except LLMAnswerError as error:
@@ -523,19 +524,7 @@ class Engine:
         self._continued = self._policy_to_continue(sub.name, config) if task.scored else None
         if self._continued is not None:
             notes.append("PPO continues the last iteration's policy (new actions appended)")
-        self._emit(
-            ev.TrainingStarted,
-            subaction=sub.name,
-            config=config.model_dump(mode="json", exclude={"coded_actions"})
-            | {
-                "coded_actions": [c.name for c in config.coded_actions],
-                "plan_high_level_actions": planned,
-                "high_level_actions_note": "; ".join(notes),
-            },
-            rl_config=config.model_dump(mode="json"),
-            checkpoint_dir=str(checkpoints) if checkpoints else None,
-        )
-        self.control.rl_bases[sub.name] = config.model_dump(mode="json")
+        self._emit_training_started(sub, config, planned, notes, checkpoints)
         return self._train_and_judge(task, sub, config, verdicts, checkpoints)
 
     def _apply_rl_edits(self, subaction: str, config: RLConfig) -> RLConfig:
@@ -557,10 +546,40 @@ class Engine:
         )
         return edited
 
-    def _train_and_judge(self, task, sub: SubAction, config: RLConfig, verdicts, checkpoints):
+    def _resume_training(self, task, sub: SubAction, coded, verdicts, training, checkpoints):
+        """Continue the training run that was cut off: its recorded configuration with the
+        person's RL edits on top (pending ones are carried over a resume), from its last
+        checkpoint when the edits leave the policy's shape and training unchanged (samples,
+        checkpointing); otherwise a fresh training of the edited configuration."""
+        recorded = RLConfig.model_validate(training["rl_config"]).carry_validation(coded)
+        config = self._apply_rl_edits(sub.name, recorded)
+        same = {"samples", "checkpoint_every"}
+        fits = recorded.model_dump(exclude=same) == config.model_dump(exclude=same)
+        note = "continues its checkpoint" if fits else "restarts: the RL edit changes the policy"
+        self._emit_training_started(sub, config, list(sub.high_level_actions), [note], checkpoints)
+        return self._train_and_judge(task, sub, config, verdicts, checkpoints, fits)
+
+    def _emit_training_started(self, sub, config: RLConfig, planned, notes, checkpoints) -> None:
+        self._emit(
+            ev.TrainingStarted,
+            subaction=sub.name,
+            config=config.model_dump(mode="json", exclude={"coded_actions"})
+            | {
+                "coded_actions": [c.name for c in config.coded_actions],
+                "plan_high_level_actions": planned,
+                "high_level_actions_note": "; ".join(notes),
+            },
+            rl_config=config.model_dump(mode="json"),
+            checkpoint_dir=str(checkpoints) if checkpoints else None,
+        )
+        self.control.rl_bases[sub.name] = config.model_dump(mode="json")
+
+    def _train_and_judge(
+        self, task, sub: SubAction, config: RLConfig, verdicts, checkpoints, resume=True
+    ):
         s = self.settings
         model, done = None, 0
-        saved = load_checkpoint(checkpoints) if checkpoints else None
+        saved = load_checkpoint(checkpoints) if checkpoints and resume else None
         if saved is not None:  # continue a training run that was cut off
             model, done = saved
         elif self._continued is not None:  # open-ended play: the last iteration's policy
@@ -569,6 +588,7 @@ class Engine:
         last_frame = [0.0]
         specs = {spec.name: spec for spec in config.coded_actions}  # edited ones replaced
         rollouts = [0]
+        self._swap_edited_code(env, specs, 0, done)  # edits pending before training starts
 
         def on_metrics(metrics: dict[str, Any]) -> None:
             rollouts[0] += 1
@@ -672,6 +692,8 @@ class Engine:
         specs[name] = CodedActionSpec.of(action, max_steps=old.max_steps, seconds=old.seconds)
         before, self.code[name] = self.code.get(name, old.source), edit.code
         at = f"between PPO rollouts {rollout} and {rollout + 1} of iteration {self.iteration}"
+        if rollout == 0:
+            at = f"before the first PPO rollout of iteration {self.iteration}'s training"
         self.control.applied(
             edit, at, before, edit.code, rollout=rollout, samples=samples, version=version
         )
@@ -739,10 +761,13 @@ def run_task_chain(
     """
     task = get_task(settings.task)
     control = control or ControlPlane(settings.task)
+    summary: dict[str, Any] = {}
     try:
-        return _run_stages(settings, team, on_event, recorded or [], on_stage, control, task)
-    finally:
-        control.close("the session ended before a safe point used it")
+        summary = _run_stages(settings, team, on_event, recorded or [], on_stage, control, task)
+        return summary
+    finally:  # a stopped chain (resumable) keeps its pending edits for the resume
+        stopped = not summary or "stopped_at" in summary
+        control.close("the session ended before a safe point used it", keep_pending=stopped)
 
 
 def _run_stages(settings, team, on_event, recorded, on_stage, control, task) -> dict:

@@ -146,6 +146,7 @@ class EditQueued(Event):
     target: str
     summary: str
     origin: str = "app"  # app, file (saved in an editor), api
+    content: str = ""  # the edit itself (plan JSON, code, RLConfig changes JSON): resume
     kind: ClassVar[str] = "edit_queued"
 
 
@@ -249,6 +250,7 @@ class SessionResumed(Event):
 
     total_samples: int
     training_samples_done: int
+    edits_carried: list[int] = field(default_factory=list)  # pending when it was cut off
     kind: ClassVar[str] = "session_resumed"
 
 

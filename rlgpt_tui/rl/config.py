@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -165,9 +166,13 @@ class RLConfig(BaseModel):
                 )
         return self
 
-    def carry_validation(self, other: RLConfig) -> RLConfig:
-        """Keep ``other``'s validated coded actions where this config has the same sources."""
-        by_name = {c.name: c for c in other.coded_actions}
+    def carry_validation(self, other: RLConfig | Mapping[str, ValidatedAction]) -> RLConfig:
+        """Keep the validated coded actions of ``other`` (a config, or validated actions by
+        name) where this config has the same sources."""
+        if isinstance(other, RLConfig):
+            by_name = {c.name: c for c in other.coded_actions}
+        else:
+            by_name = {n: CodedActionSpec.of(a) for n, a in other.items()}
         for spec in self.coded_actions:
             spec.carry_validation(by_name.get(spec.name))
         return self

@@ -107,9 +107,13 @@ class MetricsCallback(BaseCallback):
     def _on_step(self) -> bool:
         return self.samples < self.config.samples
 
+    at_rollout_end = False  # on_metrics (a safe point: pause, stop) runs in the report
+
     def _on_rollout_end(self) -> None:
         self.rollouts += 1
+        self.at_rollout_end = True
         self.report()
+        self.at_rollout_end = False
         if self.config.checkpoint_dir and self.rollouts % self.config.checkpoint_every == 0:
             save_checkpoint(self.model, self.config.checkpoint_dir, self.samples)
 
@@ -258,7 +262,12 @@ def train(
     callback.init_callback(model)
     started = time.perf_counter()
     if samples_done < config.samples:  # a resumed run may already have spent its budget
-        model.learn(total_timesteps=10**12, callback=callback, reset_num_timesteps=False)
+        try:
+            model.learn(total_timesteps=10**12, callback=callback, reset_num_timesteps=False)
+        except BaseException:  # stopped at the safe point between rollouts: keep its samples
+            if config.checkpoint_dir and callback.at_rollout_end:
+                save_checkpoint(model, config.checkpoint_dir, callback.samples)
+            raise
     seconds = time.perf_counter() - started
     final = callback.report()
     checkpoint = (
