@@ -20,7 +20,8 @@ import numpy as np
 from rlgpt_tui.agents.builtin import template_code
 from rlgpt_tui.envs import ACHIEVEMENTS, make_world
 from rlgpt_tui.skills.episodes import ActionEntry, EpisodeRunner, code_alone, run_episodes
-from rlgpt_tui.skills.runtime import CodedAction, CodedActionLimits
+from rlgpt_tui.skills.runtime import CodedActionLimits
+from rlgpt_tui.skills.validation import validate
 from rlgpt_tui.tasks import get_task
 
 
@@ -32,7 +33,7 @@ def main() -> None:
     parser.add_argument("--horizon", type=int, default=3000)
     args = parser.parse_args()
     limits = CodedActionLimits(max_steps=args.horizon, seconds=600)
-    action = CodedAction.from_source(args.task, template_code(args.task), "", limits)
+    action = validate(args.task, template_code(args.task), "", limits)
     world = make_world("craftax", args.envs, seed=args.seed)
     task = get_task(args.task).model_copy(update={"horizon": args.horizon})
     runner = EpisodeRunner(

@@ -36,6 +36,7 @@ from rlgpt_tui.envs.craftax_world import XLA_THREADS_ENV, xla_cpu_threads  # noq
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig  # noqa: E402
 from rlgpt_tui.rl.rollout import OwnClockPPO  # noqa: E402
 from rlgpt_tui.rl.train import train  # noqa: E402
+from rlgpt_tui.skills.validation import validate_file  # noqa: E402
 
 TASK = "collect_wood"
 CRAFTAX_ENVS = 64
@@ -252,9 +253,8 @@ def worker_scaling(num_envs: int, counts: list[int], rounds: int, seed: int) -> 
     from rlgpt_tui import ASSETS_DIR
     from rlgpt_tui.skills.outcomes import CallEnd
     from rlgpt_tui.skills.pool import CallScheduler
-    from rlgpt_tui.skills.runtime import CodedAction
 
-    action = CodedAction.from_file(ASSETS_DIR / "skills" / "go_to_tree.py")
+    action = validate_file(ASSETS_DIR / "skills" / "go_to_tree.py")
     world = make_world("craftax", num_envs, seed=seed)
     world.reset(seed)
     rng = np.random.default_rng(seed)

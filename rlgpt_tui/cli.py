@@ -16,6 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from rlgpt_tui import __version__
+from rlgpt_tui.envs.registry import WORLDS
+
+WORLD_HELP = ", ".join(f"{w.name} ({w.doc})" for w in WORLDS.values())
 
 EXIT_USAGE = 2
 DEFAULT_SESSIONS = Path(os.environ.get("RLGPT_SESSIONS_DIR", "sessions"))
@@ -65,7 +68,7 @@ class _HelpFormatter(argparse.HelpFormatter):
 
 def _add_run_options(parser: argparse.ArgumentParser, samples_default: int | None) -> None:
     parser.add_argument("--task", help="task name (see `rlgpt-tui tasks`)")
-    parser.add_argument("--env", default=None, help="world: craftax (default) or crafter")
+    parser.add_argument("--env", default=None, help=f"world: {WORLD_HELP}")
     parser.add_argument(
         "--coded",
         action="append",
@@ -129,7 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run RL-GPT's two loops on a task (headless)")
     run.add_argument("--task", required=True, help="task name (see `rlgpt-tui tasks`)")
-    run.add_argument("--env", default="craftax", help="world: craftax (default) or crafter")
+    run.add_argument("--env", default="craftax", help=f"world: {WORLD_HELP}")
     run.add_argument("--llm-base-url", help="OpenAI-compatible endpoint (default: builtin agent)")
     run.add_argument("--llm-model", help="model name at the endpoint")
     run.add_argument(
@@ -291,8 +294,8 @@ def _config_from_args(args: argparse.Namespace, base: dict[str, Any] | None = No
             data[key] = value
     if "task" not in data:
         raise UsageError("no task given: pass --task NAME (see `rlgpt-tui tasks`)")
-    if data.get("env") == "crafter" and args.num_envs is None and "num_envs" not in (base or {}):
-        data.setdefault("num_envs", 8)
+    if args.num_envs is None and "num_envs" not in (base or {}) and data.get("env") in WORLDS:
+        data.setdefault("num_envs", WORLDS[data["env"]].default_num_envs)
     coded = list(data.get("coded_actions", []))
     for path in args.coded:
         coded.append(_coded_spec(path))
@@ -323,12 +326,12 @@ def _read(path: str, flag: str) -> str:
     return text
 
 
-def _coded_spec(path: str) -> dict[str, Any]:
-    from rlgpt_tui.skills.runtime import CodedAction
+def _coded_spec(path: str):
+    from rlgpt_tui.rl.config import CodedActionSpec
+    from rlgpt_tui.skills.validation import validate_file
 
     _read(path, "--coded")  # readable text, or one line
-    action = CodedAction.from_file(path)  # validates: raises CodeValidationError
-    return {"name": action.name, "source": action.source, "description": action.description}
+    return CodedActionSpec.of(validate_file(path))  # raises CodeValidationError; validated once
 
 
 def _progress_printer(total: int):
@@ -508,10 +511,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     from rlgpt_tui.tasks import get_task
 
     task = get_task(args.task)
-    from rlgpt_tui.envs import WORLD_NAMES
+    from rlgpt_tui.envs import UnknownWorldError, world_info
 
-    if args.env not in WORLD_NAMES:
-        raise UsageError(f"unknown env {args.env!r}: use one of {', '.join(WORLD_NAMES)}")
+    try:
+        world = world_info(args.env)
+    except UnknownWorldError as error:
+        raise UsageError(str(error)) from None
     for flag, value in (
         ("--iterations", args.iterations),
         ("--samples-per-iteration", args.samples_per_iteration),
@@ -537,7 +542,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     settings = EngineSettings(
         task=args.task,
         env=args.env,
-        num_envs=args.num_envs or {"craftax": 64, "crafter": 8}.get(args.env, 1),
+        num_envs=args.num_envs or world.default_num_envs,
         seed=args.seed,
         max_iterations=args.iterations,
         target=args.target,
@@ -576,11 +581,14 @@ def _run_session(session, seed: int) -> int:
                     "agent": session.label,
                     "seed": seed,
                 }
-                | outcome
+                | outcome,
+                default=str,  # a stopped chain's RunEnd: its recorded text
             )
         )
         return 0 if outcome.get("success_rate") is not None else 1
-    return 1 if outcome.reason.startswith("error") else 0
+    from rlgpt_tui.engine.ends import EndKind
+
+    return 1 if outcome.end.kind is EndKind.ERROR else 0
 
 
 def cmd_resume(args: argparse.Namespace) -> int:

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from rlgpt_tui.engine import events as ev
 from rlgpt_tui.store import SessionStore, StoreError
 from rlgpt_tui.tasks import Measure, result_text
 
@@ -44,11 +45,11 @@ def final_code(store: SessionStore, session_id: int) -> dict[str, str]:
     for row in store.rows("code_versions", session_id):
         if row["valid"]:
             code[row["subaction"]] = row["code"]
-    for event in store.events(session_id):
-        if event["kind"] == "subaction_done" and event["code"]:
-            code[event["subaction"]] = event["code"]
-        elif event["kind"] == "edit_applied" and event["what"] == "code":
-            code[event["target"]] = event["after"]  # swapped in during training
+    for event in ev.events_from_records(store.events(session_id)):
+        if isinstance(event, ev.SubActionDone) and event.code:
+            code[event.subaction] = event.code
+        elif isinstance(event, ev.EditApplied) and event.what == "code":
+            code[event.target] = event.after  # swapped in during training
     return code
 
 
@@ -66,11 +67,11 @@ def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str
         f"- seed: {settings.get('seed')}; envs: {settings.get('num_envs')}; judged by its "
         f"{m.label}, target {m.format(target)}; budget {settings.get('max_samples', 0):,} "
         f"samples, {settings.get('max_iterations')} iterations",
-        *_result_lines(store.events(session_id), s.best, m),
+        *_result_lines(ev.events_from_records(store.events(session_id)), s.best, m),
         f"- training samples used: {s.total_samples:,}; LLM tokens: {s.tokens:,}",
         f"- started {time.strftime('%Y-%m-%d %H:%M', time.localtime(s.created_at))}",
     ]
-    lines += _run_score_lines(store.events(session_id))
+    lines += _run_score_lines(ev.events_from_records(store.events(session_id)))
     lines += [
         "",
         f"## {m.label.capitalize()} per iteration",
@@ -92,17 +93,18 @@ def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str
             hl = f"; high-level actions: {', '.join(extra)}" if extra else ""
             lines.append(f"- `{sub['name']}` — {sub['mode']}: {sub.get('reason', '')}{hl}")
         lines.append("")
-    started = [e for e in store.events(session_id) if e["kind"] == "training_started"]
+    events = ev.events_from_records(store.events(session_id))
+    started = [e for e in events if isinstance(e, ev.TrainingStarted)]
     if started:
         lines += ["## Coded actions in PPO's action space", ""]
         for e in started:
-            config = e["config"]
+            config = e.config
             coded = ", ".join(config.get("coded_actions") or []) or "none"
             planned = config.get("plan_high_level_actions")
             plan = f" (the plan's: {', '.join(planned) or 'none'})" if planned is not None else ""
             note = config.get("high_level_actions_note")
             lines.append(
-                f"- iteration {e['iteration']}, `{e['subaction']}`: {coded}{plan}"
+                f"- iteration {e.iteration}, `{e.subaction}`: {coded}{plan}"
                 + (f"; {note}" if note else "")
             )
         lines.append("")
@@ -170,35 +172,35 @@ def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str
     return "\n".join(lines) + "\n"
 
 
-def _result_lines(events: list[dict[str, Any]], best: float | None, m: Measure) -> list[str]:
+def _result_lines(events: list[ev.Event], best: float | None, m: Measure) -> list[str]:
     """The result (the chosen solution's fresh evaluation) and every candidate's, beside the
     best of the run's own evaluations (which chose and stopped, so it is optimistic)."""
     own = (
         "best of the run's own evaluations (optimistic: they made its decisions): "
         f"{m.format(best or 0.0)}"
     )
-    chosen = [e for e in events if e["kind"] == "solution_chosen"]
+    chosen = [e for e in events if isinstance(e, ev.SolutionChosen)]
     if not chosen:
         return [f"- {own}; no solution was chosen on fresh worlds"]
-    r = chosen[-1]["result"]
+    r = chosen[-1].result
     lines = [
         f"- **result: {result_text(r, ends=False)}**, {r['subject']}, on fresh worlds no "
         f"decision used (seed {r['seed']})",
         f"- {own}",
     ]
-    for c in chosen[-1]["candidates"]:
+    for c in chosen[-1].candidates:
         stop = "-" if c["stop_value"] is None else m.format(c["stop_value"])
         fresh = result_text(c | {"measure": m.value}, ends=False)
         lines.append(f"  - candidate {c['subject']}: fresh {fresh}; its own evaluation {stop}")
     return lines
 
 
-def _run_score_lines(events: list[dict[str, Any]]) -> list[str]:
+def _run_score_lines(events: list[ev.Event]) -> list[str]:
     """Scored sessions: Crafter's score as Crafter defines it, over every training episode."""
-    finished = [e for e in events if e["kind"] == "session_finished" and e.get("run")]
+    finished = [e for e in events if isinstance(e, ev.SessionFinished) and e.run]
     if not finished:
         return []
-    run = finished[-1]["run"]
+    run = finished[-1].run
     return [
         f"- over all {run['episodes']:,} training episodes of the run (Crafter's own "
         f"definition of its score): {result_text(run, ends=False)}"
@@ -385,7 +387,7 @@ def evaluation_frames(store: SessionStore, session_id: int, size: int = 144) -> 
 
     from rlgpt_tui.rl.config import RLConfig
     from rlgpt_tui.rl.train import build_env, load_checkpoint
-    from rlgpt_tui.skills.runtime import CodedAction
+    from rlgpt_tui.skills.validation import validate
 
     iterations = store.rows("iterations", session_id)
     if not iterations:
@@ -412,7 +414,7 @@ def evaluation_frames(store: SessionStore, session_id: int, size: int = 144) -> 
         if not code:
             return []
         name, source = next(iter(code.items()))
-        frames = _code_episode_frames(CodedAction.from_source(name, source), store, session_id)
+        frames = _code_episode_frames(validate(name, source), store, session_id)
     return [Image.fromarray(f) for f in frames[:GIF_MAX_FRAMES]]
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from rlgpt_tui.agents.base import AgentTeam
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.control import ControlPlane
+from rlgpt_tui.engine.ends import RunEnd
 from rlgpt_tui.engine.engine import Engine, EngineResult, EngineSettings, run_task_chain
 from rlgpt_tui.engine.resume import ResumeState
 from rlgpt_tui.llm.client import LLMSettings
@@ -24,18 +25,20 @@ from rlgpt_tui.tasks import result_text
 EventHandler = Callable[[ev.Event], None]
 
 
-def make_team(llm: LLMSettings | None) -> AgentTeam:
-    """The builtin agent, or LLM agents when a model is configured (checked first)."""
+def make_team(llm: LLMSettings | None, env: str = "craftax") -> AgentTeam:
+    """The builtin agent, or LLM agents when a model is configured (checked first); their
+    prompts describe world ``env`` (from the world registry)."""
     from rlgpt_tui.agents.builtin import builtin_team
 
     if llm is None or not llm.configured:
         return builtin_team()
     from rlgpt_tui.agents.llm import LLMTeam
+    from rlgpt_tui.envs import world_info
     from rlgpt_tui.llm.client import LLMClient
 
     client = LLMClient(llm)
     client.check()
-    return LLMTeam(client)
+    return LLMTeam(client, world_info(env).documentation())
 
 
 def _llm_record(llm: LLMSettings | None) -> dict[str, Any]:
@@ -78,7 +81,7 @@ class Session:
         llm: LLMSettings | None = None,
         chain: bool = False,
     ) -> Session:
-        team = make_team(llm)
+        team = make_team(llm, settings.env)
         session_id = store.create_session(
             settings.task,
             settings.env,
@@ -118,10 +121,10 @@ class Session:
             store.update_llm(session_id, _llm_record(llm))
         else:
             llm = LLMSettings(**summary.llm) if summary.llm else None
-        team = make_team(llm)
         settings = EngineSettings.from_recorded(summary.settings)
+        team = make_team(llm, settings.env)
         settings = dataclasses.replace(settings, artifacts_dir=str(store.session_dir(session_id)))
-        events = store.events(session_id)
+        events = ev.events_from_records(store.events(session_id))
         store.claim(session_id)
         if summary.chain:
             session = cls(store, session_id, settings, team, chain=True)
@@ -130,12 +133,13 @@ class Session:
             resume = ResumeState.from_events(events)
             session = cls(store, session_id, settings, team, resume=resume)
         session.control.continue_numbering(events)
+        session.control.restore(events)  # edits pending when it was cut off stay in force
         for event in events:  # RL-config edits are checked against the latest configs
-            if event["kind"] == "training_started" and event.get("rl_config"):
-                session.control.rl_bases[event["subaction"]] = event["rl_config"]
+            if isinstance(event, ev.TrainingStarted) and event.rl_config:
+                session.control.rl_bases[event.subaction] = event.rl_config
         return session
 
-    recorded: list[dict[str, Any]] | None = None  # a chain's events, when it is resumed
+    recorded: list[ev.Event] | None = None  # a chain's events, when it is resumed
 
     def _use_engine(self, engine: Engine) -> None:
         """A chain runs one engine per stage (all share the session's control plane)."""
@@ -151,7 +155,7 @@ class Session:
     def run(self, on_event: EventHandler | None = None) -> EngineResult | dict[str, Any]:
         """Run to the end (blocking); ``on_event`` sees each event after it is recorded."""
         self.on_event = on_event or (lambda event: None)
-        status, reason = "failed", "crashed"
+        status, reason = "failed", "crashed"  # unless the run ends with a RunEnd
         try:
             if self.chain:
                 summary = run_task_chain(
@@ -163,18 +167,13 @@ class Session:
                     self.control,
                 )
                 if "stopped_at" in summary:
-                    reason = summary["reason"]
-                    status = "stopped" if reason == "stopped" else "failed"
+                    end: RunEnd = summary["end"]
+                    status, reason = end.status, end.text
                 else:
                     status, reason = "finished", f"chain {result_text(summary)}"
                 return summary
             result = self.engine.run()
-            reason = result.reason
-            status = (
-                "stopped"
-                if reason == "stopped"
-                else ("failed" if reason.startswith("error") else "finished")
-            )
+            status, reason = result.end.status, result.end.text
             return result
         except KeyboardInterrupt:
             status, reason = "stopped", "interrupted (ctrl+c)"

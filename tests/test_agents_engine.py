@@ -14,6 +14,7 @@ from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.control import EditRefused
 from rlgpt_tui.engine.engine import Engine, EngineSettings
 from rlgpt_tui.llm.client import LLMClient, LLMError, LLMSettings
+from rlgpt_tui.skills.validation import validate
 from tests.llm_server import ScriptedLLMServer
 from tests.settings import tiny_settings
 from tests.waiting import wait_for
@@ -394,7 +395,6 @@ def test_chained_coded_stages_share_what_they_remember() -> None:
     tech-tree code keeps its map of the episode there), so a hand-over loses nothing."""
     from rlgpt_tui.agents.builtin import template_code
     from rlgpt_tui.engine.chain import StageSolution, evaluate_chain
-    from rlgpt_tui.skills.runtime import CodedAction
 
     wood = template_code("collect_wood").replace(
         "def act(ctx):\n", "def act(ctx):\n    ctx.memory['wood stage ran'] = True\n"
@@ -405,8 +405,8 @@ def test_chained_coded_stages_share_what_they_remember() -> None:
         "        yield Action.NOOP\n        return False\n",
     )
     stages = [
-        StageSolution("collect_wood", coded=CodedAction.from_source("collect_wood", wood)),
-        StageSolution("place_table", coded=CodedAction.from_source("place_table", table)),
+        StageSolution("collect_wood", coded=validate("collect_wood", wood)),
+        StageSolution("place_table", coded=validate("place_table", table)),
     ]
     result = evaluate_chain(stages, "place_table", "craftax", episodes=16, seed=3)
     assert result["stage_reached"]["place_table"] >= 0.9  # the wood stage finished
@@ -422,12 +422,14 @@ def test_code_edit_during_training_is_the_code_later_calls_run(tmp_path) -> None
     from rlgpt_tui.agents.schemas import Plan
     from rlgpt_tui.report import final_code
     from rlgpt_tui.session import Session
+    from rlgpt_tui.skills import pool
     from rlgpt_tui.store import SessionStore
 
     store = SessionStore(tmp_path)
     session = Session.create(store, tiny_settings(samples_per_iteration=4096))
     edited = template_code("go_to_tree") + "\n# a person's version\n"
     made: list[int] = []
+    validated_before = pool.validation_round_trips["go_to_tree"]
 
     def during_training(event: ev.Event) -> None:
         if isinstance(event, ev.TrainingProgress) and event.iteration == 1 and not made:
@@ -436,6 +438,9 @@ def test_code_edit_during_training_is_the_code_later_calls_run(tmp_path) -> None
             made.append(session.control.edit_plan(plan).id)
 
     session.run(during_training)
+    # one round trip each: the agent's code (the critic's runs, training and evaluation take
+    # it as it is) and the person's edit (validated when made; the swap takes it as it is)
+    assert pool.validation_round_trips["go_to_tree"] - validated_before == 2
     events = store.events(session.id)
     applied = [e for e in events if e["kind"] == "edit_applied"]
     assert [(e["edit_id"], e["what"], e["rollout"]) for e in applied] == [(made[0], "code", 1)]

@@ -14,13 +14,14 @@ from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.episodes import run_one_call_each
 from rlgpt_tui.skills.outcomes import CallEnd
 from rlgpt_tui.skills.reward import RewardCode
-from rlgpt_tui.skills.runtime import CodedAction, CodedActionLimits, CodedActionStats
+from rlgpt_tui.skills.runtime import CodedActionLimits, CodedActionStats
 from rlgpt_tui.skills.sandbox import (
     BudgetExceeded,
     CodeValidationError,
     budget,
     compile_untrusted,
 )
+from rlgpt_tui.skills.validation import validate, validate_file
 from rlgpt_tui.tasks import get_task
 from tests.still_world import StillWorld, run_call
 
@@ -61,7 +62,7 @@ def code(body: str) -> str:
 )
 def test_validation_rejects_forbidden_code(source: str, expected: str) -> None:
     with pytest.raises(CodeValidationError, match=None) as error:
-        CodedAction.from_source("bad", source)
+        validate("bad", source)
     assert expected in str(error.value)
     assert "\n" not in str(error.value)  # one line
 
@@ -76,7 +77,7 @@ def test_dry_run_rejects_code_that_crashes_on_recorded_views() -> None:
         """
     )
     with pytest.raises(CodeValidationError, match="dry run.*ZeroDivisionError.*line 4"):
-        CodedAction.from_source("crashes", source)
+        validate("crashes", source)
 
 
 def test_endless_loop_is_stopped_by_budget() -> None:
@@ -88,13 +89,13 @@ def test_endless_loop_is_stopped_by_budget() -> None:
                 pass
         """
     )
-    action = CodedAction.from_source("spin", source, dry_run=False)
+    action = validate("spin", source, dry_run=False)
     actions, record, seconds = run_call(action)
     assert actions == [0] and record.steps == 1
     assert record.end in {CallEnd.LOOP_BUDGET, CallEnd.TIMEOUT}
     assert seconds < 5
     with pytest.raises(CodeValidationError, match="dry run"):
-        CodedAction.from_source("spin", source)
+        validate("spin", source)
 
 
 def test_budget_cannot_be_swallowed_by_except_exception() -> None:
@@ -110,7 +111,7 @@ def test_budget_cannot_be_swallowed_by_except_exception() -> None:
             yield 0
         """
     )
-    action = CodedAction.from_source("sneaky", source, dry_run=False)
+    action = validate("sneaky", source, dry_run=False)
     _, record, _ = run_call(action)
     assert record.steps == 0 and record.end in {CallEnd.LOOP_BUDGET, CallEnd.TIMEOUT}
 
@@ -168,7 +169,7 @@ RUNAWAY = {
 
 @pytest.mark.parametrize("name", sorted(RUNAWAY))
 def test_runaway_code_ends_with_the_loop_budget_quickly(name: str) -> None:
-    action = CodedAction.from_source(name, RUNAWAY[name], dry_run=False)
+    action = validate(name, RUNAWAY[name], dry_run=False)
     actions, record, seconds = run_call(action)
     assert actions == [0] and record.steps == 1
     # Calls failing with RecursionError before their tick can make the deadline come first.
@@ -179,7 +180,7 @@ def test_runaway_code_ends_with_the_loop_budget_quickly(name: str) -> None:
 
 def test_plain_endless_recursion_ends_with_an_error_or_the_budget() -> None:
     source = "def f(n):\n    return f(n + 1) + 1\ndef act(ctx):\n    yield 0\n    yield f(0)\n"
-    actions, record, seconds = run_call(CodedAction.from_source("rec", source, dry_run=False))
+    actions, record, seconds = run_call(validate("rec", source, dry_run=False))
     assert actions == [0] and seconds < 3
     assert record.end is CallEnd.LOOP_BUDGET or (
         record.end is CallEnd.ERROR and record.detail.startswith("RecursionError")
@@ -190,7 +191,7 @@ def test_slow_loop_ends_with_the_time_budget() -> None:
     # Few ticks, each expensive (a builtin summing 100,000 numbers): the deadline ends it.
     source = "def act(ctx):\n    yield 0\n    while True:\n        total = sum(range(100000))\n"
     limits = CodedActionLimits(seconds=0.05)
-    action = CodedAction.from_source("slow", source, limits=limits, dry_run=False)
+    action = validate("slow", source, limits=limits, dry_run=False)
     actions, record, seconds = run_call(action)
     assert actions == [0] and record.end is CallEnd.TIMEOUT
     assert seconds < 3
@@ -209,7 +210,7 @@ def test_endless_finally_block_is_closed_without_hanging() -> None:
                     pass
         """
     )
-    action = CodedAction.from_source("clingy", source, limits=CodedActionLimits(max_steps=3))
+    action = validate("clingy", source, limits=CodedActionLimits(max_steps=3))
     actions, record, seconds = run_call(action)
     assert actions == [0, 0, 0] and record.end is CallEnd.STEP_BUDGET and seconds < 3
     # cut from outside after 2 steps (the game ends): the finally block must not hang
@@ -245,7 +246,7 @@ def test_error_lines_point_into_the_untrusted_code() -> None:
             yield [1 / (j - 1) for j in range(3)]
         """
     ).lstrip()
-    actions, record, _ = run_call(CodedAction.from_source("div", source, dry_run=False))
+    actions, record, _ = run_call(validate("div", source, dry_run=False))
     assert record.end is CallEnd.ERROR
     assert record.detail == "ZeroDivisionError: division by zero (line 5)"
     source = code(
@@ -257,21 +258,21 @@ def test_error_lines_point_into_the_untrusted_code() -> None:
             yield half(values[0])
         """
     ).lstrip()
-    actions, record, _ = run_call(CodedAction.from_source("lam", source, dry_run=False))
+    actions, record, _ = run_call(validate("lam", source, dry_run=False))
     assert actions == [0] and record.end is CallEnd.ERROR
     assert record.detail == "ZeroDivisionError: integer division or modulo by zero (line 2)"
 
 
 def test_runtime_errors_and_bad_actions_end_the_call_with_a_reason() -> None:
-    raising = CodedAction.from_source(
+    raising = validate(
         "raises", "def act(ctx):\n    yield 1\n    raise ValueError('boom')\n", dry_run=False
     )
     actions, record, _ = run_call(raising)
     assert actions == [1] and record.end is CallEnd.ERROR
     assert record.detail == "ValueError: boom (line 3)"
-    bad = CodedAction.from_source("bad_yield", "def act(ctx):\n    yield 'fly'\n", dry_run=False)
+    bad = validate("bad_yield", "def act(ctx):\n    yield 'fly'\n", dry_run=False)
     assert run_call(bad)[1].end is CallEnd.INVALID
-    steps = CodedAction.from_source(
+    steps = validate(
         "forever",
         "def act(ctx):\n    while True:\n        yield Action.NOOP\n",
         limits=CodedActionLimits(max_steps=7),
@@ -281,7 +282,7 @@ def test_runtime_errors_and_bad_actions_end_the_call_with_a_reason() -> None:
 
 
 def test_go_to_tree_and_collect_wood_succeeds_on_most_seeds() -> None:
-    action = CodedAction.from_file(ASSETS_DIR / "skills" / "collect_wood.py")
+    action = validate_file(ASSETS_DIR / "skills" / "collect_wood.py")
     world = CraftaxWorld(num_envs=16, seed=123)
     world.reset(123)
     before, after, calls = run_one_call_each(world, action)
@@ -352,7 +353,7 @@ def test_shelter_walls_the_player_in_and_recall_remembers_the_table() -> None:
         """
     )
     limits = CodedActionLimits(max_steps=400, seconds=60)
-    action = CodedAction.from_source("shelter", source, limits=limits)
+    action = validate("shelter", source, limits=limits)
     world = CraftaxWorld(num_envs=8, seed=7)
     world.reset(7)
     _, views, records = run_one_call_each(world, action)

@@ -25,7 +25,7 @@ from rlgpt_tui.envs.base import (
 )
 from rlgpt_tui.envs.crafter_world import CrafterGymEnv, CrafterWorld, env_seed
 from rlgpt_tui.skills.episodes import run_one_call_each
-from rlgpt_tui.skills.runtime import CodedAction
+from rlgpt_tui.skills.validation import validate_file
 
 NOOP = ACTION_NAMES.index("noop")
 DO = ACTION_NAMES.index("do")
@@ -254,7 +254,7 @@ def test_frame_shape_and_no_effect_on_the_game() -> None:
 
 
 def test_coded_collect_wood_works_on_crafter_too() -> None:
-    action = CodedAction.from_file(ASSETS_DIR / "skills" / "collect_wood.py")
+    action = validate_file(ASSETS_DIR / "skills" / "collect_wood.py")
     world = CrafterWorld(6, seed=2)
     world.reset(2)
     _, after, calls = run_one_call_each(world, action)

@@ -22,6 +22,7 @@ from rlgpt_tui.rl.train import (
 )
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.runtime import CodedAction, CodedActionLimits
+from rlgpt_tui.skills.validation import validate
 from rlgpt_tui.tasks import get_task, wilson_interval
 
 GO_TO_TREE = (ASSETS_DIR / "skills" / "go_to_tree.py").read_text()
@@ -29,7 +30,7 @@ GO_TO_TREE = (ASSETS_DIR / "skills" / "go_to_tree.py").read_text()
 
 def walker(steps: int) -> CodedAction:
     source = f"def act(ctx):\n    for _ in range({steps}):\n        yield Action.NOOP\n"
-    return CodedAction.from_source(f"wait{steps}", source)
+    return validate(f"wait{steps}", source)
 
 
 def test_action_space_appends_coded_actions() -> None:
@@ -82,10 +83,8 @@ def test_macro_action_runs_for_several_steps_in_one_decision() -> None:
 
 def test_broken_coded_action_never_stops_training() -> None:
     source = "def act(ctx):\n    yield Action.NOOP\n    while True:\n        pass\n"
-    broken = CodedAction.from_source(
-        "spin", source, limits=CodedActionLimits(seconds=0.01), dry_run=False
-    )
-    crash = CodedAction.from_source(
+    broken = validate("spin", source, limits=CodedActionLimits(seconds=0.01), dry_run=False)
+    crash = validate(
         "crash",
         "def act(ctx):\n    yield 0\n    yield ctx.view.inventory['gold']\n",
         dry_run=False,

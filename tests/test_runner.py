@@ -6,12 +6,13 @@ import numpy as np
 
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.runtime import CodedAction
+from rlgpt_tui.skills.validation import validate
 from rlgpt_tui.tasks import get_task
 from tests.still_world import StillWorld
 
 
 def coded(name: str, body: str, version: int | None = None) -> CodedAction:
-    return CodedAction.from_source(name, f"def act(ctx):\n{body}", version=version)
+    return validate(name, f"def act(ctx):\n{body}", version=version)
 
 
 def test_replaced_code_is_what_later_calls_run_and_records_name_the_version() -> None:

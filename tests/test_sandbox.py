@@ -27,8 +27,9 @@ from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.boundary import worker_environment
 from rlgpt_tui.skills.outcomes import CallEnd
 from rlgpt_tui.skills.pool import Worker
-from rlgpt_tui.skills.runtime import CodedAction, CodedActionLimits
+from rlgpt_tui.skills.runtime import CodedActionLimits
 from rlgpt_tui.skills.sandbox import CodeValidationError
+from rlgpt_tui.skills.validation import validate
 from rlgpt_tui.tasks import get_task
 from tests.still_world import StillWorld, run_call
 
@@ -268,7 +269,7 @@ def test_hostile_corpus_is_rejected_or_ends_with_a_recorded_reason(tmp_path, lis
     for name, (source, allowed) in cases.items():
         started = time.perf_counter()
         try:
-            action = CodedAction.from_source(name, source, limits=limits, dry_run=False)
+            action = validate(name, source, limits=limits, dry_run=False)
         except CodeValidationError as error:
             assert "\n" not in str(error).strip() or len(str(error)) < 2000
             outcomes[name] = "rejected"
@@ -291,7 +292,7 @@ def test_hostile_corpus_is_rejected_or_ends_with_a_recorded_reason(tmp_path, lis
 
 
 def test_training_goes_on_through_crashes_timeouts_and_memory_blowups() -> None:
-    good = CodedAction.from_source("wait", "def act(ctx):\n    yield 0\n    yield 0\n")
+    good = validate("wait", "def act(ctx):\n    yield 0\n    yield 0\n")
     hostile = {
         "tower": "def act(ctx):\n    yield 0\n    x = 9\n"
         "    yield ((((((((x ** 8) ** 8) ** 8) ** 8) ** 8) ** 8) ** 8) ** 8) ** 8\n",
@@ -299,9 +300,7 @@ def test_training_goes_on_through_crashes_timeouts_and_memory_blowups() -> None:
         "boom": "def act(ctx):\n    yield 0\n    raise KeyError('x')\n",
     }
     limits = CodedActionLimits(seconds=0.2)
-    coded = [good] + [
-        CodedAction.from_source(n, s, limits=limits, dry_run=False) for n, s in hostile.items()
-    ]
+    coded = [good] + [validate(n, s, limits=limits, dry_run=False) for n, s in hostile.items()]
     task = get_task("collect_wood").model_copy(update={"horizon": 30})
     # one env per worker: a call never shares a worker with another action's call
     env = CodedActionVecEnv(StillWorld(4), task, coded=coded, primitives=["noop"], workers=4)
@@ -322,14 +321,14 @@ def test_training_goes_on_through_crashes_timeouts_and_memory_blowups() -> None:
 def test_the_call_after_a_worker_restart_runs_in_the_fresh_worker() -> None:
     # one worker: the tower gets it killed; the next call, queued before the fresh worker
     # existed, must run there (it acts), not vanish as "lost"
-    tower = CodedAction.from_source(
+    tower = validate(
         "tower",
         "def act(ctx):\n    yield 0\n    x = 9\n"
         "    yield ((((((((x ** 8) ** 8) ** 8) ** 8) ** 8) ** 8) ** 8) ** 8) ** 8\n",
         limits=CodedActionLimits(seconds=0.2),
         dry_run=False,
     )
-    walk = CodedAction.from_source("walk", "def act(ctx):\n    yield 1\n")
+    walk = validate("walk", "def act(ctx):\n    yield 1\n")
     world = StillWorld(1)
     task = get_task("collect_wood").model_copy(update={"horizon": 50})
     env = CodedActionVecEnv(world, task, [tower, walk], primitives=["noop"], workers=1)

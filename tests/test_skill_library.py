@@ -25,7 +25,7 @@ from rlgpt_tui.skills.episodes import (
     run_one_call_each,
 )
 from rlgpt_tui.skills.outcomes import CallEnd
-from rlgpt_tui.skills.runtime import CodedAction
+from rlgpt_tui.skills.validation import validate
 from rlgpt_tui.tasks import Measure, get_task
 
 SCORED = get_task("crafter_score")
@@ -47,7 +47,7 @@ def test_every_library_skill_and_the_script_pass_validation() -> None:
     names = library_for(SCORED) + [SCRIPT_SKILL]
     assert set(ACHIEVEMENTS) <= set(names)
     for name in names:
-        CodedAction.from_source(name, template_code(name))  # raises when invalid
+        validate(name, template_code(name))  # raises when invalid
 
 
 def test_the_first_plan_offers_the_library_to_one_rl_subaction() -> None:
@@ -102,7 +102,7 @@ def test_the_critic_reasons_on_rates_and_deaths_and_compares_the_score() -> None
 
 
 def test_a_library_skill_is_judged_by_what_its_runs_changed() -> None:
-    action = CodedAction.from_source("collect_wood", template_code("collect_wood"))
+    action = validate("collect_wood", template_code("collect_wood"))
     world = CraftaxWorld(num_envs=4, seed=3)
     world.reset(3)
     before, after, records = run_one_call_each(world, action)
@@ -116,7 +116,7 @@ def test_a_library_skill_is_judged_by_what_its_runs_changed() -> None:
 
 
 def test_the_play_script_unlocks_many_achievements_in_a_few_hundred_steps() -> None:
-    action = CodedAction.from_source(SCRIPT_SKILL, template_code(SCRIPT_SKILL))
+    action = validate(SCRIPT_SKILL, template_code(SCRIPT_SKILL))
     world = CraftaxWorld(num_envs=4, seed=5)
     task = SCORED.model_copy(update={"horizon": 400})
     runner = EpisodeRunner(

@@ -89,6 +89,7 @@ def test_table2_runs_every_method_at_one_budget(tmp_path: Path) -> None:
     assert by["code"]["value"] >= 0.5  # the tech tree's collect_wood skill works
 
 
+@pytest.mark.slow
 def test_table2_bad_flags_say_the_fix_in_one_line() -> None:
     for flags, fix in (
         (["--tasks", "collect_gold"], "use collect_wood"),

@@ -83,6 +83,7 @@ def test_tasks_command_lists_catalog(capsys) -> None:
     assert "collect_diamond" in out and "crafter_score" in out
 
 
+@pytest.mark.slow
 def test_train_then_eval_round_trip(tmp_path, capsys) -> None:
     run = tmp_path / "run"
     code = main(

@@ -86,6 +86,12 @@ class FinalChoice:
     measured: list[tuple[Candidate, EvalResult]]
     episodes: int
     seed: int
+    target: float
+
+    @property
+    def reached(self) -> bool:
+        """Is the fresh figure at the target (the only figure that may say so)?"""
+        return self.fresh.value >= self.target
 
     def as_dict(self) -> dict[str, Any]:
         """The chosen candidate's fresh measurement, with its kind and iteration."""
@@ -96,6 +102,8 @@ class FinalChoice:
             "subject": self.chosen.subject,
             "stop_value": self.chosen.value,
             "seed": self.seed,
+            "target": self.target,
+            "reached": self.reached,
         }
 
     def candidates_dicts(self) -> list[dict[str, Any]]:
@@ -118,7 +126,9 @@ def fresh_episodes(task: Task, requested: int) -> int:
     return max(requested, MIN_EPISODES[task.scored])
 
 
-def choose(candidates: Candidates, task: Task, episodes: int, seed: int) -> FinalChoice | None:
+def choose(
+    candidates: Candidates, task: Task, episodes: int, seed: int, target: float
+) -> FinalChoice | None:
     """Evaluate every candidate on the same fresh worlds and keep the best (ties: the one
     the run measured higher, then code before RL, the cheaper solution)."""
     if not len(candidates):
@@ -129,4 +139,4 @@ def choose(candidates: Candidates, task: Task, episodes: int, seed: int) -> Fina
         measured,
         key=lambda cr: (cr[1].value, cr[0].value or 0.0, -order[cr[0].kind]),
     )
-    return FinalChoice(chosen, fresh, measured, episodes, seed)
+    return FinalChoice(chosen, fresh, measured, episodes, seed, target)

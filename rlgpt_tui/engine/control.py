@@ -19,13 +19,16 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from pydantic import ValidationError
 
 from rlgpt_tui.agents.schemas import Plan
 from rlgpt_tui.engine import events as ev
+
+if TYPE_CHECKING:
+    from rlgpt_tui.skills.validation import ValidatedAction
 
 EventSink = Callable[[ev.Event], Any]
 
@@ -40,30 +43,86 @@ class EditRefused(ValueError):
 
 @dataclass
 class Edit:
-    """One human edit waiting for a safe point."""
+    """One human edit waiting for a safe point (see the subclasses for what it holds)."""
 
     id: int
-    what: str  # plan, code, rl_config
     target: str  # the sub-action ('' for the plan)
-    payload: Any  # Plan, code (str) or RLConfig changes (dict)
     origin: str  # app, file, api
+    what: ClassVar[str] = ""  # as recorded in edit events: plan, code, rl_config
 
     @property
     def summary(self) -> str:
-        if self.what == "plan":
-            return self.payload.summary()
-        if self.what == "rl_config":
-            return json.dumps(self.payload)
-        return f"{len(self.payload.splitlines())} lines"
+        raise NotImplementedError
+
+    @property
+    def content(self) -> str:
+        """The edit as text (recorded, so that a resumed session can carry it)."""
+        raise NotImplementedError
 
 
-def check_code(subaction: str, code: str) -> None:
-    """Validate code for ``subaction`` as agent code is; raise EditRefused with the error."""
-    from rlgpt_tui.skills.runtime import CodedAction
+@dataclass
+class PlanEdit(Edit):
+    """Use this plan instead of asking the slow agent."""
+
+    plan: Plan = field(kw_only=True)
+    what: ClassVar[str] = "plan"
+
+    @property
+    def summary(self) -> str:
+        return self.plan.summary()
+
+    @property
+    def content(self) -> str:
+        return self.plan.model_dump_json()
+
+
+@dataclass
+class CodeEdit(Edit):
+    """Use this code (validated when the edit was made) for the sub-action ``target``."""
+
+    action: ValidatedAction = field(kw_only=True)
+    what: ClassVar[str] = "code"
+
+    @property
+    def code(self) -> str:
+        return self.action.source
+
+    @property
+    def summary(self) -> str:
+        return f"{len(self.code.splitlines())} lines"
+
+    @property
+    def content(self) -> str:
+        return self.code
+
+
+@dataclass
+class RLConfigEdit(Edit):
+    """Override these RLConfig fields of ``target``'s next training run."""
+
+    changes: dict[str, Any] = field(kw_only=True)
+    what: ClassVar[str] = "rl_config"
+
+    @property
+    def summary(self) -> str:
+        return json.dumps(self.changes)
+
+    @property
+    def content(self) -> str:
+        return json.dumps(self.changes)
+
+
+E = TypeVar("E", bound=Edit)
+
+
+def check_code(subaction: str, code: str) -> ValidatedAction:
+    """Validate code for ``subaction`` as agent code is (one round trip to the validation
+    worker: blocks, so a UI calls it off its own thread); raise EditRefused with the error."""
     from rlgpt_tui.skills.sandbox import CodeValidationError
+    from rlgpt_tui.skills.validation import validate
 
     try:
-        CodedAction.from_source(subaction, code)
+        return validate(subaction, code)
     except CodeValidationError as error:
         raise EditRefused(str(error).splitlines()[0]) from None
 
@@ -110,9 +169,9 @@ class ControlPlane:
         self._where: Callable[[], tuple[int, str]] = lambda: (0, "")
         self.rl_bases: dict[str, dict[str, Any]] = {}  # latest RLConfig per learned sub-action
 
-    def continue_numbering(self, recorded: list[dict[str, Any]]) -> None:
+    def continue_numbering(self, recorded: list[ev.Event]) -> None:
         """Number new edits after those of a recorded session's events (on resume)."""
-        ids = [e["edit_id"] for e in recorded if e.get("edit_id") is not None]
+        ids = [e.edit_id for e in recorded if getattr(e, "edit_id", None) is not None]
         self._next_id = max(ids, default=0) + 1
 
     def attach(self, sink: EventSink, where: Callable[[], tuple[int, str]]) -> None:
@@ -165,18 +224,27 @@ class ControlPlane:
         except EditRefused as why:
             self._refuse_now("plan", "", str(why), origin)
             raise
-        return self._queue("plan", "", plan, origin)
+        return self._queue(PlanEdit(0, "", origin, plan=plan))
 
-    def edit_code(self, subaction: str, code: str, origin: str = "app") -> Edit:
+    def edit_code(
+        self, subaction: str, code: str | ValidatedAction, origin: str = "app"
+    ) -> CodeEdit:
         """Use ``code`` for ``subaction`` from the next safe point (also between PPO
-        rollouts). Invalid code is refused at once (recorded, EditRefused raised)."""
+        rollouts). Source text is validated here (blocking: see :func:`check_code`); a
+        :class:`ValidatedAction` of ``subaction`` is taken as it is. Invalid code is refused
+        at once (recorded, EditRefused raised)."""
         try:
             self._check_open()
-            check_code(subaction, code)
+            if isinstance(code, str):
+                action = check_code(subaction, code)
+            elif code.name != subaction:
+                raise EditRefused(f"the code was validated as {code.name!r}, not {subaction!r}")
+            else:
+                action = code
         except EditRefused as why:
             self._refuse_now("code", subaction, str(why), origin)
             raise
-        return self._queue("code", subaction, code, origin)
+        return self._queue(CodeEdit(0, subaction, origin, action=action))
 
     def rl_base(self, subaction: str) -> dict[str, Any]:
         """The configuration an RL edit of ``subaction`` changes (its latest, or defaults)."""
@@ -193,9 +261,11 @@ class ControlPlane:
             self._refuse_now("rl_config", subaction, str(why), origin)
             raise
         with self._lock:
-            earlier = [e for e in self._pending if e.what == "rl_config" and e.target == subaction]
-            merged = merge_rl_changes(earlier[-1].payload, changes) if earlier else changes
-            return self._queue("rl_config", subaction, merged, origin)
+            earlier = [
+                e for e in self._pending if isinstance(e, RLConfigEdit) and e.target == subaction
+            ]
+            merged = merge_rl_changes(earlier[-1].changes, changes) if earlier else changes
+            return self._queue(RLConfigEdit(0, subaction, origin, changes=merged))
 
     def _check_open(self) -> None:
         if self._closed:
@@ -206,12 +276,16 @@ class ControlPlane:
             edit_id, self._next_id = self._next_id, self._next_id + 1
         self._emit(ev.EditRefused, edit_id=edit_id, what=what, target=target, reason=why)
 
-    def _queue(self, what: str, target: str, payload: Any, origin: str) -> Edit:
+    def _queue(self, edit: E) -> E:
+        """Number ``edit`` and queue it (an earlier one of the same kind and target is
+        discarded)."""
         with self._lock:
             self._check_open()
-            edit = Edit(self._next_id, what, target, payload, origin)
+            edit.id = self._next_id
             self._next_id += 1
-            replaced = [e for e in self._pending if e.what == what and e.target == target]
+            replaced = [
+                e for e in self._pending if type(e) is type(edit) and e.target == edit.target
+            ]
             self._pending = [e for e in self._pending if e not in replaced]
             self._pending.append(edit)
             for old in replaced:
@@ -219,10 +293,11 @@ class ControlPlane:
             self._emit(
                 ev.EditQueued,
                 edit_id=edit.id,
-                what=what,
-                target=target,
+                what=edit.what,
+                target=edit.target,
                 summary=edit.summary,
-                origin=origin,
+                origin=edit.origin,
+                content=edit.content,
             )
         return edit
 
@@ -231,19 +306,19 @@ class ControlPlane:
         with self._lock:
             return list(self._pending)
 
-    def take(self, what: str, target: str = "") -> Edit | None:
-        """The pending edit of ``what`` for ``target``, removed from the queue."""
+    def take(self, kind: type[E], target: str = "") -> E | None:
+        """The pending edit of type ``kind`` for ``target``, removed from the queue."""
         with self._lock:
             for edit in self._pending:
-                if edit.what == what and edit.target == target:
+                if isinstance(edit, kind) and edit.target == target:
                     self._pending.remove(edit)
                     return edit
         return None
 
-    def take_code_for(self, names: set[str] | list[str]) -> list[Edit]:
+    def take_code_for(self, names: set[str] | list[str]) -> list[CodeEdit]:
         """Pending code edits of any of ``names``, removed from the queue."""
         with self._lock:
-            taken = [e for e in self._pending if e.what == "code" and e.target in names]
+            taken = [e for e in self._pending if isinstance(e, CodeEdit) and e.target in names]
             self._pending = [e for e in self._pending if e not in taken]
         return taken
 
@@ -271,13 +346,67 @@ class ControlPlane:
     def refused(self, edit: Edit, why: str) -> None:
         self._end(ev.EditRefused, edit, reason=why)
 
-    def close(self, why: str) -> None:
-        """The run ended: pending edits are discarded with ``why``; new ones are refused."""
+    def close(self, why: str, keep_pending: bool = False) -> None:
+        """The run ended: new edits are refused; pending ones are discarded with ``why``,
+        or with ``keep_pending`` (a stopped run, which can be resumed) left without an
+        outcome, for :meth:`restore` to carry into the resumed run."""
         with self._lock:
             self._closed = why
             left, self._pending = self._pending, []
-        for edit in left:
-            self._end(ev.EditDiscarded, edit, reason=why)
+        if not keep_pending:
+            for edit in left:
+                self._end(ev.EditDiscarded, edit, reason=why)
+
+    def restore(self, recorded: list[ev.Event]) -> list[int]:
+        """Queue again the edits a cut-off run left pending (queued, no outcome), under
+        their ids; code is validated again here (this is a new process). Returns the ids
+        carried. Edits recorded before their content was (older sessions) are discarded."""
+        ended = {
+            e.edit_id
+            for e in recorded
+            if isinstance(e, ev.EditApplied | ev.EditRefused | ev.EditDiscarded)
+        }
+        carried = []
+        for queued in recorded:
+            if not isinstance(queued, ev.EditQueued) or queued.edit_id in ended:
+                continue
+            try:
+                edit = self._rebuild(queued)
+            except EditRefused as why:
+                self._emit(
+                    ev.EditRefused,
+                    edit_id=queued.edit_id,
+                    what=queued.what,
+                    target=queued.target,
+                    reason=f"not carried over the resume: {why}",
+                )
+                continue
+            with self._lock:
+                same = [
+                    e for e in self._pending if type(e) is type(edit) and e.target == edit.target
+                ]
+                self._pending = [e for e in self._pending if e not in same]
+                self._pending.append(edit)
+            carried.append(edit.id)
+        return carried
+
+    @staticmethod
+    def _rebuild(queued: ev.EditQueued) -> Edit:
+        """The edit a recorded ``edit_queued`` event describes (EditRefused if it cannot)."""
+        if not queued.content:
+            raise EditRefused("recorded without its content (an older session)")
+        base = (queued.edit_id, queued.target, queued.origin)
+        if queued.what == PlanEdit.what:
+            try:
+                return PlanEdit(*base, plan=Plan.model_validate_json(queued.content))
+            except ValidationError as error:
+                why = error.errors()[0]["msg"]
+                raise EditRefused(f"the plan no longer validates: {why}") from None
+        if queued.what == CodeEdit.what:
+            return CodeEdit(*base, action=check_code(queued.target, queued.content))
+        if queued.what == RLConfigEdit.what:
+            return RLConfigEdit(*base, changes=json.loads(queued.content))
+        raise EditRefused(f"unknown kind of edit {queued.what!r}")
 
     def _end(self, kind: type[ev.Event], edit: Edit, **data: Any) -> None:
         self._emit(kind, edit_id=edit.id, what=edit.what, target=edit.target, **data)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,12 +42,15 @@ from rlgpt_tui.engine.choice import (
     fresh_episodes,
 )
 from rlgpt_tui.engine.control import (
+    CodeEdit,
     ControlPlane,
-    Edit,
     EditRefused,
+    PlanEdit,
+    RLConfigEdit,
     StopRequested,
     check_rl_changes,
 )
+from rlgpt_tui.engine.ends import EndKind, RunEnd
 from rlgpt_tui.engine.resume import ResumeState
 from rlgpt_tui.envs import make_world
 from rlgpt_tui.llm.client import LLMAnswerError, LLMError
@@ -56,8 +59,8 @@ from rlgpt_tui.rl.train import build_env, evaluate, load_checkpoint, train
 from rlgpt_tui.skills.compose import compose_sources
 from rlgpt_tui.skills.episodes import EpisodeTally, run_one_call_each
 from rlgpt_tui.skills.pool import SandboxUnavailable
-from rlgpt_tui.skills.runtime import CodedAction, CodedActionLimits
 from rlgpt_tui.skills.sandbox import CodeValidationError
+from rlgpt_tui.skills.validation import ValidatedAction, validate
 from rlgpt_tui.tasks import Measure, Measurement, Task, get_task
 
 EventHandler = Callable[[ev.Event], None]
@@ -109,7 +112,7 @@ class EngineSettings:
 class EngineResult:
     """How the run ended, with its measured history."""
 
-    reason: str
+    end: RunEnd
     best: float  # the best iteration's value of the task's measure
     total_samples: int
     tokens: int
@@ -118,6 +121,11 @@ class EngineResult:
     measure: Measure = Measure.SUCCESS_RATE
     run: Measurement | None = None  # scored tasks: over every training episode of the run
     final: FinalChoice | None = None  # the candidates' fresh evaluation and the one kept
+
+    @property
+    def reason(self) -> str:
+        """The recorded text of :attr:`end` (``target reached``, ``error: ...``)."""
+        return self.end.text
 
 
 class ProposalRejected(Exception):
@@ -203,7 +211,7 @@ class Engine:
         target = s.target_for(task)
         resume = self.resume_state
         history: list[IterationFeedback] = []
-        total, best, reason, first = 0, 0.0, "iterations used up", 0
+        total, best, end, first = 0, 0.0, RunEnd(EndKind.FINISHED), 0
         self.run_tally = resume.tally if resume else EpisodeTally()
         if resume is None:
             self._emit(ev.SessionStarted, task=s.task, env=s.env, settings=asdict(s))
@@ -215,6 +223,7 @@ class Engine:
                 ev.SessionResumed,
                 total_samples=total,
                 training_samples_done=resume.training_samples_done(self._checkpoint_dir),
+                edits_carried=[e.id for e in self.control.pending()],
             )
         try:
             for self.iteration in range(first, s.max_iterations):
@@ -231,7 +240,7 @@ class Engine:
                 if learned:
                     budget = min(s.iteration_budget(task), s.max_samples - total)
                     if budget <= 0:
-                        reason = "sample budget spent"
+                        end = RunEnd(EndKind.SAMPLE_BUDGET)
                         break
                     self._total_before = total
                     training = unfinished.training if unfinished else None
@@ -268,27 +277,29 @@ class Engine:
                     training=self._training,
                 )
                 if value >= target:
-                    reason = "target reached"
+                    end = RunEnd(EndKind.TARGET)
                     break
                 if total >= s.max_samples:
-                    reason = "sample budget spent"
+                    end = RunEnd(EndKind.SAMPLE_BUDGET)
                     break
                 if s.max_tokens is not None and self.tokens >= s.max_tokens:
-                    reason = "token budget spent"
+                    end = RunEnd(EndKind.TOKEN_BUDGET)
                     break
         except StopRequested:
-            reason = "stopped"
+            end = RunEnd(EndKind.STOPPED)
         except (LLMError, SandboxUnavailable) as error:
-            reason = f"error: {error}"
+            end = RunEnd.failed(error)
             self._emit(ev.EngineError, message=str(error))
-        if self.close_control_at_end:
-            self.control.close(f"the session ended ({reason}) before a safe point used it")
+        if self.close_control_at_end:  # a resumable end keeps pending edits for the resume
+            why = f"the session ended ({end.text}) before a safe point used it"
+            self.control.close(why, keep_pending=not end.ended_on_its_own)
         final = self._final_choice(task)
         scored_run = task.scored and len(self.run_tally)
         run = self.run_tally.measure(task, seed=s.seed) if scored_run else None
         self._emit(
             ev.SessionFinished,
-            reason=reason,
+            reason=end.text,
+            end=end.kind.value,
             best=best,
             total_samples=total,
             tokens=self.tokens,
@@ -297,7 +308,7 @@ class Engine:
             result=final.as_dict() if final else {},
         )
         return EngineResult(
-            reason, best, total, self.tokens, history, dict(self.code), task.measure, run, final
+            end, best, total, self.tokens, history, dict(self.code), task.measure, run, final
         )
 
     def _final_choice(self, task: Task) -> FinalChoice | None:
@@ -307,7 +318,7 @@ class Engine:
             return None
         episodes = fresh_episodes(task, s.eval_episodes)
         try:
-            final = choose(self.candidates, task, episodes, seed=FRESH_SEED + s.seed)
+            final = choose(self.candidates, task, episodes, FRESH_SEED + s.seed, s.target_for(task))
         except (SandboxUnavailable, CodeValidationError) as error:
             self._emit(ev.EngineError, message=f"the final evaluation failed: {error}")
             return None
@@ -322,9 +333,9 @@ class Engine:
         return checkpoint_folder(self.settings.artifacts_dir, iteration, subaction)
 
     def _next_plan(self, task, history) -> Plan:
-        edit = self.control.take("plan")
+        edit = self.control.take(PlanEdit)
         if edit is not None:
-            edited = _drop_unknown_high_level_actions(edit.payload.model_copy(deep=True))
+            edited = _drop_unknown_high_level_actions(edit.plan.model_copy(deep=True))
             before = history[-1].plan.summary() if history else ""
             self.control.applied(
                 edit, f"before iteration {self.iteration}'s plan", before, edited.summary()
@@ -357,14 +368,14 @@ class Engine:
     def _inner_code_loop(
         self, task, plan: Plan, verdicts: dict[str, Verdict], unfinished: ResumeState | None
     ):
-        coded: dict[str, CodedAction] = {}
+        coded: dict[str, ValidatedAction] = {}
         for sub in plan.coded():
             self._safe_point()
             done = unfinished.judged.get(sub.name) if unfinished else None
             if done is not None:  # judged before the session was cut off: reuse
                 source, verdicts[sub.name] = done
                 if source:
-                    coded[sub.name] = CodedAction.from_source(sub.name, source, sub.description)
+                    coded[sub.name] = validate(sub.name, source, sub.description)
                     self.code[sub.name] = source
                 continue
             action = verdict = None  # the last valid code and its verdict
@@ -419,9 +430,9 @@ class Engine:
 
     def _code_for(self, task, sub: SubAction, attempt, previous, problem):
         """Validated code for ``sub``: a human edit if there is one, else the fast agent's."""
-        edit = self.control.take("code", sub.name)
+        edit = self.control.take(CodeEdit, sub.name)
         if edit is not None:
-            source, origin = edit.payload, "human"
+            source, origin = edit.code, "human"
         else:
             try:
                 source = self.team.fast.write_code(task, sub, previous, problem)
@@ -450,7 +461,10 @@ class Engine:
         )
         version = version if isinstance(version, int) else None
         try:
-            action = CodedAction.from_source(sub.name, source, sub.description, version=version)
+            if edit is not None:  # validated when the person made the edit
+                action = replace(edit.action, description=sub.description, version=version)
+            else:
+                action = validate(sub.name, source, sub.description, version=version)
         except CodeValidationError as error:
             self._last_error = str(error)
             self._emit(
@@ -464,7 +478,7 @@ class Engine:
             self.control.applied(edit, at, self.code.get(sub.name, ""), source, version=version)
         return action, source
 
-    def _sample_runs(self, action: CodedAction) -> list[Execution]:
+    def _sample_runs(self, action: ValidatedAction) -> list[Execution]:
         """Run one call of ``action`` in each of a few fresh worlds; Views before and after."""
         s = self.settings
         seed = s.seed + 7919 * (self.iteration + 1)
@@ -488,8 +502,7 @@ class Engine:
         s = self.settings
         checkpoints = self._checkpoint_dir(self.iteration, sub.name)
         if training is not None and training.get("subaction") == sub.name:
-            config = RLConfig.model_validate(training["rl_config"])  # as it was cut off
-            return self._train_and_judge(task, sub, config, verdicts, checkpoints)
+            return self._resume_training(task, sub, coded, verdicts, training, checkpoints)
         try:
             answer = self.team.fast.write_rl(task, sub, list(coded), env=s.env)
         except LLMAnswerError as error:
@@ -510,15 +523,7 @@ class Engine:
         if [n for n in wanted if n not in coded]:
             missing = [n for n in wanted if n not in coded]
             notes.append(f"left out (no valid code): {', '.join(missing)}")
-        specs = [
-            CodedActionSpec(
-                name=n,
-                source=coded[n].source,
-                description=coded[n].description,
-                version=coded[n].version,
-            )
-            for n in chosen
-        ]
+        specs = [CodedActionSpec.of(coded[n]) for n in chosen]  # validated: not again
         base = {
             "task": task.name,
             "env": s.env,
@@ -561,6 +566,42 @@ class Engine:
         self._continued = self._policy_to_continue(sub.name, config) if task.scored else None
         if self._continued is not None:
             notes.append("PPO continues the last iteration's policy (new actions appended)")
+        self._emit_training_started(sub, config, planned, notes, checkpoints)
+        return self._train_and_judge(task, sub, config, verdicts, checkpoints)
+
+    def _apply_rl_edits(self, subaction: str, config: RLConfig) -> RLConfig:
+        edit = self.control.take(RLConfigEdit, subaction)
+        if edit is None:
+            return config
+        changes = edit.changes
+        try:
+            edited = check_rl_changes(changes, config.model_dump()).carry_validation(config)
+        except EditRefused as why:  # valid when made, not with this training's config
+            self.control.refused(edit, f"not valid with this training's configuration: {why}")
+            return config
+        old, new = config.model_dump(mode="json"), edited.model_dump(mode="json")
+        self.control.applied(
+            edit,
+            f"start of iteration {self.iteration}'s training of {subaction}",
+            json.dumps({k: old[k] for k in changes}),
+            json.dumps({k: new[k] for k in changes}),
+        )
+        return edited
+
+    def _resume_training(self, task, sub: SubAction, coded, verdicts, training, checkpoints):
+        """Continue the training run that was cut off: its recorded configuration with the
+        person's RL edits on top (pending ones are carried over a resume), from its last
+        checkpoint when the edits leave the policy's shape and training unchanged (samples,
+        checkpointing); otherwise a fresh training of the edited configuration."""
+        recorded = RLConfig.model_validate(training["rl_config"]).carry_validation(coded)
+        config = self._apply_rl_edits(sub.name, recorded)
+        same = {"samples", "checkpoint_every"}
+        fits = recorded.model_dump(exclude=same) == config.model_dump(exclude=same)
+        note = "continues its checkpoint" if fits else "restarts: the RL edit changes the policy"
+        self._emit_training_started(sub, config, list(sub.high_level_actions), [note], checkpoints)
+        return self._train_and_judge(task, sub, config, verdicts, checkpoints, fits)
+
+    def _emit_training_started(self, sub, config: RLConfig, planned, notes, checkpoints) -> None:
         self._emit(
             ev.TrainingStarted,
             subaction=sub.name,
@@ -574,31 +615,13 @@ class Engine:
             checkpoint_dir=str(checkpoints) if checkpoints else None,
         )
         self.control.rl_bases[sub.name] = config.model_dump(mode="json")
-        return self._train_and_judge(task, sub, config, verdicts, checkpoints)
 
-    def _apply_rl_edits(self, subaction: str, config: RLConfig) -> RLConfig:
-        edit = self.control.take("rl_config", subaction)
-        if edit is None:
-            return config
-        changes = edit.payload
-        try:
-            edited = check_rl_changes(changes, config.model_dump())
-        except EditRefused as why:  # valid when made, not with this training's config
-            self.control.refused(edit, f"not valid with this training's configuration: {why}")
-            return config
-        old, new = config.model_dump(mode="json"), edited.model_dump(mode="json")
-        self.control.applied(
-            edit,
-            f"start of iteration {self.iteration}'s training of {subaction}",
-            json.dumps({k: old[k] for k in changes}),
-            json.dumps({k: new[k] for k in changes}),
-        )
-        return edited
-
-    def _train_and_judge(self, task, sub: SubAction, config: RLConfig, verdicts, checkpoints):
+    def _train_and_judge(
+        self, task, sub: SubAction, config: RLConfig, verdicts, checkpoints, resume=True
+    ):
         s = self.settings
         model, done = None, 0
-        saved = load_checkpoint(checkpoints) if checkpoints else None
+        saved = load_checkpoint(checkpoints) if checkpoints and resume else None
         if saved is not None:  # continue a training run that was cut off
             model, done = saved
         elif self._continued is not None:  # open-ended play: the last iteration's policy
@@ -607,6 +630,7 @@ class Engine:
         last_frame = [0.0]
         specs = {spec.name: spec for spec in config.coded_actions}  # edited ones replaced
         rollouts = [0]
+        self._swap_edited_code(env, specs, 0, done)  # edits pending before training starts
 
         def on_metrics(metrics: dict[str, Any]) -> None:
             rollouts[0] += 1
@@ -701,49 +725,55 @@ class Engine:
         for edit in self.control.take_code_for(set(specs)):
             self._swap_one(env, specs, edit, rollout, samples)
 
-    def _swap_one(self, env, specs, edit: Edit, rollout: int, samples: int) -> None:
+    def _swap_one(self, env, specs, edit: CodeEdit, rollout: int, samples: int) -> None:
+        """Swap in a person's code, validated when the edit was made (not again here)."""
         name, old = edit.target, specs[edit.target]
-        try:  # checked when it was made; the dry run is checked again here
-            CodedAction.from_source(name, edit.payload, old.description)
-        except CodeValidationError as error:
-            self.control.refused(edit, str(error).splitlines()[0])
-            return
         version = self._emit(
-            ev.CodeWritten, subaction=name, code=edit.payload, attempt=0, source="human"
+            ev.CodeWritten, subaction=name, code=edit.code, attempt=0, source="human"
         )
         version = version if isinstance(version, int) else None
-        limits = CodedActionLimits(max_steps=old.max_steps, seconds=old.seconds)
-        action = CodedAction.from_source(
-            name, edit.payload, old.description, limits, dry_run=False, version=version
+        action = replace(
+            edit.action, description=old.description, limits=old.limits, version=version
         )
         env.replace_coded(name, action)
-        specs[name] = old.model_copy(update={"source": edit.payload, "version": version})
-        before, self.code[name] = self.code.get(name, old.source), edit.payload
+        specs[name] = CodedActionSpec.of(action, max_steps=old.max_steps, seconds=old.seconds)
+        before, self.code[name] = self.code.get(name, old.source), edit.code
         at = f"between PPO rollouts {rollout} and {rollout + 1} of iteration {self.iteration}"
+        if rollout == 0:
+            at = f"before the first PPO rollout of iteration {self.iteration}'s training"
         self.control.applied(
-            edit, at, before, edit.payload, rollout=rollout, samples=samples, version=version
+            edit, at, before, edit.code, rollout=rollout, samples=samples, version=version
         )
 
-    def _evaluate_code_only(self, task, plan: Plan, coded: dict[str, CodedAction]) -> float:
-        parts = [(s.name, coded[s.name].source) for s in plan.coded() if s.name in coded]
+    def _evaluate_code_only(self, task, plan: Plan, coded: dict[str, ValidatedAction]) -> float:
+        parts = [coded[s.name] for s in plan.coded() if s.name in coded]
         if not parts:
             return 0.0
-        name, source = parts[0] if len(parts) == 1 else ("plan", compose_sources(parts))
-        self._candidate = StageSolution(task.name, coded=CodedAction.from_source(name, source))
+        if len(parts) == 1:  # validated when it was written
+            action = parts[0]
+        else:  # the plan's routines composed into one: a new program, validated once
+            composed = compose_sources([(a.name, a.source) for a in parts])
+            action = validate("plan", composed)
+        self._candidate = StageSolution(task.name, coded=action)
         s = self.settings
         config = RLConfig(
             task=task.name,
             env=s.env,
             num_envs=s.eval_episodes,
             seed=s.seed,
-            coded_actions=[CodedActionSpec(name=name, source=source)],
+            coded_actions=[CodedActionSpec.of(action)],
         )
         evaluation = evaluate(
-            config, only_coded=name, episodes=s.eval_episodes, seed=10_000 + s.seed + self.iteration
+            config,
+            only_coded=action.name,
+            episodes=s.eval_episodes,
+            seed=10_000 + s.seed + self.iteration,
         )
-        self.candidates.offer(Candidate(config, self.iteration, evaluation.value, only_coded=name))
+        self.candidates.offer(
+            Candidate(config, self.iteration, evaluation.value, only_coded=action.name)
+        )
         self._evaluation = evaluation.as_dict()
-        self._emit(ev.EvaluationDone, subject=f"{name} (code only)", result=self._evaluation)
+        self._emit(ev.EvaluationDone, subject=f"{action.name} (code only)", result=self._evaluation)
         return evaluation.value
 
 
@@ -752,8 +782,7 @@ def stage_solution(task: Task, candidate: Candidate) -> StageSolution:
     if candidate.model is not None:
         return StageSolution(task.name, model=candidate.model, config=candidate.config)
     spec = next(c for c in candidate.config.coded_actions if c.name == candidate.only_coded)
-    coded = CodedAction.from_source(spec.name, spec.source, spec.description, version=spec.version)
-    return StageSolution(task.name, coded=coded)
+    return StageSolution(task.name, coded=spec.validated())
 
 
 def checkpoint_folder(artifacts_dir: str | None, iteration: int, subaction: str) -> Path | None:
@@ -775,7 +804,7 @@ def run_task_chain(
     settings: EngineSettings,
     team: AgentTeam,
     on_event: EventHandler,
-    recorded: list[dict[str, Any]] | None = None,
+    recorded: list[ev.Event] | None = None,
     on_stage: Callable[[Engine], None] | None = None,
     control: ControlPlane | None = None,
 ) -> dict:
@@ -790,10 +819,13 @@ def run_task_chain(
     """
     task = get_task(settings.task)
     control = control or ControlPlane(settings.task)
+    summary: dict[str, Any] = {}
     try:
-        return _run_stages(settings, team, on_event, recorded or [], on_stage, control, task)
-    finally:
-        control.close("the session ended before a safe point used it")
+        summary = _run_stages(settings, team, on_event, recorded or [], on_stage, control, task)
+        return summary
+    finally:  # a stopped chain (resumable) keeps its pending edits for the resume
+        stopped = not summary or "stopped_at" in summary
+        control.close("the session ended before a safe point used it", keep_pending=stopped)
 
 
 def _run_stages(settings, team, on_event, recorded, on_stage, control, task) -> dict:
@@ -804,9 +836,10 @@ def _run_stages(settings, team, on_event, recorded, on_stage, control, task) -> 
     from rlgpt_tui.engine.chain import evaluate_chain
     from rlgpt_tui.engine.resume import finished, recorded_stage_solution, split_runs
 
-    planned = [e for e in recorded if e["kind"] == "task_plan_proposed"]
+    recorded = ev.events_from_records(recorded)
+    planned = [e for e in recorded if isinstance(e, ev.TaskPlanProposed)]
     if planned:
-        subtasks = planned[0]["subtasks"]
+        subtasks = planned[0].subtasks
     else:
         try:
             subtasks = team.planner.subtasks(task)
@@ -841,8 +874,8 @@ def _run_stages(settings, team, on_event, recorded, on_stage, control, task) -> 
             if on_stage is not None:
                 on_stage(engine)
             result = engine.run()
-            if result.reason == "stopped" or result.reason.startswith("error"):
-                return {"subtasks": subtasks, "stopped_at": name, "reason": result.reason}
+            if not result.end.ended_on_its_own:
+                return {"subtasks": subtasks, "stopped_at": name, "end": result.end}
             solution, samples = engine.solution, result.total_samples
         spent += samples
         if solution is None:

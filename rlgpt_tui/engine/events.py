@@ -6,6 +6,8 @@ import time
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar
 
+from rlgpt_tui.engine.ends import EndKind, RunEnd
+
 
 @dataclass
 class Event:
@@ -144,6 +146,7 @@ class EditQueued(Event):
     target: str
     summary: str
     origin: str = "app"  # app, file (saved in an editor), api
+    content: str = ""  # the edit itself (plan JSON, code, RLConfig changes JSON): resume
     kind: ClassVar[str] = "edit_queued"
 
 
@@ -191,7 +194,7 @@ class SessionFinished(Event):
     ``run``: for scored tasks, the measure over every training episode of the session
     (Crafter's own definition of its score), as a Measurement dict."""
 
-    reason: str
+    reason: str  # RunEnd.text: "target reached", "error: ..."
     best: float
     total_samples: int
     tokens: int
@@ -199,7 +202,15 @@ class SessionFinished(Event):
     run: dict[str, Any] = field(default_factory=dict)
     # the result: the chosen solution's fresh evaluation (SolutionChosen.result); {}: none
     result: dict[str, Any] = field(default_factory=dict)
+    end: str = ""  # EndKind's value ('' in sessions recorded before it: read ``reason``)
     kind: ClassVar[str] = "session_finished"
+
+    @property
+    def run_end(self) -> RunEnd:
+        """How the run ended (older records: parsed from ``reason``)."""
+        if self.end == EndKind.ERROR.value:
+            return RunEnd.parse(self.reason)
+        return RunEnd(EndKind(self.end)) if self.end else RunEnd.parse(self.reason)
 
 
 @dataclass
@@ -252,6 +263,7 @@ class SessionResumed(Event):
 
     total_samples: int
     training_samples_done: int
+    edits_carried: list[int] = field(default_factory=list)  # pending when it was cut off
     kind: ClassVar[str] = "session_resumed"
 
 
@@ -272,3 +284,13 @@ def event_from_dict(data: dict) -> Event:
     names = {f.name for f in fields(cls)}  # ClassVars (kind) are not fields
     data = {RENAMED.get(k, k) if RENAMED.get(k) in names else k: v for k, v in data.items()}
     return cls(**{k: v for k, v in data.items() if k in names})
+
+
+def events_from_records(records: list[dict[str, Any]] | list[Event]) -> list[Event]:
+    """Stored events (``Event.to_dict()`` records) as typed ones; kinds this version does
+    not know are left out; typed events pass through."""
+    return [
+        r if isinstance(r, Event) else event_from_dict(r)
+        for r in records
+        if isinstance(r, Event) or r.get("kind") in EVENT_TYPES
+    ]

@@ -116,6 +116,9 @@ def finished_text(event: ev.SessionFinished) -> str:
             f"result {result_text(r, ends=False)} ({r.get('kind')}, fresh worlds; the best "
             f"of the run's own evaluations {measure.format(event.best)})"
         )
+        if "reached" in r:
+            at = "at or above" if r["reached"] else "below"
+            figure += f"; the result is {at} the target {measure.format(r['target'])}"
     else:
         figure = f"best {measure.label} {measure.format(event.best)}"
     return (

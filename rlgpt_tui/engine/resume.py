@@ -14,9 +14,13 @@ from typing import Any
 
 from rlgpt_tui.agents.base import IterationFeedback
 from rlgpt_tui.agents.schemas import Plan, Verdict
+from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.ends import RunEnd
 from rlgpt_tui.rl.train import checkpoint_samples
 from rlgpt_tui.skills.episodes import EpisodeTally
 from rlgpt_tui.tasks import Measure
+
+Records = list[dict[str, Any]] | list[ev.Event]  # stored records, or typed events
 
 
 @dataclass
@@ -35,58 +39,56 @@ class ResumeState:
     tally: EpisodeTally = field(default_factory=EpisodeTally)  # finished iterations' training
 
     @classmethod
-    def from_events(cls, events: list[dict[str, Any]]) -> ResumeState:
-        """Rebuild from stored ``Event.to_dict()`` records of one run, oldest first."""
-        starts = [i for i, e in enumerate(events) if e["kind"] == "session_started"]
+    def from_events(cls, records: Records) -> ResumeState:
+        """Rebuild from one run's stored events (records or typed), oldest first."""
+        events = ev.events_from_records(records)
+        starts = [i for i, e in enumerate(events) if isinstance(e, ev.SessionStarted)]
         run = events[starts[-1] :] if starts else events
         state = cls(tokens=sum(_tokens(e) for e in events))
         plans: dict[int, Plan] = {}
         verdicts: dict[int, dict[str, Verdict]] = {}
         code_by_iteration: dict[int, dict[str, str]] = {}
         training: dict[int, dict[str, Any]] = {}
-        done: list[dict[str, Any]] = []
+        done: list[ev.IterationDone] = []
         for e in run:
-            i = e["iteration"]
-            match e["kind"]:
-                case "plan_proposed":
-                    plans[i] = Plan.model_validate(e["plan"])
+            i = e.iteration
+            match e:
+                case ev.PlanProposed():
+                    plans[i] = Plan.model_validate(e.plan)
                     verdicts[i], code_by_iteration[i] = {}, {}
                     training.pop(i, None)
-                case "subaction_done":
-                    verdict = Verdict(
-                        success=e["success"], reason=e["reason"], suggestion=e["suggestion"]
-                    )
-                    verdicts.setdefault(i, {})[e["subaction"]] = verdict
-                    if e["mode"] == "code":
-                        code_by_iteration.setdefault(i, {})[e["subaction"]] = e["code"]
-                case "training_started" if e.get("rl_config"):
-                    training[i] = {"subaction": e["subaction"], "rl_config": e["rl_config"]}
-                case "iteration_done":
+                case ev.SubActionDone():
+                    verdict = Verdict(success=e.success, reason=e.reason, suggestion=e.suggestion)
+                    verdicts.setdefault(i, {})[e.subaction] = verdict
+                    if e.mode == "code":
+                        code_by_iteration.setdefault(i, {})[e.subaction] = e.code
+                case ev.TrainingStarted() if e.rl_config:
+                    training[i] = {"subaction": e.subaction, "rl_config": e.rl_config}
+                case ev.IterationDone():
                     done.append(e)
         for e in done:
-            i = e["iteration"]
-            value = e.get("value", e.get("success_rate", 0.0))  # older sessions: success_rate
+            i = e.iteration
             state.history.append(
                 IterationFeedback(
                     i,
                     plans[i],
                     dict(verdicts.get(i, {})),
-                    value,
-                    e["samples"],
-                    measure=Measure(e.get("measure", "success_rate")),
-                    evaluation=e.get("evaluation") or {},
+                    e.value,
+                    e.samples,
+                    measure=Measure(e.measure),
+                    evaluation=e.evaluation or {},
                 )
             )
-            training = e.get("training") or {}
-            if training.get("achievements"):
+            trained = e.training or {}
+            if trained.get("achievements"):
                 state.tally.extend(
-                    EpisodeTally.from_bitmasks(training["achievements"], training.get("ends", {}))
+                    EpisodeTally.from_bitmasks(trained["achievements"], trained.get("ends", {}))
                 )
         for i in sorted(code_by_iteration):
             state.code.update({n: c for n, c in code_by_iteration[i].items() if c})
         if done:
-            state.next_iteration = done[-1]["iteration"] + 1
-            state.total_samples = done[-1]["total_samples"]
+            state.next_iteration = done[-1].iteration + 1
+            state.total_samples = done[-1].total_samples
             state.best = max(h.value for h in state.history)
         i = state.next_iteration
         state.plan = plans.get(i)
@@ -104,32 +106,36 @@ class ResumeState:
         return (checkpoint_samples(directory) or 0) if directory else 0
 
 
-def _tokens(event: dict[str, Any]) -> int:
-    if event["kind"] != "llm_call":
+def _tokens(event: ev.Event) -> int:
+    if not isinstance(event, ev.LLMCalled):
         return 0
-    return int(event["prompt_tokens"]) + int(event["completion_tokens"])
+    return int(event.prompt_tokens) + int(event.completion_tokens)
 
 
-def split_runs(events: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+def split_runs(records: Records) -> list[list[ev.Event]]:
     """A chain session's events cut into one list per stage run (at each session_started)."""
-    runs: list[list[dict[str, Any]]] = []
-    for event in events:
-        if event["kind"] == "session_started":
+    runs: list[list[ev.Event]] = []
+    for event in ev.events_from_records(records):
+        if isinstance(event, ev.SessionStarted):
             runs.append([])
         if runs:
             runs[-1].append(event)
     return runs
 
 
-def finished(run: list[dict[str, Any]]) -> bool:
+def run_end(run: Records) -> RunEnd | None:
+    """How this run ended, if it recorded its end."""
+    ends = [e for e in ev.events_from_records(run) if isinstance(e, ev.SessionFinished)]
+    return ends[-1].run_end if ends else None
+
+
+def finished(run: Records) -> bool:
     """Did this stage run end on its own (not stopped by a person, not by an error)?"""
-    ends = [e["reason"] for e in run if e["kind"] == "session_finished"]
-    return bool(ends) and ends[-1] != "stopped" and not ends[-1].startswith("error")
+    end = run_end(run)
+    return end is not None and end.ended_on_its_own
 
 
-def recorded_stage_solution(
-    run: list[dict[str, Any]], checkpoint_dir: Callable[[int, str], Path | None]
-):
+def recorded_stage_solution(run: Records, checkpoint_dir: Callable[[int, str], Path | None]):
     """The solution a finished stage run chose (its final choice on fresh worlds; for older
     runs its best iteration), rebuilt from its events.
 
@@ -139,13 +145,14 @@ def recorded_stage_solution(
     from rlgpt_tui.rl.config import RLConfig
     from rlgpt_tui.rl.train import load_checkpoint
     from rlgpt_tui.skills.compose import compose_sources
-    from rlgpt_tui.skills.runtime import CodedAction
+    from rlgpt_tui.skills.validation import validate
 
-    state = ResumeState.from_events(run)
-    task = run[0]["task"]
-    chosen_events = [e for e in run if e["kind"] == "solution_chosen"]
+    events = ev.events_from_records(run)
+    state = ResumeState.from_events(events)
+    task = next(e.task for e in events if isinstance(e, ev.SessionStarted))
+    chosen_events = [e for e in events if isinstance(e, ev.SolutionChosen)]
     if chosen_events:  # the run's final choice on fresh worlds
-        result = chosen_events[-1]["result"]
+        result = chosen_events[-1].result
         i, only_coded = result["iteration"], result.get("only_coded")
         plan = next((h.plan for h in state.history if h.iteration == i), None)
     else:  # older runs: the best iteration by its own evaluation
@@ -153,30 +160,28 @@ def recorded_stage_solution(
         if best is None:
             return None, state.total_samples
         i, only_coded, plan = best.iteration, None, best.plan
-    started = [e for e in run if e["kind"] == "training_started" and e["iteration"] == i]
+    started = [e for e in events if isinstance(e, ev.TrainingStarted) and e.iteration == i]
     config = (
-        RLConfig.model_validate(started[-1]["rl_config"])
-        if started and started[-1].get("rl_config")
+        RLConfig.model_validate(started[-1].rl_config)
+        if started and started[-1].rl_config
         else None
     )
     if config is not None and only_coded in {c.name for c in config.coded_actions}:
         spec = next(c for c in config.coded_actions if c.name == only_coded)  # RL started from it
-        return StageSolution(task, coded=CodedAction.from_source(spec.name, spec.source)), (
-            state.total_samples
-        )
+        return StageSolution(task, coded=validate(spec.name, spec.source)), state.total_samples
     if only_coded is None and plan is not None and plan.learned():
-        directory = checkpoint_dir(i, started[-1]["subaction"]) if config else None
+        directory = checkpoint_dir(i, started[-1].subaction) if config else None
         saved = load_checkpoint(directory) if directory else None
         if saved is None:
             return None, state.total_samples
         return StageSolution(task, model=saved[0], config=config), state.total_samples
     code = {
-        e["subaction"]: e["code"]
-        for e in run
-        if e["kind"] == "subaction_done" and e["iteration"] == i and e["code"]
+        e.subaction: e.code
+        for e in events
+        if isinstance(e, ev.SubActionDone) and e.iteration == i and e.code
     }
     parts = [(s.name, code[s.name]) for s in plan.coded() if s.name in code] if plan else []
     if not parts:
         return None, state.total_samples
     name, source = parts[0] if len(parts) == 1 else ("plan", compose_sources(parts))
-    return StageSolution(task, coded=CodedAction.from_source(name, source)), state.total_samples
+    return StageSolution(task, coded=validate(name, source)), state.total_samples

@@ -12,12 +12,7 @@ from rlgpt_tui.envs.base import (
     WorldSetupError,
     describe_view,
 )
-
-WORLD_NAMES: tuple[str, ...] = ("craftax", "crafter", "minedojo")
-
-
-class UnknownWorldError(ValueError):
-    """Raised for a world name that is not one of :data:`WORLD_NAMES`."""
+from rlgpt_tui.envs.registry import WORLD_NAMES, WORLDS, UnknownWorldError, WorldInfo, world_info
 
 
 def make_world(
@@ -28,47 +23,30 @@ def make_world(
     episodes_per_world: int = 1,
     groups: int = 1,
 ) -> World:
-    """Create a world backend by name (``task`` picks the MineDojo task that stands for it).
+    """Create a registered world backend by name (``task`` picks the MineDojo task that
+    stands for it; see :mod:`rlgpt_tui.envs.registry`).
 
     ``episodes_per_world``: how many episodes each generated world may start (Craftax's
     reset pool; other backends generate a world per episode). ``groups``: Craftax's envs
     in that many groups that step independently (see :meth:`World.step_async`).
     ``minedojo`` runs in the interpreter named by ``RLGPT_MINEDOJO_PYTHON``.
     """
-    if name == "craftax":
-        from rlgpt_tui.envs.craftax_world import CraftaxWorld
-
-        return CraftaxWorld(
-            num_envs=num_envs,
-            seed=seed,
-            episodes_per_world=episodes_per_world,
-            groups=groups,
-        )
-    if name == "crafter":
-        from rlgpt_tui.envs.crafter_world import CrafterWorld
-
-        return CrafterWorld(num_envs=num_envs, seed=seed)
-    if name == "minedojo":
-        from rlgpt_tui.envs.minedojo import MineDojoWorld
-        from rlgpt_tui.envs.minedojo.tasks import minedojo_task_id
-
-        task_id = minedojo_task_id(task or "collect_wood")
-        return MineDojoWorld(num_envs=num_envs, seed=seed, task_id=task_id)
-    raise UnknownWorldError(
-        f"unknown env {name!r}: use one of {', '.join(WORLD_NAMES)} (e.g. --env craftax)"
-    )
+    return world_info(name).make(num_envs, seed, task, episodes_per_world, groups)
 
 
 __all__ = [
     "ACHIEVEMENTS",
     "ACTION_NAMES",
     "INVENTORY_ITEMS",
+    "WORLDS",
     "WORLD_NAMES",
     "StepResult",
     "UnknownWorldError",
     "View",
     "World",
+    "WorldInfo",
     "WorldSetupError",
     "describe_view",
     "make_world",
+    "world_info",
 ]

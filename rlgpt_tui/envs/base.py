@@ -488,10 +488,3 @@ class World(ABC):
         return self._steps_taken
 
     _steps_taken: int = 0
-
-    @classmethod
-    def documentation(cls) -> str:
-        """Environment knowledge for prompts: actions, blocks, recipes."""
-        from rlgpt_tui.envs.knowledge import crafter_knowledge
-
-        return crafter_knowledge()

@@ -2,29 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-from rlgpt_tui.envs import ACTION_NAMES, WORLD_NAMES
+from rlgpt_tui.envs import ACTION_NAMES, UnknownWorldError, world_info
+from rlgpt_tui.skills.runtime import CodedActionLimits
+from rlgpt_tui.skills.validation import ValidatedAction, validate
 from rlgpt_tui.tasks import get_task
 
 
 def world_segments(env: str) -> tuple[str, ...]:
-    """The observation segment names of world ``env`` (its class's
-    ``observation_segments``), without creating a world."""
-    if env == "minedojo":
-        from rlgpt_tui.envs.minedojo.world import MineDojoWorld
-
-        return tuple(MineDojoWorld.observation_segments)
-    from rlgpt_tui.envs.base import World
-
-    return tuple(World.observation_segments)
+    """The observation segment names of world ``env`` (from the world registry)."""
+    return world_info(env).observation_segments
 
 
 def world_actions(env: str) -> tuple[str, ...]:
-    """The primitive action names of world ``env`` (every backend speaks Crafter's 17)."""
-    return ACTION_NAMES
+    """The primitive action names of world ``env`` (from the world registry)."""
+    return world_info(env).actions
 
 
 class PPOParams(BaseModel):
@@ -45,7 +42,11 @@ class PPOParams(BaseModel):
 
 
 class CodedActionSpec(BaseModel):
-    """A coded action offered to the policy: its code and budgets."""
+    """A coded action offered to the policy: its code and budgets.
+
+    Built from a :class:`ValidatedAction` (:meth:`of`), it carries that action (not in its
+    JSON), so training and evaluation use it without validating the source again; a spec
+    read from JSON (a resumed session) is validated once, on first use."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -55,6 +56,43 @@ class CodedActionSpec(BaseModel):
     max_steps: int = Field(64, ge=1, le=10_000)
     seconds: float = Field(0.5, gt=0, le=60)
     version: int | None = None  # the store's code version id of ``source``
+    _validated: ValidatedAction | None = PrivateAttr(default=None)
+
+    @classmethod
+    def of(cls, action: ValidatedAction, **budgets: Any) -> CodedActionSpec:
+        """The spec of a validated action (``budgets``: max_steps, seconds)."""
+        spec = cls(
+            name=action.name,
+            source=action.source,
+            description=action.description,
+            version=action.version,
+            **budgets,
+        )
+        spec._validated = action
+        return spec
+
+    @property
+    def limits(self) -> CodedActionLimits:
+        return CodedActionLimits(max_steps=self.max_steps, seconds=self.seconds)
+
+    def validated(self) -> ValidatedAction:
+        """The validated action of this spec: the one it was built from, else validated now
+        (once; raises CodeValidationError)."""
+        known = self._validated
+        if known is None or known.source != self.source or known.name != self.name:
+            known = validate(self.name, self.source, self.description, self.limits, self.version)
+        elif (known.limits, known.version) != (self.limits, self.version):
+            known = known.with_limits(self.limits).with_version(self.version)
+        self._validated = known
+        return known
+
+    def carry_validation(self, other: CodedActionSpec | None) -> CodedActionSpec:
+        """Keep ``other``'s validated action when it is of the same source (a copy of a
+        config made through JSON, e.g. by an RL-config edit)."""
+        same = other is not None and (other.name, other.source) == (self.name, self.source)
+        if same and other._validated is not None and self._validated is None:
+            self._validated = other._validated
+        return self
 
     @field_validator("name")
     @classmethod
@@ -106,8 +144,10 @@ class RLConfig(BaseModel):
     @field_validator("env")
     @classmethod
     def _known_env(cls, value: str) -> str:
-        if value not in WORLD_NAMES:
-            raise ValueError(f"unknown env {value!r}: use one of {', '.join(WORLD_NAMES)}")
+        try:
+            world_info(value)
+        except UnknownWorldError as error:
+            raise ValueError(str(error)) from None
         return value
 
     @field_validator("primitives")
@@ -139,6 +179,17 @@ class RLConfig(BaseModel):
                     f"unknown observation segment(s) {', '.join(map(str, unknown))} for "
                     f"{self.env}: use {', '.join(segments)} (or null for all)"
                 )
+        return self
+
+    def carry_validation(self, other: RLConfig | Mapping[str, ValidatedAction]) -> RLConfig:
+        """Keep the validated coded actions of ``other`` (a config, or validated actions by
+        name) where this config has the same sources."""
+        if isinstance(other, RLConfig):
+            by_name = {c.name: c for c in other.coded_actions}
+        else:
+            by_name = {n: CodedActionSpec.of(a) for n, a in other.items()}
+        for spec in self.coded_actions:
+            spec.carry_validation(by_name.get(spec.name))
         return self
 
     @classmethod

@@ -29,7 +29,7 @@ from rlgpt_tui.rl.rollout import OwnClockPPO
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.episodes import EpisodeTally
 from rlgpt_tui.skills.reward import RewardCode
-from rlgpt_tui.skills.runtime import CodedAction, CodedActionLimits
+from rlgpt_tui.skills.runtime import CodedAction
 from rlgpt_tui.tasks import Measurement, Task, crafter_score, get_task
 
 MetricsHandler = Callable[[dict[str, Any]], None]
@@ -42,17 +42,9 @@ def task_for(config: RLConfig) -> Task:
 
 
 def coded_actions_for(config: RLConfig) -> list[CodedAction]:
-    """Validate and build the config's coded actions (raises CodeValidationError)."""
-    return [
-        CodedAction.from_source(
-            spec.name,
-            spec.source,
-            spec.description,
-            CodedActionLimits(max_steps=spec.max_steps, seconds=spec.seconds),
-            version=spec.version,
-        )
-        for spec in config.coded_actions
-    ]
+    """The config's validated coded actions (each spec validates its source at most once:
+    see :meth:`CodedActionSpec.validated`; raises CodeValidationError)."""
+    return [spec.validated() for spec in config.coded_actions]
 
 
 def build_env(
@@ -116,9 +108,13 @@ class MetricsCallback(BaseCallback):
     def _on_step(self) -> bool:
         return self.samples < self.config.samples
 
+    at_rollout_end = False  # on_metrics (a safe point: pause, stop) runs in the report
+
     def _on_rollout_end(self) -> None:
         self.rollouts += 1
+        self.at_rollout_end = True
         self.report()
+        self.at_rollout_end = False
         if self.config.checkpoint_dir and self.rollouts % self.config.checkpoint_every == 0:
             save_checkpoint(self.model, self.config.checkpoint_dir, self.samples)
 
@@ -275,7 +271,12 @@ def train(
     callback.init_callback(model)
     started = time.perf_counter()
     if samples_done < config.samples:  # a resumed run may already have spent its budget
-        model.learn(total_timesteps=10**12, callback=callback, reset_num_timesteps=False)
+        try:
+            model.learn(total_timesteps=10**12, callback=callback, reset_num_timesteps=False)
+        except BaseException:  # stopped at the safe point between rollouts: keep its samples
+            if config.checkpoint_dir and callback.at_rollout_end:
+                save_checkpoint(model, config.checkpoint_dir, callback.samples)
+            raise
     seconds = time.perf_counter() - started
     final = callback.report()
     checkpoint = (

@@ -12,8 +12,9 @@ it over two pipes and watches a shared slot saying which env's call runs and sin
 
 :class:`CallScheduler` runs coded-action calls for a batch of envs over several workers
 (env ``i`` lives in worker ``i % workers``): one request per worker per exchange carries
-every call's start, stop, episode-memory reset and the Views of the envs asked. Replies
-are JSON, checked for shape; the app never unpickles what a worker wrote.
+every call's start, stop, episode-memory reset and the Views of the envs asked. Requests
+and replies are the typed messages of :mod:`rlgpt_tui.skills.protocol`; replies are JSON,
+checked for shape; the app never unpickles what a worker wrote.
 
 :func:`validate_code` / :func:`validate_reward` compile and dry-run code in a process-wide
 validation worker (nothing untrusted is parsed, compiled or run in the app).
@@ -48,6 +49,25 @@ from rlgpt_tui.skills.boundary import (
     worker_environment,
 )
 from rlgpt_tui.skills.outcomes import CallEnd, safe_text
+from rlgpt_tui.skills.protocol import (
+    DEBUG_ENV,
+    HEADER,
+    MAX_REPLY,
+    SLOT,
+    SLOT_SIZE,
+    ActionProgram,
+    Hello,
+    Load,
+    Loaded,
+    ProtocolError,
+    Ready,
+    Request,
+    RewardProgram,
+    Rewards,
+    RewardValues,
+    Step,
+    Stepped,
+)
 from rlgpt_tui.skills.runtime import (
     CallRecord,
     CodedAction,
@@ -56,7 +76,6 @@ from rlgpt_tui.skills.runtime import (
     recorded_views,
 )
 from rlgpt_tui.skills.sandbox import CodeValidationError
-from rlgpt_tui.skills.worker import DEBUG_ENV, HEADER, MAX_REPLY, SLOT, SLOT_SIZE
 
 WORKERS_ENV = "RLGPT_WORKERS"
 START_SECONDS = 60.0  # a worker imports numpy and this package before it answers
@@ -163,10 +182,7 @@ class Worker:
             _live.add(self)
         self._ready = False
         try:
-            self.send(
-                {"confinement": self.confinement, "filtered": self.filtered},
-                time.monotonic() + START_SECONDS,
-            )
+            self.send(Hello(self.confinement, self.filtered), time.monotonic() + START_SECONDS)
         except WorkerDied as died:
             self.kill()
             raise SandboxUnavailable(
@@ -185,9 +201,11 @@ class Worker:
             raise SandboxUnavailable(
                 f"a sandbox worker could not start ({died.detail}); run `rlgpt-tui doctor`"
             ) from None
-        if not isinstance(ready, dict) or "ready" not in ready:
+        try:
+            Ready.parse(ready)
+        except ProtocolError:
             self.kill()
-            raise SandboxUnavailable("a sandbox worker answered its start with nonsense")
+            raise SandboxUnavailable("a sandbox worker answered its start with nonsense") from None
         self._ready = True
 
     @property
@@ -216,12 +234,11 @@ class Worker:
             _live.discard(self)
 
     # -- talking -----------------------------------------------------------------------------
-    def request(
-        self, payload: dict[str, Any], seconds: float, call_seconds: float | None = None
-    ) -> dict[str, Any]:
-        """Send ``payload``; its reply. ``seconds`` bounds the whole request; a call that
-        runs over ``call_seconds`` (+ grace) gets the worker killed. Raises
-        :class:`WorkerDied` (the worker is then dead; start a new one)."""
+    def request(self, payload: Request, seconds: float, call_seconds: float | None = None) -> Any:
+        """Send ``payload``; its reply (JSON data, for the reply type's ``parse``).
+        ``seconds`` bounds the whole request; a call that runs over ``call_seconds``
+        (+ grace) gets the worker killed. Raises :class:`WorkerDied` (the worker is then
+        dead; start a new one)."""
         self.wait_ready()
         deadline = time.monotonic() + seconds
         try:
@@ -235,7 +252,7 @@ class Worker:
             raise WorkerDied(CallEnd.CRASHED, None, "the worker's reply is not an object")
         return reply
 
-    def send(self, payload: Any, deadline: float) -> None:
+    def send(self, payload: Request | Hello, deadline: float) -> None:
         """Write one request (the worker must be ready for it: see :meth:`request`)."""
         data = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
         view = memoryview(HEADER.pack(len(data)) + data)
@@ -328,34 +345,38 @@ def _kill_all_workers() -> None:
 # -- validation ------------------------------------------------------------------------------
 _validator: Worker | None = None
 _validator_lock = threading.Lock()
+#: validation round trips (compile + dry run in the validation worker) per coded action
+#: name, in this process: what "validate once" is measured by
+validation_round_trips: Counter = Counter()
 
 
-def _validation_request(
-    payload: dict[str, Any], seconds: float, call_seconds: float | None = None
-) -> dict[str, Any]:
+def _validation_request(payload: Load, seconds: float, call_seconds: float | None = None) -> Loaded:
+    """Send ``payload`` to the validation worker (one retry if it crashed on its own)."""
     global _validator
     with _validator_lock:
         for attempt in range(2):
             if _validator is None or not _validator.alive:
                 _validator = Worker()
             try:
-                return _validator.request(payload, seconds, call_seconds)
+                reply = _validator.request(payload, seconds, call_seconds)
             except WorkerDied as died:
                 _validator = None
                 if attempt == 1 or died.end is not CallEnd.CRASHED or died.env is not None:
                     raise
+                continue
+            try:
+                return Loaded.parse(reply)
+            except ProtocolError as error:
+                _validator.kill()
+                _validator = None
+                raise WorkerDied(CallEnd.CRASHED, None, str(error)) from None
         raise AssertionError("unreachable")
 
 
-def _load_spec(slot: int, action: CodedAction, dry_run: bool, memory_key: str | None = None):
-    return {
-        "slot": slot,
-        "name": action.name,
-        "source": action.source,
-        "limits": action.limits,
-        "dry_run": dry_run,
-        "memory_key": memory_key,
-    }
+def _program(
+    slot: int, action: CodedAction, dry_run: bool, memory_key: str | None = None
+) -> ActionProgram:
+    return ActionProgram(slot, action.name, action.source, action.limits, dry_run, memory_key)
 
 
 def validate_code(actions: list[CodedAction], dry_run: bool = True) -> None:
@@ -365,7 +386,8 @@ def validate_code(actions: list[CodedAction], dry_run: bool = True) -> None:
     for time or memory, or that crashed, is a validation failure too.
     """
     seconds = 10.0 + (len(recorded_views()) * 2 * max(a.limits.seconds for a in actions))
-    payload = {"op": "load", "actions": [_load_spec(i, a, dry_run) for i, a in enumerate(actions)]}
+    payload = Load([_program(i, a, dry_run) for i, a in enumerate(actions)])
+    validation_round_trips.update(a.name for a in actions)
     try:
         call_seconds = max(a.limits.seconds for a in actions) + GRACE_SECONDS
         reply = _validation_request(payload, seconds * len(actions), call_seconds)
@@ -376,18 +398,15 @@ def validate_code(actions: list[CodedAction], dry_run: bool = True) -> None:
             f"coded action {names}: its dry run{where} ended {died.end.value} "
             f"({died.detail}); fix the code"
         ) from None
-    errors = [e for e in dict(reply.get("actions") or {}).values() if e]
+    errors = list(reply.errors.values())
     if errors:
-        raise CodeValidationError(safe_text(str(errors[0]), 2000))
+        raise CodeValidationError(safe_text(errors[0], 2000))
 
 
 def validate_reward(source: str, ticks: int, seconds: float) -> None:
     """Compile and dry-run reward code in the validation worker (see :func:`validate_code`)."""
     check_source("reward code", source)
-    payload = {
-        "op": "load",
-        "reward": {"source": source, "ticks": ticks, "seconds": seconds, "dry_run": True},
-    }
+    payload = Load(reward=RewardProgram(source, ticks, seconds, dry_run=True))
     try:
         reply = _validation_request(
             payload, 10.0 + len(recorded_views()) * 2 * seconds, seconds + GRACE_SECONDS
@@ -396,8 +415,8 @@ def validate_reward(source: str, ticks: int, seconds: float) -> None:
         raise CodeValidationError(
             f"reward code: validation ended {died.end.value} ({died.detail}); fix the code"
         ) from None
-    if reply.get("reward"):
-        raise CodeValidationError(safe_text(str(reply["reward"]), 2000))
+    if reply.reward:
+        raise CodeValidationError(safe_text(reply.reward, 2000))
 
 
 # -- calls for a batch of envs ----------------------------------------------------------------
@@ -481,23 +500,21 @@ class CallScheduler:
         are kept: they go with its first request)."""
         worker = self.workers[w]
         specs = [
-            _load_spec(slot, a, False, self.memory_keys[slot])
-            for slot, a in enumerate(self.actions)
+            _program(slot, a, False, self.memory_keys[slot]) for slot, a in enumerate(self.actions)
         ]
         reward = None
         if self.reward is not None:
             r = self.reward
-            reward = {"source": r.source, "ticks": r.ticks, "seconds": r.seconds}
-        payload = {"op": "load", "seed": self.seed, "actions": specs, "reward": reward}
+            reward = RewardProgram(r.source, r.ticks, r.seconds)
+        payload = Load(specs, reward, seed=self.seed)
         try:
-            reply = worker.request(payload, 30.0 + 5.0 * len(specs))
-        except WorkerDied as died:
-            raise SandboxUnavailable(
-                f"a sandbox worker died loading the code ({died.detail})"
-            ) from None
-        errors = {int(k): v for k, v in dict(reply.get("actions") or {}).items() if v}
-        for slot, error in errors.items():
-            self.disabled[slot] = f"it no longer compiles: {safe_text(str(error), 200)}"
+            reply = Loaded.parse(worker.request(payload, 30.0 + 5.0 * len(specs)))
+        except (WorkerDied, ProtocolError) as died:
+            worker.kill()
+            detail = died.detail if isinstance(died, WorkerDied) else str(died)
+            raise SandboxUnavailable(f"a sandbox worker died loading the code ({detail})") from None
+        for slot, error in reply.errors.items():
+            self.disabled[slot] = f"it no longer compiles: {safe_text(error, 200)}"
 
     def _of(self, env: int) -> int:
         return env % len(self.workers)
@@ -521,9 +538,9 @@ class CallScheduler:
         for w, worker in enumerate(self.workers):
             if worker is None or not worker.alive:
                 continue
-            spec = _load_spec(slot, action, False, self.memory_keys[slot])
+            spec = _program(slot, action, False, self.memory_keys[slot])
             try:
-                worker.request({"op": "load", "actions": [spec]}, 30.0)
+                worker.request(Load([spec]), 30.0)
             except WorkerDied:
                 self.workers[w] = None
                 self._forget_pending(w)
@@ -576,15 +593,14 @@ class CallScheduler:
             worker = self._worker(w)
             pending, self.pending[w] = self.pending[w], _Pending()
             asked = [envs[k] for k in positions]
-            payload = {
-                "op": "step",
-                "stop": pending.stop,
-                "reset": pending.reset,
-                "start": pending.start,
-                "ask": asked,
-                "rows": rows[positions],
-                "light": light[positions],
-            }
+            payload = Step(
+                pending.stop,
+                pending.reset,
+                pending.start,
+                asked,
+                rows[positions],
+                light[positions],
+            )
             try:
                 worker.send(payload, time.monotonic() + 10.0)
             except WorkerDied as died:
@@ -600,8 +616,8 @@ class CallScheduler:
                 worker.kill()
                 ended.extend(self._died(w, asked, died))
                 continue
-            ends = {int(e[0]): (e[1], e[2]) for e in reply["ends"]}
-            for k, env, action in zip(positions, asked, reply["next"], strict=True):
+            ends = {e.env: (e.reason, e.detail) for e in reply.ends}
+            for k, env, action in zip(positions, asked, reply.next, strict=True):
                 active = self.active[env]
                 if action >= 0:
                     active.steps += 1
@@ -612,13 +628,14 @@ class CallScheduler:
                 ended.append(self._record(env, active, _end_of(reason), detail))
         return actions, ended
 
-    def _reply(self, worker: Worker, asked: list[int]) -> dict[str, Any]:
+    def _reply(self, worker: Worker, asked: list[int]) -> Stepped:
         slots = {self.active[e].slot for e in asked}
         call_seconds = max(self.actions[s].limits.seconds for s in slots) + GRACE_SECONDS
         reply = worker.receive(time.monotonic() + 10.0 + call_seconds * len(asked), call_seconds)
-        if not _step_reply_ok(reply, len(asked)):
-            raise WorkerDied(CallEnd.CRASHED, None, "its reply broke the protocol")
-        return reply
+        try:
+            return Stepped.parse(reply, len(asked), len(ACTION_NAMES))
+        except ProtocolError:
+            raise WorkerDied(CallEnd.CRASHED, None, "its reply broke the protocol") from None
 
     def _died(self, w: int, asked: list[int], died: WorkerDied) -> list[CallRecord]:
         """The worker ``w`` is dead: the asked calls end (the one to blame with the
@@ -670,22 +687,20 @@ class CallScheduler:
             by_worker.setdefault(self._of(env), []).append(k)
         for w, positions in by_worker.items():
             worker = self._worker(w)
-            payload = {
-                "op": "reward",
-                "envs": [envs[k] for k in positions],
-                "prev": (prev[0][positions], prev[1][positions]),
-                "now": (now[0][positions], now[1][positions]),
-            }
+            payload = Rewards(
+                [envs[k] for k in positions],
+                (prev[0][positions], prev[1][positions]),
+                (now[0][positions], now[1][positions]),
+            )
             call_seconds = self.reward.seconds + GRACE_SECONDS
             try:
-                reply = worker.request(payload, 10.0 + call_seconds * len(positions), call_seconds)
-                got = reply.get("values")
-                if not (isinstance(got, list) and len(got) == len(positions)):
-                    raise WorkerDied(CallEnd.CRASHED, None, "its reply broke the protocol")
-                values[positions] = np.nan_to_num(np.asarray(got, dtype=np.float64)).clip(-10, 10)
-                for message, count in dict(reply.get("failures") or {}).items():
-                    self.reward_failures[safe_text(str(message), 120)] += int(count)
-            except (WorkerDied, TypeError, ValueError) as died:
+                data = worker.request(payload, 10.0 + call_seconds * len(positions), call_seconds)
+                reply = RewardValues.parse(data, len(positions))
+                got = np.asarray(reply.values, dtype=np.float64)
+                values[positions] = np.nan_to_num(got).clip(-10, 10)
+                for message, count in reply.failures.items():
+                    self.reward_failures[safe_text(message, 120)] += count
+            except (WorkerDied, ProtocolError) as died:
                 worker.kill()
                 self.workers[w] = None
                 self._forget_pending(w)
@@ -701,22 +716,3 @@ def _end_of(reason: Any) -> CallEnd:
         return CallEnd(reason)
     except ValueError:
         return CallEnd.CRASHED
-
-
-def _step_reply_ok(reply: Any, asked: int) -> bool:
-    """The shape of a ``step`` reply: ``next`` ints, ``ends`` [env, reason, detail]."""
-    if not isinstance(reply, dict):
-        return False
-    actions, ends = reply.get("next"), reply.get("ends")
-    if not (isinstance(actions, list) and len(actions) == asked and isinstance(ends, list)):
-        return False
-    if not all(type(a) is int and -1 <= a < len(ACTION_NAMES) for a in actions):
-        return False
-    return all(
-        isinstance(e, list)
-        and len(e) == 3
-        and type(e[0]) is int
-        and isinstance(e[1], str)
-        and isinstance(e[2], str)
-        for e in ends
-    )

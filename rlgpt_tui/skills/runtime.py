@@ -14,7 +14,6 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from rlgpt_tui import ASSETS_DIR
@@ -46,6 +45,8 @@ class CodedAction:
 
     Its code runs only in sandbox workers (:mod:`rlgpt_tui.skills.pool`). ``version`` is the
     store's code version id when known, so that every recorded call names the code that ran.
+    Sources from an LLM or a person become one through
+    :func:`rlgpt_tui.skills.validation.validate` (a :class:`ValidatedAction`).
     """
 
     name: str
@@ -53,43 +54,6 @@ class CodedAction:
     description: str = ""
     limits: CodedActionLimits = field(default_factory=CodedActionLimits)
     version: int | None = None
-
-    @classmethod
-    def from_source(
-        cls,
-        name: str,
-        source: str,
-        description: str = "",
-        limits: CodedActionLimits | None = None,
-        dry_run: bool = True,
-        version: int | None = None,
-    ) -> CodedAction:
-        """Validate (parse, allow-list, dry run on recorded Views: in a sandbox worker) and
-        build a coded action. Raises :class:`CodeValidationError` with the fix."""
-        check_name(name)
-        check_source(f"coded action {name!r}", source)
-        action = cls(name, source, description, limits or CodedActionLimits(), version)
-        from rlgpt_tui.skills.pool import validate_code
-
-        validate_code([action], dry_run=dry_run)
-        return action
-
-    @classmethod
-    def from_file(cls, path: str | Path, **kwargs: Any) -> CodedAction:
-        """Load a coded action from a ``.py`` file; its name is the file's stem."""
-        path = Path(path)
-        try:
-            source = path.read_bytes().decode("utf-8")
-        except OSError as error:
-            raise CodeValidationError(
-                f"cannot read coded action {str(path)!r}: {error.strerror}"
-            ) from None
-        except UnicodeDecodeError:
-            raise CodeValidationError(
-                f"coded action {str(path)!r} is not UTF-8 text: give a Python source file"
-            ) from None
-        doc = source.split('"""')[1].strip() if source.lstrip().startswith('"""') else ""
-        return cls.from_source(path.stem, source, description=doc, **kwargs)
 
 
 def check_name(name: str) -> None:
@@ -160,8 +124,8 @@ class CodedCall:
         except StopIteration:
             return self._end(CallEnd.RETURNED)
         except BudgetExceeded as error:
-            timed_out = "time" in str(error)
-            return self._end(CallEnd.TIMEOUT if timed_out else CallEnd.LOOP_BUDGET, str(error))
+            end = CallEnd.TIMEOUT if error.timed_out else CallEnd.LOOP_BUDGET
+            return self._end(end, str(error))
         except MemoryError:
             return self._end(CallEnd.MEMORY, "MemoryError")
         except BaseException as error:  # noqa: BLE001 - untrusted code: every failure contained

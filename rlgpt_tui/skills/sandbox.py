@@ -158,7 +158,12 @@ class BudgetExceeded(BaseException):  # noqa: N818 - reads as an end reason
 
     A BaseException so that ``except Exception`` in the untrusted code cannot swallow it;
     bare ``except:`` and ``except BaseException`` are rejected by validation.
+    ``timed_out`` says which budget ran out: the wall clock (True) or the ticks.
     """
+
+    def __init__(self, message: str, timed_out: bool = False):
+        super().__init__(message)
+        self.timed_out = timed_out
 
 
 def _capped_range(*args: int) -> range:
@@ -348,7 +353,7 @@ _Node = TypeVar("_Node", bound=ast.AST)
 class _Budget:
     """A tick and time budget; entered, it is the one its thread's ``__tick__`` counts in."""
 
-    __slots__ = ("limit", "seconds", "ticks", "deadline", "reason", "previous")
+    __slots__ = ("limit", "seconds", "ticks", "deadline", "reason", "timed_out", "previous")
 
     def __init__(self, limit: int, seconds: float, reason: str | None = None):
         self.limit = limit
@@ -356,6 +361,7 @@ class _Budget:
         self.ticks = 0
         self.deadline = 0.0  # set on entry
         self.reason = reason  # set once it ran out; None: "loop budget of {limit} exceeded"
+        self.timed_out = False  # it ran out of time (not of ticks)
         self.previous: _Budget | None = None
 
     def __enter__(self) -> None:
@@ -382,11 +388,12 @@ def _tick() -> bool:
     state = _current.budget
     ticks = state.ticks = state.ticks + 1
     if ticks > state.limit:
-        raise BudgetExceeded(state.reason or f"loop budget of {state.limit} exceeded")
+        message = state.reason or f"loop budget of {state.limit} exceeded"
+        raise BudgetExceeded(message, state.timed_out)
     if not ticks & 255 and time.perf_counter() > state.deadline:
         state.limit = 0  # every later tick of this budget raises at once
-        state.reason = "time budget exceeded"
-        raise BudgetExceeded(state.reason)
+        state.reason, state.timed_out = "time budget exceeded", True
+        raise BudgetExceeded(state.reason, timed_out=True)
     return True
 
 

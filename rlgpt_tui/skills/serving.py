@@ -17,6 +17,20 @@ from typing import Any
 from rlgpt_tui.envs.base import View, decode_views
 from rlgpt_tui.skills.api import PROVIDED_NAMES, SkillContext
 from rlgpt_tui.skills.outcomes import CallEnd, safe_text
+from rlgpt_tui.skills.protocol import (
+    SLOT,
+    ActionProgram,
+    CallEnded,
+    Load,
+    Loaded,
+    Reply,
+    Request,
+    RewardProgram,
+    Rewards,
+    RewardValues,
+    Step,
+    Stepped,
+)
 from rlgpt_tui.skills.runtime import (
     DRY_RUN_STEPS,
     CodedActionLimits,
@@ -30,7 +44,6 @@ from rlgpt_tui.skills.sandbox import (
     compile_untrusted,
     describe_error,
 )
-from rlgpt_tui.skills.worker import SLOT
 
 MAX_ABS_REWARD = 10.0
 
@@ -63,54 +76,55 @@ class WorkerState:
         self.rngs: dict[int, random.Random] = {}
         self.seed = 0
 
-    def handle(self, request: dict[str, Any]) -> dict[str, Any]:
-        op = request["op"]
-        if op == "load":
-            return self._load(request)
-        if op == "step":
-            return self._step(request)
-        if op == "reward":
-            return self._rewards(request)
-        raise ValueError(f"unknown op {op!r}")
+    def handle(self, request: Request) -> Reply:
+        match request:
+            case Load():
+                return self._load(request)
+            case Step():
+                return self._step(request)
+            case Rewards():
+                return self._rewards(request)
+        raise TypeError(f"unknown request {type(request).__name__}")
 
     # -- load ------------------------------------------------------------------------------
     def _mark(self, env: int) -> None:
         SLOT.pack_into(self.slot, 0, float(env), self.clock())
 
-    def _load(self, request: dict[str, Any]) -> dict[str, Any]:
-        self.seed = request.get("seed", self.seed)
-        answers: dict[str, str | None] = {}
-        for spec in request.get("actions", ()):
+    def _load(self, request: Load) -> Loaded:
+        if request.seed is not None:
+            self.seed = request.seed
+        answers: dict[int, str | None] = {}
+        for spec in request.actions:
             self._mark(-2)  # loading: the app's request deadline applies
             try:
                 loaded = self._compile_action(spec)
             except CodeValidationError as error:
-                answers[str(spec["slot"])] = safe_text(str(error), 2000)
+                answers[spec.slot] = safe_text(str(error), 2000)
                 continue
             except MemoryError:
-                answers[str(spec["slot"])] = f"coded action {spec['name']!r} ran out of memory"
+                answers[spec.slot] = f"coded action {spec.name!r} ran out of memory"
                 continue
-            self.programs[spec["slot"]] = loaded
+            answers[spec.slot] = None
+            self.programs[spec.slot] = loaded
         reward_answer = None
-        if request.get("reward") is not None:
+        if request.reward is not None:
             try:
-                self.reward = self._compile_reward(request["reward"])
+                self.reward = self._compile_reward(request.reward)
             except CodeValidationError as error:
                 reward_answer = safe_text(str(error), 2000)
             except MemoryError:
                 reward_answer = "reward code ran out of memory"
         self._mark(-1)
-        return {"actions": answers, "reward": reward_answer}
+        return Loaded(answers, reward_answer)
 
-    def _compile_action(self, spec: dict[str, Any]) -> _Loaded:
-        name = spec["name"]
+    def _compile_action(self, spec: ActionProgram) -> _Loaded:
         program = compile_untrusted(
-            spec["source"], name, PROVIDED_NAMES, "act", must_be_generator=True, arity=1
+            spec.source, spec.name, PROVIDED_NAMES, "act", must_be_generator=True, arity=1
         )
         loaded = _Loaded(
-            name, program.function("act"), spec["limits"], spec.get("memory_key") or name
+            spec.name, program.function("act"), spec.limits, spec.memory_key or spec.name
         )
-        if spec.get("dry_run"):
+        if spec.dry_run:
             self._dry_run(loaded)
         return loaded
 
@@ -130,10 +144,10 @@ class WorkerState:
                     f"{index}: {call.describe_end()}; fix the code"
                 )
 
-    def _compile_reward(self, spec: dict[str, Any]) -> _Reward:
-        program = compile_untrusted(spec["source"], "reward", {}, "reward", arity=2)
-        reward = _Reward(program.function("reward"), spec["ticks"], spec["seconds"])
-        if spec.get("dry_run"):
+    def _compile_reward(self, spec: RewardProgram) -> _Reward:
+        program = compile_untrusted(spec.source, "reward", {}, "reward", arity=2)
+        reward = _Reward(program.function("reward"), spec.ticks, spec.seconds)
+        if spec.dry_run:
             views = recorded_views()
             for index, (prev, now) in enumerate(zip(views, views[1:], strict=False)):
                 self._mark(index)
@@ -144,16 +158,16 @@ class WorkerState:
         return reward
 
     # -- coded-action calls ------------------------------------------------------------------
-    def _step(self, request: dict[str, Any]) -> dict[str, Any]:
-        for env in request.get("stop", ()):
+    def _step(self, request: Step) -> Stepped:
+        for env in request.stop:
             call = self.calls.pop(env, None)
             if call is not None:
                 self._mark(env)  # its `finally:` runs now, under the same watch
                 call.close()
         self._mark(-1)
-        for env in request.get("reset", ()):
+        for env in request.reset:
             self.memories.pop(env, None)
-        for env, slot in request.get("start", ()):
+        for env, slot in request.start:
             loaded = self.programs[slot]
             memory = self.memories.setdefault(env, {}).setdefault(loaded.memory_key, {})
             rng = self.rngs.get(env)
@@ -165,43 +179,44 @@ class WorkerState:
                 old.close()
                 self._mark(-1)
             self.calls[env] = CodedCall(loaded.act, loaded.limits, memory, rng)
-        asked = request.get("ask", [])
-        views = decode_views(request["rows"], request["light"]) if asked else []
+        asked = request.ask
+        views = decode_views(request.rows, request.light) if asked else []
         actions: list[int] = []
-        ends: list[list[Any]] = []
+        ends: list[CallEnded] = []
         for env, view in zip(asked, views, strict=True):
             call = self.calls.get(env)
             if call is None:
                 actions.append(-1)
-                ends.append([env, CallEnd.LOST.value, "no call in progress in this worker"])
+                lost = "no call in progress in this worker"
+                ends.append(CallEnded(env, CallEnd.LOST.value, lost))
                 continue
             self._mark(env)
             action = call.next_action(view)
             self._mark(-1)
             if action is None:
                 actions.append(-1)
-                ends.append([env, call.end.value, call.detail])
+                ends.append(CallEnded(env, call.end.value, call.detail))
                 del self.calls[env]
                 if call.end is CallEnd.MEMORY:  # what it grew this episode goes too
                     self.memories.pop(env, None)
             else:
                 actions.append(action)
-        return {"next": actions, "ends": ends}
+        return Stepped(actions, ends)
 
     # -- reward code -------------------------------------------------------------------------
-    def _rewards(self, request: dict[str, Any]) -> dict[str, Any]:
-        prev = decode_views(*request["prev"])
-        now = decode_views(*request["now"])
+    def _rewards(self, request: Rewards) -> RewardValues:
+        prev = decode_views(*request.prev)
+        now = decode_views(*request.now)
         values: list[float] = []
         failures: Counter = Counter()
-        for env, before, after in zip(request["envs"], prev, now, strict=True):
+        for env, before, after in zip(request.envs, prev, now, strict=True):
             self._mark(env)
             value, failure = self._reward_once(self.reward, before, after)
             self._mark(-1)
             if failure is not None:
                 failures[failure] += 1
             values.append(value)
-        return {"values": values, "failures": dict(failures)}
+        return RewardValues(values, dict(failures))
 
     @staticmethod
     def _reward_once(reward: _Reward, prev: View, now: View) -> tuple[float, str | None]:

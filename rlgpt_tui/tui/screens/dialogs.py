@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from pydantic import ValidationError
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -15,6 +16,7 @@ from textual.widgets import Button, Input, Label, Static, TextArea
 
 from rlgpt_tui.agents.schemas import Plan
 from rlgpt_tui.engine.control import check_code, check_rl_changes
+from rlgpt_tui.skills.validation import ValidatedAction
 
 
 class EditorDialog(ModalScreen):
@@ -97,9 +99,34 @@ class EditCodeDialog(EditorDialog):
         )
         self.subaction = subaction
 
-    def check(self, text: str) -> str:
-        check_code(self.subaction, text)  # EditRefused is a ValueError: shown here
-        return text
+    def check(self, text: str) -> ValidatedAction:
+        return check_code(self.subaction, text)  # EditRefused is a ValueError: shown here
+
+    def action_save(self) -> None:
+        """Validation takes a round trip to a sandbox worker: it runs in a thread while the
+        dialog says so; the dialog closes with the validated action, or shows the error."""
+        if self.validating:
+            return
+        self.validating = True
+        self.query_one("#editor-error", Static).update("validating...")
+        self._validate(self.query_one("#editor", TextArea).text)
+
+    validating = False
+
+    @work(thread=True, exclusive=True, group="validate-code")
+    def _validate(self, text: str) -> None:
+        try:
+            result: ValidatedAction | str = self.check(text)
+        except ValueError as error:
+            result = f"not applied: {error}"
+        self.app.call_from_thread(self._validated, result)
+
+    def _validated(self, result: ValidatedAction | str) -> None:
+        self.validating = False
+        if isinstance(result, str):
+            self.query_one("#editor-error", Static).update(result)
+        else:
+            self.dismiss(result)
 
 
 class EditRLConfigDialog(EditorDialog):

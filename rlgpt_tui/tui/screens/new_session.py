@@ -9,10 +9,9 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch
 
 from rlgpt_tui.engine.engine import EngineSettings
-from rlgpt_tui.envs import WORLD_NAMES
+from rlgpt_tui.envs import WORLDS
 from rlgpt_tui.tasks import get_task, load_catalog
 
-DEFAULT_ENVS = {"craftax": 64, "crafter": 8, "minedojo": 1}
 NUMBER_FIELDS = {
     # field: (label, default, type); an empty optional field takes the task's default
     "max_iterations": ("iterations (max)", "4", int),
@@ -44,7 +43,7 @@ class NewSessionScreen(Screen):
                 yield Label("task")
                 yield Select([(t, t) for t in tasks], value="collect_wood", id="task")
                 yield Label("world")
-                yield Select([(w, w) for w in WORLD_NAMES], value="craftax", id="env")
+                yield Select([(w, w) for w in WORLDS], value="craftax", id="env")
                 yield Label("LLM base URL")
                 yield Input(placeholder="empty: builtin agent (or RLGPT_LLM_BASE_URL)", id="url")
                 yield Label("LLM model")
@@ -102,8 +101,9 @@ class NewSessionScreen(Screen):
 
     def on_select_changed(self, event: Select.Changed) -> None:
         """Each world's usual number of envs (MineDojo: one Minecraft per env)."""
-        if event.select.id == "env" and event.value in DEFAULT_ENVS:
-            self.query_one("#num_envs", Input).value = str(DEFAULT_ENVS[event.value])
+        if event.select.id == "env" and event.value in WORLDS:
+            default = WORLDS[event.value].default_num_envs
+            self.query_one("#num_envs", Input).value = str(default)
 
     def show_error(self, message: str) -> None:
         self.query_one("#form-error", Static).update(message)

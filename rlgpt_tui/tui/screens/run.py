@@ -16,7 +16,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid
@@ -25,9 +25,10 @@ from textual.widgets import Footer
 
 from rlgpt_tui.agents.schemas import Plan
 from rlgpt_tui.engine import events as ev
-from rlgpt_tui.engine.control import EditRefused
+from rlgpt_tui.engine.control import CodeEdit, EditRefused
 from rlgpt_tui.engine.engine import ProposalRejected
 from rlgpt_tui.session import Session
+from rlgpt_tui.skills.validation import ValidatedAction
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.tui.messages import CodeFileChanged, EngineEvent, FrameReady, SessionEnded
 from rlgpt_tui.tui.screens.dialogs import (
@@ -49,11 +50,6 @@ from rlgpt_tui.tui.widgets.training import TrainingPane
 
 LIVE_ONLY = {"pause", "stop", "edit_plan", "toggle_mode", "edit_code", "edit_rl", "approval"}
 REPLAY_ONLY = {"step", "step_all", "step_first"}
-
-
-def typed_events(records: list[dict[str, Any]]) -> list[ev.Event]:
-    """Stored events as typed ones (kinds this version does not know are left out)."""
-    return [ev.event_from_dict(r) for r in records if r.get("kind") in ev.EVENT_TYPES]
 
 
 class _StopWhen:
@@ -132,7 +128,7 @@ class RunScreen(Screen):
     def on_mount(self) -> None:
         self.header.live = self.live
         self.header.approval = self.approval
-        recorded = typed_events(self.store.events(self.session_id))
+        recorded = ev.events_from_records(self.store.events(self.session_id))
         self.recorded = len(recorded)
         if self.live:
             self.show_all(recorded)  # a resumed session: its history first
@@ -261,15 +257,26 @@ class RunScreen(Screen):
         """A file saved in an editor: the same path as an edit in the app."""
         if self.ended or message.code == self.code_pane.latest(message.subaction):
             return  # the engine's own write, or nothing to use it
-        queued = [e.payload for e in self.control.pending() if e.target == message.subaction]
+        queued = [
+            e.code
+            for e in self.control.pending()
+            if isinstance(e, CodeEdit) and e.target == message.subaction
+        ]
         if message.code in queued:
             return
+        self.notify(f"{message.subaction}.py changed: validating...")
+        self._use_code_file(message.subaction, message.code)
+
+    @work(thread=True, group="code-files")
+    def _use_code_file(self, subaction: str, code: str) -> None:
+        """Validate and queue a saved file off the UI thread (a sandbox round trip)."""
         try:
-            self.control.edit_code(message.subaction, message.code, origin="file")
+            self.control.edit_code(subaction, code, origin="file")
         except EditRefused as error:
-            self.notify(f"{message.subaction}.py not used: {error}", severity="error", timeout=8)
-            return
-        self.notify(f"{message.subaction}.py: valid, used at the next safe point")
+            message, severity = f"{subaction}.py not used: {error}", "error"
+        else:
+            message, severity = f"{subaction}.py: valid, used at the next safe point", "information"
+        self.app.call_from_thread(self.notify, message, severity=severity, timeout=8)
 
     def _approve(self, kind: str, target: str, proposal: Any) -> Any:
         """Engine thread: block until the person approves or rejects in a dialog."""
@@ -351,11 +358,11 @@ class RunScreen(Screen):
             lambda code: self._code_edited(name, code),
         )
 
-    def _code_edited(self, name: str, code: str | None) -> None:
+    def _code_edited(self, name: str, code: ValidatedAction | None) -> None:
         if code is None:
             return
         try:
-            self.control.edit_code(name, code)
+            self.control.edit_code(name, code)  # validated in the dialog: not again
         except EditRefused as error:
             self.notify(f"code edit of {name} not used: {error}", severity="error")
             return
