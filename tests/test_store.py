@@ -174,11 +174,12 @@ def test_older_schema_migrates_and_keeps_its_sessions(tmp_path: Path) -> None:
     db.conn.commit()
     db.conn.close()
     store = SessionStore(tmp_path)
-    assert store.schema_version() == SCHEMA_VERSION == 5
+    assert store.schema_version() == SCHEMA_VERSION == 6
     assert store.get(1).task == "collect_wood" and store.get(1).status == "stopped"
     # v5: values are in the task's measure; an older session's were success rates
     assert store.get(1).best == 0.5 and store.get(1).measure == Measure.SUCCESS_RATE
-    assert store.get(1).best_text == "0.50"
+    # v6: no fresh result recorded: the run's own figure, said to be that
+    assert store.get(1).result is None and store.get(1).best_text == "0.50 (run's own)"
     iteration = store.rows("iterations", 1)[0]
     assert iteration["value"] == 0.5 and iteration["measure"] == "success_rate"
     old = {"kind": "iteration_done", "iteration": 0, "agent": "builtin", "plan": "p"}

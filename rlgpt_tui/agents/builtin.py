@@ -273,9 +273,12 @@ class BuiltinSlowAgent(SlowAgent):
                 )
             )
         coded = [p for p in task.prerequisites if template_code(p) is not None]
+        # iteration 1 also offers the task's own code, which the policy starts as
+        own = stage == 1 and template_code(task.name) is not None
         # a plan holds at most 8 sub-actions (the RL one included): keep the latest
         # prerequisites, each of which obtains the earlier ones itself
-        for prerequisite in coded[max(0, len(coded) - (7 - len(helpers))) :]:
+        room = 7 - len(helpers) - own
+        for prerequisite in coded[max(0, len(coded) - room) :]:
             helpers.append(
                 SubAction(
                     name=prerequisite,
@@ -284,8 +287,7 @@ class BuiltinSlowAgent(SlowAgent):
                     reason="a prerequisite the tech tree knows how to code",
                 )
             )
-        own = template_code(task.name) is not None and task.name not in coded
-        if own and stage == 1:
+        if own:
             helpers.append(
                 SubAction(
                     name=own_code_name(task),

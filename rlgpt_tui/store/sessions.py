@@ -75,7 +75,8 @@ class SessionSummary:
     def best_text(self) -> str:
         """The session's figure in its measure: the fresh result with its interval once the
         run chose its solution (``0.94 [0.85-0.98] code``), else the best of the run's own
-        evaluations so far (``0.85 (so far)``); '-': none yet."""
+        evaluations (``0.85 (run's own)``: optimistic, it made the run's decisions); '-':
+        none yet."""
         prefix = "" if self.measure is Measure.SUCCESS_RATE else "score "
         fmt = self.measure.format
         if self.result is not None:
@@ -83,7 +84,7 @@ class SessionSummary:
             return f"{prefix}{fmt(self.result)} [{fmt(low)}-{fmt(high)}] {self.result_kind}"
         if self.best is None:
             return "-"
-        return f"{prefix}{fmt(self.best)} (so far)"
+        return f"{prefix}{fmt(self.best)} (run's own)"
 
 
 class SessionStore:
