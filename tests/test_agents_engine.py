@@ -343,7 +343,7 @@ def test_rl_config_edits_are_checked_when_made_and_apply_at_the_next_training() 
     assert started.config["ppo"]["n_steps"] == 64  # the rest of ppo kept
     edit = next(e for e in events if isinstance(e, ev.EditApplied))
     assert edit.what == "rl_config" and json.loads(edit.after)["samples"] == 2048
-    assert edit.at == "start of iteration 0's training of collect_wood"
+    assert edit.at == "start of iteration 1's training of collect_wood"
     assert not any(isinstance(e, ev.CodeValidationFailed) for e in events)  # never "code"
     with pytest.raises(EditRefused, match="the session ended"):  # after the end: refused
         engine.control.edit_rl_config("collect_wood", {"samples": 4096})

@@ -109,6 +109,9 @@ class ControlPlane:
         self._sink: EventSink = lambda event: None
         self._where: Callable[[], tuple[int, str]] = lambda: (0, "")
         self.rl_bases: dict[str, dict[str, Any]] = {}  # latest RLConfig per learned sub-action
+        # would_apply(what, target): why such an edit made now could never take effect (the
+        # run's last iteration is past the point that uses it), or None; set by the engine
+        self.would_apply: Callable[[str, str], str | None] = lambda what, target: None
 
     def continue_numbering(self, recorded: list[dict[str, Any]]) -> None:
         """Number new edits after those of a recorded session's events (on resume)."""
@@ -161,7 +164,7 @@ class ControlPlane:
     def edit_plan(self, plan: Plan, origin: str = "app") -> Edit:
         """Use ``plan`` instead of asking the slow agent, for the next iteration."""
         try:
-            self._check_open()
+            self._check_open("plan", "")
         except EditRefused as why:
             self._refuse_now("plan", "", str(why), origin)
             raise
@@ -171,7 +174,7 @@ class ControlPlane:
         """Use ``code`` for ``subaction`` from the next safe point (also between PPO
         rollouts). Invalid code is refused at once (recorded, EditRefused raised)."""
         try:
-            self._check_open()
+            self._check_open("code", subaction)
             check_code(subaction, code)
         except EditRefused as why:
             self._refuse_now("code", subaction, str(why), origin)
@@ -187,7 +190,7 @@ class ControlPlane:
         against its current configuration: a bad edit is refused (EditRefused), not queued.
         A second edit before that training merges into the first."""
         try:
-            self._check_open()
+            self._check_open("rl_config", subaction)
             check_rl_changes(changes, self.rl_base(subaction))
         except EditRefused as why:
             self._refuse_now("rl_config", subaction, str(why), origin)
@@ -197,9 +200,14 @@ class ControlPlane:
             merged = merge_rl_changes(earlier[-1].payload, changes) if earlier else changes
             return self._queue("rl_config", subaction, merged, origin)
 
-    def _check_open(self) -> None:
+    def _check_open(self, what: str = "", target: str = "") -> None:
+        """Raise EditRefused if the run takes no more edits, or (``what`` given) if this
+        one could no longer take effect."""
         if self._closed:
             raise EditRefused(self._closed)
+        why = self.would_apply(what, target) if what else None
+        if why:
+            raise EditRefused(why)
 
     def _refuse_now(self, what: str, target: str, why: str, origin: str) -> None:
         with self._lock:

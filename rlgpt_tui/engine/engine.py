@@ -160,6 +160,16 @@ class Engine:
         self.run_tally = EpisodeTally()  # scored tasks: every training episode of the session
         self._last_policy: tuple[str, RLConfig, Any] | None = None  # (sub-action, config, PPO)
         self._continued = None  # the policy the next training continues (scored tasks)
+        self._trained_total = 0  # the session's samples trained so far (a cut-off run's too)
+        # where the run is, for edits that could no longer take effect (see _edit_would_apply)
+        self.phase = ""
+        self._plan: Plan | None = None  # this iteration's plan, once made
+        self._coded_done: set[str] = set()  # sub-actions whose code loop ended this iteration
+        self._training_actions: set[str] = set()  # coded actions of the running training
+        self._training_begun = False  # this iteration's training has started
+        self._last_iteration = False  # no iteration can follow this one
+        self._last_progress = 0.0
+        self.control.would_apply = self._edit_would_apply
 
     @property
     def tokens(self) -> int:
@@ -168,6 +178,46 @@ class Engine:
 
     def _safe_point(self) -> None:
         self.control.safe_point()
+
+    def _phase(self, phase: str, detail: str = "", total: int | None = None) -> None:
+        """The run enters ``phase`` (planning, coding, validating, training, evaluating,
+        critic): a ``PhaseStarted`` event."""
+        self.phase = phase
+        self._emit(ev.PhaseStarted, phase=phase, detail=detail, total=total)
+
+    def _evaluation_progress(self, done: int, total: int) -> None:
+        """Episodes ended so far in an evaluation (at most one event a second, and the last);
+        pause and stop are taken here too."""
+        now = time.monotonic()
+        if done == total or now - self._last_progress >= 1.0:
+            self._last_progress = now
+            self._emit(ev.PhaseProgress, phase="evaluating", done=done, total=total)
+        self._safe_point()
+
+    def _edit_would_apply(self, what: str, target: str) -> str | None:
+        """Why an edit of ``what`` for ``target`` made now could never take effect (None: it
+        can). Only the run's last iteration refuses: later iterations take any edit."""
+        if not self.close_control_at_end or self._plan is None:
+            return None  # a chain (a later stage may use it), or this iteration's plan to come
+        last = self.iteration >= self.settings.max_iterations - 1 or self._last_iteration
+        if not last:
+            return None
+        here = f"iteration {self.iteration + 1} is the session's last"
+        if what == "plan":
+            return f"{here} and its plan is made: no later plan would use this edit"
+        if what == "code":
+            coded = {sub.name for sub in self._plan.coded()}
+            if target in self._training_actions or (
+                target in coded and target not in self._coded_done
+            ):
+                return None
+            return f"{here} and {target} is no longer coded or trained in it: nothing would run it"
+        if what == "rl_config":
+            learned = [sub.name for sub in self._plan.learned()]
+            if target in learned and not self._training_begun:
+                return None
+            return f"{here} and no training of {target} starts after now"
+        return None
 
     def _emit(self, kind: type[ev.Event], **data: Any) -> Any:
         """Send an event; returns what the handler returns (a store's sequence number)."""
@@ -211,9 +261,12 @@ class Engine:
                 self._candidate = None
                 self._notes = []
                 self._evaluation, self._training = {}, {}
+                self._plan, self._coded_done, self._training_begun = None, set(), False
+                self._last_iteration = False
                 unfinished = resume if resume and self.iteration == resume.next_iteration else None
                 plan = unfinished.plan if unfinished and unfinished.plan else None
                 plan = plan or self._next_plan(task, history)
+                self._plan = plan
                 verdicts: dict[str, Verdict] = {}
                 coded = self._inner_code_loop(task, plan, verdicts, unfinished)
                 learned = plan.learned()
@@ -223,6 +276,7 @@ class Engine:
                         reason = "sample budget spent"
                         break
                     self._total_before = total
+                    self._last_iteration = total + budget >= s.max_samples
                     training = unfinished.training if unfinished else None
                     value, samples = self._inner_rl_loop(
                         task, learned[0], coded, budget, verdicts, training
@@ -267,6 +321,7 @@ class Engine:
                     break
         except StopRequested:
             reason = "stopped"
+            total = max(total, self._trained_total)  # the interrupted training's samples
         except (LLMError, SandboxUnavailable) as error:
             reason = f"error: {error}"
             self._emit(ev.EngineError, message=str(error))
@@ -282,6 +337,7 @@ class Engine:
             tokens=self.tokens,
             measure=task.measure.value,
             run=run.as_dict() if run else {},
+            stop_requested=self.control.stop_requested,
         )
         return EngineResult(
             reason, best, total, self.tokens, history, dict(self.code), task.measure, run
@@ -291,12 +347,13 @@ class Engine:
         return checkpoint_folder(self.settings.artifacts_dir, iteration, subaction)
 
     def _next_plan(self, task, history) -> Plan:
+        self._phase("planning", f"iteration {self.iteration + 1}")
         edit = self.control.take("plan")
         if edit is not None:
             edited = _drop_unknown_high_level_actions(edit.payload.model_copy(deep=True))
             before = history[-1].plan.summary() if history else ""
             self.control.applied(
-                edit, f"before iteration {self.iteration}'s plan", before, edited.summary()
+                edit, f"before iteration {self.iteration + 1}'s plan", before, edited.summary()
             )
             self._emit(ev.PlanProposed, plan=edited.model_dump(), source="human")
             return edited
@@ -349,8 +406,10 @@ class Engine:
                     previous, problem = source, self._last_error
                     continue
                 action = tried
+                runs = self._sample_runs(action)
+                self._phase("critic", sub.name)
                 try:
-                    verdict = self.team.critic.judge_code(task, sub, self._sample_runs(action))
+                    verdict = self.team.critic.judge_code(task, sub, runs)
                 except LLMAnswerError as error:
                     verdict = Verdict(
                         success=False, reason=f"no verdict: the critic's answer failed ({error})"
@@ -375,6 +434,7 @@ class Engine:
                 coded[sub.name] = action
                 self.code[sub.name] = action.source
             verdicts[sub.name] = verdict
+            self._coded_done.add(sub.name)
             self._emit(
                 ev.SubActionDone,
                 subaction=sub.name,
@@ -392,6 +452,7 @@ class Engine:
         if edit is not None:
             source, origin = edit.payload, "human"
         else:
+            self._phase("coding", sub.name)
             try:
                 source = self.team.fast.write_code(task, sub, previous, problem)
             except LLMAnswerError as error:
@@ -418,6 +479,7 @@ class Engine:
             ev.CodeWritten, subaction=sub.name, code=source, attempt=attempt, source=origin
         )
         version = version if isinstance(version, int) else None
+        self._phase("validating", sub.name)
         try:
             action = CodedAction.from_source(sub.name, source, sub.description, version=version)
         except CodeValidationError as error:
@@ -429,7 +491,7 @@ class Engine:
                 self.control.refused(edit, str(error).splitlines()[0])
             return None, source
         if edit is not None:
-            at = f"before iteration {self.iteration}'s code of {sub.name}"
+            at = f"before iteration {self.iteration + 1}'s code of {sub.name}"
             self.control.applied(edit, at, self.code.get(sub.name, ""), source, version=version)
         return action, source
 
@@ -459,6 +521,7 @@ class Engine:
         if training is not None and training.get("subaction") == sub.name:
             config = RLConfig.model_validate(training["rl_config"])  # as it was cut off
             return self._train_and_judge(task, sub, config, verdicts, checkpoints)
+        self._phase("coding", f"{sub.name} (RL configuration)")
         try:
             answer = self.team.fast.write_rl(task, sub, list(coded), env=s.env)
         except LLMAnswerError as error:
@@ -547,7 +610,7 @@ class Engine:
         old, new = config.model_dump(mode="json"), edited.model_dump(mode="json")
         self.control.applied(
             edit,
-            f"start of iteration {self.iteration}'s training of {subaction}",
+            f"start of iteration {self.iteration + 1}'s training of {subaction}",
             json.dumps({k: old[k] for k in changes}),
             json.dumps({k: new[k] for k in changes}),
         )
@@ -568,6 +631,7 @@ class Engine:
 
         def on_metrics(metrics: dict[str, Any]) -> None:
             rollouts[0] += 1
+            self._trained_total = self._total_before + metrics["samples"]
             self._emit(
                 ev.TrainingProgress,
                 subaction=sub.name,
@@ -581,15 +645,25 @@ class Engine:
             self._safe_point()  # between rollouts: pause here, or stop (checkpoint kept)
             self._swap_edited_code(env, specs, rollouts[0], metrics["samples"])
 
+        self._training_begun = True
+        self._training_actions = set(specs)
+        self._phase("training", sub.name, total=config.samples)
         try:
             result = train(config, on_metrics=on_metrics, model=model, env=env, samples_done=done)
         finally:
+            self._training_actions = set()
             usage = env.coded_usage()
             env.close()  # worker processes, for out-of-process worlds
         if any(specs[c.name] is not c for c in config.coded_actions):  # evaluate what ran last
             config = config.model_copy(update={"coded_actions": list(specs.values())})
+        self._trained_total = self._total_before + result.samples
+        self._phase("evaluating", f"{sub.name} (RL policy)", total=s.eval_episodes)
         evaluation = evaluate(
-            config, result.model, episodes=s.eval_episodes, seed=10_000 + s.seed + self.iteration
+            config,
+            result.model,
+            episodes=s.eval_episodes,
+            seed=10_000 + s.seed + self.iteration,
+            on_episodes=self._evaluation_progress,
         )
         summary = evaluation.as_dict() | {
             "coded_decision_share": round(usage["decision_share"], 4),
@@ -611,6 +685,7 @@ class Engine:
                 "ends": training.ends,
             }
         self._emit(ev.EvaluationDone, subject=f"{sub.name} (RL policy)", result=summary)
+        self._phase("critic", sub.name)
         try:
             verdict = self.team.critic.judge_rl(task, sub, summary, s.target_for(task))
         except LLMAnswerError as error:
@@ -672,7 +747,7 @@ class Engine:
         env.replace_coded(name, action)
         specs[name] = old.model_copy(update={"source": edit.payload, "version": version})
         before, self.code[name] = self.code.get(name, old.source), edit.payload
-        at = f"between PPO rollouts {rollout} and {rollout + 1} of iteration {self.iteration}"
+        at = f"between PPO rollouts {rollout} and {rollout + 1} of iteration {self.iteration + 1}"
         self.control.applied(
             edit, at, before, edit.payload, rollout=rollout, samples=samples, version=version
         )
@@ -691,8 +766,13 @@ class Engine:
             seed=s.seed,
             coded_actions=[CodedActionSpec(name=name, source=source)],
         )
+        self._phase("evaluating", f"{name} (code only)", total=s.eval_episodes)
         evaluation = evaluate(
-            config, only_coded=name, episodes=s.eval_episodes, seed=10_000 + s.seed + self.iteration
+            config,
+            only_coded=name,
+            episodes=s.eval_episodes,
+            seed=10_000 + s.seed + self.iteration,
+            on_episodes=self._evaluation_progress,
         )
         self._evaluation = evaluation.as_dict()
         self._emit(ev.EvaluationDone, subject=f"{name} (code only)", result=self._evaluation)
