@@ -144,6 +144,11 @@ class ControlPlane:
         self._running.set()
         self._emit(ev.ControlChanged, state="stopping")
 
+    def approval(self, what: str, target: str, answer: str) -> None:
+        """Record a person's answer to an agent proposal (``what``: plan or code), or
+        (``what`` mode, ``answer`` on or off) a change of approval mode."""
+        self._emit(ev.ApprovalGiven, what=what, target=target, answer=answer)
+
     @property
     def paused(self) -> bool:
         return not self._running.is_set()

@@ -32,7 +32,9 @@ class EventPrinter:
                 chain = _e(" -> ".join(event.subtasks))
                 c.rule(f"task plan for {_e(event.task)} ({who}): {chain}")
             case ev.PlanProposed():
-                c.print(f"[bold]iteration {event.iteration + 1}[/] plan ({_e(event.source)}, {who}):")
+                c.print(
+                    f"[bold]iteration {event.iteration + 1}[/] plan ({_e(event.source)}, {who}):"
+                )
                 for sub in event.plan["subactions"]:
                     extra = (
                         f" + high-level {_e(', '.join(sub['high_level_actions']))}"
