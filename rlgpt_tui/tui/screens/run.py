@@ -321,9 +321,11 @@ class RunScreen(Screen):
             if self._shutting_down.is_set():
                 raise ProposalRejected("the app closed")
         said = answer["answer"]
-        self.control.approval(kind, target, said)
-        if said == "approval off":
+        if said == "approval off":  # approved, and no more questions
+            self.control.approval(kind, target, "approved (approval mode turned off)")
             self.app.call_from_thread(self.set_approval, False)
+        else:
+            self.control.approval(kind, target, said)
         if said == "rejected":
             raise ProposalRejected("rejected in the app")
         approved = answer["edited"] if answer["edited"] is not None else proposal
