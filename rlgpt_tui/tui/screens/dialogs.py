@@ -235,7 +235,7 @@ KEYS = [
     ("a", "approval mode: ask before each agent plan (as a whole) or code is used"),
     ("d", "diff of the selected code version to the previous one"),
     ("/ n N", "search the log or critic pane (the focused one), next and previous match"),
-    ("1-6", "focus a pane: plan, code, training, critic, agent view, log"),
+    ("1 2 3 4 5 6", "focus a pane: plan, code, training, critic, agent view, log"),
     ("z", "zoom the focused pane to the whole screen, and back"),
     ("x", "export the session's report (markdown, curves.png); the path is shown"),
     ("tab", "move between panes; arrows and page keys scroll"),

@@ -213,7 +213,7 @@ class SessionHeader(Widget):
         """The header's parts, shorter at each ``level`` (0: all of them in full)."""
         full = level == 0
         agent = "builtin agent (no LLM)" if self.agent == "builtin" else self.agent
-        if not full:
+        if level >= 2:
             agent = "builtin" if self.agent == "builtin" else self.agent.removeprefix("llm:")
         session = self.session_id if self.session_id is not None else "-"
         of = f"/{self.iterations}" if self.iterations else ""
