@@ -137,7 +137,7 @@ class RunScreen(Screen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in LIVE_ONLY:
-            return self.live
+            return self.live and not self.ended
         if action in REPLAY_ONLY:
             return not self.live
         return True
@@ -215,6 +215,7 @@ class RunScreen(Screen):
     def on_session_ended(self, message: SessionEnded) -> None:
         self.ended = True
         self.header.live = False
+        self.refresh_bindings()
         self._stop_watching.set()
         self.header.refresh()
         if message.error:

@@ -66,6 +66,7 @@ class SessionHeader(Widget):
         self.fps = 0.0  # the latest training rollout's (training time only)
         self.eval_seconds = 0.0  # the last evaluation's wall time (for the ETA)
         self.iteration_samples = 0  # the current training run's budget
+        self._trained_iteration = -1  # the last iteration whose training began
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self.refresh)  # the clock and the ETA
@@ -95,6 +96,7 @@ class SessionHeader(Widget):
                 self._phase_start = event.time
                 if event.phase == "training":
                     self.iteration_samples = event.total or 0
+                    self._trained_iteration = event.iteration
                 if self.state not in HELD:
                     self.state = "running"
             case ev.PhaseProgress():
@@ -157,10 +159,13 @@ class SessionHeader(Widget):
             return None
         per_run = self.iteration_samples
         evaluating = self.phase == "evaluating"
-        current_trains = self.phase in ("training", "") and per_run > 0
-        # iterations after this one, and this one's training if it still runs
+        # this iteration's training: still to come, running, or done (then evaluated)
+        if self._trained_iteration != self.iteration:
+            current_trains, left_in_run = per_run > 0, per_run
+        else:
+            current_trains = self.phase in ("training", "") and per_run > 0
+            left_in_run = max(0, per_run - self.phase_done) if current_trains else 0
         later = max(0, self.iterations - self.iteration - 1) if self.iterations else 0
-        left_in_run = max(0, per_run - self.phase_done) if current_trains else 0
         samples_left = max(0, self.budget - self.samples)
         if per_run:
             samples_left = min(samples_left, left_in_run + later * per_run)
