@@ -147,11 +147,10 @@ class ApproveDialog(ModalScreen[tuple[str, Any] | None]):
             whole = (
                 " (approving it approves its sub-actions' code too)" if self.kind == "plan" else ""
             )
+            yield Label(f"The agent proposes a {what}{whole}.", id="approve-title")
             yield Label(
-                f"The agent proposes a {what}{whole}. y: approve, n/esc: reject, "
-                "a: approve and turn approval off, e: edit it first",
-                id="approve-title",
-                classes="dialog-title",
+                "y: approve  n or esc: reject  a: approve, approval mode off  e: edit it first",
+                id="approve-keys",
             )
             language = "python" if self.kind == "code" else None
             yield TextArea.code_editor(self.text, language=language, read_only=True, id="editor")
@@ -178,7 +177,7 @@ class ApproveDialog(ModalScreen[tuple[str, Any] | None]):
         editor.read_only = False
         editor.focus()
         self.editing = True
-        self.query_one("#approve-title", Label).update(
+        self.query_one("#approve-keys", Label).update(
             f"Edit the {self.kind}, then ctrl+s approves it as edited (esc: reject)"
         )
         self.refresh_bindings()

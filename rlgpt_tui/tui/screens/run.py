@@ -465,7 +465,7 @@ class RunScreen(Screen):
         """Focus pane ``index`` (0: plan ... 5: log); a zoomed screen shows that pane."""
         pane = self.query_one(f"#{PANES[index]}")
         target = next((w for w in pane.query("*") if w.focusable), None)
-        (target or pane).focus()
+        self.set_focus(target or pane)  # at once: a z right after it zooms this pane
         if self.zoomed is not None and self.zoomed is not pane:
             self._zoom(pane)
 
