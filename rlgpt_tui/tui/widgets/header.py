@@ -207,15 +207,16 @@ class SessionHeader(Widget):
 
     def render(self) -> Content:
         width = max(20, self.size.width - 2) if self.size.width else 200
-        for level in range(4):
+        for level in range(5):
             parts = self._parts(level)
             content = Content.from_markup("  |  ".join(parts) if level == 0 else " | ".join(parts))
-            if content.cell_length <= width or level == 3:
+            if content.cell_length <= width or level == 4:
                 break
         return content
 
     def _parts(self, level: int) -> list[str]:
-        """The header's parts, shorter at each ``level`` (0: all of them in full)."""
+        """The header's parts, shorter at each ``level`` (0: all of them in full; 4: for 80
+        columns)."""
         full = level == 0
         agent = "builtin agent (no LLM)" if self.agent == "builtin" else self.agent
         if level >= 2:
@@ -226,6 +227,8 @@ class SessionHeader(Widget):
         timing = clock(self.elapsed) + (
             (f" (ETA {clock(eta)})" if full else f" ETA {clock(eta)}") if eta is not None else ""
         )
+        if level >= 4 and eta is not None:  # the narrowest: the time left only
+            timing = f"ETA {clock(eta)}"
         state = f"[b]{escape(self.state_text(short=level >= 3))}[/b]"
         if level >= 2:
             samples = short_number(self.samples) + (
