@@ -392,6 +392,7 @@ class Engine:
                 if source:
                     coded[sub.name] = CodedAction.from_source(sub.name, source, sub.description)
                     self.code[sub.name] = source
+                self._coded_done.add(sub.name)
                 continue
             action = verdict = None  # the last valid code and its verdict
             previous = problem = None
