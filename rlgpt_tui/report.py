@@ -81,13 +81,13 @@ def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str
     ]
     for row in store.rows("iterations", session_id):
         lines.append(
-            f"| {row['iteration']} | {row['plan']} | {m.format(row['value'])} | "
+            f"| {row['iteration'] + 1} | {row['plan']} | {m.format(row['value'])} | "
             f"{row['samples']:,} | {row['total_samples']:,} | {row['tokens']:,} |"
         )
     lines += ["", "## Plans", ""]
     for row in store.rows("plans", session_id):
         plan = json.loads(row["plan"])
-        lines.append(f"**Iteration {row['iteration']}** ({row['source']}, {row['agent']}):")
+        lines.append(f"**Iteration {row['iteration'] + 1}** ({row['source']}, {row['agent']}):")
         for sub in plan.get("subactions", []):
             extra = sub.get("high_level_actions") or []
             hl = f"; high-level actions: {', '.join(extra)}" if extra else ""
@@ -104,7 +104,7 @@ def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str
             plan = f" (the plan's: {', '.join(planned) or 'none'})" if planned is not None else ""
             note = config.get("high_level_actions_note")
             lines.append(
-                f"- iteration {e.iteration}, `{e.subaction}`: {coded}{plan}"
+                f"- iteration {e.iteration + 1}, `{e.subaction}`: {coded}{plan}"
                 + (f"; {note}" if note else "")
             )
         lines.append("")
@@ -114,26 +114,29 @@ def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str
     for row in evaluations:
         result = json.loads(row["result"])
         shown = "-" if row["value"] is None else result_text(result, episodes=False, ends=False)
-        lines.append(f"| {row['iteration']} | {row['subject']} | {shown} | {row['episodes']} |")
+        number = row["iteration"] + 1
+        lines.append(f"| {number} | {row['subject']} | {shown} | {row['episodes']} |")
     lines += _achievement_table([json.loads(r["result"]) for r in evaluations])
     lines += ["", "## Critic verdicts", ""]
     for row in store.rows("verdicts", session_id):
         mark = "ok" if row["success"] else "failed"
         tip = f" Suggestion: {row['suggestion']}" if row["suggestion"] else ""
         lines.append(
-            f"- iteration {row['iteration']}, `{row['subaction']}` ({row['agent']}): "
+            f"- iteration {row['iteration'] + 1}, `{row['subaction']}` ({row['agent']}): "
             f"**{mark}**, {row['reason']}.{tip}"
         )
     edits = store.rows("human_edits", session_id)
     if edits:
         lines += ["", "## Human edits", ""]
+        names = version_names(store.rows("code_versions", session_id))
         for row in edits:
             when = time.strftime("%H:%M:%S", time.localtime(row["time"]))
             outcome = row.get("outcome") or "applied"
             detail = f" ({row['detail']})" if row.get("detail") else ""
-            version = f", code version {row['version']}" if row.get("version") else ""
+            name = names.get(row.get("version"), f"code version {row.get('version')}")
+            version = f", now {name}" if row.get("version") else ""
             lines.append(
-                f"- {when}, iteration {row['iteration']}: {row['what']} {row['target']} "
+                f"- {when}, iteration {row['iteration'] + 1}: {row['what']} {row['target']} "
                 f"**{outcome}**{detail}{version}".replace("  ", " ")
             )
     calls = store.rows("llm_calls", session_id)
@@ -223,6 +226,16 @@ def _achievement_table(results: list[dict[str, Any]]) -> list[str]:
     )
     lines.append(f"| how episodes ended | {ends} |")
     return lines
+
+
+def version_names(rows: list[dict[str, Any]]) -> dict[int, str]:
+    """Each code version's store id -> ``SUB-ACTION vN`` (the N-th version of it)."""
+    counts: dict[str, int] = {}
+    names = {}
+    for row in rows:
+        counts[row["subaction"]] = counts.get(row["subaction"], 0) + 1
+        names[row["event_seq"]] = f"{row['subaction']} v{counts[row['subaction']]}"
+    return names
 
 
 def export_session(
@@ -362,7 +375,7 @@ def draw_learning_curves(
         if len(line) > 1:
             draw.line(line, fill=colour, width=2)
         draw.line([right + 14, legend_y + 7, right + 34, legend_y + 7], fill=colour, width=2)
-        draw.text((right + 40, legend_y), f"it{iteration} {sub}", fill=colour)
+        draw.text((right + 40, legend_y), f"it{iteration + 1} {sub}", fill=colour)
         legend_y += 16
     for x, rate, low, high in points:
         px = to_x(x)

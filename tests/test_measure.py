@@ -96,7 +96,7 @@ def test_run_on_a_scored_task_reports_its_crafter_score(tmp_path: Path, capsys) 
     )
     printed = capsys.readouterr().err
     assert code == 0, printed
-    assert "iteration 0 done: Crafter score" in printed
+    assert "iteration 1 done: Crafter score" in printed
     assert "best Crafter score" in printed and "all training episodes: Crafter score" in printed
     store = SessionStore(tmp_path)
     session = store.list_sessions()[0]

@@ -281,7 +281,7 @@ def test_sessions_cli_list_show_delete(tmp_path: Path, capsys) -> None:
     out = capsys.readouterr().out
     assert "place_table" in out and "llm:some-model" in out and "0.25" in out
     assert main(["sessions", "--sessions-dir", str(tmp_path), "show", str(sid)]) == 0
-    assert "| 0 | p | 0.25 | 100 | 100 | 7 |" in capsys.readouterr().out
+    assert "| 1 | p | 0.25 | 100 | 100 | 7 |" in capsys.readouterr().out
     assert main(["sessions", "--sessions-dir", str(tmp_path), "delete", str(sid)]) == 0
     assert store.list_sessions() == [] and not store.session_dir(sid).exists()
 

@@ -51,7 +51,7 @@ def test_code_edits_in_the_dialog_and_on_disk_are_the_code_later_calls_ran(tmp_p
         async with app.run_test(size=SIZE) as pilot:
             screen = await run_screen(pilot, app)
             training = screen.training_pane
-            await until(pilot, lambda: training.current == "it1 collect_wood", 300, "it1 PPO")
+            await until(pilot, lambda: training.current == "it2 collect_wood", 300, "it2 PPO")
             await pilot.press("p")
             await until(pilot, lambda: screen.header.state == "paused", 120, "the pause")
 
@@ -153,7 +153,7 @@ def test_a_resumed_session_shows_its_record_before_any_new_event(tmp_path, monke
 
     asyncio.run(scenario())
     assert seen["plan"] == plan
-    assert seen["points"] == len(progress) and seen["curves"] == ["it0 collect_wood"]
+    assert seen["points"] == len(progress) and seen["curves"] == ["it1 collect_wood"]
     assert "collect_wood on craftax" in seen["header"]
     # stopped before its second iteration, where it resumes
     assert "iteration 2/2" in seen["header"] and f"samples {samples:,}/" in seen["header"]
@@ -161,10 +161,10 @@ def test_a_resumed_session_shows_its_record_before_any_new_event(tmp_path, monke
     stamp = time.strftime("%H:%M:%S", time.localtime(recorded[0]["time"]))
     assert seen["log"][0].startswith(f"{stamp} session started")
     log = " ".join(seen["log"])
-    assert log.index("finished: stopped") < log.index("resumed at iteration 1")
-    assert seen["critic"][0].startswith("it 0 eval collect_wood (RL policy)")
+    assert log.index("finished: stopped by you") < log.index("resumed at iteration 2")
+    assert seen["critic"][0].startswith("it 1 eval collect_wood (RL policy)")
     # the resumed run went on in the same panes
-    assert seen["curves after"] == ["it0 collect_wood", "it1 collect_wood"]
+    assert seen["curves after"] == ["it1 collect_wood", "it2 collect_wood"]
     assert seen["points after"] > seen["points"]
 
 

@@ -10,6 +10,7 @@ the run's result.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,10 +49,17 @@ class Candidate:
         what = self.only_coded if self.model is None else "RL policy"
         return f"{what} ({self.kind}, iteration {self.iteration + 1})"
 
-    def evaluate(self, episodes: int, seed: int) -> EvalResult:
+    def evaluate(
+        self, episodes: int, seed: int, on_episodes: Callable[[int, int], None] | None = None
+    ) -> EvalResult:
         """This candidate on ``episodes`` worlds from ``seed``, one episode each."""
         return evaluate(
-            self.config, self.model, only_coded=self.only_coded, episodes=episodes, seed=seed
+            self.config,
+            self.model,
+            only_coded=self.only_coded,
+            episodes=episodes,
+            seed=seed,
+            on_episodes=on_episodes,
         )
 
 
@@ -127,14 +135,24 @@ def fresh_episodes(task: Task, requested: int) -> int:
 
 
 def choose(
-    candidates: Candidates, task: Task, episodes: int, seed: int, target: float
+    candidates: Candidates,
+    task: Task,
+    episodes: int,
+    seed: int,
+    target: float,
+    on_candidate: Callable[[Candidate], Callable[[int, int], None] | None] | None = None,
 ) -> FinalChoice | None:
     """Evaluate every candidate on the same fresh worlds and keep the best (ties: the one
-    the run measured higher, then code before RL, the cheaper solution)."""
+    the run measured higher, then code before RL, the cheaper solution). ``on_candidate``
+    hears of each candidate before it is evaluated and may return an episode-progress
+    callback for it."""
     if not len(candidates):
         return None
     order = {CODE: 0, RL_CODE: 1, RL: 2}
-    measured = [(c, c.evaluate(episodes, seed)) for c in candidates]
+    measured = []
+    for c in candidates:
+        progress = on_candidate(c) if on_candidate else None
+        measured.append((c, c.evaluate(episodes, seed, progress)))
     chosen, fresh = max(
         measured,
         key=lambda cr: (cr[1].value, cr[0].value or 0.0, -order[cr[0].kind]),

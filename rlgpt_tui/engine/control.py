@@ -168,6 +168,9 @@ class ControlPlane:
         self._sink: EventSink = lambda event: None
         self._where: Callable[[], tuple[int, str]] = lambda: (0, "")
         self.rl_bases: dict[str, dict[str, Any]] = {}  # latest RLConfig per learned sub-action
+        # would_apply(what, target): why such an edit made now could never take effect (the
+        # run's last iteration is past the point that uses it), or None; set by the engine
+        self.would_apply: Callable[[str, str], str | None] = lambda what, target: None
 
     def continue_numbering(self, recorded: list[ev.Event]) -> None:
         """Number new edits after those of a recorded session's events (on resume)."""
@@ -200,6 +203,11 @@ class ControlPlane:
         self._running.set()
         self._emit(ev.ControlChanged, state="stopping")
 
+    def approval(self, what: str, target: str, answer: str) -> None:
+        """Record a person's answer to an agent proposal (``what``: plan or code), or
+        (``what`` mode, ``answer`` on or off) a change of approval mode."""
+        self._emit(ev.ApprovalGiven, what=what, target=target, answer=answer)
+
     @property
     def paused(self) -> bool:
         return not self._running.is_set()
@@ -220,7 +228,7 @@ class ControlPlane:
     def edit_plan(self, plan: Plan, origin: str = "app") -> Edit:
         """Use ``plan`` instead of asking the slow agent, for the next iteration."""
         try:
-            self._check_open()
+            self._check_open("plan", "")
         except EditRefused as why:
             self._refuse_now("plan", "", str(why), origin)
             raise
@@ -234,7 +242,7 @@ class ControlPlane:
         :class:`ValidatedAction` of ``subaction`` is taken as it is. Invalid code is refused
         at once (recorded, EditRefused raised)."""
         try:
-            self._check_open()
+            self._check_open("code", subaction)
             if isinstance(code, str):
                 action = check_code(subaction, code)
             elif code.name != subaction:
@@ -255,7 +263,7 @@ class ControlPlane:
         against its current configuration: a bad edit is refused (EditRefused), not queued.
         A second edit before that training merges into the first."""
         try:
-            self._check_open()
+            self._check_open("rl_config", subaction)
             check_rl_changes(changes, self.rl_base(subaction))
         except EditRefused as why:
             self._refuse_now("rl_config", subaction, str(why), origin)
@@ -267,9 +275,14 @@ class ControlPlane:
             merged = merge_rl_changes(earlier[-1].changes, changes) if earlier else changes
             return self._queue(RLConfigEdit(0, subaction, origin, changes=merged))
 
-    def _check_open(self) -> None:
+    def _check_open(self, what: str = "", target: str = "") -> None:
+        """Raise EditRefused if the run takes no more edits, or (``what`` given) if this
+        one could no longer take effect."""
         if self._closed:
             raise EditRefused(self._closed)
+        why = self.would_apply(what, target) if what else None
+        if why:
+            raise EditRefused(why)
 
     def _refuse_now(self, what: str, target: str, why: str, origin: str) -> None:
         with self._lock:

@@ -179,6 +179,16 @@ class Engine:
         self.candidates = Candidates()  # the best solution of each kind, for the final choice
         self._last_policy: tuple[str, RLConfig, Any] | None = None  # (sub-action, config, PPO)
         self._continued = None  # the policy the next training continues (scored tasks)
+        self._trained_total = 0  # the session's samples trained so far (a cut-off run's too)
+        # where the run is, for edits that could no longer take effect (see _edit_would_apply)
+        self.phase = ""
+        self._plan: Plan | None = None  # this iteration's plan, once made
+        self._coded_done: set[str] = set()  # sub-actions whose code loop ended this iteration
+        self._training_actions: set[str] = set()  # coded actions of the running training
+        self._training_begun = False  # this iteration's training has started
+        self._last_iteration = False  # no iteration can follow this one
+        self._last_progress = 0.0
+        self.control.would_apply = self._edit_would_apply
 
     @property
     def tokens(self) -> int:
@@ -187,6 +197,51 @@ class Engine:
 
     def _safe_point(self) -> None:
         self.control.safe_point()
+
+    def _phase(self, phase: str, detail: str = "", total: int | None = None) -> None:
+        """The run enters ``phase`` (planning, coding, validating, training, evaluating,
+        critic): a ``PhaseStarted`` event."""
+        self.phase = phase
+        self._emit(ev.PhaseStarted, phase=phase, detail=detail, total=total)
+
+    def _final_progress(self, done: int, total: int) -> None:
+        """Episodes ended so far in an evaluation (at most one event a second, and the last);
+        no safe point: the final choice's evaluations use it as is (the run is ending, a
+        person's stop included, and its result is measured either way)."""
+        now = time.monotonic()
+        if done == total or now - self._last_progress >= 1.0:
+            self._last_progress = now
+            self._emit(ev.PhaseProgress, phase="evaluating", done=done, total=total)
+
+    def _evaluation_progress(self, done: int, total: int) -> None:
+        """Episodes ended so far in an evaluation; pause and stop are taken here too."""
+        self._final_progress(done, total)
+        self._safe_point()
+
+    def _edit_would_apply(self, what: str, target: str) -> str | None:
+        """Why an edit of ``what`` for ``target`` made now could never take effect (None: it
+        can). Only the run's last iteration refuses: later iterations take any edit."""
+        if not self.close_control_at_end or self._plan is None:
+            return None  # a chain (a later stage may use it), or this iteration's plan to come
+        last = self.iteration >= self.settings.max_iterations - 1 or self._last_iteration
+        if not last:
+            return None
+        here = f"iteration {self.iteration + 1} is the session's last"
+        if what == "plan":
+            return f"{here} and its plan is made: no later plan would use this edit"
+        if what == "code":
+            coded = {sub.name for sub in self._plan.coded()}
+            if target in self._training_actions or (
+                target in coded and target not in self._coded_done
+            ):
+                return None
+            return f"{here} and {target} is no longer coded or trained in it: nothing would run it"
+        if what == "rl_config":
+            learned = [sub.name for sub in self._plan.learned()]
+            if target in learned and not self._training_begun:
+                return None
+            return f"{here} and no training of {target} starts after now"
+        return None
 
     def _emit(self, kind: type[ev.Event], **data: Any) -> Any:
         """Send an event; returns what the handler returns (a store's sequence number)."""
@@ -231,9 +286,12 @@ class Engine:
                 self._candidate = None
                 self._notes = []
                 self._evaluation, self._training = {}, {}
+                self._plan, self._coded_done, self._training_begun = None, set(), False
+                self._last_iteration = False
                 unfinished = resume if resume and self.iteration == resume.next_iteration else None
                 plan = unfinished.plan if unfinished and unfinished.plan else None
                 plan = plan or self._next_plan(task, history)
+                self._plan = plan
                 verdicts: dict[str, Verdict] = {}
                 coded = self._inner_code_loop(task, plan, verdicts, unfinished)
                 learned = plan.learned()
@@ -243,6 +301,7 @@ class Engine:
                         end = RunEnd(EndKind.SAMPLE_BUDGET)
                         break
                     self._total_before = total
+                    self._last_iteration = total + budget >= s.max_samples
                     training = unfinished.training if unfinished else None
                     value, samples = self._inner_rl_loop(
                         task, learned[0], coded, budget, verdicts, training
@@ -287,6 +346,7 @@ class Engine:
                     break
         except StopRequested:
             end = RunEnd(EndKind.STOPPED)
+            total = max(total, self._trained_total)  # the interrupted training's samples
         except (LLMError, SandboxUnavailable) as error:
             end = RunEnd.failed(error)
             self._emit(ev.EngineError, message=str(error))
@@ -306,6 +366,7 @@ class Engine:
             measure=task.measure.value,
             run=run.as_dict() if run else {},
             result=final.as_dict() if final else {},
+            stop_requested=self.control.stop_requested,
         )
         return EngineResult(
             end, best, total, self.tokens, history, dict(self.code), task.measure, run, final
@@ -333,12 +394,13 @@ class Engine:
         return checkpoint_folder(self.settings.artifacts_dir, iteration, subaction)
 
     def _next_plan(self, task, history) -> Plan:
+        self._phase("planning", f"iteration {self.iteration + 1}")
         edit = self.control.take(PlanEdit)
         if edit is not None:
             edited = _drop_unknown_high_level_actions(edit.plan.model_copy(deep=True))
             before = history[-1].plan.summary() if history else ""
             self.control.applied(
-                edit, f"before iteration {self.iteration}'s plan", before, edited.summary()
+                edit, f"before iteration {self.iteration + 1}'s plan", before, edited.summary()
             )
             self._emit(ev.PlanProposed, plan=edited.model_dump(), source="human")
             return edited
@@ -377,6 +439,7 @@ class Engine:
                 if source:
                     coded[sub.name] = validate(sub.name, source, sub.description)
                     self.code[sub.name] = source
+                self._coded_done.add(sub.name)
                 continue
             action = verdict = None  # the last valid code and its verdict
             previous = problem = None
@@ -391,8 +454,10 @@ class Engine:
                     previous, problem = source, self._last_error
                     continue
                 action = tried
+                runs = self._sample_runs(action)
+                self._phase("critic", sub.name)
                 try:
-                    verdict = self.team.critic.judge_code(task, sub, self._sample_runs(action))
+                    verdict = self.team.critic.judge_code(task, sub, runs)
                 except LLMAnswerError as error:
                     verdict = Verdict(
                         success=False, reason=f"no verdict: the critic's answer failed ({error})"
@@ -417,6 +482,7 @@ class Engine:
                 coded[sub.name] = action
                 self.code[sub.name] = action.source
             verdicts[sub.name] = verdict
+            self._coded_done.add(sub.name)
             self._emit(
                 ev.SubActionDone,
                 subaction=sub.name,
@@ -434,6 +500,7 @@ class Engine:
         if edit is not None:
             source, origin = edit.code, "human"
         else:
+            self._phase("coding", sub.name)
             try:
                 source = self.team.fast.write_code(task, sub, previous, problem)
             except LLMAnswerError as error:
@@ -460,6 +527,7 @@ class Engine:
             ev.CodeWritten, subaction=sub.name, code=source, attempt=attempt, source=origin
         )
         version = version if isinstance(version, int) else None
+        self._phase("validating", sub.name)
         try:
             if edit is not None:  # validated when the person made the edit
                 action = replace(edit.action, description=sub.description, version=version)
@@ -474,7 +542,7 @@ class Engine:
                 self.control.refused(edit, str(error).splitlines()[0])
             return None, source
         if edit is not None:
-            at = f"before iteration {self.iteration}'s code of {sub.name}"
+            at = f"before iteration {self.iteration + 1}'s code of {sub.name}"
             self.control.applied(edit, at, self.code.get(sub.name, ""), source, version=version)
         return action, source
 
@@ -503,6 +571,7 @@ class Engine:
         checkpoints = self._checkpoint_dir(self.iteration, sub.name)
         if training is not None and training.get("subaction") == sub.name:
             return self._resume_training(task, sub, coded, verdicts, training, checkpoints)
+        self._phase("coding", f"{sub.name} (RL configuration)")
         try:
             answer = self.team.fast.write_rl(task, sub, list(coded), env=s.env)
         except LLMAnswerError as error:
@@ -582,7 +651,7 @@ class Engine:
         old, new = config.model_dump(mode="json"), edited.model_dump(mode="json")
         self.control.applied(
             edit,
-            f"start of iteration {self.iteration}'s training of {subaction}",
+            f"start of iteration {self.iteration + 1}'s training of {subaction}",
             json.dumps({k: old[k] for k in changes}),
             json.dumps({k: new[k] for k in changes}),
         )
@@ -634,6 +703,7 @@ class Engine:
 
         def on_metrics(metrics: dict[str, Any]) -> None:
             rollouts[0] += 1
+            self._trained_total = self._total_before + metrics["samples"]
             self._emit(
                 ev.TrainingProgress,
                 subaction=sub.name,
@@ -647,15 +717,25 @@ class Engine:
             self._safe_point()  # between rollouts: pause here, or stop (checkpoint kept)
             self._swap_edited_code(env, specs, rollouts[0], metrics["samples"])
 
+        self._training_begun = True
+        self._training_actions = set(specs)
+        self._phase("training", sub.name, total=config.samples)
         try:
             result = train(config, on_metrics=on_metrics, model=model, env=env, samples_done=done)
         finally:
+            self._training_actions = set()
             usage = env.coded_usage()
             env.close()  # worker processes, for out-of-process worlds
         if any(specs[c.name] is not c for c in config.coded_actions):  # evaluate what ran last
             config = config.model_copy(update={"coded_actions": list(specs.values())})
+        self._trained_total = self._total_before + result.samples
+        self._phase("evaluating", f"{sub.name} (RL policy)", total=s.eval_episodes)
         evaluation = evaluate(
-            config, result.model, episodes=s.eval_episodes, seed=10_000 + s.seed + self.iteration
+            config,
+            result.model,
+            episodes=s.eval_episodes,
+            seed=10_000 + s.seed + self.iteration,
+            on_episodes=self._evaluation_progress,
         )
         summary = evaluation.as_dict() | {
             "coded_decision_share": round(usage["decision_share"], 4),
@@ -677,6 +757,7 @@ class Engine:
                 "ends": training.ends,
             }
         self._emit(ev.EvaluationDone, subject=f"{sub.name} (RL policy)", result=summary)
+        self._phase("critic", sub.name)
         try:
             verdict = self.team.critic.judge_rl(task, sub, summary, s.target_for(task))
         except LLMAnswerError as error:
@@ -738,9 +819,9 @@ class Engine:
         env.replace_coded(name, action)
         specs[name] = CodedActionSpec.of(action, max_steps=old.max_steps, seconds=old.seconds)
         before, self.code[name] = self.code.get(name, old.source), edit.code
-        at = f"between PPO rollouts {rollout} and {rollout + 1} of iteration {self.iteration}"
+        at = f"between PPO rollouts {rollout} and {rollout + 1} of iteration {self.iteration + 1}"
         if rollout == 0:
-            at = f"before the first PPO rollout of iteration {self.iteration}'s training"
+            at = f"before the first PPO rollout of iteration {self.iteration + 1}'s training"
         self.control.applied(
             edit, at, before, edit.code, rollout=rollout, samples=samples, version=version
         )
@@ -763,11 +844,13 @@ class Engine:
             seed=s.seed,
             coded_actions=[CodedActionSpec.of(action)],
         )
+        self._phase("evaluating", f"{action.name} (code only)", total=s.eval_episodes)
         evaluation = evaluate(
             config,
             only_coded=action.name,
             episodes=s.eval_episodes,
             seed=10_000 + s.seed + self.iteration,
+            on_episodes=self._evaluation_progress,
         )
         self.candidates.offer(
             Candidate(config, self.iteration, evaluation.value, only_coded=action.name)

@@ -93,6 +93,44 @@ class TrainingProgress(Event):
 
 
 @dataclass
+class PhaseStarted(Event):
+    """The engine began a phase: ``planning``, ``coding``, ``validating``, ``training``,
+    ``evaluating`` or ``critic``; ``detail``: what it works on (a sub-action), ``total``:
+    the phase's units where it has some (samples to train, episodes to evaluate).
+
+    A phase lasts until the next ``PhaseStarted`` or ``SessionFinished`` (paused spans
+    inside it are the ``control`` events paused..resumed), so phase wall times follow
+    from the recorded events."""
+
+    phase: str
+    detail: str = ""
+    total: int | None = None
+    kind: ClassVar[str] = "phase_started"
+
+
+@dataclass
+class PhaseProgress(Event):
+    """``done`` of the current phase's ``total`` units (evaluation: episodes ended)."""
+
+    phase: str
+    done: int
+    total: int
+    kind: ClassVar[str] = "phase_progress"
+
+
+@dataclass
+class ApprovalGiven(Event):
+    """Approval mode: a person's answer to an agent proposal (``what``: plan or code;
+    ``answer``: approved, approved with edits, rejected, or covered by the plan's
+    approval), or a change of the mode itself (``what``: mode; ``answer``: on or off)."""
+
+    what: str
+    target: str
+    answer: str
+    kind: ClassVar[str] = "approval"
+
+
+@dataclass
 class EvaluationDone(Event):
     subject: str
     result: dict[str, Any]
@@ -192,7 +230,8 @@ class EditDiscarded(Event):
 class SessionFinished(Event):
     """How a session ended; ``best``: the best iteration's value of the task's measure;
     ``run``: for scored tasks, the measure over every training episode of the session
-    (Crafter's own definition of its score), as a Measurement dict."""
+    (Crafter's own definition of its score), as a Measurement dict; ``total_samples``:
+    every sample trained, an interrupted iteration's included."""
 
     reason: str  # RunEnd.text: "target reached", "error: ..."
     best: float
@@ -203,6 +242,7 @@ class SessionFinished(Event):
     # the result: the chosen solution's fresh evaluation (SolutionChosen.result); {}: none
     result: dict[str, Any] = field(default_factory=dict)
     end: str = ""  # EndKind's value ('' in sessions recorded before it: read ``reason``)
+    stop_requested: bool = False  # a person asked to stop (the run may have ended first)
     kind: ClassVar[str] = "session_finished"
 
     @property

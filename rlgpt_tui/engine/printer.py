@@ -20,6 +20,7 @@ class EventPrinter:
     def __init__(self, console: Console):
         self.console = console
         self._last_progress = 0.0
+        self._versions: dict[str, int] = {}  # code versions per sub-action (vN)
 
     def __call__(self, event: ev.Event) -> None:
         c = self.console
@@ -31,7 +32,9 @@ class EventPrinter:
                 chain = _e(" -> ".join(event.subtasks))
                 c.rule(f"task plan for {_e(event.task)} ({who}): {chain}")
             case ev.PlanProposed():
-                c.print(f"[bold]iteration {event.iteration}[/] plan ({_e(event.source)}, {who}):")
+                c.print(
+                    f"[bold]iteration {event.iteration + 1}[/] plan ({_e(event.source)}, {who}):"
+                )
                 for sub in event.plan["subactions"]:
                     extra = (
                         f" + high-level {_e(', '.join(sub['high_level_actions']))}"
@@ -44,10 +47,8 @@ class EventPrinter:
                         f"{_e(sub['mode'])}[/]{extra}: {_e(sub.get('reason', ''))}"
                     )
             case ev.CodeWritten():
-                c.print(
-                    f"  code for {_e(event.subaction)} (attempt {event.attempt}, "
-                    f"{_e(event.source)})"
-                )
+                n = self._versions[event.subaction] = self._versions.get(event.subaction, 0) + 1
+                c.print(f"  code for {_e(event.subaction)} v{n} ({_e(event.source)})")
             case ev.CodeValidationFailed():
                 c.print(f"  [red]code rejected[/] {_e(event.subaction)}: {_e(event.error)}")
             case ev.RLConfigValidationFailed():
@@ -84,7 +85,7 @@ class EventPrinter:
             case ev.IterationDone():
                 measure = Measure(event.measure)
                 c.print(
-                    f"[bold]iteration {event.iteration} done[/]: {measure.label} "
+                    f"[bold]iteration {event.iteration + 1} done[/]: {measure.label} "
                     f"{measure.format(event.value)}, samples {event.samples:,} "
                     f"(total {event.total_samples:,}), tokens {event.tokens:,}"
                 )
@@ -105,8 +106,18 @@ class EventPrinter:
                     c.print(f"  all training episodes: {_e(result_text(event.run))}")
 
 
+def ended_why(event: ev.SessionFinished) -> str:
+    """How a run ended, for a person: ``stopped by you``, or its reason (and, when a stop
+    was asked for but the run ended first, that it did)."""
+    if event.reason == "stopped":
+        return "stopped by you"
+    if event.stop_requested:
+        return f"{event.reason} (reached before your stop took effect)"
+    return event.reason
+
+
 def finished_text(event: ev.SessionFinished) -> str:
-    """``finished: REASON; result MEASURE V [LOW-HIGH] (KIND, fresh worlds; the run's own
+    """``finished: WHY; result MEASURE V [LOW-HIGH] (KIND, fresh worlds; the run's own
     evaluation: S); N training samples; T tokens`` (``best MEASURE V`` when no solution
     was chosen)."""
     measure = Measure(event.measure)
@@ -122,7 +133,7 @@ def finished_text(event: ev.SessionFinished) -> str:
     else:
         figure = f"best {measure.label} {measure.format(event.best)}"
     return (
-        f"finished: {event.reason}; {figure}; "
+        f"finished: {ended_why(event)}; {figure}; "
         f"{event.total_samples:,} training samples; {event.tokens:,} tokens"
     )
 

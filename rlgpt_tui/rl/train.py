@@ -100,6 +100,7 @@ class MetricsCallback(BaseCallback):
         self.samples_done = samples_done  # spent by an earlier run this one continues
         self.rollouts = 0
         self.history: list[dict[str, Any]] = []
+        self.handler_seconds = 0.0  # spent in on_metrics (a pause included): not training
 
     @property
     def samples(self) -> int:
@@ -108,18 +109,19 @@ class MetricsCallback(BaseCallback):
     def _on_step(self) -> bool:
         return self.samples < self.config.samples
 
-    at_rollout_end = False  # on_metrics (a safe point: pause, stop) runs in the report
-
     def _on_rollout_end(self) -> None:
         self.rollouts += 1
-        self.at_rollout_end = True
-        self.report()
-        self.at_rollout_end = False
+        try:
+            self.report()
+        except BaseException:  # a stop between rollouts: keep every sample trained
+            if self.config.checkpoint_dir:
+                save_checkpoint(self.model, self.config.checkpoint_dir, self.samples)
+            raise
         if self.config.checkpoint_dir and self.rollouts % self.config.checkpoint_every == 0:
             save_checkpoint(self.model, self.config.checkpoint_dir, self.samples)
 
     def report(self) -> dict[str, Any]:
-        elapsed = time.perf_counter() - self.started
+        elapsed = self.training_seconds
         samples = self.samples
         fresh = self.env.samples - self.start_samples
         episodes = list(self.model.ep_info_buffer or [])  # None until learn() has started
@@ -143,8 +145,17 @@ class MetricsCallback(BaseCallback):
             "coded_actions": usage["actions"],
         }
         self.history.append(metrics)
-        self.on_metrics(metrics)
+        handed = time.perf_counter()
+        try:
+            self.on_metrics(metrics)
+        finally:
+            self.handler_seconds += time.perf_counter() - handed
         return metrics
+
+    @property
+    def training_seconds(self) -> float:
+        """Seconds since the start, less those spent in on_metrics (pauses, events)."""
+        return time.perf_counter() - self.started - self.handler_seconds
 
     def _score_so_far(self) -> float | None:
         """Crafter's score over every episode this training ended (scored tasks only)."""
@@ -269,15 +280,9 @@ def train(
     model.set_logger(Logger(folder=None, output_formats=[]))  # metrics go to on_metrics only
     callback = MetricsCallback(env, config, on_metrics or (lambda m: None), samples_done)
     callback.init_callback(model)
-    started = time.perf_counter()
     if samples_done < config.samples:  # a resumed run may already have spent its budget
-        try:
-            model.learn(total_timesteps=10**12, callback=callback, reset_num_timesteps=False)
-        except BaseException:  # stopped at the safe point between rollouts: keep its samples
-            if config.checkpoint_dir and callback.at_rollout_end:
-                save_checkpoint(model, config.checkpoint_dir, callback.samples)
-            raise
-    seconds = time.perf_counter() - started
+        model.learn(total_timesteps=10**12, callback=callback, reset_num_timesteps=False)
+    seconds = callback.training_seconds
     final = callback.report()
     checkpoint = (
         save_checkpoint(model, config.checkpoint_dir, final["samples"])
@@ -349,6 +354,7 @@ def evaluate(
     episodes: int = 100,
     seed: int = 10_000,
     deterministic: bool | None = None,
+    on_episodes: Callable[[int, int], None] | None = None,
 ) -> EvalResult:
     """Run exactly one episode in each of ``episodes`` envs and measure the task.
 
@@ -357,6 +363,8 @@ def evaluate(
     With neither: a uniformly random policy over the action table (the baseline).
     ``deterministic`` (None: only for a policy that started from code, whose mode is the
     code until PPO learned better; other policies sample, as they were trained).
+    ``on_episodes(done, total)`` hears of each step that ends episodes (an exception it
+    raises ends the evaluation, the world closed).
     """
     if deterministic is None:
         deterministic = config.start_from is not None
@@ -374,22 +382,27 @@ def evaluate(
     returns = np.zeros(episodes)
     achieved = np.zeros((episodes, len(ACHIEVEMENTS)), dtype=bool)
     ends = [""] * episodes
-    while not finished.all():
-        if model is not None:
-            actions, _ = model.predict(obs, deterministic=deterministic)
-        elif only_coded is not None:
-            actions = np.full(episodes, coded[0])
-        else:
-            actions = rng.integers(0, len(names), episodes)
-        obs, _, dones, infos = env.step(actions)
-        for i in np.flatnonzero(dones & ~finished):
-            finished[i] = True
-            success[i] = infos[i]["is_success"]
-            lengths[i] = infos[i]["episode"]["l"]
-            returns[i] = infos[i]["episode"]["r"]
-            achieved[i] = infos[i]["achievements"]
-            ends[i] = infos[i]["end"].value
-    env.close()
+    try:
+        while not finished.all():
+            if model is not None:
+                actions, _ = model.predict(obs, deterministic=deterministic)
+            elif only_coded is not None:
+                actions = np.full(episodes, coded[0])
+            else:
+                actions = rng.integers(0, len(names), episodes)
+            obs, _, dones, infos = env.step(actions)
+            ended = np.flatnonzero(dones & ~finished)
+            for i in ended:
+                finished[i] = True
+                success[i] = infos[i]["is_success"]
+                lengths[i] = infos[i]["episode"]["l"]
+                returns[i] = infos[i]["episode"]["r"]
+                achieved[i] = infos[i]["achievements"]
+                ends[i] = infos[i]["end"].value
+            if on_episodes is not None and len(ended):
+                on_episodes(int(finished.sum()), episodes)
+    finally:
+        env.close()
     tally = EpisodeTally(success.tolist(), list(achieved), ends)
     return EvalResult(
         measurement=tally.measure(env.task, seed=seed),

@@ -552,8 +552,12 @@ class SessionStore:
                     "result_high": high,
                     "result_kind": event.result.get("kind"),
                 }
-            case ev.SessionFinished():
-                summary |= {"reason": event.reason, "tokens": event.tokens}
+            case ev.SessionFinished():  # its samples: every one trained (a cut-off run's too)
+                summary |= {
+                    "reason": event.reason,
+                    "tokens": event.tokens,
+                    "total_samples": event.total_samples,
+                }
                 if event.run:
                     summary["run_score"] = event.run.get("score")
         db["sessions"].update(session_id, summary)

@@ -48,6 +48,7 @@ class RlgptApp(App):
         self.initial_settings = settings
         self.approval = approval
         self.live_runs: dict[int, RunScreen] = {}  # session id -> its live run screen
+        self.last_export: Path | None = None  # the report the app wrote last
 
     def on_mount(self) -> None:
         self.push_screen(SessionsScreen(self.store))
@@ -138,9 +139,21 @@ class RlgptApp(App):
             self.screen.show_error(message)
         self.notify(message, severity="error", timeout=10)
 
+    def browser(self) -> SessionsScreen | None:
+        """The session browser (the screen under every other)."""
+        found = [s for s in self.screen_stack if isinstance(s, SessionsScreen)]
+        return found[0] if found else None
+
+    def select_session(self, session_id: int) -> None:
+        """The browser's selection goes to ``session_id`` (shown when the browser is)."""
+        browser = self.browser()
+        if browser is not None:
+            browser.select(session_id)
+
     def _show_live(self, session: Session, approval: bool) -> None:
         if isinstance(self.screen, NewSessionScreen):
             self.pop_screen()
+        self.select_session(session.id)
         screen = RunScreen(self.store, session=session, approval=approval)
         self.live_runs[session.id] = screen
         self.install_screen(screen, f"run-{session.id}")  # kept while the browser shows
@@ -157,6 +170,8 @@ class RlgptApp(App):
 
     def close_run(self, screen: RunScreen) -> None:
         """Leave a run screen for good (a replay, or a live run that ended)."""
+        if screen.session_id is not None:
+            self.select_session(screen.session_id)
         self.pop_screen()
         if self.live_runs.get(screen.session_id) is screen:
             del self.live_runs[screen.session_id]
@@ -171,20 +186,47 @@ class RlgptApp(App):
     def replay_session(self, session_id: int) -> None:
         self.push_screen(RunScreen(self.store, replay_id=session_id))
 
+    def export_report(self, session_id: int) -> None:
+        """Write session ``session_id``'s report (markdown and curves.png) in a worker; the
+        path is shown when it is written."""
+        from rlgpt_tui.report import export_session
+
+        self.notify(f"exporting the report of session {session_id}...", timeout=3)
+
+        def work() -> None:
+            try:
+                path = export_session(self.store, session_id, with_gif=False)
+            except (StoreError, OSError) as error:
+                self.call_from_thread(
+                    self.notify, f"report not written: {error}", severity="error", timeout=10
+                )
+                return
+            self.call_from_thread(self._exported, session_id, path)
+
+        self.run_worker(work, thread=True, name="export")
+
+    def _exported(self, session_id: int, path: Path) -> None:
+        self.last_export = path
+        self.notify(
+            f"report of session {session_id} written to {path} (the episode GIF: "
+            f"`rlgpt-tui sessions export {session_id}`)",
+            timeout=15,
+        )
+        screen = self.screen
+        if isinstance(screen, RunScreen) and screen.session_id == session_id:
+            screen.log_pane.note(f"report written to {path}")
+
     # -- the command palette ------------------------------------------------------------------
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand("New session", "Start an RL-GPT session", self.action_new_session)
-        if isinstance(screen, RunScreen) and screen.live:
+        if isinstance(screen, SessionsScreen):
             for title, help_text, action in (
-                ("Pause or resume", "at the engine's next safe point", screen.action_pause),
-                ("Stop the session", "it can be resumed later", screen.action_stop),
-                (
-                    "Edit the plan",
-                    "JSON editor, used for the next iteration",
-                    screen.action_edit_plan,
-                ),
-                ("Edit code", "the selected version's sub-action", screen.action_edit_code),
-                ("Toggle approval mode", "ask before each agent proposal", screen.action_approval),
+                ("Open the selected session", "resume, replay or return (enter)", "open"),
+                ("Replay the selected session", "every recorded event (r)", "replay"),
+                ("Export the selected session's report", "markdown and curves (x)", "export"),
             ):
+                yield SystemCommand(title, help_text, getattr(screen, f"action_{action}"))
+        if isinstance(screen, RunScreen):
+            for title, help_text, action in screen.commands():
                 yield SystemCommand(title, help_text, action)

@@ -78,14 +78,7 @@ class EditPlanDialog(EditorDialog):
         )
 
     def check(self, text: str) -> Plan:
-        try:
-            return Plan.model_validate(json.loads(text))
-        except json.JSONDecodeError as error:
-            raise ValueError(f"not JSON: {error}") from None
-        except ValidationError as error:
-            first = error.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "plan"
-            raise ValueError(f"{where}: {first['msg']}") from None
+        return check_plan_text(text)
 
 
 class EditCodeDialog(EditorDialog):
@@ -153,56 +146,133 @@ class EditRLConfigDialog(EditorDialog):
         return changes
 
 
-class ApproveDialog(ModalScreen[bool]):
-    """Approval mode: shows an agent's proposal; y approves, n rejects."""
+class ApproveDialog(ModalScreen[tuple[str, Any] | None]):
+    """Approval mode: an agent's proposal (a plan as a whole, or code). y approves, n or
+    escape rejects, a approves and turns approval mode off, e edits it first (then ctrl+s
+    approves the edited proposal; it is checked like any edit). Dismisses with
+    ``(answer, proposal)``: answer is approved, approved with edits, approval off or
+    rejected."""
 
     BINDINGS = [
-        Binding("y", "answer(True)", "Approve", priority=True),
-        Binding("n", "answer(False)", "Reject", priority=True),
+        Binding("y", "answer('approved')", "Approve", priority=True),
+        Binding("n", "answer('rejected')", "Reject", priority=True),
+        Binding("escape", "cancel", "Reject", priority=True),
+        Binding("a", "answer('approval off')", "Approve, approval off", priority=True),
+        Binding("e", "edit", "Edit first", priority=True),
+        Binding("ctrl+s", "save", "Approve as edited", priority=True),
     ]
 
-    def __init__(self, kind: str, target: str, text: str) -> None:
+    def __init__(self, kind: str, target: str, text: str, check: Any = None) -> None:
         super().__init__()
         self.kind, self.target, self.text = kind, target, text
+        self.check = check  # text -> the edited proposal (raise ValueError: not usable)
+        self.editing = False
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             what = f"{self.kind} for {self.target}" if self.target else self.kind
-            yield Label(f"The agent proposes a {what}. Use it?", classes="dialog-title")
+            whole = (
+                " (approving it approves its sub-actions' code too)" if self.kind == "plan" else ""
+            )
+            yield Label(f"The agent proposes a {what}{whole}.", id="approve-title")
+            yield Label(
+                "y: approve  n or esc: reject  a: approve, approval mode off  e: edit it first",
+                id="approve-keys",
+            )
             language = "python" if self.kind == "code" else None
-            yield TextArea.code_editor(self.text, language=language, read_only=True)
+            yield TextArea.code_editor(self.text, language=language, read_only=True, id="editor")
+            yield Static("", id="editor-error", classes="error")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Approve (y)", variant="success", id="approve")
                 yield Button("Reject (n)", variant="error", id="reject")
 
-    def action_answer(self, approved: bool) -> None:
-        self.dismiss(approved)
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "save":
+            return self.editing
+        if action in ("answer", "edit"):
+            return not self.editing  # while editing, these keys are typed
+        return True
+
+    def action_cancel(self) -> None:
+        self.dismiss(("rejected", None))
+
+    def action_answer(self, answer: str) -> None:
+        self.dismiss((answer, None))
+
+    def action_edit(self) -> None:
+        editor = self.query_one("#editor", TextArea)
+        editor.read_only = False
+        editor.focus()
+        self.editing = True
+        self.query_one("#approve-keys", Label).update(
+            f"Edit the {self.kind}, then ctrl+s approves it as edited (esc: reject)"
+        )
+        self.refresh_bindings()
+
+    def action_save(self) -> None:
+        text = self.query_one("#editor", TextArea).text
+        if text == self.text:
+            self.dismiss(("approved", None))
+            return
+        try:
+            edited = self.check(text) if self.check else text
+        except ValueError as error:
+            self.query_one("#editor-error", Static).update(f"not usable: {error}")
+            return
+        self.dismiss(("approved with edits", edited))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "approve")
+        if event.button.id == "approve":
+            if self.editing:
+                self.action_save()
+            else:
+                self.dismiss(("approved", None))
+        else:
+            self.dismiss(("rejected", None))
+
+
+def check_plan_text(text: str) -> Plan:
+    """A plan from its JSON text, or ValueError naming the first problem (one line)."""
+    try:
+        return Plan.model_validate(json.loads(text))
+    except json.JSONDecodeError as error:
+        raise ValueError(f"not JSON: {error}") from None
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "plan"
+        raise ValueError(f"{where}: {first['msg']}") from None
 
 
 KEYS = [
     ("Sessions", ""),
     ("n", "new session"),
     ("enter", "open: resume an unfinished session, replay a finished one, return to a running one"),
-    ("r", "replay"),
+    ("r", "replay (in a run, r changes the RL configuration)"),
+    ("x", "export the selected session's report (markdown, curves.png); the path is shown"),
     ("f5", "refresh"),
     ("q / ctrl+q", "quit (a running session stops at its next safe point)"),
     ("Run", ""),
     ("p", "pause / resume at the next safe point"),
-    ("s", "stop (the session can be resumed)"),
+    ("s", "stop within one PPO rollout (the session can be resumed)"),
     ("e", "edit the plan (JSON), used for the next iteration"),
     ("t", "switch the selected sub-action between code and RL"),
     ("c", "edit the selected code; used at the next safe point, between PPO rollouts too"),
     ("r", "change the RL configuration of the next training run"),
-    ("a", "approval mode: ask before each agent plan or code is used"),
+    ("a", "approval mode: ask before each agent plan (as a whole) or code is used"),
     ("d", "diff of the selected code version to the previous one"),
-    ("/ and n", "search the log or critic pane (the focused one), next match"),
+    ("/ n N", "search the log or critic pane (the focused one), next and previous match"),
+    ("1 2 3 4 5 6", "focus a pane: plan, code, training, critic, agent view, log"),
+    ("z", "zoom the focused pane to the whole screen, and back"),
+    ("x", "export the session's report (markdown, curves.png); the path is shown"),
     ("tab", "move between panes; arrows and page keys scroll"),
     ("escape", "back to the sessions (a running session goes on; enter returns)"),
+    ("q / ctrl+q", "quit (a running session stops at its next safe point)"),
     ("right / left / home / end", "replay: next, previous, first, last event"),
-    ("ctrl+p", "command palette"),
+    ("Approval dialog", ""),
+    ("y / n / escape", "approve / reject / reject"),
+    ("a", "approve and turn approval mode off"),
+    ("e then ctrl+s", "edit the proposal, then approve it as edited"),
+    ("ctrl+p", "command palette (every action of the screen)"),
     ("?", "this help"),
 ]
 

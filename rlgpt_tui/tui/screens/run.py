@@ -7,12 +7,14 @@ thread of its own, so escape goes back to the browser while it runs (enter retur
 quitting returns the terminal at once while the run stops at its next safe point. A
 second thread watches the session's code files: a save in any editor becomes an edit.
 Pause, stop and edits go to the session's control plane (``engine/control.py``).
+Keys 1-6 focus the panes and z zooms the focused one to the whole screen (and back).
 """
 
 from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +27,7 @@ from textual.widgets import Footer
 
 from rlgpt_tui.agents.schemas import Plan
 from rlgpt_tui.engine import events as ev
-from rlgpt_tui.engine.control import CodeEdit, EditRefused
+from rlgpt_tui.engine.control import CodeEdit, EditRefused, check_code
 from rlgpt_tui.engine.engine import ProposalRejected
 from rlgpt_tui.session import Session
 from rlgpt_tui.skills.validation import ValidatedAction
@@ -38,6 +40,7 @@ from rlgpt_tui.tui.screens.dialogs import (
     EditRLConfigDialog,
     HelpScreen,
     SearchDialog,
+    check_plan_text,
 )
 from rlgpt_tui.tui.widgets.agent_view import AgentView
 from rlgpt_tui.tui.widgets.code import CodePane
@@ -49,6 +52,7 @@ from rlgpt_tui.tui.widgets.searchable import SearchableLog
 from rlgpt_tui.tui.widgets.training import TrainingPane
 
 LIVE_ONLY = {"pause", "stop", "edit_plan", "toggle_mode", "edit_code", "edit_rl", "approval"}
+PANES = ("plan", "code", "training", "critic", "agent-view", "log")  # keys 1-6
 REPLAY_ONLY = {"step", "step_all", "step_first"}
 
 
@@ -75,8 +79,16 @@ class RunScreen(Screen):
         Binding("d", "diff", "Diff"),
         Binding("a", "approval", "Approval"),
         Binding("slash", "search", "Search"),
-        Binding("n", "next_match", "Next match", show=False),
+        Binding("n", "next_match(1)", "Next match", show=False),
+        Binding("N", "next_match(-1)", "Previous match", show=False),
+        Binding("z", "zoom", "Zoom pane"),
+        Binding("x", "export", "Export report"),
+        *[
+            Binding(str(k + 1), f"focus_pane({k})", f"Pane {k + 1}", show=False)
+            for k in range(len(PANES))
+        ],
         Binding("question_mark", "help", "Help"),
+        Binding("q", "app.quit", "Quit", show=False),
         # replay only (disabled while live, so the keys reach the tables and editors)
         Binding("right", "step(1)", "Next event", priority=True),
         Binding("left", "step(-1)", "Previous", priority=True),
@@ -106,6 +118,7 @@ class RunScreen(Screen):
         self._search_pane: SearchableLog | None = None
         self._stop_watching = threading.Event()
         self._shutting_down = threading.Event()
+        self._approved_plans: dict[tuple[int, int], set[str]] = {}  # (engine, it) -> names
 
     def compose(self) -> ComposeResult:
         yield SessionHeader(self.session_id, id="session-header")
@@ -120,7 +133,7 @@ class RunScreen(Screen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in LIVE_ONLY:
-            return self.live
+            return self.live and not self.ended
         if action in REPLAY_ONLY:
             return not self.live
         return True
@@ -198,6 +211,7 @@ class RunScreen(Screen):
     def on_session_ended(self, message: SessionEnded) -> None:
         self.ended = True
         self.header.live = False
+        self.refresh_bindings()
         self._stop_watching.set()
         self.header.refresh()
         if message.error:
@@ -279,26 +293,53 @@ class RunScreen(Screen):
         self.app.call_from_thread(self.notify, message, severity=severity, timeout=8)
 
     def _approve(self, kind: str, target: str, proposal: Any) -> Any:
-        """Engine thread: block until the person approves or rejects in a dialog."""
-        text = (
-            proposal if isinstance(proposal, str) else json.dumps(proposal.model_dump(), indent=2)
-        )
-        answered = threading.Event()
-        answer: dict[str, bool] = {}
+        """Engine thread: block until the person answers in a dialog (the header says it
+        waits). A plan is approved as a whole: its sub-actions' code is then used without
+        asking again in that iteration (recorded as covered by the plan's approval)."""
+        engine = self.session.engine
+        where = (id(engine), engine.iteration)
+        if kind == "code" and target in self._approved_plans.get(where, set()):
+            self.control.approval("code", target, "covered by the plan's approval")
+            return proposal
+        if kind == "plan":
+            text, check = json.dumps(proposal.model_dump(), indent=2), check_plan_text
+        else:
+            text = proposal
 
-        def got(approved: bool | None) -> None:
-            answer["approved"] = bool(approved)
+            def check(code: str) -> str:
+                check_code(target, code)  # EditRefused is a ValueError: shown in the dialog
+                return code
+
+        answered = threading.Event()
+        answer: dict[str, Any] = {}
+
+        def got(result: tuple[str, Any] | None) -> None:
+            answer["answer"], answer["edited"] = result or ("rejected", None)
+            self.header.waiting = False
+            self.header.refresh()
             answered.set()
 
-        self.app.call_from_thread(
-            lambda: self.app.push_screen(ApproveDialog(kind, target, text), got)
-        )
+        def ask() -> None:
+            self.header.waiting = True
+            self.header.refresh()
+            self.app.push_screen(ApproveDialog(kind, target, text, check), got)
+
+        self.app.call_from_thread(ask)
         while not answered.wait(0.2):
             if self._shutting_down.is_set():
                 raise ProposalRejected("the app closed")
-        if not answer["approved"]:
+        said = answer["answer"]
+        if said == "approval off":  # approved, and no more questions
+            self.control.approval(kind, target, "approved (approval mode turned off)")
+            self.app.call_from_thread(self.set_approval, False)
+        else:
+            self.control.approval(kind, target, said)
+        if said == "rejected":
             raise ProposalRejected("rejected in the app")
-        return proposal
+        approved = answer["edited"] if answer["edited"] is not None else proposal
+        if kind == "plan":
+            self._approved_plans[where] = {sub.name for sub in approved.coded()}
+        return approved
 
     # -- actions ----------------------------------------------------------------------------
     def action_pause(self) -> None:
@@ -310,12 +351,17 @@ class RunScreen(Screen):
 
     def action_stop(self) -> None:
         self.control.stop()
-        self.notify("stopping at the next safe point (the session can be resumed)")
+        self.notify("stopping within one PPO rollout (the session can be resumed)")
 
     def action_approval(self) -> None:
-        self.approval = self.header.approval = not self.approval
-        self.session.engine.approver = self._approve if self.approval else None
-        self.notify(f"approval mode {'on' if self.approval else 'off'}")
+        self.set_approval(not self.approval)
+
+    def set_approval(self, on: bool) -> None:
+        """Approval mode on or off (recorded, shown in the header and the log)."""
+        self.approval = self.header.approval = on
+        self.session.engine.approver = self._approve if on else None
+        self.control.approval("mode", "", "on" if on else "off")
+        self.notify(f"approval mode {'on' if on else 'off'}")
 
     def action_edit_plan(self) -> None:
         plan = self.plan_pane.plan
@@ -401,6 +447,8 @@ class RunScreen(Screen):
     def action_search(self) -> None:
         focused = self.focused
         pane = focused if isinstance(focused, SearchableLog) else self.log_pane
+        if self._search_pane is not None and self._search_pane is not pane:
+            self._search_pane.search("")  # one search at a time: the other pane's ends
         where = "critic" if isinstance(pane, CriticPane) else "log"
 
         def found(text: str | None) -> None:
@@ -413,9 +461,92 @@ class RunScreen(Screen):
 
         self.app.push_screen(SearchDialog(where), found)
 
-    def action_next_match(self) -> None:
+    def action_next_match(self, step: int = 1) -> None:
         if self._search_pane is not None:
-            self._search_pane.next_match()
+            self._search_pane.next_match(step)
+        else:
+            self.notify("search first (/)", severity="warning")
+
+    # -- panes: focus, zoom ---------------------------------------------------------------------
+    def action_focus_pane(self, index: int) -> None:
+        """Focus pane ``index`` (0: plan ... 5: log); a zoomed screen shows that pane."""
+        pane = self.query_one(f"#{PANES[index]}")
+        target = next((w for w in pane.query("*") if w.focusable), None)
+        self.set_focus(target or pane)  # at once: a z right after it zooms this pane
+        if self.zoomed is not None and self.zoomed is not pane:
+            self._zoom(pane)
+
+    @property
+    def zoomed(self) -> Any:
+        """The pane that fills the screen (None: all six show)."""
+        found = self.query(".pane.-zoomed")
+        return found.first() if found else None
+
+    def focused_pane(self) -> Any:
+        node = self.focused
+        while node is not None and not node.has_class("pane"):
+            node = node.parent
+        return node
+
+    def action_zoom(self) -> None:
+        """The focused pane fills the screen; again: the six panes."""
+        if self.zoomed is not None:
+            self._zoom(None)
+            return
+        pane = self.focused_pane()
+        if pane is None:
+            self.notify("focus a pane first (1-6, or tab)", severity="warning")
+            return
+        self._zoom(pane)
+
+    def _zoom(self, pane: Any) -> None:
+        grid = self.query_one("#panes", Grid)
+        for other in self.query(".pane"):
+            other.set_class(other is pane, "-zoomed")
+        grid.set_class(pane is not None, "-zoomed")
+        if pane is not None and isinstance(pane, TrainingPane):
+            self.call_after_refresh(pane.redraw)
+
+    def action_export(self) -> None:
+        self.app.export_report(self.session_id)
+
+    def commands(self) -> Iterator[tuple[str, str, Callable[[], Any]]]:
+        """Every action of this screen, for the command palette (title, help, callable)."""
+        live = [
+            ("Pause or resume", "at the engine's next safe point (p)", self.action_pause),
+            ("Stop the session", "within one PPO rollout; it can be resumed (s)", self.action_stop),
+            (
+                "Edit the plan",
+                "JSON editor, used for the next iteration (e)",
+                self.action_edit_plan,
+            ),
+            (
+                "Switch code/RL",
+                "the selected sub-action, next iteration (t)",
+                self.action_toggle_mode,
+            ),
+            ("Edit code", "the selected version's sub-action (c)", self.action_edit_code),
+            ("Change the RL configuration", "of the next training run (r)", self.action_edit_rl),
+            ("Toggle approval mode", "ask before each agent proposal (a)", self.action_approval),
+        ]
+        both = [
+            ("Diff to the previous version", "of the selected code (d)", self.action_diff),
+            ("Search the log or critic", "the focused pane (/)", self.action_search),
+            ("Next match", "of the search (n)", lambda: self.action_next_match(1)),
+            ("Previous match", "of the search (N)", lambda: self.action_next_match(-1)),
+            ("Zoom the focused pane", "to the whole screen and back (z)", self.action_zoom),
+            ("Export the report", "markdown and curves.png, path shown (x)", self.action_export),
+            ("Back to the sessions", "a running session goes on (escape)", self.action_back),
+            ("Keys", "every key of the app (?)", self.action_help),
+        ]
+        for k, name in enumerate(PANES):
+            both.append(
+                (f"Focus the {name.replace('-', ' ')} pane", f"({k + 1})", self._focuser(k))
+            )
+        yield from (live if self.live and not self.ended else []) + both
+
+    def _focuser(self, index: int) -> Callable[[], None]:
+        return lambda: self.action_focus_pane(index)
 
     async def action_step(self, delta: int) -> None:
         target = max(0, min(len(self.replay_events), self.position + delta))

@@ -1,4 +1,6 @@
-"""The session browser: saved sessions (task, agent, status, best success, date)."""
+"""The session browser: saved sessions (task, agent, status, best success, date). The
+selection stays on its session when rows are added; a session just started or left
+becomes the selected one."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ class SessionsScreen(Screen):
         Binding("n", "new", "New session"),
         Binding("enter", "open", "Open / resume"),
         Binding("r", "replay", "Replay"),
+        Binding("x", "export", "Export report"),
         Binding("f5", "reload", "Refresh"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -27,6 +30,7 @@ class SessionsScreen(Screen):
     def __init__(self, store: SessionStore) -> None:
         super().__init__()
         self.store = store
+        self.wanted: int | None = None  # the session to select at the next reload
 
     def compose(self) -> ComposeResult:
         yield Static(f"[b]rlgpt-tui[/b]  RL-GPT sessions in {self.store.path}", id="sessions-title")
@@ -49,7 +53,8 @@ class SessionsScreen(Screen):
 
     def action_reload(self) -> None:
         table = self.query_one(DataTable)
-        selected = self.selected_id()
+        selected = self.wanted if self.wanted is not None else self.selected_id()
+        self.wanted = None
         table.clear()
         sessions = self.store.list_sessions()
         for s in sessions:
@@ -65,7 +70,11 @@ class SessionsScreen(Screen):
                 time.strftime("%Y-%m-%d %H:%M", time.localtime(s.created_at)),
                 key=str(s.id),
             )
-        hint = "n: new session" if not sessions else "enter: resume or replay, r: replay, n: new"
+        hint = (
+            "n: new session"
+            if not sessions
+            else "enter: resume or replay, r: replay, x: export the report, n: new"
+        )
         running = [str(i) for i in getattr(self.app, "live_runs", {})]
         if running:
             hint += f"; enter on session {', '.join(running)} returns to it"
@@ -73,6 +82,12 @@ class SessionsScreen(Screen):
         if selected is not None and str(selected) in table.rows:
             table.move_cursor(row=table.get_row_index(str(selected)))
         table.focus()
+
+    def select(self, session_id: int) -> None:
+        """Make ``session_id`` the selected row (now if it is listed, else at the reload)."""
+        self.wanted = session_id
+        if self.is_current:
+            self.action_reload()
 
     def selected_id(self) -> int | None:
         table = self.query_one(DataTable)
@@ -92,6 +107,11 @@ class SessionsScreen(Screen):
         session_id = self.selected_id()
         if session_id is not None:
             self.app.replay_session(session_id)
+
+    def action_export(self) -> None:
+        session_id = self.selected_id()
+        if session_id is not None:
+            self.app.export_report(session_id)
 
     def on_data_table_row_selected(self, message: DataTable.RowSelected) -> None:
         self.action_open()

@@ -33,6 +33,8 @@ def frame_strips(frame: np.ndarray, columns: int, rows: int) -> list[Strip]:
 class AgentView(Widget):
     """The latest frame (env 0 of the training run), redrawn when a new one arrives."""
 
+    can_focus = True  # key 5 focuses it (and z zooms it)
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.border_title = "Agent view (env 0)"

@@ -11,6 +11,7 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, TextArea
 
 from rlgpt_tui.engine import events as ev
+from rlgpt_tui.tui.widgets.plan import following
 
 
 @dataclass
@@ -21,6 +22,11 @@ class CodeVersion:
     source: str  # agent or human
     code: str
     error: str | None = None
+    number: int = 1  # vN: the N-th version of its sub-action
+
+    @property
+    def name(self) -> str:
+        return f"{self.subaction} v{self.number}"
 
 
 class CodePane(Vertical):
@@ -35,7 +41,7 @@ class CodePane(Vertical):
 
     def compose(self) -> ComposeResult:
         table = DataTable(id="code-versions", cursor_type="row", zebra_stripes=True)
-        table.add_columns("#", "iter", "sub-action", "attempt", "by", "valid")
+        table.add_columns("sub-action", "version", "iter", "by", "valid")
         yield table
         yield TextArea.code_editor("", language="python", read_only=True, id="code-view")
 
@@ -50,29 +56,36 @@ class CodePane(Vertical):
         table = self.query_one(DataTable)
         match event:
             case ev.CodeWritten():
+                number = 1 + sum(v.subaction == event.subaction for v in self.versions)
                 version = CodeVersion(
-                    event.subaction, event.attempt, event.iteration, event.source, event.code
+                    event.subaction,
+                    event.attempt,
+                    event.iteration,
+                    event.source,
+                    event.code,
+                    number=number,
                 )
+                follow = following(table)
                 self.versions.append(version)
                 n = len(self.versions) - 1
                 who = "person" if version.source == "human" else event.agent
                 table.add_row(
-                    str(n),
-                    str(version.iteration),
                     version.subaction,
-                    str(version.attempt),
+                    f"v{number}",
+                    str(version.iteration + 1),
                     who,
                     "yes",
                     key=str(n),
                 )
-                table.move_cursor(row=n)
-                if not self.batch:
-                    self.display_version(n)
+                if follow:  # else the selection stays on the version the person chose
+                    table.move_cursor(row=n)
+                    if not self.batch:
+                        self.display_version(n)
             case ev.CodeValidationFailed():
                 for n in range(len(self.versions) - 1, -1, -1):
                     if self.versions[n].subaction == event.subaction:
                         self.versions[n].error = event.error
-                        table.update_cell(str(n), table.ordered_columns[5].key, "no")
+                        table.update_cell(str(n), table.ordered_columns[4].key, "no")
                         break
 
     def on_data_table_row_highlighted(self, message: DataTable.RowHighlighted) -> None:
@@ -97,8 +110,8 @@ class CodePane(Vertical):
                     difflib.unified_diff(
                         before.splitlines(keepends=True),
                         version.code.splitlines(keepends=True),
-                        "previous",
-                        f"version {n}",
+                        f"{earlier[-1].name}" if earlier else "(none)",
+                        version.name,
                     )
                 )
                 or "(no change from the previous version)"
@@ -109,6 +122,6 @@ class CodePane(Vertical):
         if version.error:
             text = f"# rejected: {version.error}\n" + text
         viewer.load_text(text)
-        self.border_subtitle = f"{version.subaction} v{n} " + (
+        self.border_subtitle = f"{version.name} " + (
             "diff (d)" if self.show_diff else "code (d: diff)"
         )

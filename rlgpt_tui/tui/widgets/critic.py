@@ -25,23 +25,22 @@ class CriticPane(SearchableLog):
                 mark = "[green]ok[/]" if event.success else "[red]failed[/]"
                 tip = f"\n    suggestion: {escape(event.suggestion)}" if event.suggestion else ""
                 self.add(
-                    f"it {event.iteration} [b]{event.subaction}[/b] {mark} "
+                    f"it {event.iteration + 1} [b]{event.subaction}[/b] {mark} "
                     f"({escape(event.agent)}): {escape(event.reason)}{tip}"
                 )
             case ev.EvaluationDone():
                 r = event.result
                 if r.get("value", r.get("success_rate")) is None:
                     return
-                self.add(
-                    f"it {event.iteration} eval {escape(event.subject)}: {escape(result_text(r))}"
-                )
+                subject, text = escape(event.subject), escape(result_text(r))
+                self.add(f"it {event.iteration + 1} eval {subject}: {text}")
                 low = low_achievements(r)
                 if low:
                     self.add(f"    achievements at 0: {escape(low)}")
             case ev.IterationDone():
                 measure = Measure(event.measure)
                 self.add(
-                    f"[b]iteration {event.iteration} done[/b]: {measure.label} "
+                    f"[b]iteration {event.iteration + 1} done[/b]: {measure.label} "
                     f"{measure.format(event.value)}, {event.samples:,} samples"
                 )
             case ev.SessionFinished() if event.run:

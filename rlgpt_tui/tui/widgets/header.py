@@ -1,8 +1,12 @@
 """The session line: session, task, agent, iteration i/N, samples x/budget, tokens, elapsed,
-ETA, approval mode, pending edits and the engine's state."""
+ETA, approval mode, pending edits, and the engine's phase with its own progress (planning,
+coding, validating, training x/y, evaluating n/N episodes, critic) or its state (paused,
+stopping, waiting for your approval, finished). One line: narrower terminals get shorter
+forms of the same facts."""
 
 from __future__ import annotations
 
+import math
 import time
 
 from textual.content import Content
@@ -11,6 +15,10 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.printer import ended_why
+from rlgpt_tui.ticks import short_number
+
+HELD = ("pausing", "paused", "stopping")  # control states shown beside the phase
 
 
 def clock(seconds: float) -> str:
@@ -49,6 +57,16 @@ class SessionHeader(Widget):
         self._base_samples = 0  # samples of finished iterations (for old records)
         self._pending_ids: set[int] = set()
         self.live = False  # a live run: the clock ticks with wall time
+        self.waiting = False  # an approval dialog waits for the person
+        self.phase = ""  # planning, coding, validating, training, evaluating, critic
+        self.phase_detail = ""
+        self.phase_total: int | None = None
+        self.phase_done = 0  # training: samples of this run; evaluating: episodes ended
+        self._phase_start = 0.0
+        self.fps = 0.0  # the latest training rollout's (training time only)
+        self.eval_seconds = 0.0  # the last evaluation's wall time (for the ETA)
+        self.iteration_samples = 0  # the current training run's budget
+        self._trained_iteration = -1  # the last iteration whose training began
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self.refresh)  # the clock and the ETA
@@ -70,30 +88,42 @@ class SessionHeader(Widget):
                 self.samples = event.total_samples + event.training_samples_done
                 self.state = "resumed"
                 self._start_segment(event.time, previous)
+            case ev.PhaseStarted():
+                if self.phase == "evaluating":
+                    self.eval_seconds = max(0.0, event.time - self._phase_start)
+                self.phase, self.phase_detail = event.phase, event.detail
+                self.phase_total, self.phase_done = event.total, 0
+                self._phase_start = event.time
+                if event.phase == "training":
+                    self.iteration_samples = event.total or 0
+                    self._trained_iteration = event.iteration
+                if self.state not in HELD:
+                    self.state = "running"
+            case ev.PhaseProgress():
+                self.phase_done, self.phase_total = event.done, event.total
             case ev.TrainingProgress():
                 total = event.total_samples
-                self.samples = (
-                    total
-                    if total is not None
-                    else self._base_samples + int(event.metrics.get("samples") or 0)
-                )
-                if self.state not in ("pausing", "paused", "stopping"):
-                    self.state = "training"
+                run = int(event.metrics.get("samples") or 0)
+                self.samples = total if total is not None else self._base_samples + run
+                if not self.phase:  # sessions recorded before phases were
+                    self.phase = "training"
+                if self.phase == "training":
+                    self.phase_done = run
+                self.fps = float(event.metrics.get("fps") or 0.0) or self.fps
             case ev.IterationDone():
                 self.samples = self._base_samples = event.total_samples
                 self.tokens = event.tokens
-                if self.state == "training":
-                    self.state = "running"
             case ev.LLMCalled():
                 self.tokens += event.prompt_tokens + event.completion_tokens
             case ev.ControlChanged():
-                self.state = event.state
+                self.state = "running" if event.state == "resumed" else event.state
             case ev.EditQueued():
                 self._pending_ids.add(event.edit_id)
             case ev.EditApplied() | ev.EditRefused() | ev.EditDiscarded():
                 self._pending_ids.discard(event.edit_id)
             case ev.SessionFinished():
-                self.state = f"finished: {event.reason}"
+                self.state = f"finished: {ended_why(event)}"
+                self.phase = ""
                 # stopped mid-training: the samples it spent (checkpointed) stay shown
                 self.samples = max(self.samples, event.total_samples)
                 self.tokens = event.tokens
@@ -122,32 +152,113 @@ class SessionHeader(Widget):
 
     @property
     def eta(self) -> float | None:
-        """Seconds left at this segment's sample rate (None before it has one)."""
-        if self._segment_start is None or not self.live or not self.budget:
+        """Seconds left: the training samples left at the training rate (fps, training time
+        only), plus an evaluation per training left at the last evaluation's wall time, plus
+        what the running evaluation still needs. None before a rate is known."""
+        if self._segment_start is None or not self.live or not self.budget or self.fps <= 0:
             return None
-        spent = time.time() - self._segment_start
-        gained = self.samples - self._segment_samples
-        if gained <= 0 or spent <= 0:
-            return None
-        return max(0, self.budget - self.samples) / (gained / spent)
+        per_run = self.iteration_samples
+        evaluating = self.phase == "evaluating"
+        # this iteration's training: still to come, running, or done (then evaluated)
+        if self._trained_iteration != self.iteration:
+            current_trains, left_in_run = per_run > 0, per_run
+        else:
+            current_trains = self.phase in ("training", "") and per_run > 0
+            left_in_run = max(0, per_run - self.phase_done) if current_trains else 0
+        later = max(0, self.iterations - self.iteration - 1) if self.iterations else 0
+        samples_left = max(0, self.budget - self.samples)
+        if per_run:
+            samples_left = min(samples_left, left_in_run + later * per_run)
+        trainings = (1 if current_trains else 0) + (
+            min(later, math.ceil(max(0, samples_left - left_in_run) / per_run)) if per_run else 0
+        )
+        seconds = samples_left / self.fps + trainings * self.eval_seconds
+        if evaluating:
+            spent = time.time() - self._phase_start
+            total, done = self.phase_total or 0, self.phase_done
+            seconds += spent * (total - done) / done if done else self.eval_seconds
+        return seconds
+
+    def phase_text(self, short: bool = False) -> str:
+        """The phase with its own progress (``training 1.0k/4.1k``, ``evaluating 3/8
+        episodes``); ``short``: without what it works on."""
+        phase, detail = self.phase, self.phase_detail
+        if not phase:
+            return "running"
+        if phase == "training" and self.phase_total:
+            done = f"{short_number(self.phase_done)}/{short_number(self.phase_total)}"
+            return f"training {done}" if short else f"training {detail} {done}"
+        if phase == "evaluating" and self.phase_total:
+            return f"evaluating {self.phase_done}/{self.phase_total} episodes"
+        if short or phase == "planning" or not detail:
+            return phase
+        return f"{phase} {detail}"
+
+    def state_text(self, short: bool = False) -> str:
+        """What the engine does now, as a person reads it."""
+        if self.waiting:
+            return "waiting for your approval"
+        state = self.state
+        if state in ("running", "resumed") and self.live:
+            return self.phase_text(short)
+        if state in HELD and self.phase:
+            return f"{state} ({self.phase})"
+        return state
 
     def render(self) -> Content:
-        label = escape("builtin agent (no LLM)" if self.agent == "builtin" else self.agent)
+        width = max(20, self.size.width - 2) if self.size.width else 200
+        for level in range(5):
+            parts = self._parts(level)
+            content = Content.from_markup("  |  ".join(parts) if level == 0 else " | ".join(parts))
+            if content.cell_length <= width or level == 4:
+                break
+        return content
+
+    def _parts(self, level: int) -> list[str]:
+        """The header's parts, shorter at each ``level`` (0: all of them in full; 4: for 80
+        columns)."""
+        full = level == 0
+        agent = "builtin agent (no LLM)" if self.agent == "builtin" else self.agent
+        if level >= 2:
+            agent = "builtin" if self.agent == "builtin" else self.agent.removeprefix("llm:")
         session = self.session_id if self.session_id is not None else "-"
         of = f"/{self.iterations}" if self.iterations else ""
-        budget = f"/{self.budget:,}" if self.budget else ""
         eta = self.eta
-        timing = clock(self.elapsed) + (f" (ETA {clock(eta)})" if eta is not None else "")
+        timing = clock(self.elapsed) + (
+            (f" (ETA {clock(eta)})" if full else f" ETA {clock(eta)}") if eta is not None else ""
+        )
+        if level >= 4 and eta is not None:  # the narrowest: the time left only
+            timing = f"ETA {clock(eta)}"
+        state = f"[b]{escape(self.state_text(short=level >= 3))}[/b]"
+        if level >= 2:
+            samples = short_number(self.samples) + (
+                f"/{short_number(self.budget)}" if self.budget else ""
+            )
+        else:
+            samples = f"samples {self.samples:,}" + (f"/{self.budget:,}" if self.budget else "")
         edits = f"{self.pending} edit{'s' if self.pending != 1 else ''} pending"
-        parts = [
-            f"[b]session {session}[/b] {self.task_name} on {self.env_name}",
-            label,
-            f"iteration {self.iteration + 1}{of}",
-            f"samples {self.samples:,}{budget}",
-            f"tokens {self.tokens:,}",
-            timing,
-            f"approval {'on' if self.approval else 'off'}",
-            edits,
-            f"[b]{escape(self.state)}[/b]",
-        ]
-        return Content.from_markup("  |  ".join(parts))
+        if level == 0:
+            return [
+                f"[b]session {session}[/b] {escape(self.task_name)} on {escape(self.env_name)}",
+                escape(agent),
+                f"iteration {self.iteration + 1}{of}",
+                samples,
+                f"tokens {self.tokens:,}",
+                timing,
+                f"approval {'on' if self.approval else 'off'}",
+                edits,
+                state,
+            ]
+        parts = [f"[b]#{session}[/b] {escape(self.task_name)}"]
+        if level <= 2:
+            parts.append(escape(agent))
+        parts += [f"it {self.iteration + 1}{of}", samples]
+        if level == 1 or self.tokens:
+            parts.append(f"tok {short_number(self.tokens)}")
+        parts.append(timing)
+        if self.approval or level == 1:
+            parts.append(f"approval {'on' if self.approval else 'off'}")
+        if self.pending or level == 1:
+            parts.append(edits)
+        parts.append(state)
+        return parts

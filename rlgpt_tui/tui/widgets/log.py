@@ -24,6 +24,7 @@ class LogPane(SearchableLog):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("LLM calls and log", markup=False, **kwargs)
         self.llm_calls = 0
+        self.versions: dict[str, int] = {}  # code versions per sub-action so far (vN)
 
     def note(self, text: str, when: float | None = None) -> None:
         """A line stamped with ``when`` (an event's recorded time), or now."""
@@ -49,7 +50,7 @@ class LogPane(SearchableLog):
                 return f"session started: {event.task} on {event.env}, agent {event.agent}"
             case ev.SessionResumed():
                 return (
-                    f"resumed at iteration {event.iteration} ({event.total_samples:,} samples "
+                    f"resumed at iteration {event.iteration + 1} ({event.total_samples:,} samples "
                     f"done, training checkpoint at {event.training_samples_done:,})"
                 )
             case ev.CodeValidationFailed():
@@ -58,6 +59,21 @@ class LogPane(SearchableLog):
                 return f"RL config for {event.subaction} rejected (defaults used): {event.error}"
             case ev.EngineError():
                 return f"ERROR: {event.message}"
+            case ev.CodeWritten():
+                n = self.versions[event.subaction] = self.versions.get(event.subaction, 0) + 1
+                who = "a person" if event.source == "human" else event.agent
+                return f"code {event.subaction} v{n} by {who}"
+            case ev.PhaseStarted() if event.phase in ("training", "evaluating"):
+                units = "samples" if event.phase == "training" else "episodes"
+                size = f": {event.total:,} {units}" if event.total else ""
+                return f"iteration {event.iteration + 1}: {event.phase} {event.detail}{size}"
+            case ev.ApprovalGiven():
+                if event.what == "mode":
+                    return f"approval mode {event.answer}"
+                what = f"{event.what} for {event.target}" if event.target else event.what
+                return f"approval: {what} {event.answer}"
+            case ev.ControlChanged() if event.state == "stopping":
+                return "engine stopping: you asked to stop; it stops within one PPO rollout"
             case ev.ControlChanged():
                 return f"engine {event.state}"
             case ev.EditQueued():
@@ -68,7 +84,8 @@ class LogPane(SearchableLog):
                 )
             case ev.EditApplied():
                 where = f" at {event.samples:,} samples" if event.samples is not None else ""
-                version = f"; code version {event.version}" if event.version else ""
+                n = self.versions.get(event.target)
+                version = f"; now v{n} of {event.target}" if event.version and n else ""
                 if event.what == "rl_config":
                     version = f": {json.loads(event.after) if event.after else ''}"
                 number = f"edit {event.edit_id}" if event.edit_id else "human edit"

@@ -38,7 +38,7 @@ class PlanPane(Vertical):
         if not table.row_count or self.plan is None:
             return None
         row = table.get_row_at(table.cursor_row)
-        return str(row[1]) if int(row[0]) == self.plan_iteration else None
+        return str(row[1]) if int(row[0]) == self.plan_iteration + 1 else None
 
     def show(self, event: ev.Event) -> None:
         i = event.iteration
@@ -49,22 +49,24 @@ class PlanPane(Vertical):
                 self.plan, self.plan_iteration = event.plan, i
                 who = "a person" if event.source == "human" else event.agent
                 self.query_one("#plan-summary", Static).update(
-                    f"iteration {i}: plan by {escape(who)} "
+                    f"iteration {i + 1}: plan by {escape(who)} "
                     f"({len(event.plan['subactions'])} sub-actions)"
                 )
+                follow = following(self.table)
                 for sub in event.plan["subactions"]:
                     key = f"{self.stage_task}:{i}:{sub['name']}"
                     if key in self.table.rows:
                         continue
                     self.table.add_row(
-                        str(i),
+                        str(i + 1),
                         sub["name"],
                         sub["mode"],
                         "pending",
                         ", ".join(sub.get("high_level_actions") or []) or "-",
                         key=key,
                     )
-                self.table.move_cursor(row=self.table.row_count - 1)
+                if follow:
+                    self.table.move_cursor(row=self.table.row_count - 1)
             case ev.CodeWritten():
                 self._set_status(i, event.subaction, "code written")
             case ev.CodeValidationFailed():
@@ -83,3 +85,9 @@ class PlanPane(Vertical):
         if key in self.table.rows:
             column = self.table.ordered_columns[3].key
             self.table.update_cell(key, column, status, update_width=True)
+
+
+def following(table: DataTable) -> bool:
+    """Whether new rows should take the selection: the person has not moved it off the
+    newest row (else the selection stays on the row they chose)."""
+    return table.row_count == 0 or table.cursor_row >= table.row_count - 1

@@ -1,9 +1,11 @@
 """Training pane: the task's measure during PPO training (its success rate, or Crafter's
 score over the training episodes so far) on one sample axis across iterations, with
-iteration markers and evaluation points (95% intervals), and the latest fps."""
+iteration markers and evaluation points with their 95% intervals as error bars, a legend
+naming each series, and the latest fps (training time only)."""
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,7 +15,7 @@ from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
 from rlgpt_tui.engine import events as ev
-from rlgpt_tui.tasks import Measure
+from rlgpt_tui.tasks import Measure, get_task
 from rlgpt_tui.ticks import nice_ticks, short_number
 
 
@@ -38,6 +40,8 @@ class TrainingPane(Vertical):
     """Curves of every training run, iteration markers, evaluation points; redrawn at most
     twice a second."""
 
+    can_focus = True  # key 3 focuses it (and z zooms it)
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.border_title = "Training (PPO)"
@@ -47,7 +51,8 @@ class TrainingPane(Vertical):
         self.current = ""
         self.points = 0
         self.configs: dict[str, dict[str, Any]] = {}  # latest RLConfig per sub-action
-        self.measure = Measure.SUCCESS_RATE  # the task's, from the first metrics seen
+        self.measure = Measure.SUCCESS_RATE  # the task's, from the session's start
+        self.border_subtitle = self.subtitle()
         self._base = 0  # the stage's samples before the current iteration
         self._stage_offset = 0  # samples of earlier chain stages
         self._dirty = False
@@ -69,10 +74,13 @@ class TrainingPane(Vertical):
         match event:
             case ev.SessionStarted():  # a chain's next stage continues the axis
                 self._stage_offset, self._base = self.axis_end, 0
+                with contextlib.suppress(KeyError, ValueError):  # a task unknown here
+                    self.measure = get_task(event.task).measure
+                self.border_subtitle = self.subtitle()
             case ev.SessionResumed():
                 self._base = event.total_samples
             case ev.TrainingStarted():
-                self.current = f"it{event.iteration} {event.subaction}"
+                self.current = f"it{event.iteration + 1} {event.subaction}"
                 self.curves[self.current] = Curve(self.current)
                 self.configs[event.subaction] = event.rl_config or event.config
                 coded = ", ".join(event.config.get("coded_actions") or []) or "none"
@@ -89,9 +97,10 @@ class TrainingPane(Vertical):
                 value = m.get("value", m["success_rate"])
                 curve.values.append(value or 0.0)
                 self.points += 1
+                fps = f"{m['fps']:,.0f} fps" if m.get("fps") else "- fps"
                 status.update(
-                    f"{self.current}: {m['samples']:,} samples  {m['fps']:,.0f} fps  "
-                    f"train {self.measure.label} {self.measure.format(value)}  "
+                    f"{self.current}: {m['samples']:,} samples  {fps}  "
+                    f"training {self.measure.label} {self.measure.format(value)}  "
                     f"coded {m['coded_decision_share']:.0%} of decisions"
                 )
                 self._dirty = True
@@ -114,14 +123,18 @@ class TrainingPane(Vertical):
         if self._dirty:
             self.redraw()
 
+    def subtitle(self) -> str:
+        """What the plot shows, in the task's measure (known from the session's start)."""
+        return f"{self.measure.label} vs samples"
+
     def redraw(self) -> None:
         self._dirty = False
         widget = self.query_one(PlotextPlot)
         plt = widget.plt
         plt.clear_data()
         plt.clear_figure()
-        label, top = self.measure.label, self.measure.top
-        plt.title(f"{label} vs samples: training (lines), evaluation (+, 95% CI)")
+        top = self.measure.top
+        self.border_subtitle = self.subtitle()
         plt.xlabel("samples (all iterations)")
         if self.measure is Measure.SUCCESS_RATE:
             plt.ylim(0, 1.05)
@@ -140,15 +153,18 @@ class TrainingPane(Vertical):
             plt.vline(x, "gray")
         for curve in self.curves.values():
             if curve.x:
-                plt.plot(curve.x, curve.values, label=curve.name)
-        for point in self.evaluations:
-            plt.plot([point.x, point.x], [point.low, point.high], color="red", marker="braille")
+                plt.plot(curve.x, curve.values, label=f"training {curve.name}")
+        cap = max(ticks[-1], 1) / 80  # half an error bar's cap, in samples
+        for point in self.evaluations:  # error bars: the 95% interval, capped at both ends
+            plt.plot([point.x, point.x], [point.low, point.high], color="red", marker="│")
+            for y in (point.low, point.high):
+                plt.plot([point.x - cap, point.x + cap], [y, y], color="red", marker="─")
         if self.evaluations:
             plt.scatter(
                 [p.x for p in self.evaluations],
                 [p.value for p in self.evaluations],
                 color="red",
-                marker="+",
-                label="evaluation",
+                marker="●",
+                label="evaluation (95% CI)",
             )
         widget.refresh()
