@@ -625,7 +625,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         from rich.table import Table
 
         table = Table(title=f"Sessions in {store.path}")
-        for column in ("id", "task", "env", "agent", "status", "best", "samples", "created"):
+        for column in ("id", "task", "env", "agent", "status", "result", "samples", "created"):
             table.add_column(column)
         for s in store.list_sessions():
             best = s.best_text

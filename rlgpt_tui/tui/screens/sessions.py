@@ -35,7 +35,7 @@ class SessionsScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Static(f"[b]rlgpt-tui[/b]  RL-GPT sessions in {self.store.path}", id="sessions-title")
         table = DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
-        table.add_columns("id", "task", "env", "agent", "status", "best", "samples", "date")
+        table.add_columns("id", "task", "env", "agent", "status", "result", "samples", "date")
         yield table
         yield Static("", id="sessions-hint")
         yield Footer()
