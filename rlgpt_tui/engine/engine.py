@@ -383,9 +383,6 @@ class Engine:
         except (SandboxUnavailable, CodeValidationError) as error:
             self._emit(ev.EngineError, message=f"the final evaluation failed: {error}")
             return None
-        for candidate, result in final.measured:
-            subject = f"{candidate.subject}, fresh worlds"
-            self._emit(ev.EvaluationDone, subject=subject, result=result.as_dict())
         self._emit(ev.SolutionChosen, candidates=final.candidates_dicts(), result=final.as_dict())
         self.solution = stage_solution(task, final.chosen)
         return final

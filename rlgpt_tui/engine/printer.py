@@ -92,6 +92,8 @@ class EventPrinter:
             case ev.EngineError():
                 c.print(f"[red]error:[/] {_e(event.message)}")
             case ev.SolutionChosen():
+                for line in candidate_lines(event):
+                    c.print(f"  {_e(line)}")
                 r, measure = event.result, Measure(event.result["measure"])
                 own = r.get("stop_value")
                 own = "none, it ran alone only here" if own is None else measure.format(own)
@@ -114,6 +116,15 @@ def ended_why(event: ev.SessionFinished) -> str:
     if event.stop_requested:
         return f"{event.reason} (reached before your stop took effect)"
     return event.reason
+
+
+def candidate_lines(event: ev.SolutionChosen) -> list[str]:
+    """One line per candidate of the final choice: its fresh evaluation."""
+    measure = event.result["measure"]
+    return [
+        f"fresh worlds: {c['subject']}: {result_text(c | {'measure': measure}, ends=False)}"
+        for c in event.candidates
+    ]
 
 
 def finished_text(event: ev.SessionFinished) -> str:

@@ -7,6 +7,7 @@ from typing import Any
 from textual.markup import escape
 
 from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.printer import candidate_lines
 from rlgpt_tui.tasks import Measure, result_text
 from rlgpt_tui.tui.widgets.searchable import SearchableLog
 
@@ -43,6 +44,10 @@ class CriticPane(SearchableLog):
                     f"[b]iteration {event.iteration + 1} done[/b]: {measure.label} "
                     f"{measure.format(event.value)}, {event.samples:,} samples"
                 )
+            case ev.SolutionChosen():
+                for line in candidate_lines(event):
+                    self.add(escape(line))
+                self.add(f"[b]solution[/b]: {escape(event.result['subject'])}")
             case ev.SessionFinished() if event.run:
                 self.add(
                     f"[b]all {event.run['episodes']:,} training episodes[/b] (Crafter's "
