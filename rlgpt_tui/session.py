@@ -14,9 +14,10 @@ from typing import Any
 
 from rlgpt_tui.agents.base import AgentTeam
 from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.chain import run_task_chain
 from rlgpt_tui.engine.control import ControlPlane
 from rlgpt_tui.engine.ends import RunEnd
-from rlgpt_tui.engine.engine import Engine, EngineResult, EngineSettings, run_task_chain
+from rlgpt_tui.engine.engine import Engine, EngineResult, EngineSettings
 from rlgpt_tui.engine.resume import ResumeState
 from rlgpt_tui.llm.client import LLMSettings
 from rlgpt_tui.store import SessionStore, StoreError

@@ -283,6 +283,7 @@ def test_task_planner_chains_sub_task_solutions(capsys) -> None:
     assert summary["success_rate"] >= 0.8 and summary["training_samples"] <= 20_000
 
 
+@pytest.mark.slow
 def test_pause_then_human_plan_and_code_edits_take_effect_on_resume() -> None:
     import threading
     import time
@@ -329,6 +330,7 @@ def test_pause_then_human_plan_and_code_edits_take_effect_on_resume() -> None:
     assert isinstance(events[-1], ev.SessionFinished) and events[-1].best >= 0.5
 
 
+@pytest.mark.slow
 def test_rl_config_edits_are_checked_when_made_and_apply_at_the_next_training() -> None:
     events: list[ev.Event] = []
     engine = Engine(small_settings(max_iterations=1), builtin_team(), events.append)
@@ -355,6 +357,7 @@ def test_rl_config_edits_are_checked_when_made_and_apply_at_the_next_training() 
         engine.control.edit_rl_config("collect_wood", {"samples": 4096})
 
 
+@pytest.mark.slow
 def test_vision_critic_gets_frames_and_the_record_keeps_no_image_data(monkeypatch) -> None:
     import base64
     import io

@@ -140,6 +140,7 @@ def echo_the_schema(messages) -> str:
     return scripted_agent(messages)
 
 
+@pytest.mark.slow
 def test_fast_answers_that_always_fail_never_end_the_session(sessions_dir, capsys) -> None:
     with ScriptedLLMServer(responder=echo_the_schema) as server:
         code = llm_run(server, "--iterations", "2")
@@ -179,6 +180,7 @@ HOSTILE_PLAN = {
 }
 
 
+@pytest.mark.slow
 def test_markup_surrogates_nul_and_long_names_in_answers_are_data(sessions_dir, capsys) -> None:
     too_long = json.loads(json.dumps(PLAN))
     too_long["subactions"][0]["name"] = "go_" * 100
@@ -235,6 +237,7 @@ def test_a_slow_server_gets_timed_out_after_n_seconds_with_the_fix(
     assert "cannot reach" not in session.reason
 
 
+@pytest.mark.slow
 def test_a_failed_re_plan_keeps_the_previous_plan_and_the_run_goes_on(capsys) -> None:
     from rlgpt_tui.agents.llm import LLMTeam
     from rlgpt_tui.engine import events as ev
@@ -263,6 +266,7 @@ def test_a_failed_re_plan_keeps_the_previous_plan_and_the_run_goes_on(capsys) ->
     assert errors and "the slow agent's answer failed" in errors[0]
 
 
+@pytest.mark.slow
 def test_valid_code_from_an_earlier_attempt_is_kept_when_a_repair_answer_fails(
     sessions_dir, capsys
 ) -> None:

@@ -143,6 +143,7 @@ def test_doctor_reports_each_check_and_a_bad_minedojo_python(capsys, tmp_path) -
     assert "OK" in next(x for x in out.splitlines() if "sessions folder" in x)
 
 
+@pytest.mark.slow
 def test_the_engine_drives_minedojo_through_the_skill_api(tmp_path: Path, monkeypatch) -> None:
     """The same agents, engine and store on MineDojo: Crafter actions become MineDojo ones."""
     from rlgpt_tui.agents.schemas import Plan

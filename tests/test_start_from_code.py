@@ -41,6 +41,7 @@ def test_fresh_policy_is_the_code_in_every_state() -> None:
     assert np.allclose(others, 0.1 / others.shape[1], atol=1e-6)  # the rest spread evenly
 
 
+@pytest.mark.slow
 def test_untrained_policy_scores_as_the_code_alone() -> None:
     """At zero samples the policy's success rate is the code's, within the interval."""
     cfg = config()

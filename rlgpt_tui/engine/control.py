@@ -212,10 +212,6 @@ class ControlPlane:
     def paused(self) -> bool:
         return not self._running.is_set()
 
-    @property
-    def stop_requested(self) -> bool:
-        return self._stop
-
     def safe_point(self) -> None:
         """Engine thread: wait while paused; raise StopRequested after stop()."""
         if not self._running.is_set():

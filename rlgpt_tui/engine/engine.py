@@ -31,7 +31,6 @@ from pydantic import ValidationError
 from rlgpt_tui.agents.base import AgentTeam, Execution, IterationFeedback
 from rlgpt_tui.agents.schemas import Plan, RLAnswer, SubAction, Verdict
 from rlgpt_tui.engine import events as ev
-from rlgpt_tui.engine.chain import StageSolution
 from rlgpt_tui.engine.choice import (
     CODE,
     FRESH_SEED,
@@ -52,6 +51,7 @@ from rlgpt_tui.engine.control import (
 )
 from rlgpt_tui.engine.ends import EndKind, RunEnd
 from rlgpt_tui.engine.resume import ResumeState
+from rlgpt_tui.engine.solution import StageSolution
 from rlgpt_tui.envs import make_world
 from rlgpt_tui.llm.client import LLMAnswerError, LLMError
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
@@ -878,104 +878,3 @@ def _drop_unknown_high_level_actions(plan: Plan) -> Plan:
     for sub in plan.learned():
         sub.high_level_actions = [n for n in sub.high_level_actions if n in coded]
     return plan
-
-
-def run_task_chain(
-    settings: EngineSettings,
-    team: AgentTeam,
-    on_event: EventHandler,
-    recorded: list[ev.Event] | None = None,
-    on_stage: Callable[[Engine], None] | None = None,
-    control: ControlPlane | None = None,
-) -> dict:
-    """Long-horizon tasks: the planner's sub-tasks, each solved by the two loops, chained.
-
-    The sample budget is shared: each sub-task gets what the earlier ones left. Returns the
-    chained evaluation on the whole task (also emitted as an ``evaluation`` event). With
-    ``recorded`` (a chain session's events) it continues that chain: finished stages keep
-    their recorded solutions, the unfinished one resumes, the rest run as usual.
-    ``on_stage`` sees each stage's engine before it runs; ``control`` (pause, stop, edits)
-    is shared by every stage and closed after the last one.
-    """
-    task = get_task(settings.task)
-    control = control or ControlPlane(settings.task)
-    summary: dict[str, Any] = {}
-    try:
-        summary = _run_stages(settings, team, on_event, recorded or [], on_stage, control, task)
-        return summary
-    finally:  # a stopped chain (resumable) keeps its pending edits for the resume
-        stopped = not summary or "stopped_at" in summary
-        control.close("the session ended before a safe point used it", keep_pending=stopped)
-
-
-def _run_stages(settings, team, on_event, recorded, on_stage, control, task) -> dict:
-    """The body of :func:`run_task_chain`."""
-    from dataclasses import replace
-    from functools import partial
-
-    from rlgpt_tui.engine.chain import evaluate_chain
-    from rlgpt_tui.engine.resume import finished, recorded_stage_solution, split_runs
-
-    recorded = ev.events_from_records(recorded)
-    planned = [e for e in recorded if isinstance(e, ev.TaskPlanProposed)]
-    if planned:
-        subtasks = planned[0].subtasks
-    else:
-        try:
-            subtasks = team.planner.subtasks(task)
-        except LLMAnswerError as error:  # one failed answer: solve the task as one stage
-            subtasks = [task.name]
-            on_event(
-                ev.EngineError(
-                    iteration=0,
-                    agent=team.label,
-                    message=f"the planner's answer failed ({error}): one stage, {task.name}",
-                )
-            )
-        on_event(
-            ev.TaskPlanProposed(iteration=0, agent=team.label, task=task.name, subtasks=subtasks)
-        )
-    runs = split_runs(recorded)
-    stages, spent = [], 0
-    for k, name in enumerate(subtasks):
-        left = settings.max_samples - spent
-        stage_settings = replace(settings, task=name, max_samples=max(left, 1))
-        if settings.artifacts_dir:
-            folder = str(Path(settings.artifacts_dir) / "stages" / f"{k}-{name}")
-            stage_settings = replace(stage_settings, artifacts_dir=folder)
-        run = runs[k] if k < len(runs) else None
-        if run is not None and finished(run):
-            folder = partial(checkpoint_folder, stage_settings.artifacts_dir)
-            solution, samples = recorded_stage_solution(run, folder)
-        else:
-            resume = ResumeState.from_events(run) if run else None
-            engine = Engine(stage_settings, team, on_event, resume=resume, control=control)
-            engine.close_control_at_end = False
-            if on_stage is not None:
-                on_stage(engine)
-            result = engine.run()
-            if not result.end.ended_on_its_own:
-                return {"subtasks": subtasks, "stopped_at": name, "end": result.end}
-            solution, samples = engine.solution, result.total_samples
-        spent += samples
-        if solution is None:
-            break
-        stages.append(solution)
-    summary: dict[str, Any] = {
-        "subtasks": subtasks,
-        "solved_stages": [s.task for s in stages],
-        "training_samples": spent,
-    }
-    if stages:
-        summary |= evaluate_chain(
-            stages, task.name, settings.env, settings.eval_episodes, seed=20_000 + settings.seed
-        )
-        on_event(
-            ev.EvaluationDone(
-                iteration=0,
-                agent=team.label,
-                subject=f"chain {' -> '.join(s.task for s in stages)}",
-                result=summary,
-            )
-        )
-    return summary

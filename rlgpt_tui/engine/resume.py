@@ -141,7 +141,7 @@ def recorded_stage_solution(run: Records, checkpoint_dir: Callable[[int, str], P
 
     Returns ``(StageSolution | None, training samples the stage spent)``.
     """
-    from rlgpt_tui.engine.chain import StageSolution
+    from rlgpt_tui.engine.solution import StageSolution
     from rlgpt_tui.rl.config import RLConfig
     from rlgpt_tui.rl.train import load_checkpoint
     from rlgpt_tui.skills.compose import compose_sources

@@ -28,7 +28,7 @@ import threading
 import time
 import tomllib
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -746,8 +746,3 @@ def _short_error(error: Exception) -> str:
         more = error.error_count() - len(problems)
         return safe_text("; ".join(problems) + (f" (+{more} more)" if more > 0 else ""), 400)
     return safe_text(str(error), 300)
-
-
-def settings_fields() -> list[str]:
-    """The names of the ``[llm]`` settings, for help texts."""
-    return [f.name for f in fields(LLMSettings)]

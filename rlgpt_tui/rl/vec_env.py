@@ -27,11 +27,17 @@ from rlgpt_tui.skills.episodes import ActionEntry, EpisodeRunner, build_action_t
 from rlgpt_tui.skills.runtime import CodedAction
 from rlgpt_tui.tasks import Task
 
-__all__ = ["ActionEntry", "CodedActionVecEnv", "Finished", "build_action_table", "feature_index"]
+__all__ = [
+    "ActionEntry",
+    "CodedActionVecEnv",
+    "DecisionPoints",
+    "build_action_table",
+    "feature_index",
+]
 
 
 @dataclass
-class Finished:
+class DecisionPoints:
     """Actions that ended: per env, the discounted reward sum, the observation to decide
     from next (after a reset, if the episode ended), and SB3's step infos."""
 
@@ -154,7 +160,7 @@ class CodedActionVecEnv(VecEnv):
             infos[i] = info
         return self._obs(self.runner.last.obs), rewards, dones, infos
 
-    def take_finished(self) -> Finished:
+    def take_finished(self) -> DecisionPoints:
         """The actions that ended since the last call, with the observations to decide from
         (SB3's infos: ``terminal_observation`` in this env's features)."""
         done = self.runner.take_finished()
@@ -164,7 +170,7 @@ class CodedActionVecEnv(VecEnv):
                 info = dict(info)
                 info["terminal_observation"] = self._obs(info.pop("terminal_obs")[None])[0]
             infos.append(info)
-        return Finished(
+        return DecisionPoints(
             envs=done.envs,
             obs=self._obs(self.runner.last.obs[done.envs]),
             rewards=done.rewards,

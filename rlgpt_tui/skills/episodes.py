@@ -111,7 +111,7 @@ class EpisodeTally:
 
 
 @dataclass
-class Finished:
+class ActionsEnded:
     """Actions that ended: per env, the discounted reward sum, whether its episode ended,
     and SB3-style infos (``episode``, ``is_success``, ``terminal_view`` ...) for those."""
 
@@ -389,10 +389,10 @@ class EpisodeRunner:
         rewards = self._reward[envs].astype(np.float32)
         self._finished.append((envs, rewards, dones, infos or [{} for _ in envs]))
 
-    def take_finished(self) -> Finished:
+    def take_finished(self) -> ActionsEnded:
         """The actions that ended since the last call."""
         parts, self._finished = self._finished, []
-        return Finished(
+        return ActionsEnded(
             envs=np.concatenate([np.zeros(0, dtype=np.int64)] + [p[0] for p in parts]),
             rewards=np.concatenate([np.zeros(0, dtype=np.float32)] + [p[1] for p in parts]),
             dones=np.concatenate([np.zeros(0, dtype=bool)] + [p[2] for p in parts]),

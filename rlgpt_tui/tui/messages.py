@@ -32,14 +32,6 @@ class SessionEnded(Message):
         self.error = error
 
 
-class SearchRequested(Message):
-    """The person searched the log or critic pane for ``text``."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.text = text
-
-
 class CodeFileChanged(Message):
     """A session code file changed on disk (an external editor saved it)."""
 
