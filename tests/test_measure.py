@@ -97,7 +97,7 @@ def test_run_on_a_scored_task_reports_its_crafter_score(tmp_path: Path, capsys) 
     printed = capsys.readouterr().err
     assert code == 0, printed
     assert "iteration 1 done: Crafter score" in printed
-    assert "best Crafter score" in printed and "all training episodes: Crafter score" in printed
+    assert "result Crafter score" in printed and "all training episodes: Crafter score" in printed
     store = SessionStore(tmp_path)
     session = store.list_sessions()[0]
     events = [ev.event_from_dict(e) for e in store.events(session.id)]
@@ -110,7 +110,8 @@ def test_run_on_a_scored_task_reports_its_crafter_score(tmp_path: Path, capsys) 
     assert finished.run["episodes"] == done.training["episodes"] > 0
     assert session.run_score == finished.run["score"]
     main(["sessions", "list", "--sessions-dir", str(tmp_path)])
-    assert f"score {Measure.CRAFTER_SCORE.format(session.best)}" in capsys.readouterr().out
+    assert session.result is not None and session.result_kind == finished.result["kind"]
+    assert f"score {Measure.CRAFTER_SCORE.format(session.result)} [" in capsys.readouterr().out
     text = export_session(store, session.id, "md", tmp_path / "report", with_gif=False).read_text()
     assert "judged by its Crafter score, target 50.5" in text
     assert "Crafter's own definition of its score" in text

@@ -52,11 +52,16 @@ def test_live_session_fills_every_pane(tmp_path: Path) -> None:
         async with app.run_test(size=SIZE) as pilot:
             screen = await run_screen(pilot, app)
             await until(pilot, lambda: screen.ended, 240, "the session to end")
-            assert screen.plan_pane.table.row_count == 3  # it0: RL; it1: code + RL
-            assert [v.subaction for v in screen.code_pane.versions] == ["go_to_tree"]
+            assert screen.plan_pane.table.row_count == 4  # it0: RL; it1: code, code + RL
+            names = [v.subaction for v in screen.code_pane.versions]
+            assert names == ["go_to_tree", "code_collect_wood"]
             assert screen.query_one(TrainingPane).points >= 2
             verdicts = screen.query_one(CriticPane).verdicts
-            assert {v.subaction for v in verdicts} == {"collect_wood", "go_to_tree"}
+            assert {v.subaction for v in verdicts} == {
+                "collect_wood",
+                "go_to_tree",
+                "code_collect_wood",
+            }
             assert screen.query_one(AgentView).frames_shown >= 1
             header = str(screen.header.render())
             assert "builtin agent (no LLM)" in header and "finished" in header

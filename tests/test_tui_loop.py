@@ -29,18 +29,22 @@ def applied_code_versions(store: SessionStore, session_id: int) -> list[int]:
     return [r["version"] for r in rows if r["outcome"] == "applied" and r["what"] == "code"]
 
 
-def go_to_tree_calls(store: SessionStore, session_id: int, iteration: int) -> list[dict]:
-    """Per rollout of ``iteration``'s training: go_to_tree's calls per code version."""
+def coded_calls(store: SessionStore, session_id: int, iteration: int, name: str) -> list[dict]:
+    """Per rollout of ``iteration``'s training: coded action ``name``'s calls per version."""
     rows = [r for r in store.rows("training_metrics", session_id) if r["iteration"] == iteration]
-    return [json.loads(r["metrics"])["coded_actions"]["go_to_tree"]["versions"] for r in rows]
+    return [json.loads(r["metrics"])["coded_actions"][name]["versions"] for r in rows]
+
+
+EDITED = "code_collect_wood"
 
 
 @pytest.mark.slow
 def test_code_edits_in_the_dialog_and_on_disk_are_the_code_later_calls_ran(tmp_path) -> None:
-    """Iteration 1 trains collect_wood with go_to_tree as a coded action. During that
-    training: a bad RL edit is refused in its dialog (one escape closes it), a code edit
-    from the dialog and then a file saved on disk are swapped in between rollouts, and the
-    recorded calls per code version show each one running after it."""
+    """Iteration 2 trains collect_wood with go_to_tree and the task's own code as coded
+    actions, starting from that code. During that training: a bad RL edit is refused in
+    its dialog (one escape closes it), a code edit from the dialog and then a file saved on
+    disk are swapped in between rollouts, and the recorded calls per code version show each
+    one running after it."""
     store = SessionStore(tmp_path)
     from_dialog = "# edited in the app\n"
     from_disk = "# saved in an editor\n"
@@ -67,7 +71,7 @@ def test_code_edits_in_the_dialog_and_on_disk_are_the_code_later_calls_ran(tmp_p
             assert app.screen is screen
             assert screen.control.pending() == []
 
-            await pilot.press("c")  # the selected version is go_to_tree's
+            await pilot.press("c")  # the selected version: the newest, code_collect_wood's
             await until(pilot, lambda: isinstance(app.screen, EditCodeDialog), 10, "code dialog")
             editor = app.screen.query_one("#editor")
             editor.load_text("import os\ndef act(ctx):\n    yield 0\n")
@@ -75,7 +79,7 @@ def test_code_edits_in_the_dialog_and_on_disk_are_the_code_later_calls_ran(tmp_p
             assert "import of 'os' is not allowed" in str(
                 app.screen.query_one("#editor-error").render()
             )
-            editor.load_text(screen.code_pane.latest("go_to_tree") + from_dialog)
+            editor.load_text(screen.code_pane.latest(EDITED) + from_dialog)
             await pilot.press("ctrl+s")
             assert app.screen is screen
             await until(pilot, lambda: screen.header.pending == 1, 10, "the pending edit")
@@ -84,8 +88,8 @@ def test_code_edits_in_the_dialog_and_on_disk_are_the_code_later_calls_ran(tmp_p
             await pilot.press("p")
             await until(pilot, lambda: screen.header.state == "paused", 120, "a second pause")
 
-            path = tmp_path / "1" / "code" / "go_to_tree.py"
-            path.write_text(screen.code_pane.latest("go_to_tree") + from_disk)
+            path = tmp_path / "1" / "code" / f"{EDITED}.py"
+            path.write_text(screen.code_pane.latest(EDITED) + from_disk)
             await until(pilot, lambda: screen.header.pending == 1, 20, "the file's edit")
             await pilot.press("p")
             await until(pilot, lambda: screen.ended, 300, "the session to end")
@@ -101,7 +105,7 @@ def test_code_edits_in_the_dialog_and_on_disk_are_the_code_later_calls_ran(tmp_p
     versions = {r["event_seq"]: r["code"] for r in store.rows("code_versions", 1)}
     assert versions[dialog_version].endswith(from_dialog)
     assert versions[disk_version].endswith(from_disk)
-    calls = go_to_tree_calls(store, 1, iteration=1)
+    calls = coded_calls(store, 1, 1, EDITED)  # the code the policy starts from: it runs
     assert str(dialog_version) not in calls[0]  # before the first swap
     # the dialog's version ran between the two swaps; the file's version ran after
     disk_from = next(i for i, c in enumerate(calls) if str(disk_version) in c)
