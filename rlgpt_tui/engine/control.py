@@ -212,6 +212,11 @@ class ControlPlane:
     def paused(self) -> bool:
         return not self._running.is_set()
 
+    @property
+    def stop_requested(self) -> bool:
+        """Did a person ask to stop (the run may have ended on its own first)?"""
+        return self._stop
+
     def safe_point(self) -> None:
         """Engine thread: wait while paused; raise StopRequested after stop()."""
         if not self._running.is_set():
