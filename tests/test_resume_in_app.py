@@ -17,6 +17,7 @@ from tests.settings import tiny_settings
 from tests.test_tui import run_screen, until
 
 SIZE = (160, 50)
+EDITED = "code_collect_wood"
 FROM_DISK = "\n# saved in an editor while the session was paused\n"
 
 
@@ -29,12 +30,12 @@ def test_pause_rl_edit_code_on_disk_stop_then_resume_from_the_browser(tmp_path) 
     store = SessionStore(tmp_path)
 
     async def scenario() -> None:
-        settings = tiny_settings(samples_per_iteration=8192, checkpoint_every=1)
+        settings = tiny_settings(samples_per_iteration=8192, checkpoint_every=1, max_iterations=3)
         app = RlgptApp(tmp_path, settings=settings)
         async with app.run_test(size=SIZE) as pilot:
             screen = await run_screen(pilot, app)
             training = screen.training_pane
-            await until(pilot, lambda: training.current == "it1 collect_wood", 300, "it1 PPO")
+            await until(pilot, lambda: training.current == "it2 collect_wood", 300, "it2 PPO")
             await pilot.press("p")
             await until(pilot, lambda: screen.header.state == "paused", 120, "the pause")
 
@@ -44,8 +45,8 @@ def test_pause_rl_edit_code_on_disk_stop_then_resume_from_the_browser(tmp_path) 
             await pilot.press("ctrl+s")
             await until(pilot, lambda: screen.header.pending == 1, 10, "the RL edit")
 
-            code = screen.code_pane.latest("go_to_tree")
-            (tmp_path / "1" / "code" / "go_to_tree.py").write_text(code + FROM_DISK)
+            code = screen.code_pane.latest(EDITED)  # the code the policy starts from: it runs
+            (tmp_path / "1" / "code" / f"{EDITED}.py").write_text(code + FROM_DISK)
             await until(pilot, lambda: screen.header.pending == 2, 60, "the file's edit")
 
             await pilot.press("s")
@@ -84,7 +85,7 @@ def test_pause_rl_edit_code_on_disk_stop_then_resume_from_the_browser(tmp_path) 
     version = applied["code"]["version"]
     code = {r["event_seq"]: r["code"] for r in store.rows("code_versions", 1)}
     assert code[version].endswith(FROM_DISK)
-    spec = next(c for c in started[-1]["rl_config"]["coded_actions"] if c["name"] == "go_to_tree")
+    spec = next(c for c in started[-1]["rl_config"]["coded_actions"] if c["name"] == EDITED)
     assert spec["version"] != version  # recorded as cut off; the edit swapped in before PPO
-    calls = [json.loads(json.dumps(e["metrics"]["coded_actions"]["go_to_tree"])) for e in after]
+    calls = [json.loads(json.dumps(e["metrics"]["coded_actions"][EDITED])) for e in after]
     assert calls[-1]["versions"].get(str(version), 0) > 0  # the edited code is what ran
