@@ -247,6 +247,7 @@ class Bench:
             else (None if task.scored else max(a.samples // 3, 1)),
             max_samples=a.samples,
             eval_episodes=a.episodes,
+            final_episodes=a.final_episodes,
         )
 
         def on_event(event: ev.Event) -> None:
@@ -390,6 +391,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--episodes", type=int, default=32, help="evaluation episodes per seed")
     parser.add_argument("--num-envs", type=int, default=None, help="craftax 64, crafter 8")
     parser.add_argument("--env", default="craftax", help="craftax or crafter")
+    parser.add_argument(
+        "--final-episodes",
+        type=int,
+        default=None,
+        help="episodes per candidate in the agent's final choice (default: the engine's, 64)",
+    )
     parser.add_argument("--eval-seed", type=int, default=20_000, help="evaluation seed base")
     parser.add_argument("--iterations", type=int, default=4, help="the agent's iterations")
     parser.add_argument(

@@ -167,6 +167,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--num-envs", type=int, default=None, help="parallel envs (default: 64; crafter 8)"
     )
     run.add_argument("--eval-episodes", type=int, default=64, help="episodes per evaluation")
+    run.add_argument(
+        "--final-episodes",
+        type=int,
+        default=None,
+        help="episodes per candidate in the final choice on fresh worlds (default: 64; 32 "
+        "for scored tasks; fewer gives a wider interval)",
+    )
     run.add_argument("--seed", type=int, default=0, help="random seed")
     run.add_argument(
         "--chain",
@@ -522,6 +529,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         ("--samples-per-iteration", args.samples_per_iteration),
         ("--max-samples", args.max_samples),
         ("--eval-episodes", args.eval_episodes),
+        ("--final-episodes", args.final_episodes),
         ("--num-envs", args.num_envs),
         ("--max-tokens", args.max_tokens),
     ):
@@ -550,6 +558,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         max_samples=args.max_samples,
         max_tokens=args.max_tokens,
         eval_episodes=args.eval_episodes,
+        final_episodes=args.final_episodes,
     )
     if args.minedojo_python:
         os.environ["RLGPT_MINEDOJO_PYTHON"] = args.minedojo_python  # read by make_world

@@ -16,6 +16,7 @@ def tiny_settings(**overrides) -> EngineSettings:
         max_iterations=2,
         samples_per_iteration=1024,
         eval_episodes=8,
+        final_episodes=8,
         critic_runs=2,
         target=1.01,  # never reached: a run does all its iterations on any machine
     )

@@ -275,6 +275,8 @@ def test_task_planner_chains_sub_task_solutions(capsys) -> None:
             "3",
             "--eval-episodes",
             "16",
+            "--final-episodes",
+            "16",
             "--target",
             "0.8",
         ]

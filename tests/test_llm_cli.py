@@ -28,6 +28,8 @@ TINY = [
     "4096",
     "--eval-episodes",
     "8",
+    "--final-episodes",
+    "8",
     "--target",
     "1.0",
 ]
@@ -66,6 +68,10 @@ BAD_INPUT = [
     (["run", "--task", "collect_wood", "--num-envs", "-4"], "--num-envs must be at least 1"),
     (["run", "--task", "collect_wood", "--seed", "-1"], "--seed must be 0 or more"),
     (["run", "--task", "collect_wood", "--max-tokens", "-5"], "--max-tokens must be at least 1"),
+    (
+        ["run", "--task", "collect_wood", "--final-episodes", "0"],
+        "--final-episodes must be at least 1",
+    ),
     (["run", "--task", "collect_wood", "--iterations", "abc"], "invalid int value: 'abc'"),
     (["run", "--task", "collect_wood", "--llm-config", "{missing}"], "cannot read --llm-config"),
     (["run", "--task", "collect_wood", "--llm-config", "{binary}"], "is not a text file"),

@@ -34,6 +34,8 @@ def test_a_session_with_a_real_small_local_model_finishes(sessions_dir, capsys) 
                 "2048",
                 "--eval-episodes",
                 "8",
+                "--final-episodes",
+                "8",
                 "--iterations",
                 "1",
                 "--llm-base-url",

@@ -90,6 +90,8 @@ def test_run_on_a_scored_task_reports_its_crafter_score(tmp_path: Path, capsys) 
             "8",
             "--eval-episodes",
             "2",
+            "--final-episodes",
+            "2",
             "--sessions-dir",
             str(tmp_path),
         ]

@@ -156,7 +156,12 @@ def test_the_engine_drives_minedojo_through_the_skill_api(tmp_path: Path, monkey
     monkeypatch.setenv("RLGPT_MINEDOJO_PYTHON", sys.executable)
     store = SessionStore(tmp_path)
     settings = tiny_settings(
-        env="minedojo", num_envs=2, max_iterations=1, samples_per_iteration=256, eval_episodes=2
+        env="minedojo",
+        num_envs=2,
+        max_iterations=1,
+        samples_per_iteration=256,
+        eval_episodes=2,
+        final_episodes=2,
     )
     session = Session.create(store, settings)
     go_to_tree = {"name": "go_to_tree", "description": "walk to a tree", "mode": "code"}

@@ -164,8 +164,8 @@ def test_ppo_with_coded_action_beats_random_on_collect_wood(tmp_path) -> None:
     assert result.samples >= 12_000
     assert history and history[-1]["samples"] == result.samples
     assert (tmp_path / "latest.zip").exists()
-    trained = evaluate(config, result.model, episodes=64, seed=777)
-    random_policy = evaluate(config.model_copy(update={"coded_actions": []}), episodes=64, seed=777)
+    trained = evaluate(config, result.model, episodes=32, seed=777)
+    random_policy = evaluate(config.model_copy(update={"coded_actions": []}), episodes=32, seed=777)
     assert trained.success_rate >= random_policy.success_rate + 0.2, (trained, random_policy)
     assert trained.success_rate >= 0.8
 

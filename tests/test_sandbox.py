@@ -299,8 +299,12 @@ def test_training_goes_on_through_crashes_timeouts_and_memory_blowups() -> None:
         "hog": "def act(ctx):\n    yield 0\n    a = [1]\n    while True:\n        a.extend(a)\n",
         "boom": "def act(ctx):\n    yield 0\n    raise KeyError('x')\n",
     }
-    limits = CodedActionLimits(seconds=0.2)
-    coded = [good] + [validate(n, s, limits=limits, dry_run=False) for n, s in hostile.items()]
+    # the hog gets time enough to reach the memory limit, however busy the machine
+    limits = {"tower": 0.2, "hog": 10.0, "boom": 0.2}
+    coded = [good] + [
+        validate(n, s, limits=CodedActionLimits(seconds=limits[n]), dry_run=False)
+        for n, s in hostile.items()
+    ]
     task = get_task("collect_wood").model_copy(update={"horizon": 30})
     # one env per worker: a call never shares a worker with another action's call
     env = CodedActionVecEnv(StillWorld(4), task, coded=coded, primitives=["noop"], workers=4)

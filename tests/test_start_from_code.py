@@ -57,8 +57,8 @@ def test_untrained_policy_scores_as_the_code_alone() -> None:
 @pytest.mark.slow
 def test_critic_warmup_updates_only_the_value_function() -> None:
     """The warm-up rollouts leave the policy as the code and teach the value function."""
-    cfg = config(samples=20_000, critic_warmup=100).model_copy(
-        update={"ppo": config().ppo.model_copy(update={"n_steps": 8})}
+    cfg = config(samples=4_000, critic_warmup=100).model_copy(
+        update={"num_envs": 4, "ppo": config().ppo.model_copy(update={"n_steps": 4})}
     )
     env = build_env(cfg)
     fresh = make_model(cfg, env)
@@ -71,3 +71,13 @@ def test_critic_warmup_updates_only_the_value_function() -> None:
     after_critic = list(result.model.policy.value_net.parameters())
     assert all(torch.equal(a, b) for a, b in zip(actor, after_actor, strict=True))
     assert any(not torch.equal(a, b) for a, b in zip(critic, after_critic, strict=True))
+
+
+def test_the_final_choice_uses_64_fresh_episodes_unless_a_person_chose_fewer() -> None:
+    from rlgpt_tui.engine.choice import fresh_episodes
+    from rlgpt_tui.tasks import get_task
+
+    wood, score = get_task("collect_wood"), get_task("crafter_score")
+    assert fresh_episodes(wood, requested=8) == 64 and fresh_episodes(score, requested=8) == 32
+    assert fresh_episodes(wood, requested=100) == 100  # never fewer than the run's evaluation
+    assert fresh_episodes(wood, requested=100, chosen=4) == 4  # --final-episodes 4

@@ -27,7 +27,7 @@ def run_table2(*flags: str, timeout: float = 240) -> subprocess.CompletedProcess
 @pytest.mark.slow
 def test_table2_runs_every_method_at_one_budget(tmp_path: Path) -> None:
     out = tmp_path / "table.md"
-    budget, envs, episodes, seeds = 2048, 8, 4, [0, 1, 2]
+    budget, envs, episodes, seeds = 2048, 8, 4, [0, 1]
     done = run_table2(
         "--tasks",
         "collect_wood",
@@ -37,11 +37,13 @@ def test_table2_runs_every_method_at_one_budget(tmp_path: Path) -> None:
         str(budget),
         "--episodes",
         str(episodes),
+        "--final-episodes",
+        str(episodes),
         "--num-envs",
         str(envs),
         "--out",
         str(out),
-        timeout=900,  # five methods, three seeds; the agent's final choice evaluates again
+        timeout=900,  # five methods, two seeds; the agent's final choice evaluates again
     )
     assert done.returncode == 0, done.stderr[-2000:]
     lines = done.stdout.strip().splitlines()
@@ -73,7 +75,7 @@ def test_table2_runs_every_method_at_one_budget(tmp_path: Path) -> None:
     # the methods that train spend the same budget; pure code spends none
     for method in ("ppo", "rl_code", "rl_from_code"):
         assert min(by[method]["samples"]) >= budget
-    assert by["code"]["samples"] == [0, 0, 0]
+    assert by["code"]["samples"] == [0] * len(seeds)
     assert by["ppo"]["kind"] == "RL" and by["code"]["kind"] == "code"
     assert by["rl_code"]["kind"] == "RL + code"
     assert by["rl_code"]["per_seed"][0]["coded_actions"] == ["go_to_tree"]
@@ -83,7 +85,8 @@ def test_table2_runs_every_method_at_one_budget(tmp_path: Path) -> None:
     assert from_code["start_from"] == "collect_wood" and from_code["kind"] == "RL + code"
     # the agent's row: its final choice, beside the fresh figure and the one that stopped it
     for run in by["agent"]["per_seed"]:
-        assert run["agent_fresh"]["episodes"] >= 64 and run["kind"] == run["agent_fresh"]["kind"]
+        assert run["agent_fresh"]["episodes"] == episodes  # --final-episodes
+        assert run["kind"] == run["agent_fresh"]["kind"]
         assert 0 <= run["agent_best"] <= 1
     assert "its own stop figures:" in table
     assert by["code"]["value"] >= 0.5  # the tech tree's collect_wood skill works

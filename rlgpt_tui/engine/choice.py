@@ -4,8 +4,8 @@ During a run every decision (stop at the target, keep or revise the plan) reads 
 iterations' own evaluations, so the best of them is optimistic: it was chosen because it
 was high. When the run stops, its candidates (code alone, RL + code, pure RL: the best of
 each kind by the run's own evaluations) are evaluated again on fresh worlds that no
-decision used, with at least :data:`MIN_EPISODES` episodes, and the best fresh figure is
-the run's result.
+decision used, with at least :data:`MIN_EPISODES` episodes (unless a person chose fewer),
+and the best fresh figure is the run's result.
 """
 
 from __future__ import annotations
@@ -129,8 +129,11 @@ class FinalChoice:
         ]
 
 
-def fresh_episodes(task: Task, requested: int) -> int:
-    """Episodes per candidate: the run's evaluation size, at least :data:`MIN_EPISODES`."""
+def fresh_episodes(task: Task, requested: int, chosen: int | None = None) -> int:
+    """Episodes per candidate: ``chosen`` where a person set it, else the run's evaluation
+    size and at least :data:`MIN_EPISODES`."""
+    if chosen is not None:
+        return chosen
     return max(requested, MIN_EPISODES[task.scored])
 
 

@@ -82,6 +82,7 @@ class EngineSettings:
     max_tokens: int | None = None
     max_repairs: int = 2
     eval_episodes: int = 64
+    final_episodes: int | None = None  # the final choice's fresh episodes (None: 64; 32 scored)
     critic_runs: int = 8
     artifacts_dir: str | None = None  # checkpoints go here (a session's folder)
     checkpoint_every: int = 2  # rollouts between training checkpoints
@@ -377,7 +378,7 @@ class Engine:
         s = self.settings
         if not len(self.candidates):
             return None
-        episodes = fresh_episodes(task, s.eval_episodes)
+        episodes = fresh_episodes(task, s.eval_episodes, s.final_episodes)
         try:
             final = choose(self.candidates, task, episodes, FRESH_SEED + s.seed, s.target_for(task))
         except (SandboxUnavailable, CodeValidationError) as error:
