@@ -4,6 +4,7 @@ imports."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -12,11 +13,14 @@ import sys
 from pathlib import Path
 
 from sqlite_utils import Database
+from textual.widgets import DataTable, Static, TextArea
 
 from rlgpt_tui import ASSETS_DIR
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.store.schema import MIGRATIONS, SCHEMA_VERSION
+from rlgpt_tui.tui.app import RlgptApp
+from rlgpt_tui.tui.screens.skills import SkillsScreen
 from tests.waiting import wait_for
 
 GO_TO_TREE = (ASSETS_DIR / "skills" / "go_to_tree.py").read_text()
@@ -312,3 +316,39 @@ def test_an_older_database_migrates_and_its_recorded_skills_join_the_library(
         "llm:q",
         "session 1, iteration 1",
     )
+
+
+def test_library_screen_from_the_session_browser_lists_and_shows_skills(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    record_session(store, "llm:qwen", GO_TO_TREE)
+    edited = GO_TO_TREE.replace("explore(6)", "explore(9)")
+    record_session(store, "llm:qwen", edited, by="human", rate=1.0)
+
+    async def scenario() -> None:
+        app = RlgptApp(tmp_path)
+        async with app.run_test(size=(120, 34)) as pilot:
+            await pilot.pause(0.2)
+            await pilot.press("l")
+            await pilot.pause(0.2)
+            screen = app.screen
+            assert isinstance(screen, SkillsScreen)
+            table = screen.query_one(DataTable)
+            rows = [table.get_row_at(i) for i in range(table.row_count)]
+            assert [r[:3] for r in rows] == [
+                ["go_to_tree v1", "craftax", "llm:qwen"],
+                ["go_to_tree v2", "craftax", "person"],
+            ]
+            detail = str(screen.query_one("#skill-detail", Static).render())
+            assert "by llm:qwen" in detail and "collect_wood 0.50" in detail
+            assert screen.query_one("#skill-code", TextArea).text == GO_TO_TREE
+            await pilot.press("down")
+            await pilot.pause(0.1)
+            detail = str(screen.query_one("#skill-detail", Static).render())
+            assert "go_to_tree v2" in detail and "by person" in detail
+            assert "versions: v1 llm:qwen, v2 person" in detail
+            assert screen.query_one("#skill-code", TextArea).text == edited
+            await pilot.press("escape")
+            await pilot.pause(0.1)
+            assert not isinstance(app.screen, SkillsScreen)
+
+    asyncio.run(scenario())
