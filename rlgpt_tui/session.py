@@ -32,14 +32,13 @@ def make_team(llm: LLMSettings | None, env: str = "craftax") -> AgentTeam:
     from rlgpt_tui.agents.builtin import builtin_team
 
     if llm is None or not llm.configured:
-        return builtin_team()
+        return builtin_team(env)
     from rlgpt_tui.agents.llm import LLMTeam
-    from rlgpt_tui.envs import world_info
     from rlgpt_tui.llm.client import LLMClient
 
     client = LLMClient(llm)
     client.check()
-    return LLMTeam(client, world_info(env).documentation())
+    return LLMTeam(client, env)
 
 
 def _llm_record(llm: LLMSettings | None) -> dict[str, Any]:

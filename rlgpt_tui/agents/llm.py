@@ -29,7 +29,8 @@ from rlgpt_tui.agents.schemas import (
     VerdictAnswer,
 )
 from rlgpt_tui.envs.base import describe_view
-from rlgpt_tui.envs.knowledge import crafter_knowledge
+from rlgpt_tui.envs.knowledge import WorldDocs
+from rlgpt_tui.envs.registry import world_info
 from rlgpt_tui.llm.client import LLMClient
 from rlgpt_tui.rl.config import world_actions, world_segments
 from rlgpt_tui.skills.api import SKILL_API_DOC
@@ -86,9 +87,10 @@ def answer_shape(schema) -> str:
 
 
 class _LLMRole:
-    def __init__(self, client: LLMClient, environment: str):
+    def __init__(self, client: LLMClient, docs: WorldDocs):
         self.client = client
-        self.environment = environment
+        self.docs = docs
+        self.environment = docs.text()  # the world's documentation, as prompts show it
 
 
 class LLMSlowAgent(_LLMRole, SlowAgent):
@@ -210,6 +212,7 @@ class LLMCritic(_LLMRole, Critic):
             "critic",
             task=task.prompt_text(),
             subaction=subaction,
+            environment=self.environment,
             executions=executions,
             schema=answer_shape(VerdictAnswer),
             example=VerdictAnswer.EXAMPLE,
@@ -257,10 +260,11 @@ class LLMPlanner(_LLMRole, TaskPlanner):
 
 
 class LLMTeam(AgentTeam):
-    """An AgentTeam whose roles share one LLM client."""
+    """An AgentTeam whose roles share one LLM client; every prompt describes ``world`` (a
+    registered world's name, or its documentation) from the world's own documentation."""
 
-    def __init__(self, client: LLMClient, environment: str | None = None):
-        env = environment or crafter_knowledge()
+    def __init__(self, client: LLMClient, world: str | WorldDocs = "craftax"):
+        env = world if isinstance(world, WorldDocs) else world_info(world).documentation()
         super().__init__(
             label=f"llm:{client.settings.model}",
             slow=LLMSlowAgent(client, env),
