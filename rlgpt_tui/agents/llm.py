@@ -130,7 +130,7 @@ class LLMFastAgent(_LLMRole, FastAgent):
             "(high_level_actions null keeps the plan's). Observation segments: "
             f"{', '.join(segments)} (null = all). Primitives: {', '.join(actions)} (null = "
             "all). reward_code, if given, defines `def reward(prev, now) -> float` over Views "
-            "and is added to the goal reward. samples: null keeps the budget. start_from "
+            "and is added to the goal reward. The sample budget is the engine's. start_from "
             "(optional): a coded action among the high-level actions that solves the "
             "sub-action on its own; the policy then starts by always running it and RL "
             "learns where to do better (null: the engine's default)."
