@@ -686,10 +686,8 @@ def cmd_skills(args: argparse.Namespace) -> int:
 
     store = SessionStore(args.sessions_dir)
     console = Console(width=max(Console().width, 140))
-    if getattr(args, "world", None):
-        from rlgpt_tui.envs import world_info
-
-        world_info(args.world)  # an unknown world: one line naming the known ones
+    if getattr(args, "world", None) and args.world not in WORLDS:
+        raise UsageError(f"unknown --world {args.world!r}: use one of {', '.join(WORLDS)}")
     if args.action == "list":
         from rich.table import Table
 

@@ -377,7 +377,12 @@ class SessionStore:
                 record=skill.record.as_dict(),
             )
             path = folder / shared.file_name
-            path.write_text(format_skill_file(shared))
+            try:
+                path.write_text(format_skill_file(shared))
+            except OSError as error:
+                raise LibraryError(
+                    f"cannot write {path}: {error.strerror}; pass a writable folder"
+                ) from None
             written.append(path)
         return written
 
