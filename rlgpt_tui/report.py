@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.provenance import solution_provenance
 from rlgpt_tui.store import SessionStore, StoreError
 from rlgpt_tui.tasks import Measure, result_text
 
@@ -195,6 +196,9 @@ def _result_lines(events: list[ev.Event], best: float | None, m: Measure) -> lis
         stop = "-" if c["stop_value"] is None else m.format(c["stop_value"])
         fresh = result_text(c | {"measure": m.value}, ends=False)
         lines.append(f"  - candidate {c['subject']}: fresh {fresh}; its own evaluation {stop}")
+    upto = events.index(chosen[-1])
+    lines.append("- who wrote the solution's coded actions:")
+    lines += [f"  - {line}" for line in solution_provenance(events[:upto], r).lines()]
     return lines
 
 

@@ -32,10 +32,10 @@ from typing import Any
 from sqlite_utils import Database
 
 from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.provenance import BUILTIN, PERSON, code_author
 from rlgpt_tui.tasks import Measure, wilson_interval
 
-PERSON = "person"
-BUILTIN = "builtin library"
+__all__ = ["BUILTIN", "PERSON", "LibraryError", "LibrarySkill", "author_of"]
 CODE_ONLY = " (code only)"
 
 
@@ -44,12 +44,8 @@ class LibraryError(Exception):
 
 
 def author_of(source: str | None, agent: str | None) -> str:
-    """Who wrote a code version: a person's edit, the builtin templates, or the agent."""
-    if source == "human":
-        return PERSON
-    if agent in (None, "", "builtin"):
-        return BUILTIN
-    return agent
+    """Who wrote a code version (one rule with the printer's and the report's)."""
+    return code_author(source, agent)
 
 
 def digest(source: str) -> str:
