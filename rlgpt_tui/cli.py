@@ -170,6 +170,15 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--eval-episodes", type=int, default=64, help="episodes per evaluation")
     run.add_argument("--seed", type=int, default=0, help="random seed")
     run.add_argument(
+        "--library",
+        default="empty",
+        metavar="empty|builtin|user|DIR",
+        help="what an LLM session's agents start from: empty; builtin (the hand-written "
+        "templates, labelled builtin library); user (your skill library, then builtin); or a "
+        "folder of skill files. The slow agent sees the most relevant skills; a coded "
+        "sub-action named like one reuses its code (default: empty)",
+    )
+    run.add_argument(
         "--chain",
         action="store_true",
         help="long-horizon: solve the planner's sub-tasks one by one, then chain them",
@@ -582,7 +591,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.minedojo_python:
         os.environ["RLGPT_MINEDOJO_PYTHON"] = args.minedojo_python  # read by make_world
     store = SessionStore(args.sessions_dir)
-    session = Session.create(store, settings, llm, chain=args.chain)
+    session = Session.create(store, settings, llm, chain=args.chain, library=args.library)
     return _run_session(session, args.seed)
 
 

@@ -16,11 +16,19 @@ from sqlite_utils import Database
 from textual.widgets import DataTable, Static, TextArea
 
 from rlgpt_tui import ASSETS_DIR
+from rlgpt_tui.agents.schemas import SubAction
+from rlgpt_tui.agents.shelf import ShelfSkill, SkillShelf
 from rlgpt_tui.engine import events as ev
+from rlgpt_tui.llm.client import LLMSettings
+from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.store.schema import MIGRATIONS, SCHEMA_VERSION
+from rlgpt_tui.tasks import get_task
 from rlgpt_tui.tui.app import RlgptApp
 from rlgpt_tui.tui.screens.skills import SkillsScreen
+from tests.llm_server import ScriptedLLMServer
+from tests.settings import tiny_settings
+from tests.test_agents_engine import role_of, scripted_agent
 from tests.waiting import wait_for
 
 GO_TO_TREE = (ASSETS_DIR / "skills" / "go_to_tree.py").read_text()
@@ -352,3 +360,44 @@ def test_library_screen_from_the_session_browser_lists_and_shows_skills(tmp_path
             assert not isinstance(app.screen, SkillsScreen)
 
     asyncio.run(scenario())
+
+
+def test_a_session_started_from_the_library_shows_it_to_the_slow_agent_and_reuses_it(
+    tmp_path: Path,
+) -> None:
+    store = SessionStore(tmp_path)
+    record_session(store, "llm:qwen", GO_TO_TREE)
+    task = get_task("collect_wood")
+    walk = SubAction(name="go_to_tree", description="walk to a tree", mode="code")
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        llm = LLMSettings.resolve(server.base_url, server.model, backoff=0.01, max_retries=1)
+        session = Session.create(store, tiny_settings(), llm, library="user")
+        session.team.slow.plan(task, [])
+        prompt = server.requests[-1]["messages"][-1]["content"]
+        assert "- go_to_tree (llm:qwen; collect_wood 0.50 [0.22-0.78]" in prompt
+        assert "Walk next to the nearest visible tree" in prompt
+        assert "(builtin library): gather wood and place a crafting table" in prompt  # builtin
+        asked = len(server.requests)
+        # reuse first: the library's code, no LLM call, recorded as the skill author's
+        assert session.team.fast.write_code(task, walk) == GO_TO_TREE
+        assert len(server.requests) == asked and session.team.fast.origin == "library:llm:qwen"
+        # a repair asks the LLM for new code (which becomes a new version)
+        session.team.fast.write_code(task, walk, previous=GO_TO_TREE, problem="it got lost")
+        assert role_of(server.requests[-1]["messages"]) == "fast"
+        assert session.team.fast.origin == "agent"
+        # the choice is recorded and used again on resume
+        assert store.get(session.id).settings["library"] == "user"
+        store.finish(session.id, "stopped", "stopped")
+        resumed = Session.resume(store, session.id, llm)
+        assert resumed.team.fast.shelf.find("go_to_tree").author == "llm:qwen"
+        empty = Session.create(store, tiny_settings(), llm)  # the default: empty
+        empty.team.slow.plan(task, [])
+        assert (
+            "None: every coded sub-action gets new code."
+            in (server.requests[-1]["messages"][-1]["content"])
+        )
+    many = SkillShelf(
+        "user", [ShelfSkill(f"skill_{i}", "x" * 250, "", "person") for i in range(300)]
+    )
+    text = many.prompt_text(task)
+    assert len(text) < 3_100 and text.endswith("more not shown)")

@@ -28,6 +28,7 @@ from rlgpt_tui.agents.schemas import (
     Verdict,
     VerdictAnswer,
 )
+from rlgpt_tui.agents.shelf import SkillShelf
 from rlgpt_tui.envs.base import describe_view
 from rlgpt_tui.envs.knowledge import WorldDocs
 from rlgpt_tui.envs.registry import world_info
@@ -87,10 +88,11 @@ def answer_shape(schema) -> str:
 
 
 class _LLMRole:
-    def __init__(self, client: LLMClient, docs: WorldDocs):
+    def __init__(self, client: LLMClient, docs: WorldDocs, shelf: SkillShelf | None = None):
         self.client = client
         self.docs = docs
         self.environment = docs.text()  # the world's documentation, as prompts show it
+        self.shelf = shelf or SkillShelf()  # what the session starts from (--library)
 
 
 class LLMSlowAgent(_LLMRole, SlowAgent):
@@ -101,6 +103,7 @@ class LLMSlowAgent(_LLMRole, SlowAgent):
             task=task.prompt_text(),
             environment=self.environment,
             skill_api=SKILL_API_DOC,
+            library=self.shelf.prompt_text(task),
             feedback=feedback,
             schema=answer_shape(PlanAnswer),
             example=PlanAnswer.EXAMPLE,
@@ -111,7 +114,16 @@ class LLMSlowAgent(_LLMRole, SlowAgent):
 
 
 class LLMFastAgent(_LLMRole, FastAgent):
+    origin = "agent"  # where the last code came from: the LLM, or library:<author>
+
     def write_code(self, task, sub, previous=None, problem=None) -> str:
+        """A shelf skill of the sub-action's name is reused as it is (no LLM call); new code,
+        and any repair, comes from the LLM."""
+        reused = self.shelf.find(sub.name) if previous is None else None
+        if reused is not None:
+            self.origin = reused.origin
+            return reused.source
+        self.origin = "agent"
         request = f"Write the code of the coded sub-action `{sub.name}`: {sub.description}."
         if previous is not None:
             request += (
@@ -263,12 +275,17 @@ class LLMTeam(AgentTeam):
     """An AgentTeam whose roles share one LLM client; every prompt describes ``world`` (a
     registered world's name, or its documentation) from the world's own documentation."""
 
-    def __init__(self, client: LLMClient, world: str | WorldDocs = "craftax"):
+    def __init__(
+        self,
+        client: LLMClient,
+        world: str | WorldDocs = "craftax",
+        shelf: SkillShelf | None = None,
+    ):
         env = world if isinstance(world, WorldDocs) else world_info(world).documentation()
         super().__init__(
             label=f"llm:{client.settings.model}",
-            slow=LLMSlowAgent(client, env),
-            fast=LLMFastAgent(client, env),
+            slow=LLMSlowAgent(client, env, shelf),
+            fast=LLMFastAgent(client, env, shelf),
             critic=LLMCritic(client, env),
             planner=LLMPlanner(client, env),
         )

@@ -18,9 +18,12 @@ BUILTIN = "builtin library"
 
 
 def code_author(source: str | None, agent: str | None) -> str:
-    """Who wrote a code version: a person's edit, the builtin templates, or the agent."""
+    """Who wrote a code version: a person's edit, the builtin templates, the agent, or (a
+    library skill reused as it is, source ``library:<author>``) the skill's author."""
     if source == "human":
         return PERSON
+    if source and source.startswith("library:"):
+        return source.removeprefix("library:") or BUILTIN
     if agent in (None, "", "builtin"):
         return BUILTIN
     return agent
