@@ -83,11 +83,11 @@ def test_the_printer_says_who_wrote_each_coded_action_and_the_llm_share_of_calls
     text = printed(run_events("RL + code"))
     assert "code for go_to_tree v1 (by llm:qwen)" in text
     assert "code for code_collect_wood v1 (by person)" in text
-    assert "written by: go_to_tree: llm:qwen (30 calls)" in text
-    assert "written by: code_collect_wood: person (10 calls)" in text
+    assert "  go_to_tree: written by llm:qwen (30 calls)" in text
+    assert "  code_collect_wood: written by person (10 calls)" in text
     assert "LLM-written code: 75% of the coded-action calls" in text
     alone = printed(run_events("code", only_coded="code_collect_wood"))
-    assert "written by: code_collect_wood: person" in alone
+    assert "  code_collect_wood: written by person\n" in alone
     assert "LLM-written code: 0% of the coded-action calls" in alone
 
 
@@ -99,5 +99,6 @@ def test_the_report_says_who_wrote_the_solution(tmp_path: Path) -> None:
     report = session_markdown(store, sid, assets=None)
     assert "- who wrote the solution's coded actions:" in report
     assert (
-        "  - go_to_tree: llm:qwen\n  - LLM-written code: 100% of the coded-action calls" in report
+        "  - go_to_tree: written by llm:qwen\n  - LLM-written code: 100% of the coded-action calls"
+        in report
     )

@@ -117,7 +117,7 @@ class EventPrinter:
                     f"(the run's own evaluation of it: {own})"
                 )
                 for line in solution_provenance(self._kept, r).lines():
-                    c.print(f"  written by: {_e(line)}")
+                    c.print(f"  {_e(line)}")
             case ev.SessionFinished():
                 c.rule(f"session finished; agent {_e(event.agent)}")
                 c.print(_e(finished_text(event)))

@@ -56,13 +56,17 @@ class Provenance:
         return sum(c for n, c in counted.items() if is_llm(self.authors.get(n, ""))) / total
 
     def lines(self) -> list[str]:
-        """``go_to_tree: llm:qwen (120 calls)`` per coded action, then the LLM share."""
+        """``go_to_tree: written by llm:qwen (120 calls)`` per coded action, then the LLM
+        share."""
         if not self.authors:
             return ["no coded action: a policy over primitive actions (no code written)"]
         lines = []
         for name, author in self.authors.items():
             calls = self.calls.get(name)
-            lines.append(f"{name}: {author}" + (f" ({calls:,} calls)" if calls is not None else ""))
+            lines.append(
+                f"{name}: written by {author}"
+                + (f" ({calls:,} calls)" if calls is not None else "")
+            )
         share = self.llm_share
         lines.append(
             "LLM-written code: "
