@@ -138,6 +138,11 @@ def test_builtin_agent_code_is_labelled_builtin_library_and_code_only_runs_count
     sid = store.create_session("collect_wood", "crafter", "builtin", {})
     for event in (
         ev.SessionStarted(1, "builtin", task="collect_wood", env="crafter", settings={}),
+        ev.PlanProposed(
+            1,
+            "builtin",
+            plan={"subactions": [{"name": "collect_wood", "mode": "code", "description": "chop"}]},
+        ),
         ev.CodeWritten(1, "builtin", subaction="collect_wood", code=COLLECT_WOOD, attempt=0),
         ev.SubActionDone(
             1,
@@ -166,6 +171,7 @@ def test_builtin_agent_code_is_labelled_builtin_library_and_code_only_runs_count
     (skill,) = store.skills("crafter")
     assert (skill.name, skill.author, skill.world) == ("collect_wood", "builtin library", "crafter")
     assert skill.made_in == f"session {sid}, iteration 2"
+    assert skill.docstring == "chop"  # a template's: the plan's words, not the file's docstring
     assert skill.record.success_text == "collect_wood 1.00 [0.68-1.00] (1 evaluation, 8 episodes)"
     assert store.skills("craftax") == []
 

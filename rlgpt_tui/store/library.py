@@ -196,21 +196,25 @@ def _skill_for(
         [session_id, name, source],
     ).fetchone()
     code_seq, origin, by, made = written if written else (None, "agent", agent, iteration)
+    author = author_of(origin, by)
+    described = db.execute(
+        "SELECT description FROM subactions WHERE session_id = ? AND name = ? "
+        "ORDER BY plan_seq DESC LIMIT 1",
+        [session_id, name],
+    ).fetchone()
+    description = (described[0] or "") if described else ""
+    # the code's own docstring, except for the builtin templates (whose module docstring is
+    # the whole template file's): then the plan's description of the sub-action
     doc = docstring_of(source)
-    if not doc:
-        described = db.execute(
-            "SELECT description FROM subactions WHERE session_id = ? AND name = ? "
-            "ORDER BY plan_seq DESC LIMIT 1",
-            [session_id, name],
-        ).fetchone()
-        doc = (described[0] or "") if described else ""
+    if author == BUILTIN or not doc:
+        doc = description or doc
     return _insert_skill(
         db,
         name=name,
         world=world,
         source=source,
         docstring=doc,
-        author=author_of(origin, by),
+        author=author,
         made_session=session_id,
         made_iteration=made,
         code_seq=code_seq,
