@@ -4,6 +4,7 @@ as the engine emits them)."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 from pathlib import Path
 
@@ -13,7 +14,10 @@ from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.printer import EventPrinter
 from rlgpt_tui.report import session_markdown
 from rlgpt_tui.store import SessionStore
+from rlgpt_tui.tui.app import RlgptApp
+from rlgpt_tui.tui.widgets.critic import CriticPane
 from tests.test_library_store import COLLECT_WOOD, GO_TO_TREE
+from tests.test_tui import run_screen
 
 LLM = "llm:qwen"
 
@@ -102,3 +106,24 @@ def test_the_report_says_who_wrote_the_solution(tmp_path: Path) -> None:
         "  - go_to_tree: written by llm:qwen\n  - LLM-written code: 100% of the coded-action calls"
         in report
     )
+
+
+def test_the_critic_pane_says_who_wrote_the_solution(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    sid = store.create_session("collect_wood", "craftax", LLM, {})
+    for event in run_events("RL + code"):
+        store.record(sid, event)
+    store.finish(sid, "finished", "target reached")
+
+    async def scenario() -> None:
+        app = RlgptApp(tmp_path)
+        async with app.run_test(size=(160, 50)) as pilot:
+            await pilot.press("enter")  # the finished session's replay
+            screen = await run_screen(pilot, app)
+            critic = screen.query_one(CriticPane)
+            await pilot.pause(0.2)
+            text = " ".join(" ".join(line.text for line in critic.lines).split())  # unwrapped
+            assert "go_to_tree: written by llm:qwen (30 calls)" in text
+            assert "LLM-written code: 75% of the coded-action calls" in text
+
+    asyncio.run(scenario())

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from rlgpt_tui.engine import events as ev
-from rlgpt_tui.engine.provenance import code_author, solution_provenance
+from rlgpt_tui.engine.provenance import PROVENANCE_EVENTS, code_author, solution_provenance
 from rlgpt_tui.skills.outcomes import CallEnd
 from rlgpt_tui.tasks import Measure, result_text
 from rlgpt_tui.text import safe_text
@@ -24,20 +24,10 @@ class EventPrinter:
         self._versions: dict[str, int] = {}  # code versions per sub-action (vN)
         self._kept: list[ev.Event] = []  # what the solution's provenance is read from
 
-    KEPT = (
-        ev.SessionStarted,
-        ev.PlanProposed,
-        ev.CodeWritten,
-        ev.CodeValidationFailed,
-        ev.EditApplied,
-        ev.TrainingStarted,
-        ev.EvaluationDone,
-    )
-
     def __call__(self, event: ev.Event) -> None:
         c = self.console
         who = f"[dim]{_e(event.agent)}[/]"
-        if isinstance(event, self.KEPT):
+        if isinstance(event, PROVENANCE_EVENTS):
             self._kept.append(event)
         match event:
             case ev.SessionStarted():

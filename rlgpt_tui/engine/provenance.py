@@ -15,6 +15,16 @@ from rlgpt_tui.engine import events as ev
 
 PERSON = "person"
 BUILTIN = "builtin library"
+#: the kinds of event a solution's provenance is read from (views keep only these)
+PROVENANCE_EVENTS = (
+    ev.SessionStarted,
+    ev.PlanProposed,
+    ev.CodeWritten,
+    ev.CodeValidationFailed,
+    ev.EditApplied,
+    ev.TrainingStarted,
+    ev.EvaluationDone,
+)
 
 
 def code_author(source: str | None, agent: str | None) -> str:
