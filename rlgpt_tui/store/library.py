@@ -32,11 +32,10 @@ from typing import Any
 from sqlite_utils import Database
 
 from rlgpt_tui.engine import events as ev
-from rlgpt_tui.engine.provenance import BUILTIN, PERSON, code_author
+from rlgpt_tui.engine.provenance import BUILTIN, code_author
 from rlgpt_tui.tasks import Measure, wilson_interval
 
-__all__ = ["BUILTIN", "PERSON", "LibraryError", "LibrarySkill", "author_of"]
-CODE_ONLY = " (code only)"
+CODE_ONLY = " (code only)"  # the subject of an evaluation of one coded action alone
 
 
 class LibraryError(Exception):
