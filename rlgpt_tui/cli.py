@@ -1,4 +1,5 @@
-"""Command line: ``rlgpt-tui run | resume | sessions | train | eval | tasks | doctor | app``.
+"""Command line: ``rlgpt-tui run | resume | sessions | skills | train | eval | tasks | doctor
+| app``.
 
 Bad input (unknown task or env, a bad config, coded-action code that fails validation, a
 malformed flag) prints one line naming the fix and exits with code 2, before any session
@@ -176,6 +177,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--seed", type=int, default=0, help="random seed")
     run.add_argument(
+        "--library",
+        default="empty",
+        metavar="empty|builtin|user|DIR",
+        help="what an LLM session's agents start from: empty; builtin (the hand-written "
+        "templates, labelled builtin library); user (your skill library, then builtin); or a "
+        "folder of skill files. The slow agent sees the most relevant skills; a coded "
+        "sub-action named like one reuses its code (default: empty)",
+    )
+    run.add_argument(
         "--chain",
         action="store_true",
         help="long-horizon: solve the planner's sub-tasks one by one, then chain them",
@@ -214,6 +224,33 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--format", choices=("md", "json"), default="md", help="report format")
     export.add_argument("--out", metavar="DIR", help="where to write (default: the session folder)")
     export.add_argument("--no-gif", action="store_true", help="skip the evaluation-episode GIF")
+
+    skills = sub.add_parser(
+        "skills", help="the skill library: list, show, export or import coded actions"
+    )
+    _add_sessions_dir(skills)
+    verbs = skills.add_subparsers(
+        dest="action", metavar="ACTION", required=True, parser_class=_SubParser
+    )
+    listing = verbs.add_parser("list", help="every skill version: author, origin, record")
+    listing.add_argument("--world", help="only this world's skills")
+    _add_sessions_dir(listing, suppress=True)
+    show = verbs.add_parser("show", help="one skill: docstring, author, versions, record, code")
+    show.add_argument("name", metavar="NAME")
+    show.add_argument("--world", help="the world, when the name is in several")
+    show.add_argument("--version", type=int, help="a version (default: the newest)")
+    _add_sessions_dir(show, suppress=True)
+    export_skills = verbs.add_parser(
+        "export", help="write the library as .py files with a TOML header, to share"
+    )
+    export_skills.add_argument("folder", metavar="DIR")
+    export_skills.add_argument("--world", help="only this world's skills")
+    _add_sessions_dir(export_skills, suppress=True)
+    import_skills = verbs.add_parser(
+        "import", help="add a folder of skill files (all checked first; a bad one adds none)"
+    )
+    import_skills.add_argument("folder", metavar="DIR")
+    _add_sessions_dir(import_skills, suppress=True)
 
     sub.add_parser("tasks", help="list the task catalog")
 
@@ -563,7 +600,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.minedojo_python:
         os.environ["RLGPT_MINEDOJO_PYTHON"] = args.minedojo_python  # read by make_world
     store = SessionStore(args.sessions_dir)
-    session = Session.create(store, settings, llm, chain=args.chain)
+    session = Session.create(store, settings, llm, chain=args.chain, library=args.library)
     return _run_session(session, args.seed)
 
 
@@ -660,6 +697,51 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_skills(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from rlgpt_tui.store import SessionStore
+
+    store = SessionStore(args.sessions_dir)
+    console = Console(width=max(Console().width, 140))
+    if getattr(args, "world", None) and args.world not in WORLDS:
+        raise UsageError(f"unknown --world {args.world!r}: use one of {', '.join(WORLDS)}")
+    if args.action == "list":
+        from rich.table import Table
+
+        table = Table(title=f"Skill library in {store.path}")
+        for column in ("skill", "world", "author", "made in", "calls", "success", "docstring"):
+            table.add_column(column)
+        for skill in store.skills(args.world):
+            table.add_row(
+                skill.label,
+                skill.world,
+                skill.author,
+                skill.made_in or skill.origin,
+                f"{skill.record.calls:,}",
+                skill.record.success_text,
+                skill.docstring.splitlines()[0] if skill.docstring else "",
+            )
+        console.print(table)
+    elif args.action == "show":
+        from rlgpt_tui.report import skill_markdown
+
+        skill = store.skill(args.name, args.world, args.version)
+        versions = store.skills(skill.world, skill.name)
+        console.print(skill_markdown(skill, versions), markup=False, highlight=False)
+    elif args.action == "export":
+        written = store.export_skills(args.folder, args.world)
+        console.print(f"wrote {len(written)} skill file(s) to {args.folder}")
+    else:
+        added, known = store.import_skills(args.folder)
+        names = ", ".join(s.label for s in added) or "none"
+        console.print(
+            f"imported {len(added)} skill(s) from {args.folder} ({names}); "
+            f"{known} already in the library"
+        )
+    return 0
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     from rlgpt_tui.doctor import run_doctor
 
@@ -715,6 +797,7 @@ def main(argv: list[str] | None = None) -> int:
         "run": cmd_run,
         "resume": cmd_resume,
         "sessions": cmd_sessions,
+        "skills": cmd_skills,
         "tasks": cmd_tasks,
         "app": cmd_app,
         "doctor": cmd_doctor,
@@ -732,7 +815,7 @@ def main(argv: list[str] | None = None) -> int:
     from rlgpt_tui.llm.client import LLMError
     from rlgpt_tui.skills.pool import SandboxUnavailable
     from rlgpt_tui.skills.sandbox import CodeValidationError
-    from rlgpt_tui.store import StoreError
+    from rlgpt_tui.store import LibraryError, StoreError
     from rlgpt_tui.tasks import UnknownTaskError
 
     try:
@@ -745,6 +828,7 @@ def main(argv: list[str] | None = None) -> int:
         WorldSetupError,
         LLMError,
         StoreError,
+        LibraryError,
         MineDojoError,
         SandboxUnavailable,
     ) as error:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.provenance import solution_provenance
 from rlgpt_tui.store import SessionStore, StoreError
 from rlgpt_tui.tasks import Measure, result_text
 
@@ -195,6 +196,9 @@ def _result_lines(events: list[ev.Event], best: float | None, m: Measure) -> lis
         stop = "-" if c["stop_value"] is None else m.format(c["stop_value"])
         fresh = result_text(c | {"measure": m.value}, ends=False)
         lines.append(f"  - candidate {c['subject']}: fresh {fresh}; its own evaluation {stop}")
+    upto = events.index(chosen[-1])
+    lines.append("- who wrote the solution's coded actions:")
+    lines += [f"  - {line}" for line in solution_provenance(events[:upto], r).lines()]
     return lines
 
 
@@ -456,3 +460,31 @@ def _code_episode_frames(action, store: SessionStore, session_id: int, size: int
         runner.close()
         world.close()
     return frames
+
+
+def skill_markdown(skill: Any, versions: list[Any] | None = None) -> str:
+    """One library skill as text: who wrote it and where, its versions, its measured record
+    and its code (``skills show`` and the app's library screen)."""
+    record = skill.record
+    lines = [
+        f"# {skill.name} v{skill.version} ({skill.world})",
+        "",
+        skill.docstring or "(no docstring)",
+        "",
+        f"- author: {skill.author}",
+        f"- made in: {skill.made_in or '-'}"
+        + (f" (code version {skill.code_seq})" if skill.code_seq else ""),
+        f"- origin: {skill.origin}",
+        f"- calls: {record.calls:,} ({record.steps:,} steps); ends: {record.ends_text}",
+        f"- success of the task it served: {record.success_text}",
+    ]
+    if versions and len(versions) > 1:
+        lines.append(
+            "- versions: "
+            + ", ".join(
+                f"v{v.version} by {v.author}" + (" (shown)" if v.id == skill.id else "")
+                for v in versions
+            )
+        )
+    lines += ["", "```python", skill.source.rstrip("\n"), "```"]
+    return "\n".join(lines)

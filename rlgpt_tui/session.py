@@ -10,9 +10,20 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from rlgpt_tui.agents.base import AgentTeam
+from rlgpt_tui.agents.shelf import (
+    BUILTIN,
+    EMPTY,
+    USER,
+    ShelfSkill,
+    SkillShelf,
+    builtin_shelf,
+    folder_shelf,
+    merged,
+)
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.chain import run_task_chain
 from rlgpt_tui.engine.control import ControlPlane
@@ -20,26 +31,65 @@ from rlgpt_tui.engine.ends import RunEnd
 from rlgpt_tui.engine.engine import Engine, EngineResult, EngineSettings
 from rlgpt_tui.engine.resume import ResumeState
 from rlgpt_tui.llm.client import LLMSettings
+from rlgpt_tui.skills.skillfile import SkillFileError
 from rlgpt_tui.store import SessionStore, StoreError
 from rlgpt_tui.tasks import result_text
 
 EventHandler = Callable[[ev.Event], None]
 
 
-def make_team(llm: LLMSettings | None, env: str = "craftax") -> AgentTeam:
+def make_team(
+    llm: LLMSettings | None, env: str = "craftax", shelf: SkillShelf | None = None
+) -> AgentTeam:
     """The builtin agent, or LLM agents when a model is configured (checked first); their
-    prompts describe world ``env`` (from the world registry)."""
+    prompts describe world ``env`` (from the world registry) and offer ``shelf``'s skills."""
     from rlgpt_tui.agents.builtin import builtin_team
 
     if llm is None or not llm.configured:
-        return builtin_team()
+        return builtin_team(env)
     from rlgpt_tui.agents.llm import LLMTeam
-    from rlgpt_tui.envs import world_info
     from rlgpt_tui.llm.client import LLMClient
 
     client = LLMClient(llm)
     client.check()
-    return LLMTeam(client, world_info(env).documentation())
+    return LLMTeam(client, env, shelf)
+
+
+LIBRARY_CHOICES = (EMPTY, BUILTIN, USER)
+
+
+def session_shelf(store: SessionStore, choice: str, env: str) -> SkillShelf:
+    """What a session starts from (``--library``): ``empty``; ``builtin`` (the builtin
+    templates); ``user`` (the sessions database's library for ``env``, newest version of each
+    name with its record, then the builtin templates for names it lacks); or a folder of
+    skill files. A bad choice raises StoreError naming the fix."""
+    if choice == EMPTY:
+        return SkillShelf()
+    if choice == BUILTIN:
+        return builtin_shelf()
+    if choice == USER:
+        newest = {s.name: s for s in store.skills(env)}  # ordered by version: the last wins
+        mine = [
+            ShelfSkill(
+                s.name,
+                s.docstring,
+                s.source,
+                s.author,
+                f"{s.record.success_text}; {s.record.calls:,} calls",
+            )
+            for s in newest.values()
+        ]
+        return merged(USER, mine, builtin_shelf())
+    folder = Path(choice)
+    if not folder.is_dir():
+        raise StoreError(
+            f"--library {choice}: no such folder: use empty, builtin, user or a folder "
+            "written by `rlgpt-tui skills export`"
+        )
+    try:
+        return folder_shelf(folder, env)
+    except SkillFileError as error:
+        raise StoreError(f"--library {choice}: {error}") from None
 
 
 def _llm_record(llm: LLMSettings | None) -> dict[str, Any]:
@@ -81,13 +131,17 @@ class Session:
         settings: EngineSettings,
         llm: LLMSettings | None = None,
         chain: bool = False,
+        library: str = EMPTY,
     ) -> Session:
-        team = make_team(llm, settings.env)
+        """A new session; ``library``: what its agents start from (see
+        :func:`session_shelf`; recorded with its settings, used again on resume)."""
+        shelf = session_shelf(store, library, settings.env)
+        team = make_team(llm, settings.env, shelf)
         session_id = store.create_session(
             settings.task,
             settings.env,
             team.label,
-            dataclasses.asdict(settings),
+            dataclasses.asdict(settings) | {"library": library},
             _llm_record(llm),
             chain=chain,
         )
@@ -122,8 +176,10 @@ class Session:
             store.update_llm(session_id, _llm_record(llm))
         else:
             llm = LLMSettings(**summary.llm) if summary.llm else None
-        settings = EngineSettings.from_recorded(summary.settings)
-        team = make_team(llm, settings.env)
+        recorded = dict(summary.settings)
+        library = recorded.pop("library", EMPTY)
+        settings = EngineSettings.from_recorded(recorded)
+        team = make_team(llm, settings.env, session_shelf(store, library, settings.env))
         settings = dataclasses.replace(settings, artifacts_dir=str(store.session_dir(session_id)))
         events = ev.events_from_records(store.events(session_id))
         store.claim(session_id)

@@ -74,6 +74,23 @@ def test_structured_output_is_sent_and_remembered_when_the_server_takes_it() -> 
     assert '"subactions": [{"name": string' in prompt and "$defs" not in prompt
 
 
+def test_the_sample_budget_is_not_asked_for_and_an_old_answer_giving_one_still_parses() -> None:
+    from rlgpt_tui.agents.schemas import SubAction
+
+    old = json.dumps({"high_level_actions": ["go_to_tree"], "samples": 5, "observation": None})
+    old_strict = old[:-1] + ', "reward_code": null, "primitives": null}'
+    with ScriptedLLMServer() as server:
+        server.script = [{"content": old_strict}]
+        team = LLMTeam(client_for(server))
+        sub = SubAction(name="collect_wood", description="chop", mode="rl")
+        answer = team.fast.write_rl(TASK, sub, ["go_to_tree"])
+    assert answer.high_level_actions == ["go_to_tree"] and "samples" not in answer.model_dump()
+    assert team.client.calls[0].validated and team.client.calls[0].repair_round == 0
+    schema = server.requests[0]["response_format"]["json_schema"]["schema"]
+    assert "samples" not in schema["properties"]  # one meaning: the engine's budget
+    assert "samples" not in server.requests[0]["messages"][-1]["content"].split("# Answer")[1]
+
+
 def test_a_server_refusing_response_format_gets_plain_prompts_from_then_on() -> None:
     with ScriptedLLMServer(responder=scripted_agent, response_format="reject") as server:
         team = LLMTeam(client_for(server))

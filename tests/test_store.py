@@ -127,6 +127,13 @@ def test_session_records_tables_and_exports(tmp_path: Path) -> None:
     assert len(metrics) >= 2 and all(m["fps"] > 0 for m in metrics)
     verdicts = store.rows("verdicts", sid)
     assert {v["subaction"] for v in verdicts} == {"collect_wood", "go_to_tree", "code_collect_wood"}
+    # the coded actions that validated and ran joined the skill library, with their record
+    skills = {s.name: s for s in store.skills("craftax")}
+    assert set(skills) == {"go_to_tree", "code_collect_wood"}
+    assert {s.author for s in skills.values()} == {"builtin library"}
+    assert all(s.made_in == f"session {sid}, iteration 2" for s in skills.values())
+    assert sum(s.record.calls for s in skills.values()) > 0
+    assert skills["go_to_tree"].record.success_text.startswith("collect_wood ")
     # the result is the chosen solution's fresh evaluation, recorded beside the run's own
     chosen = [e for e in store.events(sid) if e["kind"] == "solution_chosen"][-1]
     kinds = {c["kind"] for c in chosen["candidates"]}
@@ -176,7 +183,7 @@ def test_older_schema_migrates_and_keeps_its_sessions(tmp_path: Path) -> None:
     db.conn.commit()
     db.conn.close()
     store = SessionStore(tmp_path)
-    assert store.schema_version() == SCHEMA_VERSION == 6
+    assert store.schema_version() == SCHEMA_VERSION == 7
     assert store.get(1).task == "collect_wood" and store.get(1).status == "stopped"
     # v5: values are in the task's measure; an older session's were success rates
     assert store.get(1).best == 0.5 and store.get(1).measure == Measure.SUCCESS_RATE

@@ -27,90 +27,28 @@ from rlgpt_tui.agents.base import (
     TaskPlanner,
 )
 from rlgpt_tui.agents.schemas import MAX_SUBACTIONS, Plan, RLAnswer, SubAction, Verdict
-from rlgpt_tui.envs.base import ACHIEVEMENTS, EpisodeEnd, View
+from rlgpt_tui.envs.base import ACHIEVEMENTS, View
+from rlgpt_tui.envs.knowledge import TechTree, crafter_tech_tree
 from rlgpt_tui.tasks import Task, load_catalog
 
 TEMPLATES = ASSETS_DIR / "skills" / "templates"
-# What each collecting achievement harvests (the block or creature to reach).
-TARGETS: dict[str, str] = {
-    "collect_wood": "tree",
-    "collect_stone": "stone",
-    "collect_coal": "coal",
-    "collect_iron": "iron",
-    "collect_diamond": "diamond",
-    "collect_drink": "water",
-    "eat_cow": "cow",
-    "collect_sapling": "grass",
-}
 LABEL = "builtin"
 
 # -- the library of coded skills for scored tasks (code in templates/techtree.py) ------------
+# What each skill does, what searches for what and what answers each death is the world's tech
+# tree (its documentation: rlgpt_tui.envs.knowledge); only the agent's own script is here.
 SCRIPT_SKILL = "play"  # the fixed script over the library: the pure-code baseline
-HELPER_SKILLS: tuple[str, ...] = ("survive", "explore", "tunnel_for_ores")
-SKILL_DESCRIPTIONS: dict[str, str] = {
-    "collect_wood": "find a tree and chop it until a log is held",
-    "place_table": "gather wood and place a crafting table next to the player",
-    "eat_cow": "find a cow and hit it until it is eaten",
-    "collect_sapling": "hit grass until a sapling drops",
-    "collect_drink": "find water and drink until the drink stat is full",
-    "make_wood_pickaxe": "gather wood, stand at a table and make a wood pickaxe",
-    "make_wood_sword": "gather wood, stand at a table and make a wood sword",
-    "place_plant": "plant a sapling on grass and remember where (it ripens later)",
-    "defeat_zombie": "close in on the nearest zombie and hit it until it dies",
-    "collect_stone": "with a wood pickaxe, find stone and mine it",
-    "place_stone": "place a stone from the inventory (mining one first if needed)",
-    "eat_plant": "walk back to a planted sapling once it is ripe and eat it",
-    "defeat_skeleton": "arm, tunnel into the dark caves and hit a skeleton until it dies",
-    "make_stone_pickaxe": "gather wood and stone, stand at a table, make a stone pickaxe",
-    "make_stone_sword": "gather wood and stone, stand at a table, make a stone sword",
-    "wake_up": "wall the player in and sleep until rested",
-    "place_furnace": "gather stone and place a furnace next to a table",
-    "collect_coal": "with a wood pickaxe, find coal (digging through stone) and mine it",
-    "collect_iron": "with a stone pickaxe, find iron (digging through stone) and mine it",
-    "collect_diamond": "with an iron pickaxe, tunnel to a diamond and mine it",
-    "make_iron_pickaxe": "gather wood, coal, iron, stone; at a table and furnace make it",
-    "make_iron_sword": "gather wood, coal, iron, stone; at a table and furnace make it",
-    "survive": "fight an adjacent mob, shelter and sleep at night, drink and eat when low",
-    "explore": "walk into new land, remembering what is seen",
-    "tunnel_for_ores": "dig through stone in a steady direction, mining ores met on the way",
-    SCRIPT_SKILL: "the library run by a fixed rule: survive, then the next achievement",
-}
-# the helper that searches for what an achievement needs, added when it stays at 0
-SEARCH_HELPER: dict[str, str] = {
-    "collect_coal": "tunnel_for_ores",
-    "collect_iron": "tunnel_for_ores",
-    "collect_diamond": "tunnel_for_ores",
-    "make_iron_pickaxe": "tunnel_for_ores",
-    "make_iron_sword": "tunnel_for_ores",
-    "defeat_skeleton": "tunnel_for_ores",
-    "eat_cow": "explore",
-    "collect_drink": "explore",
-    "collect_sapling": "explore",
-    "defeat_zombie": "explore",
-}
-# the skills that answer each way of dying, and what the critic suggests for it
-DEATH_SKILLS: dict[str, tuple[tuple[str, ...], str]] = {
-    EpisodeEnd.ZOMBIE.value: (
-        ("survive", "make_stone_sword", "defeat_zombie", "wake_up"),
-        "add or fix a fight/shelter skill (sleep walled in, fight with a sword)",
-    ),
-    EpisodeEnd.SKELETON.value: (
-        ("survive", "make_stone_sword"),
-        "arm before the caves and leave them when health is low",
-    ),
-    EpisodeEnd.STARVED.value: (("survive", "eat_cow", "eat_plant"), "eat cows or plants"),
-    EpisodeEnd.DEHYDRATED.value: (("survive", "collect_drink"), "drink at water more often"),
-    EpisodeEnd.EXHAUSTED.value: (("survive", "wake_up"), "sleep, walled in, when tired"),
-    EpisodeEnd.LAVA.value: ((), "keep away from lava when exploring and tunnelling"),
-    EpisodeEnd.DIED.value: (("survive",), "restore health: eat, drink and sleep"),
-}
-# skills whose moment may not come in a sampled run (nothing to fight, nothing ripe)
-SITUATIONAL_SKILLS = frozenset({"defeat_zombie", "defeat_skeleton", "eat_plant", "wake_up"})
+SCRIPT_DESCRIPTION = "the library run by a fixed rule: survive, then the next achievement"
 
 
-def target_of(task: Task) -> str | None:
+def _tree(tree: TechTree | None) -> TechTree:
+    """The tech tree given, else Crafter's (the builtin templates are written for it)."""
+    return tree if tree is not None else crafter_tech_tree()
+
+
+def target_of(task: Task, tree: TechTree | None = None) -> str | None:
     """The block or creature a task is about, when the tech tree names one."""
-    return TARGETS.get(task.goal.achievement or "")
+    return _tree(tree).targets.get(task.goal.achievement or "")
 
 
 def own_code_name(task: Task) -> str:
@@ -133,11 +71,11 @@ def template_code(name: str) -> str | None:
     return None
 
 
-def library_for(task: Task) -> list[str]:
+def library_for(task: Task, tree: TechTree | None = None) -> list[str]:
     """The coded skills of ``task``: for a scored task the whole library (one skill per
     achievement, then the helpers); otherwise the task's tech-tree chain."""
     if task.scored:
-        return list(ACHIEVEMENTS) + list(HELPER_SKILLS)
+        return list(ACHIEVEMENTS) + list(_tree(tree).helpers)
     chain = [*task.prerequisites, task.name]
     return [name for name in chain if template_code(name) is not None]
 
@@ -148,20 +86,23 @@ def first_library(task: Task) -> list[str]:
     return list(ACHIEVEMENTS) + ["survive"]
 
 
-def skill_subaction(name: str, reason: str) -> SubAction:
+def skill_subaction(name: str, reason: str, tree: TechTree | None = None) -> SubAction:
+    descriptions = _tree(tree).skills | {SCRIPT_SKILL: SCRIPT_DESCRIPTION}
     return SubAction(
         name=name,
-        description=SKILL_DESCRIPTIONS.get(name, name.replace("_", " ")),
+        description=descriptions.get(name, name.replace("_", " ")),
         mode="code",
         reason=reason,
     )
 
 
-def library_plan(task: Task, skills: dict[str, str], notes: str) -> Plan:
+def library_plan(
+    task: Task, skills: dict[str, str], notes: str, tree: TechTree | None = None
+) -> Plan:
     """The coded skills (name -> reason), the script over them (``SCRIPT_SKILL``, which the
     policy starts as), and one RL sub-action that gets all of them."""
     skills = skills | {SCRIPT_SKILL: "the script over the library: the policy starts as it"}
-    coded = [skill_subaction(name, reason) for name, reason in skills.items()]
+    coded = [skill_subaction(name, reason, tree) for name, reason in skills.items()]
     learner = SubAction(
         name=task.name,
         description=task.description,
@@ -172,10 +113,11 @@ def library_plan(task: Task, skills: dict[str, str], notes: str) -> Plan:
     return Plan(subactions=coded + [learner], notes=notes)
 
 
-def revise_library(task: Task, last: IterationFeedback) -> Plan:
+def revise_library(task: Task, last: IterationFeedback, tree: TechTree | None = None) -> Plan:
     """The next library from the last iteration's evaluation: skills for achievements still
     at 0 (and the helpers that search for them), skills against the commonest deaths, and
     none of the skills PPO never chose for achievements it reaches anyway."""
+    tree = _tree(tree)
     evaluation = last.evaluation or {}
     library = {s.name: s.reason for s in last.plan.coded()}
     rates: dict[str, float] = evaluation.get("achievement_rates") or {}
@@ -197,16 +139,16 @@ def revise_library(task: Task, last: IterationFeedback) -> Plan:
 
     for achievement in zeros:
         add(achievement, f"{achievement} stayed at 0: a skill that unlocks it")
-        helper = SEARCH_HELPER.get(achievement)
+        helper = tree.search_helpers.get(achievement)
         if helper:
             add(helper, f"{achievement} stayed at 0: {helper} searches for what it needs")
     if zeros:
         notes.append("achievements at 0: " + ", ".join(zeros))
     total = sum(ends.values())
     for end, count in sorted(ends.items(), key=lambda kv: -kv[1]):
-        if end not in DEATH_SKILLS or count < max(1, total // 8):
+        if end not in tree.deaths or count < max(1, total // 8):
             continue
-        skills, advice = DEATH_SKILLS[end]
+        skills, advice = tree.deaths[end]
         notes.append(f"{count}/{total} episodes ended {end}: {advice}")
         for name in skills:
             add(name, f"{count}/{total} episodes ended {end}: {advice}")
@@ -229,10 +171,15 @@ def revise_library(task: Task, last: IterationFeedback) -> Plan:
     kept = dict(list(library.items())[: MAX_SUBACTIONS - 1])
     if not kept:
         kept = {name: "the library" for name in first_library(task)}
-    return library_plan(task, kept, "builtin: library revised; " + "; ".join(notes))
+    return library_plan(task, kept, "builtin: library revised; " + "; ".join(notes), tree)
 
 
 class BuiltinSlowAgent(SlowAgent):
+    """Plans from the world's tech tree (``tree``; Crafter's when none is given)."""
+
+    def __init__(self, tree: TechTree | None = None) -> None:
+        self.tree = _tree(tree)
+
     def plan(self, task: Task, history: list[IterationFeedback]) -> Plan:
         if task.scored:
             last = history[-1] if history else None
@@ -246,10 +193,11 @@ class BuiltinSlowAgent(SlowAgent):
                     skills,
                     "builtin: a skill per achievement and survive, offered with the primitives "
                     "to one PPO policy that learns when to use which",
+                    self.tree,
                 )
-            return revise_library(task, last)
+            return revise_library(task, last, self.tree)
         stage = len(history)
-        target = target_of(task)
+        target = target_of(task, self.tree)
         if stage == 0:
             return Plan(
                 subactions=[
@@ -339,6 +287,11 @@ class BuiltinFastAgent(FastAgent):
 
 
 class BuiltinCritic(Critic):
+    """Rule-based verdicts; what answers each death comes from the world's tech tree."""
+
+    def __init__(self, tree: TechTree | None = None) -> None:
+        self.tree = _tree(tree)
+
     def judge_code(self, task: Task, sub: SubAction, runs: list[Execution]) -> Verdict:
         if not runs:
             return Verdict(success=False, reason="no execution to judge")
@@ -350,7 +303,7 @@ class BuiltinCritic(Critic):
                 suggestion="fix the code",
             )
         if task.scored:
-            return judge_skill(sub.name, runs)
+            return judge_skill(sub.name, runs, self.tree)
         if sub.name.startswith("go_to_"):
             target = sub.name[len("go_to_") :]
             ok = sum(
@@ -375,7 +328,7 @@ class BuiltinCritic(Critic):
 
     def judge_rl(self, task, sub, evaluation: dict[str, Any], target: float) -> Verdict:
         if task.scored:
-            return judge_score(evaluation, target)
+            return judge_score(evaluation, target, self.tree)
         rate = evaluation["success_rate"]
         usage = evaluation.get("coded_decision_share")
         used = f"; coded actions chosen in {usage:.0%} of decisions" if usage is not None else ""
@@ -404,7 +357,7 @@ def progressed(name: str, before: View, after: View) -> bool:
     return False
 
 
-def judge_skill(name: str, runs: list[Execution]) -> Verdict:
+def judge_skill(name: str, runs: list[Execution], tree: TechTree | None = None) -> Verdict:
     """A library skill passes when half its runs made progress; a situational one (nothing
     to fight, nothing ripe yet) when it ran without errors and progressed once."""
     ok = sum(progressed(name, r.before, r.after) for r in runs)
@@ -412,7 +365,7 @@ def judge_skill(name: str, runs: list[Execution]) -> Verdict:
     what = f"{ok}/{len(runs)} runs changed the inventory, achievements or stats"
     if rate >= 0.5:
         return Verdict(success=True, reason=what)
-    if name in SITUATIONAL_SKILLS and ok:
+    if name in _tree(tree).situational and ok:
         return Verdict(success=True, reason=f"{what}; it waits for its moment in the others")
     return Verdict(
         success=False,
@@ -421,9 +374,10 @@ def judge_skill(name: str, runs: list[Execution]) -> Verdict:
     )
 
 
-def judge_score(evaluation: dict[str, Any], target: float) -> Verdict:
+def judge_score(evaluation: dict[str, Any], target: float, tree: TechTree | None = None) -> Verdict:
     """The Crafter score against the target, with the achievements at 0 or low and the
     commonest ways episodes ended as the reasons and suggestions."""
+    deaths = _tree(tree).deaths
     value = evaluation.get("value")
     if value is None:
         value = evaluation.get("score") or 0.0
@@ -439,9 +393,9 @@ def judge_score(evaluation: dict[str, Any], target: float) -> Verdict:
         reasons.append("low: " + ", ".join(f"{a} {rates[a]:.2f}" for a in low))
     suggestions = []
     for end, count in sorted(ends.items(), key=lambda kv: -kv[1]):
-        if end in DEATH_SKILLS and count >= max(1, total // 8):
+        if end in deaths and count >= max(1, total // 8):
             reasons.append(f"{count}/{total} episodes ended {end}")
-            suggestions.append(f"{count}/{total} episodes ended {end}: {DEATH_SKILLS[end][1]}")
+            suggestions.append(f"{count}/{total} episodes ended {end}: {deaths[end][1]}")
     usage = evaluation.get("coded_decision_share")
     if usage is not None:
         reasons.append(f"skills chosen in {usage:.0%} of decisions")
@@ -460,11 +414,15 @@ class BuiltinPlanner(TaskPlanner):
         return [p for p in task.prerequisites if p in catalog] + [task.name]
 
 
-def builtin_team() -> AgentTeam:
+def builtin_team(world: str = "craftax") -> AgentTeam:
+    """The builtin agent for ``world``: it plans and judges with the world's tech tree."""
+    from rlgpt_tui.envs.registry import world_info
+
+    tree = world_info(world).documentation().tech_tree
     return AgentTeam(
         label=LABEL,
-        slow=BuiltinSlowAgent(),
+        slow=BuiltinSlowAgent(tree),
         fast=BuiltinFastAgent(),
-        critic=BuiltinCritic(),
+        critic=BuiltinCritic(tree),
         planner=BuiltinPlanner(),
     )

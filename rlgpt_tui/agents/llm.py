@@ -28,8 +28,10 @@ from rlgpt_tui.agents.schemas import (
     Verdict,
     VerdictAnswer,
 )
+from rlgpt_tui.agents.shelf import SkillShelf
 from rlgpt_tui.envs.base import describe_view
-from rlgpt_tui.envs.knowledge import crafter_knowledge
+from rlgpt_tui.envs.knowledge import WorldDocs
+from rlgpt_tui.envs.registry import world_info
 from rlgpt_tui.llm.client import LLMClient
 from rlgpt_tui.rl.config import world_actions, world_segments
 from rlgpt_tui.skills.api import SKILL_API_DOC
@@ -86,9 +88,11 @@ def answer_shape(schema) -> str:
 
 
 class _LLMRole:
-    def __init__(self, client: LLMClient, environment: str):
+    def __init__(self, client: LLMClient, docs: WorldDocs, shelf: SkillShelf | None = None):
         self.client = client
-        self.environment = environment
+        self.docs = docs
+        self.environment = docs.text()  # the world's documentation, as prompts show it
+        self.shelf = shelf or SkillShelf()  # what the session starts from (--library)
 
 
 class LLMSlowAgent(_LLMRole, SlowAgent):
@@ -99,6 +103,7 @@ class LLMSlowAgent(_LLMRole, SlowAgent):
             task=task.prompt_text(),
             environment=self.environment,
             skill_api=SKILL_API_DOC,
+            library=self.shelf.prompt_text(task),
             feedback=feedback,
             schema=answer_shape(PlanAnswer),
             example=PlanAnswer.EXAMPLE,
@@ -109,7 +114,16 @@ class LLMSlowAgent(_LLMRole, SlowAgent):
 
 
 class LLMFastAgent(_LLMRole, FastAgent):
+    origin = "agent"  # where the last code came from: the LLM, or library:<author>
+
     def write_code(self, task, sub, previous=None, problem=None) -> str:
+        """A shelf skill of the sub-action's name is reused as it is (no LLM call); new code,
+        and any repair, comes from the LLM."""
+        reused = self.shelf.find(sub.name) if previous is None else None
+        if reused is not None:
+            self.origin = reused.origin
+            return reused.source
+        self.origin = "agent"
         request = f"Write the code of the coded sub-action `{sub.name}`: {sub.description}."
         if previous is not None:
             request += (
@@ -128,7 +142,7 @@ class LLMFastAgent(_LLMRole, FastAgent):
             "(high_level_actions null keeps the plan's). Observation segments: "
             f"{', '.join(segments)} (null = all). Primitives: {', '.join(actions)} (null = "
             "all). reward_code, if given, defines `def reward(prev, now) -> float` over Views "
-            "and is added to the goal reward. samples: null keeps the budget. start_from "
+            "and is added to the goal reward. The sample budget is the engine's. start_from "
             "(optional): a coded action among the high-level actions that solves the "
             "sub-action on its own; the policy then starts by always running it and RL "
             "learns where to do better (null: the engine's default)."
@@ -210,6 +224,7 @@ class LLMCritic(_LLMRole, Critic):
             "critic",
             task=task.prompt_text(),
             subaction=subaction,
+            environment=self.environment,
             executions=executions,
             schema=answer_shape(VerdictAnswer),
             example=VerdictAnswer.EXAMPLE,
@@ -257,14 +272,20 @@ class LLMPlanner(_LLMRole, TaskPlanner):
 
 
 class LLMTeam(AgentTeam):
-    """An AgentTeam whose roles share one LLM client."""
+    """An AgentTeam whose roles share one LLM client; every prompt describes ``world`` (a
+    registered world's name, or its documentation) from the world's own documentation."""
 
-    def __init__(self, client: LLMClient, environment: str | None = None):
-        env = environment or crafter_knowledge()
+    def __init__(
+        self,
+        client: LLMClient,
+        world: str | WorldDocs = "craftax",
+        shelf: SkillShelf | None = None,
+    ):
+        env = world if isinstance(world, WorldDocs) else world_info(world).documentation()
         super().__init__(
             label=f"llm:{client.settings.model}",
-            slow=LLMSlowAgent(client, env),
-            fast=LLMFastAgent(client, env),
+            slow=LLMSlowAgent(client, env, shelf),
+            fast=LLMFastAgent(client, env, shelf),
             critic=LLMCritic(client, env),
             planner=LLMPlanner(client, env),
         )

@@ -13,7 +13,7 @@ Each answer class carries ``EXAMPLE``, a short answer for a task that is not in 
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -109,10 +109,15 @@ class RLAnswer(BaseModel):
     """The fast agent's RL configuration for a learned sub-action.
 
     ``high_level_actions``: the coded actions PPO gets; ``None`` keeps the plan's.
-    ``observation``/``primitives``/``reward_code``/``samples``: ``None`` keeps the default.
+    ``observation``/``primitives``/``reward_code``: ``None`` keeps the default.
     ``start_from``: one of those coded actions that the policy starts as (RL that starts
     from the code); ``None``: the engine's default (the best code-alone solution of an
     earlier iteration, if any, else a uniform policy).
+
+    The sample budget is the engine's (``samples_per_iteration`` within ``max_samples``, and
+    a person's RL edit), never the agent's: answers once had to give ``samples``, which the
+    engine ignored. Such an answer still parses; its ``samples`` is dropped (the answer as
+    given stays in the LLM call's record).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -121,8 +126,15 @@ class RLAnswer(BaseModel):
     reward_code: str | None = Field(None, max_length=20_000)
     primitives: list[str] | None = Field(None, max_length=64)
     high_level_actions: list[str] | None = Field(None, max_length=MAX_HIGH_LEVEL_ACTIONS)
-    samples: int | None = Field(None, ge=1000, le=100_000_000)
     start_from: str | None = Field(None, max_length=200)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_samples(cls, data: Any) -> Any:
+        """An answer with the old ``samples`` key: the key is dropped, whatever its value."""
+        if isinstance(data, dict) and "samples" in data:
+            data = {k: v for k, v in data.items() if k != "samples"}
+        return data
 
 
 class Verdict(BaseModel):
@@ -175,11 +187,10 @@ class RLAnswerStrict(RLAnswer):
     reward_code: str | None = Field(max_length=20_000)
     primitives: list[str] | None = Field(max_length=64)
     high_level_actions: list[str] | None = Field(max_length=MAX_HIGH_LEVEL_ACTIONS)
-    samples: int | None = Field(ge=1000, le=100_000_000)
 
     EXAMPLE: ClassVar[str] = (
         '{"observation": null, "reward_code": null, "primitives": ["noop", "do"], '
-        '"high_level_actions": ["go_to_grass"], "samples": null}'
+        '"high_level_actions": ["go_to_grass"]}'
     )
 
 

@@ -520,7 +520,7 @@ class Engine:
                     ev.CodeValidationFailed, subaction=sub.name, error=message, attempt=attempt
                 )
                 return None, previous
-            origin = "agent"
+            origin = getattr(self.team.fast, "origin", "agent")  # library:<author> if reused
         version = self._emit(
             ev.CodeWritten, subaction=sub.name, code=source, attempt=attempt, source=origin
         )

@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.provenance import PROVENANCE_EVENTS, code_author, solution_provenance
 from rlgpt_tui.skills.outcomes import CallEnd
 from rlgpt_tui.tasks import Measure, result_text
 from rlgpt_tui.text import safe_text
@@ -21,10 +22,13 @@ class EventPrinter:
         self.console = console
         self._last_progress = 0.0
         self._versions: dict[str, int] = {}  # code versions per sub-action (vN)
+        self._kept: list[ev.Event] = []  # what the solution's provenance is read from
 
     def __call__(self, event: ev.Event) -> None:
         c = self.console
         who = f"[dim]{_e(event.agent)}[/]"
+        if isinstance(event, PROVENANCE_EVENTS):
+            self._kept.append(event)
         match event:
             case ev.SessionStarted():
                 c.rule(f"RL-GPT: {_e(event.task)} on {_e(event.env)} - agent: {_e(event.agent)}")
@@ -48,7 +52,8 @@ class EventPrinter:
                     )
             case ev.CodeWritten():
                 n = self._versions[event.subaction] = self._versions.get(event.subaction, 0) + 1
-                c.print(f"  code for {_e(event.subaction)} v{n} ({_e(event.source)})")
+                author = code_author(event.source, event.agent)
+                c.print(f"  code for {_e(event.subaction)} v{n} (by {_e(author)})")
             case ev.CodeValidationFailed():
                 c.print(f"  [red]code rejected[/] {_e(event.subaction)}: {_e(event.error)}")
             case ev.RLConfigValidationFailed():
@@ -101,6 +106,8 @@ class EventPrinter:
                     f"[bold]solution[/]: {_e(r['subject'])}, the best on fresh worlds "
                     f"(the run's own evaluation of it: {own})"
                 )
+                for line in solution_provenance(self._kept, r).lines():
+                    c.print(f"  {_e(line)}")
             case ev.SessionFinished():
                 c.rule(f"session finished; agent {_e(event.agent)}")
                 c.print(_e(finished_text(event)))

@@ -11,8 +11,12 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from rlgpt_tui.envs.knowledge import WorldDocs
 
 # The 17 primitive actions shared by Crafter and Craftax-Classic, in their index order.
 ACTION_NAMES: tuple[str, ...] = (
@@ -432,6 +436,12 @@ class World(ABC):
     observation_segments: dict[str, slice] = OBSERVATION_SEGMENTS
     #: Length of the flat float32 symbolic observation.
     observation_size: int = OBSERVATION_SIZE
+
+    @classmethod
+    def documentation(cls) -> WorldDocs:
+        """What agents are told of this world: rules, actions, achievements, observation,
+        and the tech tree the builtin agent plans with (see :mod:`rlgpt_tui.envs.knowledge`)."""
+        raise NotImplementedError(f"{cls.__name__} has no documentation: define documentation()")
 
     @abstractmethod
     def reset(self, seed: int) -> StepResult:

@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -44,6 +45,9 @@ GENERATE_CHUNK = 8  # worlds generated together (see _Kernels.generate)
 # a step's results, one float32 row per env: meta columns, reward, game over, observation
 _META_WIDTH = 43
 _OUT_REWARD, _OUT_DONE, _OUT_OBS = _META_WIDTH, _META_WIDTH + 1, _META_WIDTH + 2
+
+if TYPE_CHECKING:
+    from rlgpt_tui.envs.knowledge import WorldDocs
 
 
 def enable_compilation_cache() -> Path:
@@ -341,6 +345,13 @@ class CraftaxWorld(World):
     call. A group's step runs on XLA's threads while Python works on another group's
     results (see :meth:`step_async`): JAX dispatches jitted calls asynchronously.
     """
+
+    @classmethod
+    def documentation(cls) -> WorldDocs:
+        """Crafter's rules, actions and tech tree (Crafter and Craftax-Classic share them)."""
+        from rlgpt_tui.envs.knowledge import crafter_documentation
+
+        return crafter_documentation()
 
     name = "craftax"
 

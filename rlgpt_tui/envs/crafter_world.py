@@ -20,6 +20,8 @@ objects in Crafter but blocks in Craftax, so they become ``plant`` / ``ripe_plan
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import crafter
 import gymnasium as gym
 import numpy as np
@@ -65,6 +67,9 @@ _SLEEPING = OBSERVATION_SEGMENTS["sleeping"].start
 
 assert set(ACHIEVEMENTS) == set(crafter.constants.achievements)
 assert tuple(crafter.constants.actions) == ACTION_NAMES
+
+if TYPE_CHECKING:
+    from rlgpt_tui.envs.knowledge import WorldDocs
 
 
 def env_seed(seed: int, index: int) -> int:
@@ -247,6 +252,13 @@ class CrafterWorld(World):
     Resets are expensive in Crafter (world generation with pure-Python simplex noise, about
     0.25 s per env) while a step costs well under a millisecond.
     """
+
+    @classmethod
+    def documentation(cls) -> WorldDocs:
+        """Crafter's rules, actions and tech tree (Crafter and Craftax-Classic share them)."""
+        from rlgpt_tui.envs.knowledge import crafter_documentation
+
+        return crafter_documentation()
 
     name = "crafter"
     observation_segments = OBSERVATION_SEGMENTS

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rlgpt_tui.envs.base import ACTION_NAMES, OBSERVATION_SEGMENTS, World
+from rlgpt_tui.envs.knowledge import WorldDocs
 
 
 class UnknownWorldError(ValueError):
@@ -31,15 +32,17 @@ class WorldInfo:
     actions: tuple[str, ...] = ACTION_NAMES
     segments: tuple[str, ...] | None = None  # None: the class's ``observation_segments``
     options: Callable[..., dict[str, Any]] = field(default=lambda **kw: {})
-    # "module:function" giving the prompts' text on the world (Craftax shares Crafter's rules)
-    docs: str = "rlgpt_tui.envs.knowledge:crafter_knowledge"
+    # "module:function" giving the world's WorldDocs without importing its backend (the
+    # class's own ``documentation``; Craftax shares Crafter's)
+    docs: str = "rlgpt_tui.envs.knowledge:crafter_documentation"
 
     @property
     def cls(self) -> type[World]:
         return _resolve(self.class_path)
 
-    def documentation(self) -> str:
-        """What prompts tell an LLM of this world: actions, blocks, recipes."""
+    def documentation(self) -> WorldDocs:
+        """The world's documentation (rules, actions, achievements, observation, tech tree):
+        what prompts, the builtin agent and the critic know of it."""
         return _resolve(self.docs)()
 
     @property

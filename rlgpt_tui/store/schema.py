@@ -171,5 +171,62 @@ def _v6(db: Database) -> None:
     db["sessions"].add_column("result_kind", str)
 
 
-MIGRATIONS: list[Callable[[Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6]
+def _v7(db: Database) -> None:
+    """The skill library: every coded action that validated and ran, by world, name and
+    version, with who wrote it and where; and its uses (each evaluation it took part in:
+    calls, call ends, the task's measured success). Filled from the events already recorded.
+    Its columns name sessions ``made_session`` / ``use_session``: deleting a session keeps
+    the library."""
+    from rlgpt_tui.store.library import backfill
+
+    db["skills"].create(
+        {
+            "id": int,
+            "name": str,
+            "world": str,
+            "version": int,
+            "docstring": str,
+            "source": str,
+            "digest": str,  # of the source: one entry per distinct source of a name
+            "author": str,  # llm:MODEL, person, builtin library
+            "made_session": int,
+            "made_iteration": int,
+            "code_seq": int,  # the code version (event sequence) that wrote it
+            "made_in": str,
+            "origin": str,  # session, or import <folder>
+            "created_at": float,
+        },
+        pk="id",
+    )
+    db["skills"].create_index(["world", "name", "version"], unique=True)
+    db["skills"].create_index(["world", "name", "digest"], unique=True)
+    db["skill_uses"].create(
+        {
+            "id": int,
+            "skill_id": int,
+            "use_session": int,
+            "event_seq": int,
+            "iteration": int,
+            "subject": str,
+            "task": str,
+            "measure": str,
+            "value": float,
+            "ci_low": float,
+            "ci_high": float,
+            "episodes": int,
+            "successes": int,
+            "evaluations": int,  # 1; an imported record: the evaluations it pools
+            "calls": int,
+            "steps": int,
+            "end_reasons": str,  # JSON: call end reason -> count
+            "time": float,
+        },
+        pk="id",
+        foreign_keys=[("skill_id", "skills", "id")],
+    )
+    db["skill_uses"].create_index(["skill_id"])
+    backfill(db)
+
+
+MIGRATIONS: list[Callable[[Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7]
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -24,6 +24,8 @@ from typing import Any
 from sqlite_utils import Database
 
 from rlgpt_tui.engine import events as ev
+from rlgpt_tui.store import library
+from rlgpt_tui.store.library import LibraryError, LibrarySkill, digest
 from rlgpt_tui.store.schema import MIGRATIONS, SCHEMA_VERSION
 from rlgpt_tui.tasks import Measure
 from rlgpt_tui.text import safe_data, short_name
@@ -211,7 +213,7 @@ class SessionStore:
         if llm and any("key" in k and k != "api_key_env" for k in llm):
             raise ValueError("LLM settings passed to the store must not hold a key")
         now = time.time()
-        with self._errors(), self.db.conn:
+        with self._errors(), self.db.atomic():
             table = self.db["sessions"]
             table.insert(
                 {
@@ -286,7 +288,7 @@ class SessionStore:
     def claim(self, session_id: int) -> None:
         """Mark the session as run by this process (on resume)."""
         self.get(session_id)
-        with self._errors(), self.db.conn:
+        with self._errors(), self.db.atomic():
             self.db["sessions"].update(
                 session_id,
                 {
@@ -301,11 +303,11 @@ class SessionStore:
         """Replace the recorded LLM settings (never a key) of a session."""
         if any("key" in k and k != "api_key_env" for k in llm):
             raise ValueError("LLM settings passed to the store must not hold a key")
-        with self._errors(), self.db.conn:
+        with self._errors(), self.db.atomic():
             self.db["sessions"].update(session_id, {"llm": json.dumps(llm)})
 
     def finish(self, session_id: int, status: str, reason: str) -> None:
-        with self._errors(), self.db.conn:
+        with self._errors(), self.db.atomic():
             self.db["sessions"].update(
                 session_id, {"status": status, "reason": reason, "updated_at": time.time()}
             )
@@ -313,7 +315,7 @@ class SessionStore:
     def delete(self, session_id: int) -> None:
         """Remove the session's rows and its artifacts folder."""
         self.get(session_id)
-        with self._errors(), self.db.conn:
+        with self._errors(), self.db.atomic():
             for table in self.db.table_names():
                 if table not in ("sessions", "schema_version") and "session_id" in (
                     self.db[table].columns_dict
@@ -321,6 +323,127 @@ class SessionStore:
                     self.db.execute(f"DELETE FROM [{table}] WHERE session_id = ?", [session_id])
             self.db.execute("DELETE FROM sessions WHERE id = ?", [session_id])
         shutil.rmtree(self.session_dir(session_id), ignore_errors=True)
+
+    # -- the skill library ----------------------------------------------------------------------
+    def skills(self, world: str | None = None, name: str | None = None) -> list[LibrarySkill]:
+        """The library's skills (every version), each with its measured record."""
+        with self._errors():
+            return library.list_skills(self.db, world, name)
+
+    def skill(self, name: str, world: str | None = None, version: int | None = None):
+        """One skill version (the newest unless ``version``); raises LibraryError naming
+        the fix when there is none or the name is in several worlds."""
+        found = self.skills(world, name)
+        if not found:
+            known = ", ".join(sorted({s.name for s in self.skills(world)})) or "none yet"
+            raise LibraryError(
+                f"no skill {name!r}{f' in {world}' if world else ''} in the library: use one "
+                f"of {known} (see `rlgpt-tui skills list`)"
+            )
+        worlds = sorted({s.world for s in found})
+        if len(worlds) > 1:
+            raise LibraryError(
+                f"skill {name!r} is in several worlds ({', '.join(worlds)}): pass --world"
+            )
+        if version is None:
+            return found[-1]
+        for skill in found:
+            if skill.version == version:
+                return skill
+        versions = ", ".join(str(s.version) for s in found)
+        raise LibraryError(f"skill {name!r} has no version {version}: use one of {versions}")
+
+    def export_skills(self, folder: Path | str, world: str | None = None) -> list[Path]:
+        """Write every skill version as ``<name>-<world>-v<version>.py`` with its header."""
+        from rlgpt_tui.skills.skillfile import SkillFile, format_skill_file
+
+        folder = Path(folder)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise LibraryError(
+                f"cannot create {folder}: {error.strerror}; pass a writable folder"
+            ) from None
+        written = []
+        for skill in self.skills(world):
+            shared = SkillFile(
+                name=skill.name,
+                world=skill.world,
+                source=skill.source,
+                version=skill.version,
+                author=skill.author,
+                docstring=skill.docstring,
+                made_in=skill.made_in,
+                record=skill.record.as_dict(),
+            )
+            path = folder / shared.file_name
+            try:
+                path.write_text(format_skill_file(shared))
+            except OSError as error:
+                raise LibraryError(
+                    f"cannot write {path}: {error.strerror}; pass a writable folder"
+                ) from None
+            written.append(path)
+        return written
+
+    def import_skills(self, folder: Path | str) -> tuple[list[LibrarySkill], int]:
+        """Add a folder of skill files to the library: every file is checked first (header,
+        world, name, validation of its code, clashes), then all are added in one transaction;
+        the first bad file raises :class:`LibraryError` and nothing is added. Returns the
+        skills added and how many were already in the library (same source)."""
+        from rlgpt_tui.envs.registry import WORLDS
+        from rlgpt_tui.skills.sandbox import CodeValidationError
+        from rlgpt_tui.skills.skillfile import SUFFIX, SkillFileError, parse_skill_file
+        from rlgpt_tui.skills.validation import validate
+
+        folder = Path(folder)
+        if not folder.is_dir():
+            raise LibraryError(f"no folder {folder}: pass a folder written by `skills export`")
+        paths = sorted(p for p in folder.iterdir() if p.suffix == SUFFIX and p.is_file())
+        if not paths:
+            raise LibraryError(
+                f"no .py skill files in {folder}: pass a folder written by `skills export`"
+            )
+        nothing = "; nothing was imported"
+        chosen: dict[tuple[str, str, int], tuple[str, Path]] = {}
+        new, known = [], 0
+        for path in paths:
+            try:
+                skill = parse_skill_file(path)
+                if skill.world not in WORLDS:
+                    raise SkillFileError(
+                        f"{path}: world {skill.world!r} is unknown: use one of {', '.join(WORLDS)}"
+                    )
+                validate(skill.name, skill.source, skill.docstring)
+            except CodeValidationError as error:
+                first = str(error).strip().splitlines()[0] if str(error).strip() else "invalid"
+                raise LibraryError(f"{path.name}: {first}; fix the file{nothing}") from None
+            except SkillFileError as error:
+                raise LibraryError(f"{error}{nothing}") from None
+            key = digest(skill.source)
+            with self._errors():
+                versions = library.find(self.db, skill.world, skill.name)
+            if any(d == key for _, _, d in versions):
+                known += 1
+                continue
+            clash = next((v for _, v, _ in versions if v == skill.version), None)
+            earlier = chosen.get((skill.world, skill.name, skill.version))
+            if clash is not None or (earlier and earlier[0] != key):
+                where = "the library" if clash is not None else earlier[1].name
+                raise LibraryError(
+                    f"{path.name}: skill {skill.name} v{skill.version} ({skill.world}) clashes "
+                    f"with other code in {where}: rename it (name = in the header) or give it "
+                    f"another version number{nothing}"
+                )
+            if earlier:
+                known += 1
+                continue
+            chosen[(skill.world, skill.name, skill.version)] = (key, path)
+            new.append(skill)
+        with self._errors(), self.db.atomic():
+            ids = [library.insert_imported(self.db, skill, folder) for skill in new]
+        added = [s for s in self.skills() if s.id in set(ids)]
+        return added, known
 
     # -- events -------------------------------------------------------------------------------
     def record(self, session_id: int, event: ev.Event) -> int:
@@ -332,7 +455,7 @@ class SessionStore:
         safe = safe_data(data)
         if safe != data:
             data, event = safe, ev.event_from_dict(safe)
-        with self._errors(), self.db.conn:
+        with self._errors(), self.db.atomic():
             cursor = self.db.execute(
                 "INSERT INTO events (session_id, kind, iteration, agent, time, data) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
@@ -347,6 +470,7 @@ class SessionStore:
             )
             seq = cursor.lastrowid
             self._project(session_id, seq, event)
+            library.project(self.db, session_id, seq, event)  # the skill library
         if isinstance(event, ev.CodeWritten):
             self._write_code_file(session_id, event.subaction, event.code)
         return seq

@@ -225,6 +225,7 @@ class RlgptApp(App):
                 ("Open the selected session", "resume, replay or return (enter)", "open"),
                 ("Replay the selected session", "every recorded event (r)", "replay"),
                 ("Export the selected session's report", "markdown and curves (x)", "export"),
+                ("Skill library", "every coded action that validated and ran (l)", "library"),
             ):
                 yield SystemCommand(title, help_text, getattr(screen, f"action_{action}"))
         if isinstance(screen, RunScreen):

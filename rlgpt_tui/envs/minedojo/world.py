@@ -29,7 +29,7 @@ What maps, and how:
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -44,6 +44,9 @@ from rlgpt_tui.envs.base import (
     World,
 )
 from rlgpt_tui.envs.minedojo.process import MineDojoError, WorkerCrashed, WorkerProcess
+
+if TYPE_CHECKING:
+    from rlgpt_tui.envs.knowledge import WorldDocs
 
 ACTION_SHAPE = (3, 3, 4, 25, 25, 8, 244, 36)
 CAMERA_CENTER = 12  # no camera change; each step is 15 degrees
@@ -473,9 +476,39 @@ class MineDojoWorld(World):
             worker.close()
 
     @classmethod
-    def documentation(cls) -> str:
-        return (
-            "MineDojo (Minecraft). Primitive actions: " + ", ".join(PRIMITIVES) + ". "
-            "The player sees the 3x3x3 blocks around it; craft with craft:<item> (a crafting "
-            "table nearby for tools), equip a pickaxe before mining stone and ores."
+    def documentation(cls) -> WorldDocs:
+        """Minecraft through MineDojo, as this backend maps it: Crafter's actions and
+        achievements become Minecraft primitives and items (the builtin agent's tech tree
+        is Crafter's, over that mapping)."""
+        from rlgpt_tui.envs.knowledge import WorldDocs, crafter_tech_tree
+
+        counterparts = ", ".join(f"{k} = {v}" for k, v in CRAFTER_COUNTERPART.items())
+        achieved = ", ".join(
+            f"{k} ({v.replace('nearby:', 'a ') + ' nearby' if v.startswith('nearby:') else v})"
+            for k, v in ACHIEVED_BY.items()
+        )
+        return WorldDocs(
+            world="MineDojo (Minecraft, 3D, first person), behind Crafter's action names",
+            actions="Coded actions and the policy use Crafter's action names, each run as "
+            "MineDojo primitives: move_left/right/up/down turn the camera to face west/east/"
+            "north/south and walk forward one step; do attacks (mines or hits) what is in front; "
+            "place_table / place_furnace / place_stone place a crafting table, a furnace, "
+            "cobblestone; make_*_pickaxe and make_*_sword craft planks, sticks, then the tool; "
+            "sleep and noop do nothing (no bed). Raw MineDojo primitives: "
+            + ", ".join(PRIMITIVES)
+            + ".",
+            rules="Minecraft's rules: punch a tree to get logs; crafting needs planks (from logs) "
+            "and sticks; tools need a crafting table nearby; stone and ores need a pickaxe "
+            "(wooden for cobblestone and coal, stone for iron); iron ore is smelted in a "
+            "furnace. Health and food fall when hurt or hungry; mobs attack at night.",
+            achievements="Crafter's achievements are read from what is held or nearby: "
+            + achieved
+            + "; eat, drink, sleep and defeat achievements stay false. MineDojo tasks (harvest, "
+            "craft, obtain) also check their own inventory goals.",
+            observation="The player sees only the 3x3x3 blocks around it: a View's grid holds "
+            "them at its centre (the layer at the feet, the layer above where solid) and "
+            "'unknown' elsewhere; no creatures are listed. Inventory uses Crafter's item names "
+            f"for their Minecraft counterparts ({counterparts}). Health and food are scaled to "
+            "0-9, drink is oxygen, energy is fixed at 9, daylight at 1.",
+            tech_tree=crafter_tech_tree(),
         )

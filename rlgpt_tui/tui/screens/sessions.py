@@ -23,6 +23,7 @@ class SessionsScreen(Screen):
         Binding("enter", "open", "Open / resume"),
         Binding("r", "replay", "Replay"),
         Binding("x", "export", "Export report"),
+        Binding("l", "library", "Skill library"),
         Binding("f5", "reload", "Refresh"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -74,7 +75,7 @@ class SessionsScreen(Screen):
             "n: new session"
             if not sessions
             else "enter: resume or replay, r: replay, x: export the report, n: new"
-        )
+        ) + ", l: skill library"
         running = [str(i) for i in getattr(self.app, "live_runs", {})]
         if running:
             hint += f"; enter on session {', '.join(running)} returns to it"
@@ -112,6 +113,11 @@ class SessionsScreen(Screen):
         session_id = self.selected_id()
         if session_id is not None:
             self.app.export_report(session_id)
+
+    def action_library(self) -> None:
+        from rlgpt_tui.tui.screens.skills import SkillsScreen
+
+        self.app.push_screen(SkillsScreen(self.store))
 
     def on_data_table_row_selected(self, message: DataTable.RowSelected) -> None:
         self.action_open()

@@ -8,6 +8,7 @@ from textual.markup import escape
 
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.printer import candidate_lines
+from rlgpt_tui.engine.provenance import PROVENANCE_EVENTS, solution_provenance
 from rlgpt_tui.tasks import Measure, result_text
 from rlgpt_tui.tui.widgets.searchable import SearchableLog
 
@@ -18,8 +19,11 @@ class CriticPane(SearchableLog):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("Critic", markup=True, **kwargs)
         self.verdicts: list[ev.VerdictGiven] = []
+        self._kept: list[ev.Event] = []  # what the solution's provenance is read from
 
     def show(self, event: ev.Event) -> None:
+        if isinstance(event, PROVENANCE_EVENTS):
+            self._kept.append(event)
         match event:
             case ev.VerdictGiven():
                 self.verdicts.append(event)
@@ -48,6 +52,8 @@ class CriticPane(SearchableLog):
                 for line in candidate_lines(event):
                     self.add(escape(line))
                 self.add(f"[b]solution[/b]: {escape(event.result['subject'])}")
+                for line in solution_provenance(self._kept, event.result).lines():
+                    self.add(f"    {escape(line)}")
             case ev.SessionFinished() if event.run:
                 self.add(
                     f"[b]all {event.run['episodes']:,} training episodes[/b] (Crafter's "

@@ -1,0 +1,136 @@
+"""What a session starts from: a shelf of skills its agents may reuse (``--library``).
+
+``empty`` (the default): nothing. ``builtin``: the builtin agent's hand-written templates
+(labelled ``builtin library``). ``user``: the user's library (the sessions database's, built
+by the session layer) with the builtin templates for the names it lacks. A folder: the skill
+files in it (``skills export`` writes them).
+
+The slow agent sees the shelf's skills most relevant to the task (names, docstrings,
+measured records; bounded), and the fast agent answers a coded sub-action named like a shelf
+skill with that skill's code, without asking the LLM: reuse first. If that code then fails,
+the usual repair asks the LLM for new code, which the library keeps as a new version.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rlgpt_tui.tasks import Task
+
+EMPTY, BUILTIN = "empty", "builtin"
+USER = "user"  # the user's library (the sessions database's), then the builtin templates
+PROMPT_SKILLS = 16  # skills shown to the slow agent at most
+PROMPT_CHARS = 3_000  # and characters of the shelf's section at most
+
+
+@dataclass(frozen=True)
+class ShelfSkill:
+    """A skill a session may reuse."""
+
+    name: str
+    docstring: str
+    source: str
+    author: str
+    record: str = ""  # its measured record, e.g. "collect_wood 0.91 [0.83-0.95]; 120 calls"
+
+    @property
+    def origin(self) -> str:
+        """The code version's source as recorded: ``library:<author>``."""
+        return f"library:{self.author}"
+
+
+@dataclass
+class SkillShelf:
+    """The skills a session starts from (``origin`` says which: empty, builtin, a folder, or
+    the user's library)."""
+
+    origin: str = EMPTY
+    skills: list[ShelfSkill] = field(default_factory=list)
+
+    def find(self, name: str) -> ShelfSkill | None:
+        return next((s for s in self.skills if s.name == name), None)
+
+    def relevant(self, task: Task, limit: int = PROMPT_SKILLS) -> list[ShelfSkill]:
+        """The skills that share most words with the task (its name, description and
+        prerequisites), measured ones first among equals."""
+        words = _words(" ".join([task.name, task.description, *task.prerequisites]))
+
+        def score(skill: ShelfSkill) -> tuple[int, int]:
+            shared = len(words & _words(f"{skill.name} {skill.docstring}"))
+            return (-shared, 0 if skill.record else 1)
+
+        return sorted(self.skills, key=score)[:limit]
+
+    def prompt_text(self, task: Task, limit_chars: int = PROMPT_CHARS) -> str:
+        """The slow agent's view of the shelf: one line per relevant skill, bounded."""
+        if not self.skills:
+            return "None: every coded sub-action gets new code."
+        lines: list[str] = []
+        shown = self.relevant(task)
+        used = 0
+        for skill in shown:
+            doc = skill.docstring.splitlines()[0] if skill.docstring else "no docstring"
+            line = f"- {skill.name} ({skill.author}"
+            line += f"; {skill.record})" if skill.record else ")"
+            line += f": {doc}"
+            line = line[:300]
+            if used + len(line) > limit_chars:
+                break
+            lines.append(line)
+            used += len(line) + 1
+        hidden = len(self.skills) - len(lines)
+        if hidden:
+            lines.append(f"({hidden} more not shown)")
+        return "\n".join(lines)
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.split(r"[^a-z0-9]+", text.lower()) if len(w) > 2}
+
+
+def builtin_shelf() -> SkillShelf:
+    """The builtin agent's templates: a skill per tech-tree entry, and go_to_<target>."""
+    from rlgpt_tui.agents.builtin import template_code
+    from rlgpt_tui.envs.knowledge import crafter_tech_tree
+
+    tree = crafter_tech_tree()
+    described = dict(tree.skills)
+    for target in sorted(set(tree.targets.values())):
+        described.setdefault(f"go_to_{target}", f"walk next to the nearest {target} and face it")
+    skills = []
+    for name, doc in described.items():
+        source = template_code(name)
+        if source is not None:
+            skills.append(ShelfSkill(name, doc, source, "builtin library"))
+    return SkillShelf(BUILTIN, skills)
+
+
+def folder_shelf(folder: Path, world: str) -> SkillShelf:
+    """The skill files of ``folder`` for ``world`` (the newest version of each name); a bad
+    file raises :class:`~rlgpt_tui.skills.skillfile.SkillFileError` naming it."""
+    from rlgpt_tui.skills.skillfile import SUFFIX, parse_skill_file
+
+    newest: dict[str, tuple[int, ShelfSkill]] = {}
+    for path in sorted(folder.glob(f"*{SUFFIX}")):
+        skill = parse_skill_file(path)
+        if skill.world != world:
+            continue
+        record = skill.record.get("calls")
+        entry = ShelfSkill(
+            skill.name,
+            skill.docstring,
+            skill.source,
+            skill.author,
+            f"{record:,} calls" if isinstance(record, int) and record else "",
+        )
+        if skill.name not in newest or newest[skill.name][0] < skill.version:
+            newest[skill.name] = (skill.version, entry)
+    return SkillShelf(str(folder), [entry for _, entry in newest.values()])
+
+
+def merged(origin: str, first: list[ShelfSkill], then: SkillShelf) -> SkillShelf:
+    """``first``, then ``then``'s skills whose names ``first`` lacks."""
+    names = {s.name for s in first}
+    return SkillShelf(origin, first + [s for s in then.skills if s.name not in names])

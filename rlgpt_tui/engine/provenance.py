@@ -1,0 +1,156 @@
+"""Who wrote a solution's coded actions, from the events a run recorded.
+
+A coded action's author is that of the code version in force: ``person`` for a human edit,
+``builtin library`` for the builtin agent's templates, else the agent that wrote it
+(``llm:MODEL``). A solution's provenance names the author of each coded action it runs and
+the share of its coded-action calls that ran LLM-written code (an RL policy: the calls of its
+training run; code alone: every call is that code's).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rlgpt_tui.engine import events as ev
+
+PERSON = "person"
+BUILTIN = "builtin library"
+#: the kinds of event a solution's provenance is read from (views keep only these)
+PROVENANCE_EVENTS = (
+    ev.SessionStarted,
+    ev.PlanProposed,
+    ev.CodeWritten,
+    ev.CodeValidationFailed,
+    ev.EditApplied,
+    ev.TrainingStarted,
+    ev.EvaluationDone,
+)
+
+
+def code_author(source: str | None, agent: str | None) -> str:
+    """Who wrote a code version: a person's edit, the builtin templates, the agent, or (a
+    library skill reused as it is, source ``library:<author>``) the skill's author."""
+    if source == "human":
+        return PERSON
+    if source and source.startswith("library:"):
+        return source.removeprefix("library:") or BUILTIN
+    if agent in (None, "", "builtin"):
+        return BUILTIN
+    return agent
+
+
+def is_llm(author: str) -> bool:
+    return author.startswith("llm:")
+
+
+@dataclass
+class Provenance:
+    """The coded actions of a solution: who wrote each, and its calls (None: not counted).
+    ``code_alone``: the solution is code run alone (every call runs it)."""
+
+    subject: str
+    authors: dict[str, str] = field(default_factory=dict)
+    calls: dict[str, int | None] = field(default_factory=dict)
+    code_alone: bool = False
+
+    @property
+    def llm_share(self) -> float | None:
+        """The share of the solution's coded-action calls that ran LLM-written code (None:
+        no calls counted, e.g. a plan's routines composed into one program)."""
+        if self.code_alone and len(self.authors) == 1:
+            return 1.0 if is_llm(next(iter(self.authors.values()))) else 0.0
+        counted = {n: c for n, c in self.calls.items() if c is not None}
+        total = sum(counted.values())
+        if not total:
+            return None
+        return sum(c for n, c in counted.items() if is_llm(self.authors.get(n, ""))) / total
+
+    def lines(self) -> list[str]:
+        """``go_to_tree: written by llm:qwen (120 calls)`` per coded action, then the LLM
+        share."""
+        if not self.authors:
+            return ["no coded action: a policy over primitive actions (no code written)"]
+        lines = []
+        for name, author in self.authors.items():
+            calls = self.calls.get(name)
+            lines.append(
+                f"{name}: written by {author}"
+                + (f" ({calls:,} calls)" if calls is not None else "")
+            )
+        share = self.llm_share
+        lines.append(
+            "LLM-written code: "
+            + ("calls not counted" if share is None else f"{share:.0%} of the coded-action calls")
+        )
+        return lines
+
+
+def solution_provenance(events: list[ev.Event], chosen: dict) -> Provenance:
+    """The provenance of the solution a ``SolutionChosen.result`` (``chosen``) describes;
+    ``events``: the run's events up to that choice (a chain's earlier stages ignored)."""
+    starts = [i for i, e in enumerate(events) if isinstance(e, ev.SessionStarted)]
+    events = events[starts[-1] :] if starts else events
+    iteration = chosen.get("iteration")
+    events = events[: _end_of_iteration(events, iteration)]
+    authors = authors_until(events)
+    result = Provenance(subject=str(chosen.get("subject", "")))
+    only = chosen.get("only_coded")
+    if chosen.get("kind") == "code" and only:
+        names = [only]
+        if only not in authors:  # a plan's routines composed into one: its coded sub-actions
+            plans = [e for e in events if isinstance(e, ev.PlanProposed)]
+            subs = plans[-1].plan.get("subactions", []) if plans else []
+            names = [s["name"] for s in subs if s.get("mode") == "code" and s["name"] in authors]
+        result.code_alone = True
+        for name in names:
+            result.authors[name] = authors[name]
+            result.calls[name] = None
+        return result
+    usage: dict = {}
+    names: list[str] = []
+    for event in events:
+        if isinstance(event, ev.TrainingStarted) and event.iteration == iteration:
+            names = list(event.config.get("coded_actions", []))
+        if (
+            isinstance(event, ev.EvaluationDone)
+            and event.iteration == iteration
+            and event.subject.endswith("(RL policy)")
+        ):
+            usage = event.result.get("coded_actions") or {}
+    for name in names or list(usage):
+        result.authors[name] = authors.get(name, BUILTIN)
+        stats = usage.get(name)
+        result.calls[name] = stats.get("calls") if isinstance(stats, dict) else None
+    return result
+
+
+def authors_until(events: list[ev.Event]) -> dict[str, str]:
+    """Each coded action's author: that of its last code version that did not fail
+    validation (a person's applied edit included)."""
+    history: dict[str, list[tuple[str, tuple[int, int] | None]]] = {}
+    for event in events:
+        match event:
+            case ev.CodeWritten():
+                key = (event.iteration, event.attempt)
+                history.setdefault(event.subaction, []).append(
+                    (code_author(event.source, event.agent), key)
+                )
+            case ev.CodeValidationFailed() if history.get(event.subaction):
+                # only a failure of the code just written takes it out of force
+                if history[event.subaction][-1][1] == (event.iteration, event.attempt):
+                    history[event.subaction].pop()
+            case ev.EditApplied(what="code"):
+                history.setdefault(event.target, []).append((PERSON, None))
+    return {name: versions[-1][0] for name, versions in history.items() if versions}
+
+
+def _end_of_iteration(events: list[ev.Event], iteration: int | None) -> int:
+    """The index just past the last event of ``iteration`` (all events when unknown)."""
+    if iteration is None:
+        return len(events)
+    for index, event in enumerate(events):
+        if event.iteration > iteration and not isinstance(
+            event, ev.SolutionChosen | ev.SessionFinished
+        ):
+            return index
+    return len(events)

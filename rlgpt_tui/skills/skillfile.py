@@ -1,0 +1,136 @@
+"""A skill as a plain ``.py`` file with a TOML header, to share libraries between people.
+
+The header is a block of comment lines (like PEP 723's inline metadata) that Python ignores,
+so the file is the skill's source as it ran::
+
+    # /// rlgpt-skill
+    # name = "go_to_tree"
+    # world = "craftax"
+    # version = 1
+    # author = "llm:qwen2.5-coder"
+    # docstring = "Walk next to the nearest tree and face it."
+    # made_in = "session 3, iteration 1"
+    # [record]
+    # calls = 412
+    # ...
+    # ///
+    def act(ctx):
+        ...
+
+Parsing checks the header only (:class:`SkillFileError` names the fix); the source is
+validated like any coded action by whoever imports it.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+HEADER_START = "# /// rlgpt-skill"
+HEADER_END = "# ///"
+SUFFIX = ".py"
+
+
+class SkillFileError(ValueError):
+    """A skill file cannot be read; the message is one line naming the fix."""
+
+
+@dataclass
+class SkillFile:
+    """One skill of a shared library: its header fields and its source."""
+
+    name: str
+    world: str
+    source: str
+    version: int = 1
+    author: str = "person"
+    docstring: str = ""
+    made_in: str = ""  # where it was written, e.g. "session 3, iteration 1"
+    record: dict[str, Any] = field(default_factory=dict)  # calls, steps, end_reasons, ...
+
+    @property
+    def file_name(self) -> str:
+        """``<name>-<world>-v<version>.py``: distinct for every skill of a library."""
+        return f"{self.name}-{self.world}-v{self.version}{SUFFIX}"
+
+
+def _toml_value(value: Any) -> str:
+    """A TOML value for strings, numbers, booleans, lists and flat tables."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):  # JSON string escapes are TOML basic-string escapes
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value if v is not None) + "]"
+    if isinstance(value, dict):
+        items = ", ".join(
+            f"{json.dumps(str(k))} = {_toml_value(v)}" for k, v in value.items() if v is not None
+        )
+        return "{" + items + "}"
+    raise TypeError(f"no TOML form for {type(value).__name__}")
+
+
+def format_skill_file(skill: SkillFile) -> str:
+    """The file's text: the header, then the source unchanged."""
+    lines = [HEADER_START]
+    for key in ("name", "world", "version", "author", "docstring", "made_in"):
+        lines.append(f"# {key} = {_toml_value(getattr(skill, key))}")
+    record = {k: v for k, v in skill.record.items() if v is not None}
+    if record:
+        lines.append("# [record]")
+        lines += [f"# {key} = {_toml_value(value)}" for key, value in record.items()]
+    lines.append(HEADER_END)
+    return "\n".join(lines) + "\n" + skill.source
+
+
+def parse_skill_file(path: Path) -> SkillFile:
+    """Read a skill file; raises :class:`SkillFileError` naming the file and the fix."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except OSError as error:
+        raise SkillFileError(f"cannot read {path}: {error.strerror}; check the path") from None
+    except UnicodeDecodeError:
+        raise SkillFileError(f"{path} is not UTF-8 text: give a Python source file") from None
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].rstrip() != HEADER_START:
+        raise SkillFileError(
+            f"{path} has no skill header: start it with '{HEADER_START}' (see `rlgpt-tui "
+            "skills export` for the format)"
+        )
+    try:
+        end = next(i for i, line in enumerate(lines) if i and line.rstrip() == HEADER_END)
+    except StopIteration:
+        raise SkillFileError(
+            f"{path}: the header never ends: close it with '{HEADER_END}'"
+        ) from None
+    body = []
+    for line in lines[1:end]:
+        if not line.startswith("#"):
+            raise SkillFileError(f"{path}: header lines must start with '#': comment out {line!r}")
+        body.append(line[1:].removeprefix(" "))
+    try:
+        header = tomllib.loads("".join(body))
+    except tomllib.TOMLDecodeError as error:
+        raise SkillFileError(f"{path}: the header is not TOML ({error}): fix that line") from None
+    missing = [k for k in ("name", "world") if not isinstance(header.get(k), str)]
+    if missing:
+        raise SkillFileError(f'{path}: the header lacks {" and ".join(missing)}: add name = "..."')
+    version = header.get("version", 1)
+    if not isinstance(version, int) or version < 1:
+        raise SkillFileError(f"{path}: version = {version!r}: use a whole number from 1")
+    record = header.get("record", {})
+    return SkillFile(
+        name=header["name"],
+        world=header["world"],
+        source="".join(lines[end + 1 :]),
+        version=version,
+        author=str(header.get("author", "person")),
+        docstring=str(header.get("docstring", "")),
+        made_in=str(header.get("made_in", "")),
+        record=record if isinstance(record, dict) else {},
+    )

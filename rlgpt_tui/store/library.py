@@ -1,0 +1,460 @@
+"""The skill library: every coded action that validated and ran, across sessions (SQL here).
+
+Filled from what sessions record, inside the transaction of the event that says so:
+
+- a coded sub-action's inner loop ended with accepted code (``SubActionDone``, mode code:
+  it validated and ran in the critic's sample runs), or a person's code edit was applied
+  (``EditApplied``, what code): the source becomes a library entry, or an existing one when
+  that world already has the same source under that name. A new source for a known name is
+  a new version, never an overwrite. Its author comes from the code version that wrote it:
+  ``person`` (a human edit), ``builtin library`` (the builtin agent's templates), or the
+  agent's label (``llm:MODEL``);
+- an evaluation (``EvaluationDone``) adds a use to every skill that took part: the calls,
+  steps and call end reasons of the training run it followed (an RL policy's), and the
+  measured success of the task it served with its 95% interval.
+
+A session's deletion keeps the library (its columns are not ``session_id``). Export writes
+each skill as a ``.py`` file with a TOML header (:mod:`rlgpt_tui.skills.skillfile`); import
+validates every file first and adds them in one transaction, or refuses and adds none.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlite_utils import Database
+
+from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.provenance import BUILTIN, code_author
+from rlgpt_tui.tasks import Measure, wilson_interval
+
+CODE_ONLY = " (code only)"  # the subject of an evaluation of one coded action alone
+
+
+class LibraryError(Exception):
+    """An import or lookup the library refuses; the message is one line naming the fix."""
+
+
+def author_of(source: str | None, agent: str | None) -> str:
+    """Who wrote a code version (one rule with the printer's and the report's)."""
+    return code_author(source, agent)
+
+
+def digest(source: str) -> str:
+    return hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def docstring_of(source: str) -> str:
+    """The module's docstring, else ``act``'s, else ''."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return ""
+    doc = ast.get_docstring(tree)
+    if not doc:
+        act = next(
+            (n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "act"), None
+        )
+        doc = ast.get_docstring(act) if act is not None else None
+    return (doc or "").strip()
+
+
+@dataclass
+class TaskRecord:
+    """What a skill's evaluations measured on one task: pooled success, or scores."""
+
+    task: str
+    measure: str
+    evaluations: int = 0
+    successes: int = 0
+    episodes: int = 0
+    best: float | None = None  # the best value measured (a score, for scored tasks)
+
+    @property
+    def ci95(self) -> tuple[float, float]:
+        return wilson_interval(self.successes, self.episodes)
+
+    @property
+    def text(self) -> str:
+        """``collect_wood 0.91 [0.83-0.95] (2 evaluations, 128 episodes)``."""
+        many = f"{self.evaluations} evaluation{'s' if self.evaluations != 1 else ''}"
+        if self.measure == Measure.SUCCESS_RATE.value and self.episodes:
+            low, high = self.ci95
+            rate = self.successes / self.episodes
+            return (
+                f"{self.task} {rate:.2f} [{low:.2f}-{high:.2f}] ({many}, {self.episodes} episodes)"
+            )
+        if self.best is not None:
+            return f"{self.task} score {self.best:.1f} (best of {many})"
+        return f"{self.task}: no measure"
+
+
+@dataclass
+class SkillRecord:
+    """A skill's measured record over every evaluation it took part in."""
+
+    calls: int = 0
+    steps: int = 0
+    end_reasons: Counter = field(default_factory=Counter)
+    tasks: dict[str, TaskRecord] = field(default_factory=dict)
+
+    @property
+    def evaluations(self) -> int:
+        return sum(t.evaluations for t in self.tasks.values())
+
+    @property
+    def success_text(self) -> str:
+        return "; ".join(t.text for t in self.tasks.values()) or "not evaluated yet"
+
+    @property
+    def ends_text(self) -> str:
+        return ", ".join(f"{k} {n}" for k, n in self.end_reasons.most_common()) or "-"
+
+    def as_dict(self) -> dict[str, Any]:
+        """For a skill file's ``[record]``: calls, steps, ends, and per task what it measured."""
+        return {
+            "calls": self.calls,
+            "steps": self.steps,
+            "end_reasons": dict(self.end_reasons.most_common()),
+            "tasks": {
+                t.task: {
+                    "measure": t.measure,
+                    "evaluations": t.evaluations,
+                    "successes": t.successes,
+                    "episodes": t.episodes,
+                    "best": t.best,
+                }
+                for t in self.tasks.values()
+            },
+        }
+
+
+@dataclass
+class LibrarySkill:
+    """One version of a skill in the library."""
+
+    id: int
+    name: str
+    world: str
+    version: int
+    docstring: str
+    source: str
+    author: str
+    made_session: int | None
+    made_iteration: int | None
+    code_seq: int | None  # the code version (event sequence) in the session that made it
+    made_in: str  # "session 3, iteration 1" (or where an imported one was made)
+    origin: str  # "session" or "import <folder>"
+    created_at: float
+    record: SkillRecord = field(default_factory=SkillRecord)
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} v{self.version}"
+
+
+# -- filling the library from a session's events (inside SessionStore.record's transaction) ----
+def project(db: Database, session_id: int, seq: int, event: ev.Event) -> None:
+    """Add what ``event`` tells the library (nothing for most kinds)."""
+    match event:
+        case ev.SubActionDone(mode="code") if event.code:
+            _skill_for(db, session_id, event.subaction, event.code, event.iteration, event.agent)
+        case ev.EditApplied(what="code") if event.after:
+            _skill_for(db, session_id, event.target, event.after, event.iteration, event.agent)
+        case ev.EvaluationDone():
+            _add_uses(db, session_id, seq, event)
+
+
+def _session_env(db: Database, session_id: int) -> str:
+    row = db.execute("SELECT env FROM sessions WHERE id = ?", [session_id]).fetchone()
+    return row[0] if row and row[0] else "craftax"
+
+
+def _skill_for(
+    db: Database, session_id: int, name: str, source: str, iteration: int, agent: str
+) -> int:
+    """The library entry of ``source`` as skill ``name`` in the session's world (made now,
+    as the next version of that name, when the library does not hold that source yet)."""
+    world = _session_env(db, session_id)
+    key = digest(source)
+    row = db.execute(
+        "SELECT id FROM skills WHERE world = ? AND name = ? AND digest = ?", [world, name, key]
+    ).fetchone()
+    if row:
+        return row[0]
+    written = db.execute(
+        "SELECT event_seq, source, agent, iteration FROM code_versions WHERE session_id = ? "
+        "AND subaction = ? AND code = ? ORDER BY event_seq DESC LIMIT 1",
+        [session_id, name, source],
+    ).fetchone()
+    code_seq, origin, by, made = written if written else (None, "agent", agent, iteration)
+    author = author_of(origin, by)
+    described = db.execute(
+        "SELECT description FROM subactions WHERE session_id = ? AND name = ? "
+        "ORDER BY plan_seq DESC LIMIT 1",
+        [session_id, name],
+    ).fetchone()
+    description = (described[0] or "") if described else ""
+    # the code's own docstring, except for the builtin templates (whose module docstring is
+    # the whole template file's): then the plan's description of the sub-action
+    doc = docstring_of(source)
+    if author == BUILTIN or not doc:
+        doc = description or doc
+    return _insert_skill(
+        db,
+        name=name,
+        world=world,
+        source=source,
+        docstring=doc,
+        author=author,
+        made_session=session_id,
+        made_iteration=made,
+        code_seq=code_seq,
+        made_in=f"session {session_id}, iteration {made + 1}",
+        origin="session",
+    )
+
+
+def _insert_skill(db: Database, version: int | None = None, **values: Any) -> int:
+    if version is None:
+        row = db.execute(
+            "SELECT MAX(version) FROM skills WHERE world = ? AND name = ?",
+            [values["world"], values["name"]],
+        ).fetchone()
+        version = (row[0] or 0) + 1
+    cursor = db.execute(
+        "INSERT INTO skills (name, world, version, docstring, source, digest, author, "
+        "made_session, made_iteration, code_seq, made_in, origin, created_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            values["name"],
+            values["world"],
+            version,
+            values["docstring"],
+            values["source"],
+            digest(values["source"]),
+            values["author"],
+            values.get("made_session"),
+            values.get("made_iteration"),
+            values.get("code_seq"),
+            values.get("made_in", ""),
+            values["origin"],
+            time.time(),
+        ],
+    )
+    return cursor.lastrowid
+
+
+def _current_code(db: Database, session_id: int, name: str) -> tuple[str, int, str] | None:
+    """The session's latest valid code of ``name``: (source, iteration, agent)."""
+    return db.execute(
+        "SELECT code, iteration, agent FROM code_versions WHERE session_id = ? AND "
+        "subaction = ? AND valid = 1 ORDER BY event_seq DESC LIMIT 1",
+        [session_id, name],
+    ).fetchone()
+
+
+def _served_task(db: Database, session_id: int, seq: int) -> str:
+    """The task of the engine run that ``seq`` belongs to (a chain's stage, or the session's)."""
+    row = db.execute(
+        "SELECT data FROM events WHERE session_id = ? AND kind = 'session_started' AND seq < ? "
+        "ORDER BY seq DESC LIMIT 1",
+        [session_id, seq],
+    ).fetchone()
+    if row:
+        task = json.loads(row[0]).get("task")
+        if task:
+            return task
+    row = db.execute("SELECT task FROM sessions WHERE id = ?", [session_id]).fetchone()
+    return row[0] if row else ""
+
+
+def _add_uses(db: Database, session_id: int, seq: int, event: ev.EvaluationDone) -> None:
+    """A use per skill that took part in this evaluation: an RL policy's coded actions
+    (with the calls of the training before it), or the one coded action run alone."""
+    result = event.result
+    usage: dict[str, dict[str, Any]] = {}
+    if isinstance(result.get("coded_actions"), dict):
+        usage = {n: s for n, s in result["coded_actions"].items() if isinstance(s, dict)}
+    elif event.subject.endswith(CODE_ONLY):
+        usage = {event.subject.removesuffix(CODE_ONLY): {}}
+    if not usage:
+        return
+    measure = result.get("measure", Measure.SUCCESS_RATE.value)
+    value = result.get("value", result.get("success_rate"))
+    low, high = result.get("ci95") or (None, None)
+    episodes = result.get("episodes")
+    successes = None
+    if episodes and result.get("success_rate") is not None:
+        successes = round(result["success_rate"] * episodes)
+    task = _served_task(db, session_id, seq)
+    for name, stats in usage.items():
+        code = _current_code(db, session_id, name)
+        if code is None:  # not a sub-action's code (e.g. a plan's composed routines)
+            continue
+        source, iteration, agent = code
+        skill = _skill_for(db, session_id, name, source, iteration, agent)
+        db.execute(
+            "INSERT INTO skill_uses (skill_id, use_session, event_seq, iteration, subject, "
+            "task, measure, value, ci_low, ci_high, episodes, successes, evaluations, calls, "
+            "steps, end_reasons, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)",
+            [
+                skill,
+                session_id,
+                seq,
+                event.iteration,
+                event.subject,
+                task,
+                measure,
+                value,
+                low,
+                high,
+                episodes,
+                successes,
+                stats.get("calls"),
+                stats.get("steps"),
+                json.dumps(stats.get("end_reasons") or {}),
+                event.time,
+            ],
+        )
+
+
+def backfill(db: Database) -> None:
+    """Fill the library from the events already recorded (the migration that adds it)."""
+    rows = db.execute(
+        "SELECT seq, session_id, data FROM events WHERE kind IN "
+        "('subaction_done', 'edit_applied', 'evaluation') ORDER BY seq"
+    ).fetchall()
+    for seq, session_id, data in rows:
+        try:
+            event = ev.event_from_dict(json.loads(data))
+        except (TypeError, ValueError, KeyError):
+            continue  # a record this version cannot read: left out of the library
+        project(db, session_id, seq, event)
+
+
+# -- reading ---------------------------------------------------------------------------------
+SKILL_COLUMNS = (
+    "id, name, world, version, docstring, source, author, made_session, made_iteration, "
+    "code_seq, made_in, origin, created_at"
+)
+
+
+def list_skills(db: Database, world: str | None = None, name: str | None = None) -> list:
+    """Library skills (every version), by world, name and version, each with its record."""
+    where, args = [], []
+    if world:
+        where.append("world = ?")
+        args.append(world)
+    if name:
+        where.append("name = ?")
+        args.append(name)
+    sql = f"SELECT {SKILL_COLUMNS} FROM skills"
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    rows = db.execute(sql + " ORDER BY world, name, version", args).fetchall()
+    skills = [LibrarySkill(*row) for row in rows]
+    records = _records(db, [s.id for s in skills])
+    for skill in skills:
+        skill.record = records.get(skill.id, SkillRecord())
+    return skills
+
+
+def _records(db: Database, ids: list[int]) -> dict[int, SkillRecord]:
+    records: dict[int, SkillRecord] = {}
+    if not ids:
+        return records
+    rows = db.execute(
+        "SELECT skill_id, task, measure, value, episodes, successes, calls, steps, "
+        "end_reasons, evaluations FROM skill_uses WHERE skill_id IN "
+        f"({', '.join('?' * len(ids))}) ORDER BY id",
+        ids,
+    ).fetchall()
+    for skill_id, task, measure, value, episodes, successes, calls, steps, ends, count in rows:
+        record = records.setdefault(skill_id, SkillRecord())
+        record.calls += calls or 0
+        record.steps += steps or 0
+        record.end_reasons.update(json.loads(ends or "{}"))
+        one = record.tasks.setdefault(task, TaskRecord(task, measure or "success_rate"))
+        one.evaluations += 1 if count is None else count
+        if value is not None:
+            one.best = value if one.best is None else max(one.best, value)
+        if episodes and successes is not None:
+            one.successes += successes
+            one.episodes += episodes
+    return records
+
+
+# -- sharing -----------------------------------------------------------------------------------
+def imported_uses(db: Database, skill_id: int, record: dict[str, Any]) -> None:
+    """An imported skill's record as uses: one per task (its pooled figures), the calls,
+    steps and call ends on the first."""
+    tasks = record.get("tasks") if isinstance(record.get("tasks"), dict) else {}
+    items = list(tasks.items())
+    if not items and record.get("calls"):
+        items = [("", {"evaluations": 0})]
+    for i, (task, figures) in enumerate(items):
+        figures = figures if isinstance(figures, dict) else {}
+        first = i == 0
+        best = figures.get("best")
+        db.execute(
+            "INSERT INTO skill_uses (skill_id, subject, task, measure, value, episodes, "
+            "successes, evaluations, calls, steps, end_reasons, time) "
+            "VALUES (?, 'imported', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                skill_id,
+                str(task),
+                str(figures.get("measure", Measure.SUCCESS_RATE.value)),
+                float(best) if isinstance(best, int | float) else None,
+                _count(figures.get("episodes")) or None,
+                _count(figures.get("successes")),
+                _count(figures.get("evaluations")),
+                _count(record.get("calls")) if first else 0,
+                _count(record.get("steps")) if first else 0,
+                json.dumps(_ends(record.get("end_reasons")) if first else {}),
+                time.time(),
+            ],
+        )
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def _ends(value: Any) -> dict[str, int]:
+    if not isinstance(value, dict):
+        return {}
+    return {str(k): _count(n) for k, n in value.items() if _count(n)}
+
+
+def find(db: Database, world: str, name: str) -> list[tuple[int, int, str]]:
+    """(id, version, digest) of every version of ``name`` in ``world``."""
+    return db.execute(
+        "SELECT id, version, digest FROM skills WHERE world = ? AND name = ? ORDER BY version",
+        [world, name],
+    ).fetchall()
+
+
+def insert_imported(db: Database, skill: Any, folder: Path) -> int:
+    """Insert a checked :class:`~rlgpt_tui.skills.skillfile.SkillFile` (in the caller's
+    transaction)."""
+    skill_id = _insert_skill(
+        db,
+        version=skill.version,
+        name=skill.name,
+        world=skill.world,
+        source=skill.source,
+        docstring=skill.docstring or docstring_of(skill.source),
+        author=skill.author,
+        made_in=skill.made_in,
+        origin=f"import {folder}",
+    )
+    imported_uses(db, skill_id, skill.record)
+    return skill_id

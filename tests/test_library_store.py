@@ -1,0 +1,409 @@
+"""The skill library in the sessions database: filled from what sessions record, shared as a
+folder of .py files (real SQLite files, real CLI processes), safe across kill -9 and bad
+imports."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from sqlite_utils import Database
+from textual.widgets import DataTable, Static, TextArea
+
+from rlgpt_tui import ASSETS_DIR
+from rlgpt_tui.agents.schemas import SubAction
+from rlgpt_tui.agents.shelf import ShelfSkill, SkillShelf
+from rlgpt_tui.engine import events as ev
+from rlgpt_tui.llm.client import LLMSettings
+from rlgpt_tui.session import Session
+from rlgpt_tui.store import SessionStore
+from rlgpt_tui.store.schema import MIGRATIONS, SCHEMA_VERSION
+from rlgpt_tui.tasks import get_task
+from rlgpt_tui.tui.app import RlgptApp
+from rlgpt_tui.tui.screens.skills import SkillsScreen
+from tests.llm_server import ScriptedLLMServer
+from tests.settings import tiny_settings
+from tests.test_agents_engine import role_of, scripted_agent
+from tests.waiting import wait_for
+
+GO_TO_TREE = (ASSETS_DIR / "skills" / "go_to_tree.py").read_text()
+COLLECT_WOOD = (ASSETS_DIR / "skills" / "collect_wood.py").read_text()
+
+
+def evaluation(rate: float, episodes: int, calls: dict[str, int]) -> dict:
+    """An RL policy's evaluation summary as the engine records it."""
+    return {
+        "measure": "success_rate",
+        "value": rate,
+        "ci95": [max(0.0, rate - 0.2), min(1.0, rate + 0.2)],
+        "episodes": episodes,
+        "success_rate": rate,
+        "coded_actions": {
+            name: {"calls": n, "steps": 5 * n, "end_reasons": {"returned": n}}
+            for name, n in calls.items()
+        },
+    }
+
+
+def record_session(
+    store: SessionStore, agent: str, code: str, by: str = "agent", rate: float = 0.5
+) -> int:
+    """A session whose fast agent (or a person) wrote go_to_tree, used by an RL policy."""
+    sid = store.create_session("collect_wood", "craftax", agent, {})
+    events = [
+        ev.SessionStarted(0, agent, task="collect_wood", env="craftax", settings={}),
+        ev.CodeWritten(0, agent, subaction="go_to_tree", code=code, attempt=0, source=by),
+        ev.SubActionDone(
+            0,
+            agent,
+            subaction="go_to_tree",
+            mode="code",
+            code=code,
+            success=True,
+            reason="ok",
+            suggestion="",
+        ),
+        ev.EvaluationDone(
+            0,
+            agent,
+            subject="collect_wood (RL policy)",
+            result=evaluation(rate, 8, {"go_to_tree": 10}),
+        ),
+    ]
+    for event in events:
+        store.record(sid, event)
+    return sid
+
+
+def cli(*argv: str, sessions: Path) -> subprocess.CompletedProcess:
+    """The entry point in its own process."""
+    return subprocess.run(
+        [sys.executable, "-m", "rlgpt_tui.cli", "skills", *argv, "--sessions-dir", str(sessions)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def shown(store: SessionStore) -> list[tuple]:
+    """What a person reads of each skill: name, version, world, author, docstring, code,
+    where it was made, and its record."""
+    return [
+        (
+            s.name,
+            s.version,
+            s.world,
+            s.author,
+            s.docstring,
+            s.source,
+            s.made_in,
+            s.record.calls,
+            s.record.ends_text,
+            s.record.success_text,
+        )
+        for s in store.skills()
+    ]
+
+
+def test_sessions_fill_the_library_with_authors_versions_and_records(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    first = record_session(store, "llm:qwen", GO_TO_TREE, rate=0.5)
+    record_session(store, "llm:other", GO_TO_TREE, rate=1.0)  # the same code, reused
+    edited = GO_TO_TREE.replace("explore(6)", "explore(9)")
+    record_session(store, "llm:qwen", edited, by="human")  # a person's version: v2
+    skills = {(s.name, s.version): s for s in store.skills()}
+    assert set(skills) == {("go_to_tree", 1), ("go_to_tree", 2)}
+    v1, v2 = skills["go_to_tree", 1], skills["go_to_tree", 2]
+    assert v1.author == "llm:qwen" and v1.made_in == f"session {first}, iteration 1"
+    assert v1.docstring.startswith("Walk next to the nearest visible tree")
+    # two sessions used v1: its record pools them (8 + 8 episodes, 4 + 8 successes)
+    assert v1.record.calls == 20 and v1.record.ends_text == "returned 20"
+    assert v1.record.success_text.startswith("collect_wood 0.75 [0.51-0.90] (2 evaluations")
+    assert v2.author == "person" and v2.source == edited
+    assert store.skill("go_to_tree").id == v2.id  # the newest unless a version is asked
+    # deleting a session keeps the library
+    store.delete(first)
+    assert store.skill("go_to_tree", version=1).record.calls == 20
+
+
+def test_builtin_agent_code_is_labelled_builtin_library_and_code_only_runs_count(
+    tmp_path: Path,
+) -> None:
+    store = SessionStore(tmp_path)
+    sid = store.create_session("collect_wood", "crafter", "builtin", {})
+    for event in (
+        ev.SessionStarted(1, "builtin", task="collect_wood", env="crafter", settings={}),
+        ev.PlanProposed(
+            1,
+            "builtin",
+            plan={"subactions": [{"name": "collect_wood", "mode": "code", "description": "chop"}]},
+        ),
+        ev.CodeWritten(1, "builtin", subaction="collect_wood", code=COLLECT_WOOD, attempt=0),
+        ev.SubActionDone(
+            1,
+            "builtin",
+            subaction="collect_wood",
+            mode="code",
+            code=COLLECT_WOOD,
+            success=True,
+            reason="ok",
+            suggestion="",
+        ),
+        ev.EvaluationDone(
+            1,
+            "builtin",
+            subject="collect_wood (code only)",
+            result={
+                "measure": "success_rate",
+                "value": 1.0,
+                "ci95": [0.68, 1.0],
+                "episodes": 8,
+                "success_rate": 1.0,
+            },
+        ),
+    ):
+        store.record(sid, event)
+    (skill,) = store.skills("crafter")
+    assert (skill.name, skill.author, skill.world) == ("collect_wood", "builtin library", "crafter")
+    assert skill.made_in == f"session {sid}, iteration 2"
+    assert skill.docstring == "chop"  # a template's: the plan's words, not the file's docstring
+    assert skill.record.success_text == "collect_wood 1.00 [0.68-1.00] (1 evaluation, 8 episodes)"
+    assert store.skills("craftax") == []
+
+
+def test_exported_folder_imported_into_a_fresh_database_gives_the_same_skills(
+    tmp_path: Path,
+) -> None:
+    source = SessionStore(tmp_path / "a")
+    record_session(source, "llm:qwen", GO_TO_TREE)
+    record_session(source, "llm:qwen", GO_TO_TREE.replace("explore(6)", "explore(9)"), "human")
+    folder = tmp_path / "shared"
+    done = cli("export", str(folder), sessions=tmp_path / "a")
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "go_to_tree-craftax-v1.py",
+        "go_to_tree-craftax-v2.py",
+    ]
+    # a plain Python file: the header is comments, the code follows unchanged
+    text = (folder / "go_to_tree-craftax-v1.py").read_text()
+    assert text.startswith('# /// rlgpt-skill\n# name = "go_to_tree"') and text.endswith(GO_TO_TREE)
+    done = cli("import", str(folder), sessions=tmp_path / "b")
+    assert done.returncode == 0, done.stderr
+    assert "imported 2 skill(s)" in done.stdout and "go_to_tree v1, go_to_tree v2" in done.stdout
+    fresh = SessionStore(tmp_path / "b")
+    assert shown(fresh) == shown(source)
+    assert [s.origin for s in fresh.skills()] == [f"import {folder}"] * 2
+    assert fresh.import_skills(folder) == ([], 2)  # again: nothing new, no duplicates
+    assert shown(SessionStore(tmp_path / "b")) == shown(source)
+    listed = cli("list", sessions=tmp_path / "b")
+    assert "go_to_tree v2" in listed.stdout and "person" in listed.stdout
+    show = cli("show", "go_to_tree", "--version", "1", sessions=tmp_path / "b")
+    assert "author: llm:qwen" in show.stdout and "def act(ctx):" in show.stdout
+
+
+def test_bad_imports_print_one_line_and_change_nothing(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path / "lib")
+    record_session(store, "llm:qwen", GO_TO_TREE)
+    before = shown(store)
+    store.export_skills(tmp_path / "good")
+    good = (tmp_path / "good" / "go_to_tree-craftax-v1.py").read_text()
+    cases = {
+        "syntax": (good.replace("go_to_tree", "walk_on", 1) + "def broken(:\n", "fix the file"),
+        "forbidden": (
+            good.replace("go_to_tree", "reader", 1).replace(
+                "def act(ctx):", "import os\n\n\ndef act(ctx):"
+            ),
+            "import",
+        ),
+        # the same name and version with other code: a clash with the library
+        "clash": (good.replace("explore(6)", "explore(7)"), "rename it"),
+    }
+    for case, (text, fix) in cases.items():
+        folder = tmp_path / case
+        folder.mkdir()
+        (folder / "a_fine_skill.py").write_text(good.replace("go_to_tree", "fine_one", 1))
+        (folder / "bad.py").write_text(text)
+        done = cli("import", str(folder), sessions=tmp_path / "lib")
+        lines = done.stderr.strip().splitlines()
+        assert done.returncode == 2 and len(lines) == 1, (case, done.stderr)
+        assert "bad.py" in lines[0] and fix in lines[0] and "nothing was imported" in lines[0]
+        assert shown(SessionStore(tmp_path / "lib")) == before, case  # not even the fine one
+
+
+KILLED_WRITER = """
+import sys
+from pathlib import Path
+from rlgpt_tui.store import SessionStore
+from tests.test_library_store import GO_TO_TREE, record_session
+store = SessionStore(sys.argv[1])
+for i in range(10_000):
+    record_session(store, "llm:qwen", GO_TO_TREE + f"# variant {i}\\n")
+    if i == 3:
+        Path(sys.argv[2]).touch()
+"""
+
+
+def test_kill_9_while_sessions_record_leaves_a_consistent_library(tmp_path: Path) -> None:
+    ready = tmp_path / "ready"
+    writer = subprocess.Popen(
+        [sys.executable, "-c", KILLED_WRITER, str(tmp_path / "db"), str(ready)],
+        env=os.environ | {"PYTHONPATH": os.pathsep.join(sys.path)},
+        stderr=subprocess.PIPE,
+    )
+    wait_for(ready.exists, 60, "the writer to record a few sessions")
+    os.kill(writer.pid, signal.SIGKILL)
+    writer.wait(timeout=30)
+    store = SessionStore(tmp_path / "db")
+    done = [
+        e
+        for s in store.list_sessions()
+        for e in store.events(s.id)
+        if e["kind"] == "subaction_done"
+    ]
+    evaluations = sum(
+        e["kind"] == "evaluation" for s in store.list_sessions() for e in store.events(s.id)
+    )
+    skills = store.skills()
+    assert len(done) >= 4 and {s.source for s in skills} == {e["code"] for e in done}
+    assert [s.version for s in skills] == list(range(1, len(skills) + 1))
+    # every recorded evaluation gave its skill exactly one use, none without its event
+    assert sum(s.record.evaluations for s in skills) == evaluations
+
+
+def test_an_older_database_migrates_and_its_recorded_skills_join_the_library(
+    tmp_path: Path,
+) -> None:
+    db = Database(tmp_path / "rlgpt.db")
+    db.execute("CREATE TABLE schema_version (version INTEGER)")
+    for migration in MIGRATIONS[:6]:  # a database written by schema version 6
+        migration(db)
+    db.execute("INSERT INTO schema_version VALUES (6)")
+    db["sessions"].insert({"id": 1, "task": "collect_wood", "env": "craftax", "agent": "llm:q"})
+    written = ev.CodeWritten(0, "llm:q", subaction="go_to_tree", code=GO_TO_TREE, attempt=0)
+    finished = ev.SubActionDone(
+        0,
+        "llm:q",
+        subaction="go_to_tree",
+        mode="code",
+        code=GO_TO_TREE,
+        success=True,
+        reason="",
+        suggestion="",
+    )
+    for seq, event in ((1, written), (2, finished)):
+        db["events"].insert(
+            {
+                "seq": seq,
+                "session_id": 1,
+                "kind": event.kind,
+                "iteration": 0,
+                "agent": "llm:q",
+                "time": 0.0,
+                "data": json.dumps(event.to_dict()),
+            }
+        )
+    db["code_versions"].insert(
+        {
+            "session_id": 1,
+            "event_seq": 1,
+            "iteration": 0,
+            "agent": "llm:q",
+            "subaction": "go_to_tree",
+            "attempt": 0,
+            "source": "agent",
+            "code": GO_TO_TREE,
+            "valid": 1,
+        }
+    )
+    db.conn.commit()
+    db.conn.close()
+    store = SessionStore(tmp_path)
+    assert store.schema_version() == SCHEMA_VERSION == 7
+    (skill,) = store.skills()
+    assert (skill.name, skill.author, skill.made_in) == (
+        "go_to_tree",
+        "llm:q",
+        "session 1, iteration 1",
+    )
+
+
+def test_library_screen_from_the_session_browser_lists_and_shows_skills(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    record_session(store, "llm:qwen", GO_TO_TREE)
+    edited = GO_TO_TREE.replace("explore(6)", "explore(9)")
+    record_session(store, "llm:qwen", edited, by="human", rate=1.0)
+
+    async def scenario() -> None:
+        app = RlgptApp(tmp_path)
+        async with app.run_test(size=(120, 34)) as pilot:
+            await pilot.pause(0.2)
+            await pilot.press("l")
+            await pilot.pause(0.2)
+            screen = app.screen
+            assert isinstance(screen, SkillsScreen)
+            table = screen.query_one(DataTable)
+            rows = [table.get_row_at(i) for i in range(table.row_count)]
+            assert [r[:3] for r in rows] == [
+                ["go_to_tree v1", "craftax", "llm:qwen"],
+                ["go_to_tree v2", "craftax", "person"],
+            ]
+            detail = str(screen.query_one("#skill-detail", Static).render())
+            assert "by llm:qwen" in detail and "collect_wood 0.50" in detail
+            assert screen.query_one("#skill-code", TextArea).text == GO_TO_TREE
+            await pilot.press("down")
+            await pilot.pause(0.1)
+            detail = str(screen.query_one("#skill-detail", Static).render())
+            assert "go_to_tree v2" in detail and "by person" in detail
+            assert "versions: v1 llm:qwen, v2 person" in detail
+            assert screen.query_one("#skill-code", TextArea).text == edited
+            await pilot.press("escape")
+            await pilot.pause(0.1)
+            assert not isinstance(app.screen, SkillsScreen)
+
+    asyncio.run(scenario())
+
+
+def test_a_session_started_from_the_library_shows_it_to_the_slow_agent_and_reuses_it(
+    tmp_path: Path,
+) -> None:
+    store = SessionStore(tmp_path)
+    record_session(store, "llm:qwen", GO_TO_TREE)
+    task = get_task("collect_wood")
+    walk = SubAction(name="go_to_tree", description="walk to a tree", mode="code")
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        llm = LLMSettings.resolve(server.base_url, server.model, backoff=0.01, max_retries=1)
+        session = Session.create(store, tiny_settings(), llm, library="user")
+        session.team.slow.plan(task, [])
+        prompt = server.requests[-1]["messages"][-1]["content"]
+        assert "- go_to_tree (llm:qwen; collect_wood 0.50 [0.22-0.78]" in prompt
+        assert "Walk next to the nearest visible tree" in prompt
+        assert "(builtin library): gather wood and place a crafting table" in prompt  # builtin
+        asked = len(server.requests)
+        # reuse first: the library's code, no LLM call, recorded as the skill author's
+        assert session.team.fast.write_code(task, walk) == GO_TO_TREE
+        assert len(server.requests) == asked and session.team.fast.origin == "library:llm:qwen"
+        # a repair asks the LLM for new code (which becomes a new version)
+        session.team.fast.write_code(task, walk, previous=GO_TO_TREE, problem="it got lost")
+        assert role_of(server.requests[-1]["messages"]) == "fast"
+        assert session.team.fast.origin == "agent"
+        # the choice is recorded and used again on resume
+        assert store.get(session.id).settings["library"] == "user"
+        store.finish(session.id, "stopped", "stopped")
+        resumed = Session.resume(store, session.id, llm)
+        assert resumed.team.fast.shelf.find("go_to_tree").author == "llm:qwen"
+        empty = Session.create(store, tiny_settings(), llm)  # the default: empty
+        empty.team.slow.plan(task, [])
+        assert (
+            "None: every coded sub-action gets new code."
+            in (server.requests[-1]["messages"][-1]["content"])
+        )
+    many = SkillShelf(
+        "user", [ShelfSkill(f"skill_{i}", "x" * 250, "", "person") for i in range(300)]
+    )
+    text = many.prompt_text(task)
+    assert len(text) < 3_100 and text.endswith("more not shown)")

@@ -1,0 +1,129 @@
+"""Provenance: the printer and the report say who wrote each coded action of the solution,
+and the share of its coded-action calls that ran LLM-written code (real store, real events
+as the engine emits them)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from pathlib import Path
+
+from rich.console import Console
+
+from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.printer import EventPrinter
+from rlgpt_tui.report import session_markdown
+from rlgpt_tui.store import SessionStore
+from rlgpt_tui.tui.app import RlgptApp
+from rlgpt_tui.tui.widgets.critic import CriticPane
+from tests.test_library_store import COLLECT_WOOD, GO_TO_TREE
+from tests.test_tui import run_screen
+
+LLM = "llm:qwen"
+
+
+def run_events(kind: str, only_coded: str | None = None) -> list[ev.Event]:
+    """A run whose LLM wrote go_to_tree (its repair failed validation: the first version
+    stays in force) and a person wrote code_collect_wood; PPO got both."""
+    plan = {
+        "subactions": [
+            {"name": "go_to_tree", "mode": "code", "description": "walk", "reason": ""},
+            {"name": "code_collect_wood", "mode": "code", "description": "chop", "reason": ""},
+            {
+                "name": "collect_wood",
+                "mode": "rl",
+                "description": "wood",
+                "reason": "",
+                "high_level_actions": ["go_to_tree", "code_collect_wood"],
+            },
+        ]
+    }
+    usage = {
+        "go_to_tree": {"calls": 30, "steps": 300, "end_reasons": {"returned": 30}},
+        "code_collect_wood": {"calls": 10, "steps": 90, "end_reasons": {"returned": 10}},
+    }
+    result = {"measure": "success_rate", "value": 0.9, "ci95": [0.8, 0.95], "episodes": 64}
+    return [
+        ev.SessionStarted(0, LLM, task="collect_wood", env="craftax", settings={}),
+        ev.PlanProposed(0, LLM, plan=plan),
+        ev.CodeWritten(0, LLM, subaction="go_to_tree", code=GO_TO_TREE, attempt=0),
+        ev.CodeWritten(0, LLM, subaction="go_to_tree", code="def act(ctx):\n", attempt=1),
+        ev.CodeValidationFailed(0, LLM, subaction="go_to_tree", error="no yield", attempt=1),
+        ev.CodeWritten(
+            0, LLM, subaction="code_collect_wood", code=COLLECT_WOOD, attempt=0, source="human"
+        ),
+        ev.TrainingStarted(
+            0, LLM, subaction="collect_wood", config={"coded_actions": list(usage), "samples": 1}
+        ),
+        ev.EvaluationDone(
+            0, LLM, subject="collect_wood (RL policy)", result=result | {"coded_actions": usage}
+        ),
+        ev.SolutionChosen(
+            0,
+            LLM,
+            candidates=[],
+            result=result
+            | {
+                "kind": kind,
+                "iteration": 0,
+                "only_coded": only_coded,
+                "subject": f"{only_coded or 'RL policy'} ({kind}, iteration 1)",
+                "stop_value": 0.9,
+                "seed": 30_000,
+            },
+        ),
+    ]
+
+
+def printed(events: list[ev.Event]) -> str:
+    out = io.StringIO()
+    printer = EventPrinter(Console(file=out, width=200))
+    for event in events:
+        printer(event)
+    return out.getvalue()
+
+
+def test_the_printer_says_who_wrote_each_coded_action_and_the_llm_share_of_calls() -> None:
+    text = printed(run_events("RL + code"))
+    assert "code for go_to_tree v1 (by llm:qwen)" in text
+    assert "code for code_collect_wood v1 (by person)" in text
+    assert "  go_to_tree: written by llm:qwen (30 calls)" in text
+    assert "  code_collect_wood: written by person (10 calls)" in text
+    assert "LLM-written code: 75% of the coded-action calls" in text
+    alone = printed(run_events("code", only_coded="code_collect_wood"))
+    assert "  code_collect_wood: written by person\n" in alone
+    assert "LLM-written code: 0% of the coded-action calls" in alone
+
+
+def test_the_report_says_who_wrote_the_solution(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    sid = store.create_session("collect_wood", "craftax", LLM, {})
+    for event in run_events("code", only_coded="go_to_tree"):
+        store.record(sid, event)
+    report = session_markdown(store, sid, assets=None)
+    assert "- who wrote the solution's coded actions:" in report
+    assert (
+        "  - go_to_tree: written by llm:qwen\n  - LLM-written code: 100% of the coded-action calls"
+        in report
+    )
+
+
+def test_the_critic_pane_says_who_wrote_the_solution(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    sid = store.create_session("collect_wood", "craftax", LLM, {})
+    for event in run_events("RL + code"):
+        store.record(sid, event)
+    store.finish(sid, "finished", "target reached")
+
+    async def scenario() -> None:
+        app = RlgptApp(tmp_path)
+        async with app.run_test(size=(160, 50)) as pilot:
+            await pilot.press("enter")  # the finished session's replay
+            screen = await run_screen(pilot, app)
+            critic = screen.query_one(CriticPane)
+            await pilot.pause(0.2)
+            text = " ".join(" ".join(line.text for line in critic.lines).split())  # unwrapped
+            assert "go_to_tree: written by llm:qwen (30 calls)" in text
+            assert "LLM-written code: 75% of the coded-action calls" in text
+
+    asyncio.run(scenario())

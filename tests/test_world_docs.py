@@ -1,0 +1,64 @@
+"""The world speaks for itself: prompts, the builtin agent and the critic take what they know
+of a world from its documentation (real HTTP to the scripted local LLM server)."""
+
+from __future__ import annotations
+
+from rlgpt_tui.agents.schemas import SubAction
+from rlgpt_tui.envs import world_info
+from rlgpt_tui.envs.craftax_world import CraftaxWorld
+from rlgpt_tui.envs.crafter_world import CrafterWorld
+from rlgpt_tui.envs.minedojo.world import MineDojoWorld
+from rlgpt_tui.llm.client import LLMSettings
+from rlgpt_tui.session import make_team
+from rlgpt_tui.tasks import get_task
+from tests.llm_server import ScriptedLLMServer
+from tests.test_agents_engine import role_of, scripted_agent
+
+CRAFTER_ONLY = ("Crafter (2D", "Collecting (do on the faced block)", "Zombies appear on grass")
+
+
+def prompts_of(world: str, task: str) -> dict[str, str]:
+    """The prompt text each role sends for a session in ``world`` (the session's own team)."""
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        llm = LLMSettings.resolve(server.base_url, server.model, backoff=0.01, max_retries=1)
+        team = make_team(llm, world)
+        the_task = get_task(task)
+        plan = team.slow.plan(the_task, [])
+        team.fast.write_code(the_task, plan.coded()[0])
+        sub = SubAction(name=task, description="the task", mode="rl")
+        team.critic.judge_rl(the_task, sub, {"success_rate": 0.5, "episodes": 8}, 0.9)
+        return {role_of(r["messages"]): r["messages"][-1]["content"] for r in server.requests}
+
+
+def test_a_minedojo_session_prompts_minedojo_text_and_not_crafters() -> None:
+    prompts = prompts_of("minedojo", "collect_wood")
+    assert set(prompts) == {"slow", "fast", "critic"}
+    for role, text in prompts.items():
+        assert "World: MineDojo (Minecraft" in text, role
+        assert "3x3x3 blocks around it" in text and "craft:planks" in text, role
+        assert not [line for line in CRAFTER_ONLY if line in text], role
+    crafter = prompts_of("craftax", "collect_wood")
+    for role, text in crafter.items():
+        assert all(line in text for line in CRAFTER_ONLY) and "MineDojo" not in text, role
+
+
+def test_worlds_answer_documentation_crafter_and_craftax_share_theirs() -> None:
+    crafter = world_info("crafter").documentation()
+    assert crafter == world_info("craftax").documentation() == CraftaxWorld.documentation()
+    assert CrafterWorld.documentation() == crafter
+    minedojo = world_info("minedojo").documentation()
+    assert minedojo == MineDojoWorld.documentation() and minedojo.text() != crafter.text()
+    for docs in (crafter, minedojo):  # every section filled
+        assert all((docs.rules, docs.actions, docs.achievements, docs.observation))
+    # the builtin agent plans and judges with the session world's tech tree (assets/worlds)
+    team = make_team(None, "minedojo")
+    assert team.slow.tree is minedojo.tech_tree and team.critic.tree is minedojo.tech_tree
+    assert crafter.tech_tree.targets["collect_wood"] == "tree"
+    deaths = {"killed_by_zombie": 30, "horizon": 2}
+    verdict = team.critic.judge_rl(
+        get_task("crafter_score"),
+        SubAction(name="crafter_score", description="play", mode="rl"),
+        {"value": 10.0, "episode_ends": deaths},
+        50.0,
+    )
+    assert crafter.tech_tree.deaths["killed_by_zombie"][1] in verdict.suggestion
