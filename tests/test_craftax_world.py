@@ -206,7 +206,8 @@ def test_packed_state_unpacks_to_craftax_state_bit_for_bit(craftax8: CraftaxWorl
 
 
 def _xla_pool_threads(setting: str | None) -> int:
-    """tf_XLAEigen threads in a new process that made a CraftaxWorld (XLA's CPU pool)."""
+    """tf_XLAEigen threads in a new process that made a CraftaxWorld and computed (XLA's CPU
+    pool)."""
     import os
     import subprocess
     import sys
@@ -219,7 +220,9 @@ def _xla_pool_threads(setting: str | None) -> int:
     code = (
         "import os\n"
         "from rlgpt_tui.envs.craftax_world import CraftaxWorld\n"
-        "CraftaxWorld(4).reset(0)\n"
+        "import jax.numpy as jnp\n"
+        "CraftaxWorld(4)\n"  # starts JAX's CPU client; a small product spins up its pool
+        "(jnp.ones((64, 64)) @ jnp.ones((64, 64))).block_until_ready()\n"
         "names = [open(f'/proc/self/task/{t}/comm').read().strip()"
         " for t in os.listdir('/proc/self/task')]\n"
         "print(names.count('tf_XLAEigen'), 'NPROC' in os.environ)\n"

@@ -294,3 +294,68 @@ def test_a_web_page_instead_of_an_api_gives_one_line_not_a_traceback() -> None:
         client.check()  # a model list it cannot read: the first call tells
         with pytest.raises(LLMAnswerError, match="content type 'text/html', not JSON"):
             client.chat("slow", [{"role": "user", "content": "plan"}])
+
+
+# -- answers grounded in evidence ------------------------------------------------------------
+def test_a_verdict_repeating_the_prompts_example_is_repaired() -> None:
+    copied = json.loads(VerdictAnswer.EXAMPLE)
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [{"content": json.dumps(copied)}, {"content": json.dumps(VERDICT_OK)}]
+        team = LLMTeam(client_for(server))
+        sub = PlanAnswer.model_validate(PLAN).subactions[1]
+        verdict = team.critic.judge_rl(TASK, sub, {"success_rate": 0.95}, 0.9)
+    assert verdict.reason == VERDICT_OK["reason"]
+    repair = server.requests[1]["messages"][-1]["content"]
+    assert "the answer repeats the prompt's example" in repair
+    assert "in 3 of 4 runs the player ended far from any grass" in repair
+
+
+def test_a_verdict_naming_what_its_evidence_lacks_is_repaired() -> None:
+    grass = {"success": False, "reason": "the policy wanders in the grass", "suggestion": ""}
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [{"content": json.dumps(grass)}, {"content": json.dumps(VERDICT_OK)}]
+        team = LLMTeam(client_for(server))
+        sub = PlanAnswer.model_validate(PLAN).subactions[1]
+        team.critic.judge_rl(TASK, sub, {"success_rate": 0.95}, 0.9)
+    repair = server.requests[1]["messages"][-1]["content"]
+    assert "the reason names grass, which the evidence does not show" in repair
+
+
+@pytest.mark.parametrize(
+    ("said", "rate", "passed", "expected"),
+    [
+        (False, 1.0, True, "success rate 1.00 reaches the target 0.90 (the critic said fail: "),
+        (True, 0.25, False, "success rate 0.25 is below the target 0.90 (the critic said pass: "),
+    ],
+    ids=["fail-at-target", "pass-below-target"],
+)
+def test_the_measured_figure_overrules_a_verdict_that_contradicts_it(
+    said, rate, passed, expected
+) -> None:
+    answer = {"success": said, "reason": "the player did not collect any wood", "suggestion": ""}
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [{"content": json.dumps(answer)}]
+        team = LLMTeam(client_for(server))
+        sub = PlanAnswer.model_validate(PLAN).subactions[1]
+        verdict = team.critic.judge_rl(TASK, sub, {"success_rate": rate}, 0.9)
+    assert verdict.success is passed
+    assert verdict.reason.startswith("overruled by the measured figure: " + expected)
+    assert verdict.reason.endswith("the player did not collect any wood)")
+
+
+def test_code_repeating_the_example_is_repaired_and_the_example_comes_from_the_library() -> None:
+    from rlgpt_tui.agents.shelf import builtin_shelf
+
+    shelf = builtin_shelf()
+    shown = json.loads(shelf.code_example("chop_tree"))
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [{"content": json.dumps(shown)}]  # then the scripted agent's own code
+        team = LLMTeam(client_for(server), shelf=shelf)
+        sub = PlanAnswer.model_validate(PLAN).subactions[0].model_copy(update={"name": "chop_tree"})
+        code = team.fast.write_code(TASK, sub)
+    assert code != shown["code"] and "def act(ctx)" in code
+    prompt = server.requests[0]["messages"][-1]["content"]
+    assert json.dumps(shown) in prompt  # a validated library skill, not the fixed example
+    assert "nearest grass" not in prompt
+    repair = server.requests[1]["messages"][-1]["content"]
+    assert "the answer repeats the prompt's example" in repair

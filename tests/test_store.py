@@ -29,7 +29,7 @@ RUN_FLAGS = [
     "--task",
     "collect_wood",
     "--iterations",
-    "2",
+    "1",  # the killed iteration is the last: the resumed run finishes it, then ends
     "--samples-per-iteration",
     str(SAMPLES_PER_ITERATION),
     "--num-envs",

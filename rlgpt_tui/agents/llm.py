@@ -17,6 +17,15 @@ from rlgpt_tui.agents.base import (
     TaskPlanner,
     evaluation_lines,
 )
+from rlgpt_tui.agents.grounding import (
+    both,
+    code_evidence,
+    evidence_check,
+    example_check,
+    overrule_code,
+    overrule_rl,
+    text_evidence,
+)
 from rlgpt_tui.agents.schemas import (
     CodeAnswer,
     Plan,
@@ -109,7 +118,9 @@ class LLMSlowAgent(_LLMRole, SlowAgent):
             example=PlanAnswer.EXAMPLE,
             open_ended=open_ended_text("slow", task),
         )
-        answer = self.client.structured("slow", messages, PlanAnswer)
+        answer = self.client.structured(
+            "slow", messages, PlanAnswer, example_check(PlanAnswer.EXAMPLE)
+        )
         return Plan.model_validate(answer.model_dump())
 
 
@@ -130,7 +141,7 @@ class LLMFastAgent(_LLMRole, FastAgent):
                 f"\nYour previous code was rejected or failed: {problem}\nPrevious code:\n"
                 f"{previous}\nFix it."
             )
-        return self._ask(task, request, CodeAnswer).code
+        return self._ask(task, request, CodeAnswer, example=self.shelf.code_example(sub.name)).code
 
     def write_rl(self, task, sub, coded, env: str = "craftax") -> RLAnswer:
         segments, actions = world_segments(env), world_actions(env)
@@ -171,7 +182,10 @@ class LLMFastAgent(_LLMRole, FastAgent):
 
         return self._ask(task, request, RLAnswerStrict, check)
 
-    def _ask(self, task: Task, request: str, schema, check=None):
+    def _ask(self, task: Task, request: str, schema, check=None, example: str | None = None):
+        """One structured answer of ``schema``; ``example`` (default: the schema's) is shown
+        in the prompt, and an answer repeating it is repaired."""
+        example = example or schema.EXAMPLE
         messages = render(
             "fast",
             task=task.prompt_text(),
@@ -179,10 +193,10 @@ class LLMFastAgent(_LLMRole, FastAgent):
             skill_api=SKILL_API_DOC,
             request=request,
             schema=answer_shape(schema),
-            example=schema.EXAMPLE,
+            example=example,
             open_ended=open_ended_text("fast", task),
         )
-        return self.client.structured("fast", messages, schema, check)
+        return self.client.structured("fast", messages, schema, both(example_check(example), check))
 
 
 class LLMCritic(_LLMRole, Critic):
@@ -199,12 +213,15 @@ class LLMCritic(_LLMRole, Critic):
                 if run.frames is not None:
                     images += [(f"Run {i + 1} before", run.frames[0])]
                     images += [(f"Run {i + 1} after", run.frames[1])]
-        return self._judge(task, f"{sub.name} (code): {sub.description}", executions, images)
+        subaction = f"{sub.name} (code): {sub.description}"
+        evidence = code_evidence([task.prompt_text(), subaction], shown)
+        verdict = self._judge(task, subaction, executions, evidence, images)
+        return overrule_code(verdict, runs)
 
     def judge_rl(self, task, sub, evaluation: dict[str, Any], target: float) -> Verdict:
         if task.scored:
             lines = evaluation_lines(evaluation, Measure.CRAFTER_SCORE)
-            value = evaluation.get("value", evaluation.get("score"))
+            value = evaluation.get("value", evaluation.get("score", 0.0))
             executions = "\n".join(
                 [
                     f"RL policy evaluation: Crafter score {value}; target Crafter score "
@@ -214,12 +231,20 @@ class LLMCritic(_LLMRole, Critic):
                 ]
             )
         else:
+            value = evaluation.get("success_rate", evaluation.get("value", 0.0))
             executions = (
                 f"RL policy evaluation: {json.dumps(evaluation)}; target success rate {target}."
             )
-        return self._judge(task, f"{sub.name} (RL): {sub.description}", executions)
+        subaction = f"{sub.name} (RL): {sub.description}"
+        evidence = text_evidence([task.prompt_text(), subaction, executions])
+        verdict = self._judge(task, subaction, executions, evidence)
+        return overrule_rl(verdict, float(value), target, task.measure.label)
 
-    def _judge(self, task: Task, subaction: str, executions: str, images=()) -> Verdict:
+    def _judge(
+        self, task: Task, subaction: str, executions: str, evidence: set[str], images=()
+    ) -> Verdict:
+        """The critic's verdict: an answer repeating the example or naming things outside
+        ``evidence`` is repaired."""
         messages = render(
             "critic",
             task=task.prompt_text(),
@@ -236,7 +261,8 @@ class LLMCritic(_LLMRole, Critic):
                 parts.append({"type": "text", "text": f"{label}:"})
                 parts.append({"type": "image_url", "image_url": {"url": png_data_url(frame)}})
             messages[-1] = {"role": "user", "content": parts}
-        return self.client.structured("critic", messages, VerdictAnswer)
+        check = both(example_check(VerdictAnswer.EXAMPLE), evidence_check(evidence))
+        return self.client.structured("critic", messages, VerdictAnswer, check)
 
 
 def png_data_url(frame) -> str:

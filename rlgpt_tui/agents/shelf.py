@@ -13,6 +13,7 @@ the usual repair asks the LLM for new code, which the library keeps as a new ver
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,7 @@ EMPTY, BUILTIN = "empty", "builtin"
 USER = "user"  # the user's library (the sessions database's), then the builtin templates
 PROMPT_SKILLS = 16  # skills shown to the slow agent at most
 PROMPT_CHARS = 3_000  # and characters of the shelf's section at most
+EXAMPLE_CHARS = 700  # a shelf skill shown as the fast agent's example is at most this long
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,16 @@ class SkillShelf:
 
     def find(self, name: str) -> ShelfSkill | None:
         return next((s for s in self.skills if s.name == name), None)
+
+    def code_example(self, name: str, limit: int = EXAMPLE_CHARS) -> str | None:
+        """A short validated skill of the shelf (not ``name`` itself) as a code answer's
+        example, so the fast agent sees real code of this world rather than one fixed
+        example; ``None`` when no skill is short enough."""
+        short = [s for s in self.skills if s.name != name and len(s.source) <= limit]
+        if not short:
+            return None
+        skill = min(short, key=lambda s: (len(s.source), s.name))
+        return json.dumps({"code": skill.source, "explanation": skill.docstring[:200]})
 
     def relevant(self, task: Task, limit: int = PROMPT_SKILLS) -> list[ShelfSkill]:
         """The skills that share most words with the task (its name, description and

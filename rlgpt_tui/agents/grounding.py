@@ -1,0 +1,177 @@
+"""Answers grounded in evidence: checks an LLM answer must pass, and the measured figure's
+last word over a critic.
+
+- An answer that repeats the prompt's example (a plan's descriptions, code, a verdict's
+  reason) is invalid: :func:`example_check` raises the repair line, and the answer is
+  repaired like any other invalid one.
+- A verdict whose reason names things (blocks, creatures, items) that its evidence does not
+  show is invalid (:func:`evidence_check`).
+- A verdict that contradicts the measured outcome it was given is overruled by the figure
+  (:func:`overrule_rl`, :func:`overrule_code`); the recorded reason says so and quotes the
+  critic.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from pydantic import BaseModel
+
+from rlgpt_tui.agents.base import Execution
+from rlgpt_tui.agents.schemas import Verdict
+from rlgpt_tui.envs.base import BLOCK_NAMES, INVENTORY_ITEMS, MOB_NAMES, View
+
+#: things a verdict may name: the world's blocks, creatures and inventory items
+_NOT_THINGS = {"unknown", "out_of_bounds"}
+MIN_COPY_WORDS = 3  # an example's text shorter than this is a name, not a copied sentence
+
+Check = Callable[[Any], None]
+
+
+def _normal(text: str) -> str:
+    return " ".join(re.sub(r"[^a-z0-9_]+", " ", text.lower()).split())
+
+
+def _strings(value: Any) -> Iterable[str]:
+    """Every string inside a JSON-like value."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item)
+
+
+def example_texts(example: str) -> list[str]:
+    """The sentences and code of an example answer (JSON), normalized; names left out."""
+    texts = {_normal(s) for s in _strings(json.loads(example))}
+    return sorted(t for t in texts if len(t.split()) >= MIN_COPY_WORDS)
+
+
+def repeated_example(answer: BaseModel, example: str) -> str | None:
+    """The example's text that ``answer`` repeats word for word, if any."""
+    said = [_normal(s) for s in _strings(answer.model_dump())]
+    for text in example_texts(example):
+        if any(text in s for s in said):
+            return text
+    return None
+
+
+def example_check(example: str) -> Check:
+    """A check refusing answers that repeat ``example``."""
+
+    def check(answer: BaseModel) -> None:
+        copied = repeated_example(answer, example)
+        if copied is not None:
+            shown = copied if len(copied) <= 80 else copied[:77] + "..."
+            raise ValueError(
+                f"the answer repeats the prompt's example ({shown!r}): the example is for "
+                "another task; answer for this task from its own evidence"
+            )
+
+    return check
+
+
+def both(*checks: Check | None) -> Check:
+    """One check running each of ``checks`` in turn."""
+
+    def check(answer: Any) -> None:
+        for each in checks:
+            if each is not None:
+                each(answer)
+
+    return check
+
+
+def thing_names() -> frozenset[str]:
+    """Names of things a verdict's reason can point at (blocks, creatures, items)."""
+    return frozenset((set(BLOCK_NAMES) - _NOT_THINGS) | set(MOB_NAMES) | set(INVENTORY_ITEMS))
+
+
+def things_in(text: str) -> set[str]:
+    """The thing names ``text`` mentions as whole words (``stone_pickaxe``, ``wood``)."""
+    return set(_normal(text).split()) & thing_names()
+
+
+def _with_parts(names: Iterable[str]) -> set[str]:
+    """``names`` and their parts (``stone_pickaxe``: also ``stone`` and ``pickaxe``)."""
+    out = set()
+    for name in names:
+        out |= {name, *name.split("_")}
+    return out
+
+
+def view_things(view: View) -> set[str]:
+    """What a View shows: its blocks, creatures, held items and achievements."""
+    seen = {block for row in view.grid for block in row}
+    seen |= {name for name, _, _ in view.mobs}
+    seen |= {item for item, count in view.inventory.items() if count}
+    return _with_parts(seen | set(view.achievements))
+
+
+def evidence_check(evidence: set[str]) -> Check:
+    """A check refusing verdicts whose reason names things outside ``evidence`` (the thing
+    names of the task, the sub-action and what the critic was shown)."""
+
+    def check(verdict: Verdict) -> None:
+        absent = sorted(things_in(verdict.reason) - evidence)
+        if absent:
+            raise ValueError(
+                f"the reason names {', '.join(absent)}, which the evidence does not show: "
+                "judge from the runs and figures given"
+            )
+
+    return check
+
+
+def text_evidence(texts: Iterable[str]) -> set[str]:
+    """Thing names ``texts`` (the task, the sub-action, figures) give a verdict to use."""
+    return _with_parts(set(_normal(" ".join(texts)).split()))
+
+
+def code_evidence(texts: Iterable[str], runs: list[Execution]) -> set[str]:
+    """Thing names a code verdict may use: those of ``texts`` and of what every run showed
+    before and after."""
+    evidence = text_evidence(texts)
+    for run in runs:
+        evidence |= view_things(run.before) | view_things(run.after)
+    return evidence
+
+
+def overrule_rl(verdict: Verdict, value: float, target: float, label: str) -> Verdict:
+    """The measured figure decides an RL verdict: success iff ``value`` reaches ``target``;
+    a verdict saying otherwise is overruled, the critic quoted."""
+    measured = value >= target
+    if verdict.success == measured:
+        return verdict
+    said = "pass" if verdict.success else "fail"
+    relation = "reaches" if measured else "is below"
+    return Verdict(
+        success=measured,
+        reason=(
+            f"overruled by the measured figure: {label} {value:.2f} {relation} the target "
+            f"{target:.2f} (the critic said {said}: {verdict.reason})"
+        )[:2000],
+        suggestion=verdict.suggestion,
+    )
+
+
+def overrule_code(verdict: Verdict, runs: list[Execution]) -> Verdict:
+    """A code verdict of success when every run failed (an error, a timeout, ...) is
+    overruled: code that never ran to an end does not pass."""
+    if not verdict.success or not runs or not all(r.end.failure for r in runs):
+        return verdict
+    ends = ", ".join(sorted({r.end.value for r in runs}))
+    return Verdict(
+        success=False,
+        reason=(
+            f"overruled by the runs: every run failed ({ends}) (the critic said pass: "
+            f"{verdict.reason})"
+        )[:2000],
+        suggestion=verdict.suggestion,
+    )
