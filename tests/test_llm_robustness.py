@@ -359,3 +359,26 @@ def test_code_repeating_the_example_is_repaired_and_the_example_comes_from_the_l
     assert "nearest grass" not in prompt
     repair = server.requests[1]["messages"][-1]["content"]
     assert "the answer repeats the prompt's example" in repair
+
+
+def test_a_pass_for_code_whose_every_run_failed_is_overruled() -> None:
+    from rlgpt_tui.agents.base import Execution
+    from rlgpt_tui.envs.craftax_world import CraftaxWorld
+    from rlgpt_tui.skills.episodes import run_one_call_each
+    from rlgpt_tui.skills.validation import validate
+
+    code = "def act(ctx):\n    yield 0\n    raise KeyError('x')\n"
+    broken = validate("go_to_tree", code, dry_run=False)  # it would fail its dry run
+    world = CraftaxWorld(num_envs=4, seed=3)
+    world.reset(3)
+    before, after, records = run_one_call_each(world, broken)
+    world.close()
+    runs = [Execution(b, a, r.steps, r.end) for b, a, r in zip(before, after, records, strict=True)]
+    with ScriptedLLMServer(responder=scripted_agent) as server:  # the critic says: pass
+        team = LLMTeam(client_for(server))
+        verdict = team.critic.judge_code(TASK, PlanAnswer.model_validate(PLAN).subactions[0], runs)
+    assert not verdict.success
+    assert verdict.reason == (
+        "overruled by the runs: every run failed (error) (the critic said pass: "
+        f"{VERDICT_OK['reason']})"
+    )
