@@ -382,3 +382,38 @@ def test_a_pass_for_code_whose_every_run_failed_is_overruled() -> None:
         "overruled by the runs: every run failed (error) (the critic said pass: "
         f"{VERDICT_OK['reason']})"
     )
+
+
+def test_new_code_runs_library_skills_through_ctx_skill_and_unknown_ones_are_repaired() -> None:
+    from rlgpt_tui.agents.shelf import builtin_shelf
+    from rlgpt_tui.envs.craftax_world import CraftaxWorld
+    from rlgpt_tui.skills.episodes import run_one_call_each
+    from rlgpt_tui.skills.validation import validate
+
+    wrong = "def act(ctx):\n    yield from ctx.skill('fly_to_tree')\n"
+    right = (
+        "def act(ctx):\n"
+        "    # the library walks; this code only chops\n"
+        "    if (yield from ctx.skill('go_to_tree')):\n"
+        "        yield Action.DO\n"
+    )
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [{"content": json.dumps({"code": c})} for c in (wrong, right)]
+        team = LLMTeam(client_for(server), shelf=builtin_shelf())
+        sub = PlanAnswer.model_validate(PLAN).subactions[0].model_copy(update={"name": "chop_tree"})
+        code = team.fast.write_code(TASK, sub)
+    assert "go_to_tree" in server.requests[0]["messages"][-1]["content"]  # offered by name
+    repair = server.requests[1]["messages"][-1]["content"]
+    assert "ctx.skill('fly_to_tree'): no library skill of that name; use one of" in repair
+    # the model's text is kept as written, the library's skill appended and called
+    assert code.startswith("def act(ctx):\n    # the library walks; this code only chops\n")
+    assert "if (yield from skill_go_to_tree_act(ctx)):" in code
+    assert "def skill_go_to_tree_act(ctx):" in code
+    action = validate("chop_tree", code)
+    world = CraftaxWorld(num_envs=4, seed=3)
+    world.reset(3)
+    before, after, records = run_one_call_each(world, action)
+    world.close()
+    assert all(not r.end.failure for r in records)
+    moved = [b.position != a.position for b, a in zip(before, after, strict=True)]
+    assert any(moved)  # the library's navigation walked the player

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from string import Template
 from typing import Any
@@ -44,6 +45,7 @@ from rlgpt_tui.envs.registry import world_info
 from rlgpt_tui.llm.client import LLMClient
 from rlgpt_tui.rl.config import world_actions, world_segments
 from rlgpt_tui.skills.api import SKILL_API_DOC
+from rlgpt_tui.skills.compose import link_skills
 from rlgpt_tui.tasks import Measure, Task, load_catalog
 
 PROMPTS = ASSETS_DIR / "prompts"
@@ -136,12 +138,28 @@ class LLMFastAgent(_LLMRole, FastAgent):
             return reused.source
         self.origin = "agent"
         request = f"Write the code of the coded sub-action `{sub.name}`: {sub.description}."
+        library = {s.name: s.source for s in self.shelf.skills if s.name != sub.name}
+        if library:
+            request += (
+                '\nLibrary skills your code may run with `yield from ctx.skill("name")` '
+                f"(True when it succeeded): {', '.join(sorted(library))}."
+            )
         if previous is not None:
             request += (
                 f"\nYour previous code was rejected or failed: {problem}\nPrevious code:\n"
                 f"{previous}\nFix it."
             )
-        return self._ask(task, request, CodeAnswer, example=self.shelf.code_example(sub.name)).code
+
+        def links(answer: CodeAnswer) -> None:
+            with contextlib.suppress(SyntaxError):  # validation names a syntax error
+                link_skills(answer.code, library)
+
+        example = self.shelf.code_example(sub.name)
+        code = self._ask(task, request, CodeAnswer, links, example=example).code
+        try:
+            return link_skills(code, library)
+        except SyntaxError:
+            return code
 
     def write_rl(self, task, sub, coded, env: str = "craftax") -> RLAnswer:
         segments, actions = world_segments(env), world_actions(env)

@@ -82,6 +82,8 @@ generators: call them with `yield from` (their return value is True on success).
   until the inventory, achievements, food or drink change.
 - yield from ctx.place(item): place "table", "furnace", "stone" or "plant" on a free tile.
 - yield from ctx.make(item): craft e.g. "wood_pickaxe" (needs the station nearby).
+- yield from ctx.skill("name"): run a skill of the session's library (the request lists
+  them) and get its result; the library's validated code runs, not a copy you rewrite.
 - ctx.memory: a dict kept across calls of this action within one episode.
 - ctx.random: a seeded random.Random. ctx.log(message): note for the run record.
 - Only `math` may be imported. No files, network, processes, underscores or eval.

@@ -38,3 +38,119 @@ def _compose(parts: list[tuple[str, str]]) -> str:
         bodies.append(ast.unparse(tree))
         calls.append(f"    yield from {name}_act(ctx)")
     return "\n\n\n".join(bodies) + "\n\n\ndef act(ctx):\n" + "\n".join(calls) + "\n"
+
+
+#: how deep library skills may call library skills through ``ctx.skill``
+MAX_SKILL_DEPTH = 4
+
+
+def skill_calls(source: str) -> list[ast.Call]:
+    """The ``<expr>.skill("name")`` calls of ``source`` with a literal name, in order."""
+    calls = []
+    for node in ast.walk(ast.parse(source)):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "skill"
+            and len(node.args) == 1
+            and not node.keywords
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            calls.append(node)
+    return sorted(calls, key=lambda c: (c.lineno, c.col_offset))
+
+
+def _entry(name: str) -> str:
+    return f"skill_{name}_act"
+
+
+def _rewrite_calls(source: str) -> str:
+    """``source`` with each ``ctx.skill("x")`` replaced by ``skill_x_act(ctx)`` in place
+    (the rest of the text, comments included, unchanged)."""
+    lines = source.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line.encode()))
+    data = source.encode()
+    for call in reversed(skill_calls(source)):
+        start = offsets[call.lineno - 1] + call.col_offset
+        end = offsets[call.end_lineno - 1] + call.end_col_offset
+        receiver = ast.get_source_segment(source, call.func.value) or "ctx"
+        new = f"{_entry(call.args[0].value)}({receiver})".encode()
+        data = data[:start] + new + data[end:]
+    return data.decode()
+
+
+def link_skills(source: str, library: dict[str, str]) -> str:
+    """``source`` with the library skills it calls (``yield from ctx.skill("name")``, also
+    from within those skills) appended, each skill's top-level functions renamed
+    ``skill_<name>_<function>``, and the calls pointed at them. Code without such calls is
+    returned as it is. An unknown name raises ValueError naming the library's skills."""
+    needed: dict[str, str] = {}
+    frontier = [source]
+    for _ in range(MAX_SKILL_DEPTH + 1):
+        names = {c.args[0].value for text in frontier for c in skill_calls(text)}
+        names -= set(needed)
+        if not names:
+            break
+        unknown = sorted(n for n in names if n not in library)
+        if unknown:
+            known = ", ".join(sorted(library)) or "none (the session's library is empty)"
+            raise ValueError(
+                f"ctx.skill({unknown[0]!r}): no library skill of that name; use one of {known}"
+            )
+        frontier = [library[n] for n in sorted(names)]
+        needed.update((n, library[n]) for n in sorted(names))
+    else:
+        raise ValueError(f"ctx.skill calls nest deeper than {MAX_SKILL_DEPTH} library skills")
+    if not needed:
+        return source
+    parts = [_rewrite_calls(source).rstrip("\n")]
+    for name, skill in needed.items():
+        tree = _reachable(ast.parse(_rewrite_calls(skill)), "act")
+        top = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and node.name in top:
+                node.name = f"skill_{name}_{node.name}"
+            elif isinstance(node, ast.Name) and node.id in top:
+                node.id = f"skill_{name}_{node.id}"
+        parts.append(f"# library skill {name} (ctx.skill({name!r}))\n{ast.unparse(tree)}")
+    return "\n\n\n".join(parts) + "\n"
+
+
+def _reachable(tree: ast.Module, entry: str) -> ast.Module:
+    """``tree`` with only what ``entry`` reaches: the top-level functions and assignments
+    its code names (transitively), and every import; the module docstring dropped."""
+
+    def defines(node: ast.stmt) -> set[str]:
+        if isinstance(node, ast.FunctionDef):
+            return {node.name}
+        if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        return set()
+
+    def uses(node: ast.stmt) -> set[str]:
+        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+    kept: set[int] = set()
+    wanted = {entry}
+    changed = True
+    while changed:
+        changed = False
+        for i, node in enumerate(tree.body):
+            if i not in kept and (defines(node) & wanted or isinstance(node, ast.Import)):
+                kept.add(i)
+                wanted |= uses(node)
+                changed = True
+    body = [n for i, n in enumerate(tree.body) if i in kept and not _is_docstring(n)]
+    return ast.Module(body=body, type_ignores=[])
+
+
+def _is_docstring(node: ast.stmt) -> bool:
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    )
