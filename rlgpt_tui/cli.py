@@ -178,12 +178,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, default=0, help="random seed")
     run.add_argument(
         "--library",
-        default="empty",
+        default="user",
         metavar="empty|builtin|user|DIR",
         help="what an LLM session's agents start from: empty; builtin (the hand-written "
         "templates, labelled builtin library); user (your skill library, then builtin); or a "
         "folder of skill files. The slow agent sees the most relevant skills; a coded "
-        "sub-action named like one reuses its code (default: empty)",
+        "sub-action named like one reuses its code (default: user)",
     )
     run.add_argument(
         "--chain",

@@ -66,7 +66,7 @@ def session_shelf(store: SessionStore, choice: str, env: str) -> SkillShelf:
     if choice == EMPTY:
         return SkillShelf()
     if choice == BUILTIN:
-        return builtin_shelf()
+        return _builtin_for(env)
     if choice == USER:
         newest = {s.name: s for s in store.skills(env)}  # ordered by version: the last wins
         mine = [
@@ -79,7 +79,7 @@ def session_shelf(store: SessionStore, choice: str, env: str) -> SkillShelf:
             )
             for s in newest.values()
         ]
-        return merged(USER, mine, builtin_shelf())
+        return merged(USER, mine, _builtin_for(env))
     folder = Path(choice)
     if not folder.is_dir():
         raise StoreError(
@@ -90,6 +90,16 @@ def session_shelf(store: SessionStore, choice: str, env: str) -> SkillShelf:
         return folder_shelf(folder, env)
     except SkillFileError as error:
         raise StoreError(f"--library {choice}: {error}") from None
+
+
+def _builtin_for(env: str) -> SkillShelf:
+    """The builtin templates where they fit ``env`` (a world with Crafter's tech tree);
+    an empty shelf elsewhere (MineDojo)."""
+    from rlgpt_tui.envs.registry import world_info
+
+    if not world_info(env).documentation().tech_tree.skills:
+        return SkillShelf(BUILTIN)
+    return builtin_shelf()
 
 
 def _llm_record(llm: LLMSettings | None) -> dict[str, Any]:
@@ -131,7 +141,7 @@ class Session:
         settings: EngineSettings,
         llm: LLMSettings | None = None,
         chain: bool = False,
-        library: str = EMPTY,
+        library: str = USER,
     ) -> Session:
         """A new session; ``library``: what its agents start from (see
         :func:`session_shelf`; recorded with its settings, used again on resume)."""

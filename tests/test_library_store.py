@@ -396,12 +396,16 @@ def test_a_session_started_from_the_library_shows_it_to_the_slow_agent_and_reuse
         store.finish(session.id, "stopped", "stopped")
         resumed = Session.resume(store, session.id, llm)
         assert resumed.team.fast.shelf.find("go_to_tree").author == "llm:qwen"
-        empty = Session.create(store, tiny_settings(), llm)  # the default: empty
+        empty = Session.create(store, tiny_settings(), llm, library="empty")
         empty.team.slow.plan(task, [])
         assert (
             "None: every coded sub-action gets new code."
             in (server.requests[-1]["messages"][-1]["content"])
         )
+        default = Session.create(store, tiny_settings(), llm)  # the default: user
+        assert store.get(default.id).settings["library"] == "user"
+        assert default.team.fast.shelf.find("go_to_tree").author == "llm:qwen"  # yours first
+        assert default.team.fast.shelf.find("place_table").author == "builtin library"
     many = SkillShelf(
         "user", [ShelfSkill(f"skill_{i}", "x" * 250, "", "person") for i in range(300)]
     )

@@ -32,6 +32,8 @@ TINY = [
     "8",
     "--target",
     "1.0",
+    "--library",
+    "empty",  # the scripted model's code, not the builtin templates of the same names
 ]
 
 
