@@ -49,6 +49,7 @@ from rlgpt_tui.agents.builtin import (  # noqa: E402
 )
 from rlgpt_tui.engine import events as ev  # noqa: E402
 from rlgpt_tui.engine.engine import Engine, EngineSettings  # noqa: E402
+from rlgpt_tui.engine.provenance import solution_provenance  # noqa: E402
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig  # noqa: E402
 from rlgpt_tui.rl.train import EvalResult, evaluate, train  # noqa: E402
 from rlgpt_tui.skills.episodes import EpisodeTally  # noqa: E402
@@ -250,14 +251,18 @@ class Bench:
             final_episodes=a.final_episodes,
         )
 
+        events: list[ev.Event] = []
+
         def on_event(event: ev.Event) -> None:
+            events.append(event)
             if isinstance(event, ev.IterationDone):
                 log(
                     f"    agent iteration {event.iteration}: {event.plan} -> "
                     f"{task.measure.format(event.value)} ({event.total_samples:,} samples)"
                 )
 
-        engine = Engine(settings, self.team_factory(), on_event)
+        team = self.team_factory()
+        engine = Engine(settings, team, on_event)
         result = engine.run()
         final = result.final
         if final is None:  # nothing was evaluated (e.g. no plan from an LLM)
@@ -274,7 +279,16 @@ class Bench:
                 for h in result.history
             ],
             "end": result.reason,
+            "tokens": result.tokens,
         }
+        client = getattr(team, "client", None)
+        if client is not None:  # an LLM team: its wall time and calls
+            extra["llm_seconds"] = round(sum(c.latency_s for c in client.calls), 1)
+            extra["llm_calls"] = len(client.calls)
+        provenance = solution_provenance(events, final.as_dict())
+        extra["authors"] = provenance.authors
+        share = provenance.llm_share
+        extra["llm_share"] = None if share is None else round(share, 4)
         if result.run is not None:
             extra["run"] = result.run.as_dict()
             extra["run_tally"] = engine.run_tally
@@ -324,6 +338,21 @@ def cell_dict(task: Task, method: str, runs: list[SeedRun], budget: int) -> dict
     return cell
 
 
+def provenance_text(runs: list[dict[str, Any]]) -> str:
+    """The agent cell's provenance: the LLM-written share of the solution's coded-action
+    calls per seed, its authors, and the LLM's tokens and wall time (empty elsewhere)."""
+    if not any("authors" in r for r in runs):
+        return ""
+    shares = ["-" if r.get("llm_share") is None else f"{r['llm_share']:.0%}" for r in runs]
+    authors = sorted({a for r in runs for a in (r.get("authors") or {}).values()})
+    text = f"<br>LLM-written share: {', '.join(shares)}; by {', '.join(authors) or 'no code'}"
+    if any("llm_seconds" in r for r in runs):
+        tokens = sum(r.get("tokens", 0) for r in runs)
+        seconds = sum(r.get("llm_seconds", 0.0) for r in runs)
+        text += f"<br>LLM: {tokens:,} tokens, {seconds:.0f} s"
+    return text
+
+
 def count(n: int) -> str:
     """``2,048`` or ``30k``."""
     return f"{n:,}" if n < 10_000 else f"{n / 1000:.0f}k"
@@ -355,6 +384,7 @@ def markdown(cells: list[dict[str, Any]], methods: list[str]) -> str:
             stops = [r["agent_best"] for r in cell["per_seed"] if "agent_best" in r]
             if stops:
                 text += "<br>its own stop figures: " + ", ".join(map(measure.format, stops))
+            text += provenance_text(cell["per_seed"])
             row.append(text)
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
@@ -406,6 +436,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="the agent's samples per iteration (default: a third of the budget; scored "
         "tasks: the budget spread over the iterations)",
     )
+    parser.add_argument(
+        "--library",
+        default="empty",
+        metavar="empty|builtin",
+        help="what an LLM agent starts from (default: empty, every coded action its own)",
+    )
     parser.add_argument("--llm-base-url", default=None)
     parser.add_argument("--llm-model", default=None)
     parser.add_argument("--out", default=None, help="also write the markdown table here")
@@ -434,6 +470,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--num-envs must be in 1..4096, got {args.num_envs}")
     if args.eval_seed < 0:
         parser.error(f"--eval-seed must be 0 or more, got {args.eval_seed}")
+    if args.library not in ("empty", "builtin"):
+        parser.error(f"--library must be empty or builtin, got {args.library!r}")
     if bool(args.llm_base_url) != bool(args.llm_model):
         parser.error("--llm-base-url and --llm-model go together: give both, or neither")
     return args
@@ -444,12 +482,13 @@ def team_factory(args: argparse.Namespace):
     if not args.llm_base_url:
         return builtin_team, "builtin"
     from rlgpt_tui.llm.client import LLMSettings
-    from rlgpt_tui.session import make_team
+    from rlgpt_tui.session import make_team, session_shelf
 
     settings = LLMSettings.resolve(args.llm_base_url, args.llm_model)
 
     def factory() -> AgentTeam:
-        return make_team(settings)
+        shelf = session_shelf(None, args.library, args.env)
+        return make_team(settings, args.env, shelf)
 
     return factory, f"llm:{args.llm_model}"
 
@@ -512,6 +551,7 @@ def main(argv: list[str] | None = None) -> None:
                 + " ".join(sys.argv[1:] if argv is None else argv),
                 "env": args.env,
                 "agent": agent,
+                "library": args.library if args.llm_base_url else "builtin agent",
                 "seeds": args.seeds,
                 "budget": args.samples,
                 "episodes_per_seed": args.episodes,

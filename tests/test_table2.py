@@ -88,7 +88,11 @@ def test_table2_runs_every_method_at_one_budget(tmp_path: Path) -> None:
         assert run["agent_fresh"]["episodes"] == episodes  # --final-episodes
         assert run["kind"] == run["agent_fresh"]["kind"]
         assert 0 <= run["agent_best"] <= 1
+        # who wrote the solution's code: the builtin agent's templates, no LLM
+        assert set(run["authors"].values()) <= {"builtin library"}
+        assert run["llm_share"] in (0.0, None) and run["tokens"] == 0
     assert "its own stop figures:" in table
+    assert "LLM-written share: " in table and report["library"] == "builtin agent"
     assert by["code"]["value"] >= 0.5  # the tech tree's collect_wood skill works
 
 
@@ -105,3 +109,27 @@ def test_table2_bad_flags_say_the_fix_in_one_line() -> None:
         assert done.returncode == 2, flags
         assert done.stdout == ""
         assert len(done.stderr.strip().splitlines()) == 1 and fix in done.stderr, done.stderr
+
+
+@pytest.mark.slow
+def test_table2_agent_row_for_an_llm_names_its_code_tokens_and_time(tmp_path: Path) -> None:
+    from tests.llm_server import ScriptedLLMServer
+    from tests.test_agents_engine import scripted_agent
+
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        done = run_table2(
+            *("--tasks", "collect_wood", "--methods", "agent", "--seeds", "0"),
+            *("--samples", "2048", "--iterations", "1", "--episodes", "4"),
+            *("--final-episodes", "4", "--num-envs", "8", "--library", "empty"),
+            *("--llm-base-url", server.base_url, "--llm-model", server.model),
+        )
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.strip().splitlines()
+    report = json.loads(lines[-1])
+    assert report["agent"] == "llm:scripted-model" and report["library"] == "empty"
+    run = report["cells"][0]["per_seed"][0]
+    assert run["tokens"] > 0 and run["llm_calls"] >= 3 and run["llm_seconds"] >= 0
+    # iteration 1 of the scripted plan: PPO with the model's go_to_tree in its action space
+    assert run["authors"] == {"go_to_tree": "llm:scripted-model"}
+    assert run["llm_share"] == 1.0
+    assert "LLM-written share: 100%; by llm:scripted-model" in "\n".join(lines[:-1])
