@@ -3,6 +3,7 @@
 A step is a function of a :class:`StepContext` and its inputs that returns its results; it
 reports through the context (events, phases, evaluation progress, approval) and tells the
 control plane where the run is through :class:`Position`, which no step reads.
+Steps never hand state to each other through it or through the engine.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ class ProposalRejected(Exception):
 @dataclass
 class Position:
     """Where the run is in one iteration, for the control plane to refuse edits that
-    could no longer take effect (steps write it; only :meth:`why_not` reads it)."""
+    could no longer take effect (the engine and the steps write it; only
+    :meth:`why_not` reads it)."""
 
     plan: Plan | None = None  # this iteration's plan, once made
     coded_done: set[str] = field(default_factory=set)  # code loops ended this iteration

@@ -11,6 +11,7 @@ from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.choice import Candidate
 from rlgpt_tui.engine.solution import StageSolution
 from rlgpt_tui.engine.steps.context import StepContext
+from rlgpt_tui.engine.steps.train import Policy
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.train import EvalResult, evaluate
 from rlgpt_tui.skills.compose import compose_sources
@@ -30,7 +31,7 @@ class Outcome:
     candidates: list[Candidate] = field(default_factory=list)  # for the final choice
     verdicts: dict[str, Verdict] = field(default_factory=dict)  # the critic's, if asked
     notes: list[str] = field(default_factory=list)  # for the slow agent
-    policy: Any = None  # (sub-action, RLConfig, PPO) of the training, if any
+    policy: Policy | None = None  # the training's (sub-action, RLConfig, PPO), if any
 
 
 def evaluate_code_only(ctx: StepContext, plan: Plan, coded: dict[str, ValidatedAction]) -> Outcome:
