@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rlgpt_tui.skills.runtime import CodedAction
+
+if TYPE_CHECKING:
+    from rlgpt_tui.engine.choice import Candidate
 
 
 @dataclass
@@ -20,3 +23,11 @@ class StageSolution:
     @property
     def kind(self) -> str:
         return "code" if self.coded is not None else "rl"
+
+
+def stage_solution(task: str, candidate: Candidate) -> StageSolution:
+    """A chosen candidate as the stage solution a chain runs."""
+    if candidate.model is not None:
+        return StageSolution(task, model=candidate.model, config=candidate.config)
+    spec = next(c for c in candidate.config.coded_actions if c.name == candidate.only_coded)
+    return StageSolution(task, coded=spec.validated())

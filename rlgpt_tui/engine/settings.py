@@ -1,0 +1,58 @@
+"""Budgets and targets of one engine run, and where its training checkpoints go."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rlgpt_tui.tasks import Task
+
+
+@dataclass
+class EngineSettings:
+    """Budgets and targets of one engine run."""
+
+    task: str
+    env: str = "craftax"
+    num_envs: int = 64
+    seed: int = 0
+    max_iterations: int = 4
+    target: float | None = None  # in the task's measure; None: its default (0.9, or 50.5)
+    samples_per_iteration: int | None = None  # None: 30,000; scored tasks share the budget
+    max_samples: int = 200_000
+    max_tokens: int | None = None
+    max_repairs: int = 2
+    eval_episodes: int = 64
+    final_episodes: int | None = None  # the final choice's fresh episodes (None: 64; 32 scored)
+    critic_runs: int = 8
+    artifacts_dir: str | None = None  # checkpoints go here (a session's folder)
+    checkpoint_every: int = 2  # rollouts between training checkpoints
+
+    @classmethod
+    def from_recorded(cls, data: dict[str, Any]) -> EngineSettings:
+        """Settings as a session recorded them (older sessions: ``target_success``)."""
+        data = dict(data)
+        if "target_success" in data:
+            data.setdefault("target", data.pop("target_success"))
+        return cls(**data)
+
+    def target_for(self, task: Task) -> float:
+        """The target in ``task``'s measure."""
+        return self.target if self.target is not None else task.measure.default_target
+
+    def iteration_budget(self, task: Task) -> int:
+        """Training samples per iteration: as set, else 30,000; a scored task (open-ended
+        play, judged at the whole budget) spreads the budget over its iterations."""
+        if self.samples_per_iteration is not None:
+            return self.samples_per_iteration
+        if task.scored:
+            return max(self.max_samples // max(self.max_iterations, 1), 1)
+        return 30_000
+
+
+def checkpoint_folder(artifacts_dir: str | None, iteration: int, subaction: str) -> Path | None:
+    """Where the training run of ``subaction`` in ``iteration`` keeps its checkpoints."""
+    if not artifacts_dir:
+        return None
+    return Path(artifacts_dir) / "checkpoints" / f"iter{iteration}-{subaction}"

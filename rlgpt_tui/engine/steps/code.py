@@ -1,0 +1,177 @@
+"""The code step: the inner loop of each coded sub-action.
+
+Write code (a person's edit, else the fast agent's, approved), validate it, run one call in
+a few fresh worlds, let the critic judge, and repair, up to ``max_repairs`` times. The last
+valid code is kept with its verdict."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rlgpt_tui.agents.base import Execution
+from rlgpt_tui.agents.schemas import Plan, SubAction, Verdict
+from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.control import CodeEdit
+from rlgpt_tui.engine.steps.context import ProposalRejected, StepContext
+from rlgpt_tui.engine.steps.critic import judge_code
+from rlgpt_tui.engine.steps.edits import apply_code_edit
+from rlgpt_tui.envs import make_world
+from rlgpt_tui.llm.client import LLMAnswerError
+from rlgpt_tui.skills.episodes import run_one_call_each
+from rlgpt_tui.skills.sandbox import CodeValidationError
+from rlgpt_tui.skills.validation import ValidatedAction, validate
+
+
+@dataclass
+class CodeStep:
+    """The code step's results: each coded sub-action's kept code (those with valid code)
+    and verdict, and notes for the slow agent of what went wrong."""
+
+    coded: dict[str, ValidatedAction] = field(default_factory=dict)
+    verdicts: dict[str, Verdict] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Attempt:
+    """One attempt at code for a sub-action."""
+
+    action: ValidatedAction | None  # None: no valid code from this attempt
+    source: str | None  # the code tried (the previous code when none was written)
+    error: str = ""  # why there is no valid code
+    answer_failed: bool = False  # the fast agent's answer failed: no more attempts
+    note: str | None = None  # for the slow agent
+
+
+def code_step(
+    ctx: StepContext,
+    plan: Plan,
+    code_table: dict[str, str],
+    judged: dict[str, tuple[str, Verdict]],
+) -> CodeStep:
+    """The code loop of each of ``plan``'s coded sub-actions, in order. ``judged``: code
+    and verdicts a cut-off run had already reached this iteration, reused as they are.
+    Each kept source is recorded in the session's ``code_table``."""
+    step = CodeStep()
+    for sub in plan.coded():
+        ctx.safe_point()
+        if sub.name in judged:  # judged before the session was cut off: reuse
+            source, step.verdicts[sub.name] = judged[sub.name]
+            if source:
+                step.coded[sub.name] = validate(sub.name, source, sub.description)
+                code_table[sub.name] = source
+            ctx.position.coded_done.add(sub.name)
+            continue
+        action, verdict, notes = code_loop(ctx, sub, code_table.get(sub.name, ""))
+        step.notes += notes
+        if action is not None:
+            step.coded[sub.name] = action
+            code_table[sub.name] = action.source
+        step.verdicts[sub.name] = verdict
+        ctx.position.coded_done.add(sub.name)
+        ctx.emit(
+            ev.SubActionDone,
+            subaction=sub.name,
+            mode="code",
+            code=action.source if action else "",
+            **verdict.model_dump(),
+        )
+    return step
+
+
+def code_loop(
+    ctx: StepContext, sub: SubAction, recorded: str
+) -> tuple[ValidatedAction | None, Verdict, list[str]]:
+    """Write, run, judge and repair ``sub``'s code: the last valid code (None: none), its
+    verdict, and notes of what went wrong with the agents' answers. ``recorded``: the
+    session's code of ``sub`` so far (what a person's edit replaces)."""
+    action = verdict = None  # the last valid code and its verdict
+    notes: list[str] = []
+    previous = problem = None
+    failed_answer = ""
+    for attempt in range(ctx.settings.max_repairs + 1):
+        tried = write_code(ctx, sub, attempt, previous, problem, recorded)
+        if tried.note:
+            notes.append(tried.note)
+        if tried.answer_failed:  # kept: the last valid code, if any
+            failed_answer = tried.error
+            break
+        if tried.action is None:
+            previous, problem = tried.source, tried.error
+            continue
+        action, source = tried.action, tried.source
+        verdict, note = judge_code(ctx, sub, sample_runs(ctx, action))
+        if note:  # no verdict: the critic's answer failed
+            notes.append(note)
+            break
+        if verdict.success or source == previous:  # passed, or no new code to try
+            break
+        previous = source
+        problem = f"{verdict.reason}. {verdict.suggestion}"
+    if action is None:
+        reason = (
+            f"no valid code: the fast agent's answer failed ({failed_answer})"
+            if failed_answer
+            else "no valid code after repairs"
+        )
+        verdict = Verdict(success=False, reason=reason)
+        ctx.emit(ev.VerdictGiven, subaction=sub.name, **verdict.model_dump())
+    return action, verdict, notes
+
+
+def write_code(
+    ctx: StepContext,
+    sub: SubAction,
+    attempt: int,
+    previous: str | None,
+    problem: str | None,
+    recorded: str,
+) -> Attempt:
+    """Validated code for ``sub``: a person's queued edit if there is one, else the fast
+    agent's (repairing ``previous`` for ``problem``), approved, recorded and validated."""
+    edit = ctx.control.take(CodeEdit, sub.name)
+    if edit is not None:
+        action = apply_code_edit(ctx, sub, edit, attempt, recorded)
+        return Attempt(action, action.source)
+    ctx.phase("coding", sub.name)
+    try:
+        source = ctx.team.fast.write_code(ctx.task, sub, previous, problem)
+    except LLMAnswerError as error:
+        message = f"the fast agent's answer failed: {error}"
+        ctx.emit(ev.CodeValidationFailed, subaction=sub.name, error=message, attempt=attempt)
+        return Attempt(None, previous, str(error), True, f"{sub.name}: {message}")
+    try:
+        source = ctx.approve("code", sub.name, source)
+    except (ValueError, ProposalRejected) as error:  # no template, or a person said no
+        message = str(error)
+        if isinstance(error, ProposalRejected):
+            message = f"rejected by a person: {error}"
+        ctx.emit(ev.CodeValidationFailed, subaction=sub.name, error=message, attempt=attempt)
+        return Attempt(None, previous, message)
+    origin = getattr(ctx.team.fast, "origin", "agent")  # library:<author> if reused
+    version = ctx.record_code(sub.name, source, attempt, origin)
+    ctx.phase("validating", sub.name)
+    try:
+        action = validate(sub.name, source, sub.description, version=version)
+    except CodeValidationError as error:
+        ctx.emit(ev.CodeValidationFailed, subaction=sub.name, error=str(error), attempt=attempt)
+        return Attempt(None, source, str(error))
+    return Attempt(action, source)
+
+
+def sample_runs(ctx: StepContext, action: ValidatedAction) -> list[Execution]:
+    """One call of ``action`` in each of a few fresh worlds, with its Views before and after
+    (and frames, for a critic that sees images)."""
+    s = ctx.settings
+    seed = s.seed + 7919 * (ctx.iteration + 1)
+    world = make_world(s.env, s.critic_runs, seed=seed, task=s.task)
+    world.reset(seed)
+    shown = range(min(3, s.critic_runs)) if ctx.team.wants_frames else range(0)
+    first = {i: world.frame(i, 144) for i in shown}  # for a critic that sees images
+    before, after, calls = run_one_call_each(world, action)
+    frames = {i: (first[i], world.frame(i, 144)) for i in shown}
+    world.close()
+    return [
+        Execution(b, a, c.steps, c.end, c.detail, frames.get(i))
+        for i, (b, a, c) in enumerate(zip(before, after, calls, strict=True))
+    ]

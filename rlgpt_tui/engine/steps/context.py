@@ -1,0 +1,121 @@
+"""What every step of an iteration is handed: the run's parts and how a step reports.
+
+A step is a function of a :class:`StepContext` and its inputs that returns its results; it
+reports through the context (events, phases, evaluation progress, approval) and tells the
+control plane where the run is through :class:`Position`, which no step reads.
+Steps never hand state to each other through it or through the engine.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rlgpt_tui.agents.base import AgentTeam
+from rlgpt_tui.agents.schemas import Plan
+from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.control import ControlPlane
+from rlgpt_tui.engine.settings import EngineSettings
+from rlgpt_tui.tasks import Task
+
+Emit = Callable[..., Any]  # emit(EventType, **data) -> what the event handler returns
+Approver = Callable[[str, str, Any], Any]  # approver(kind, target, proposal) -> proposal
+
+
+class ProposalRejected(Exception):
+    """Raised by an approver to reject an agent's proposal (a plan or code)."""
+
+
+@dataclass
+class Position:
+    """Where the run is in one iteration, for the control plane to refuse edits that
+    could no longer take effect (the engine and the steps write it; only
+    :meth:`why_not` reads it)."""
+
+    plan: Plan | None = None  # this iteration's plan, once made
+    coded_done: set[str] = field(default_factory=set)  # code loops ended this iteration
+    training_actions: set[str] = field(default_factory=set)  # coded actions being trained
+    training_begun: bool = False  # this iteration's training has started
+    samples_end: bool = False  # its training spends the last samples: no iteration follows
+
+    def why_not(self, what: str, target: str, iteration: int, iterations: int) -> str | None:
+        """Why an edit of ``what`` for ``target`` made now, in ``iteration`` of
+        ``iterations``, could never take effect (None: it can). Only the run's last
+        iteration, once planned, refuses."""
+        if self.plan is None or not (iteration >= iterations - 1 or self.samples_end):
+            return None
+        here = f"iteration {iteration + 1} is the session's last"
+        if what == "plan":
+            return f"{here} and its plan is made: no later plan would use this edit"
+        if what == "code":
+            coded = {sub.name for sub in self.plan.coded()}
+            if target in self.training_actions or (
+                target in coded and target not in self.coded_done
+            ):
+                return None
+            return f"{here} and {target} is no longer coded or trained in it: nothing would run it"
+        if what == "rl_config":
+            learned = [sub.name for sub in self.plan.learned()]
+            if target in learned and not self.training_begun:
+                return None
+            return f"{here} and no training of {target} starts after now"
+        return None
+
+
+class Progress:
+    """``PhaseProgress`` events of evaluations: at most one a second, and the last."""
+
+    def __init__(self, emit: Emit) -> None:
+        self.emit = emit
+        self.last = 0.0
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if done == total or now - self.last >= 1.0:
+            self.last = now
+            self.emit(ev.PhaseProgress, phase="evaluating", done=done, total=total)
+
+
+@dataclass(frozen=True)
+class StepContext:
+    """The run's parts as one iteration's steps see them."""
+
+    settings: EngineSettings
+    task: Task
+    team: AgentTeam
+    control: ControlPlane
+    iteration: int
+    emit: Emit
+    approve: Approver  # the identity when no person approves
+    progress: Progress
+    position: Position
+    on_frame: Callable[[Any], None] | None = None  # env 0's frames during training
+    frame_interval: float = 0.5  # at most one frame this often (seconds)
+
+    @property
+    def target(self) -> float:
+        """The run's target in the task's measure."""
+        return self.settings.target_for(self.task)
+
+    def phase(self, phase: str, detail: str = "", total: int | None = None) -> None:
+        """The run enters ``phase`` (planning, coding, validating, training, evaluating,
+        critic): a ``PhaseStarted`` event."""
+        self.emit(ev.PhaseStarted, phase=phase, detail=detail, total=total)
+
+    def safe_point(self) -> None:
+        """Pause here while paused; raise ``StopRequested`` after a stop."""
+        self.control.safe_point()
+
+    def evaluation_progress(self, done: int, total: int) -> None:
+        """Episodes ended so far in an evaluation; pause and stop are taken here too."""
+        self.progress(done, total)
+        self.safe_point()
+
+    def record_code(self, subaction: str, code: str, attempt: int, source: str) -> int | None:
+        """A ``CodeWritten`` event; the code version it records (the store's number)."""
+        version = self.emit(
+            ev.CodeWritten, subaction=subaction, code=code, attempt=attempt, source=source
+        )
+        return version if isinstance(version, int) else None

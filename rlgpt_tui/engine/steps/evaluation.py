@@ -1,0 +1,100 @@
+"""The evaluation step: the iteration's solution on fresh evaluation worlds, one episode
+each (seeds ``10_000 + seed + iteration``), and what the outer loop learns of it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rlgpt_tui.agents.schemas import Plan, Verdict
+from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.choice import Candidate
+from rlgpt_tui.engine.solution import StageSolution
+from rlgpt_tui.engine.steps.context import StepContext
+from rlgpt_tui.engine.steps.train import Policy
+from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
+from rlgpt_tui.rl.train import EvalResult, evaluate
+from rlgpt_tui.skills.compose import compose_sources
+from rlgpt_tui.skills.validation import ValidatedAction, validate
+
+
+@dataclass
+class Outcome:
+    """What an iteration's last step (the RL step, or the code alone evaluated) gives the
+    outer loop."""
+
+    value: float = 0.0  # the task's measure in the iteration's evaluation
+    samples: int = 0  # training samples spent
+    solution: StageSolution | None = None  # the iteration's policy or code
+    evaluation: dict[str, Any] = field(default_factory=dict)  # its evaluation summary
+    training: dict[str, Any] = field(default_factory=dict)  # scored: training episodes
+    candidates: list[Candidate] = field(default_factory=list)  # for the final choice
+    verdicts: dict[str, Verdict] = field(default_factory=dict)  # the critic's, if asked
+    notes: list[str] = field(default_factory=list)  # for the slow agent
+    policy: Policy | None = None  # the training's (sub-action, RLConfig, PPO), if any
+
+
+def evaluate_code_only(ctx: StepContext, plan: Plan, coded: dict[str, ValidatedAction]) -> Outcome:
+    """A plan without a learned sub-action: its coded sub-actions (composed into one
+    program when there are several, validated once) run alone, called again whenever
+    they return."""
+    parts = [coded[s.name] for s in plan.coded() if s.name in coded]
+    if not parts:
+        return Outcome()
+    if len(parts) == 1:  # validated when it was written
+        action = parts[0]
+    else:  # the plan's routines composed into one: a new program, validated once
+        composed = compose_sources([(a.name, a.source) for a in parts])
+        action = validate("plan", composed)
+    s = ctx.settings
+    config = RLConfig(
+        task=ctx.task.name,
+        env=s.env,
+        num_envs=s.eval_episodes,
+        seed=s.seed,
+        coded_actions=[CodedActionSpec.of(action)],
+    )
+    subject = f"{action.name} (code only)"
+    evaluation = evaluate_solution(ctx, subject, config, only_coded=action.name)
+    summary = evaluation.as_dict()
+    ctx.emit(ev.EvaluationDone, subject=subject, result=summary)
+    return Outcome(
+        value=evaluation.value,
+        solution=StageSolution(ctx.task.name, coded=action),
+        evaluation=summary,
+        candidates=[Candidate(config, ctx.iteration, evaluation.value, only_coded=action.name)],
+    )
+
+
+def evaluate_solution(
+    ctx: StepContext,
+    subject: str,
+    config: RLConfig,
+    model: Any = None,
+    only_coded: str | None = None,
+) -> EvalResult:
+    """``model`` over ``config``'s actions (or the coded action ``only_coded`` alone) on
+    the iteration's evaluation worlds; pause and stop are taken between episodes."""
+    s = ctx.settings
+    ctx.phase("evaluating", subject, total=s.eval_episodes)
+    return evaluate(
+        config,
+        model,
+        only_coded=only_coded,
+        episodes=s.eval_episodes,
+        seed=10_000 + s.seed + ctx.iteration,
+        on_episodes=ctx.evaluation_progress,
+    )
+
+
+def policy_summary(evaluation: EvalResult, usage: dict[str, Any], samples: int) -> dict:
+    """A trained policy's evaluation summary: its measurement, how much it used its coded
+    actions in training, and the training's samples."""
+    return evaluation.as_dict() | {
+        "coded_decision_share": round(usage["decision_share"], 4),
+        "training_samples": samples,
+        "coded_actions": {
+            name: {k: v for k, v in stats.items() if k in ("calls", "steps", "end_reasons")}
+            for name, stats in usage["actions"].items()
+        },
+    }

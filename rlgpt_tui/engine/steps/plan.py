@@ -1,0 +1,46 @@
+"""The plan step: the slow agent proposes (or revises) the decomposition into sub-actions."""
+
+from __future__ import annotations
+
+from rlgpt_tui.agents.base import IterationFeedback
+from rlgpt_tui.agents.schemas import Plan
+from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.control import StopRequested
+from rlgpt_tui.engine.steps.context import ProposalRejected, StepContext
+from rlgpt_tui.engine.steps.edits import apply_plan_edit, drop_unknown_high_level_actions
+from rlgpt_tui.llm.client import LLMAnswerError, LLMError
+
+MAX_PLAN_REJECTIONS = 3
+
+
+def plan_step(ctx: StepContext, history: list[IterationFeedback]) -> tuple[Plan, list[str]]:
+    """This iteration's plan and the notes for the slow agent of what went wrong.
+
+    A person's queued plan is used as it is; otherwise the slow agent plans from the
+    history, and an approver may reject its plan (up to :data:`MAX_PLAN_REJECTIONS` times,
+    then the run stops). A failed answer keeps the last plan; with no plan yet the run
+    cannot go on (``LLMError``)."""
+    ctx.phase("planning", f"iteration {ctx.iteration + 1}")
+    edited = apply_plan_edit(ctx, history)
+    if edited is not None:
+        return edited, []
+    for _ in range(MAX_PLAN_REJECTIONS):
+        try:
+            plan = drop_unknown_high_level_actions(ctx.team.slow.plan(ctx.task, history))
+        except LLMAnswerError as error:
+            if not history:  # no plan at all: the session cannot go on
+                raise LLMError(f"no plan could be made: {error}") from None
+            # one failed answer never ends a session: keep the last plan, say so
+            message = f"the slow agent's answer failed ({error}); the previous plan is kept"
+            ctx.emit(ev.EngineError, message=message)
+            plan = history[-1].plan.model_copy(deep=True)
+            ctx.emit(ev.PlanProposed, plan=plan.model_dump(), source="previous plan")
+            return plan, [message]
+        try:
+            plan = drop_unknown_high_level_actions(ctx.approve("plan", "", plan))
+        except ProposalRejected as why:
+            ctx.emit(ev.EngineError, message=f"plan rejected by a person: {why}")
+            continue
+        ctx.emit(ev.PlanProposed, plan=plan.model_dump())
+        return plan, []
+    raise StopRequested

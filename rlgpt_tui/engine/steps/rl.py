@@ -1,0 +1,230 @@
+"""The RL step: the inner loop of the learned sub-action.
+
+Configure (the fast agent's RL answer over the plan's coded actions, or a cut-off run's
+recorded configuration, with a person's RL edits on top), train PPO (``train.py``: a
+person's code edits are swapped in between rollouts, pause and stop are taken there),
+evaluate the policy, and let the critic judge it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from rlgpt_tui.agents.schemas import RLAnswer, SubAction
+from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.choice import Candidate
+from rlgpt_tui.engine.control import StopRequested
+from rlgpt_tui.engine.settings import checkpoint_folder
+from rlgpt_tui.engine.solution import StageSolution
+from rlgpt_tui.engine.steps.context import StepContext
+from rlgpt_tui.engine.steps.critic import judge_rl
+from rlgpt_tui.engine.steps.edits import apply_rl_edits
+from rlgpt_tui.engine.steps.evaluation import Outcome, evaluate_solution, policy_summary
+from rlgpt_tui.engine.steps.train import Policy, TrainingStopped, policy_to_continue, train_policy
+from rlgpt_tui.llm.client import LLMAnswerError
+from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
+from rlgpt_tui.skills.episodes import EpisodeTally
+from rlgpt_tui.skills.sandbox import CodeValidationError
+from rlgpt_tui.skills.validation import ValidatedAction
+
+
+@dataclass
+class Configured:
+    """A training run as configured, before it starts."""
+
+    config: RLConfig
+    planned: list[str]  # the plan's high-level actions for it
+    notes: list[str]  # how its actions differ from the plan's (recorded with it)
+    agent_notes: list[str] = field(default_factory=list)  # for the slow agent
+    continued: Any = None  # the PPO it continues (open-ended play), or None
+    from_checkpoint: bool = True  # continue the checkpoint in its folder, if there is one
+
+
+def rl_step(
+    ctx: StepContext,
+    sub: SubAction,
+    coded: dict[str, ValidatedAction],
+    budget: int,
+    *,
+    total_before: int,
+    best_code: Candidate | None,
+    last_policy: Policy | None,
+    recorded: dict[str, Any] | None,
+    code_table: dict[str, str],
+    run_tally: EpisodeTally,
+) -> Outcome:
+    """Configure, train, evaluate and judge ``sub`` over the plan's ``coded`` actions with
+    ``budget`` samples. ``total_before``: the session's samples so far; ``best_code``: the
+    best code alone so far (RL starts from it); ``last_policy``: the last training's
+    (open-ended play continues it); ``recorded``: a cut-off run's training of this
+    iteration (continued). A person's code swaps are recorded in ``code_table``, and a
+    scored task's training episodes in ``run_tally``. A stop raises :class:`TrainingStopped`
+    once training has begun."""
+    ctx.safe_point()
+    checkpoints = checkpoint_folder(ctx.settings.artifacts_dir, ctx.iteration, sub.name)
+    if recorded is not None and recorded.get("subaction") == sub.name:
+        configured = resume_rl(ctx, sub, coded, recorded)
+    else:
+        configured = configure_rl(ctx, sub, coded, budget, checkpoints, best_code, last_policy)
+    start_training(ctx, sub, configured, checkpoints)
+    trained = train_policy(
+        ctx,
+        sub,
+        configured.config,
+        checkpoints,
+        from_checkpoint=configured.from_checkpoint,
+        continued=configured.continued,
+        total_before=total_before,
+        code_table=code_table,
+    )
+    config, model, samples = trained.config, trained.result.model, trained.result.samples
+    subject = f"{sub.name} (RL policy)"
+    try:
+        evaluation = evaluate_solution(ctx, subject, config, model)
+    except StopRequested:
+        raise TrainingStopped(total_before + samples) from None
+    summary = policy_summary(evaluation, trained.usage, samples)
+    training: dict[str, Any] = {}
+    tally = trained.result.env.runner.tally
+    if ctx.task.scored and len(tally):
+        run_tally.extend(tally)
+        measured = tally.measure(ctx.task, seed=ctx.settings.seed)
+        training = {
+            "episodes": len(tally),
+            "score": round(measured.value, 3),
+            "achievements": tally.bitmasks(),
+            "ends": measured.ends,
+        }
+    ctx.emit(ev.EvaluationDone, subject=subject, result=summary)
+    verdict, note = judge_rl(ctx, sub, summary, evaluation)
+    ctx.emit(ev.SubActionDone, subaction=sub.name, mode="rl", code="", **verdict.model_dump())
+    candidates = [Candidate(config, ctx.iteration, evaluation.value, model)]
+    if config.start_from is not None:  # the code it started from, run alone
+        candidates.append(Candidate(config, ctx.iteration, None, only_coded=config.start_from))
+    return Outcome(
+        value=evaluation.value,
+        samples=samples,
+        solution=StageSolution(ctx.task.name, model=model, config=config),
+        evaluation=summary,
+        training=training,
+        candidates=candidates,
+        verdicts={sub.name: verdict},
+        notes=configured.agent_notes + ([note] if note else []),
+        policy=(sub.name, config, model),
+    )
+
+
+def configure_rl(
+    ctx: StepContext,
+    sub: SubAction,
+    coded: dict[str, ValidatedAction],
+    budget: int,
+    checkpoints: Path | None,
+    best_code: Candidate | None,
+    last_policy: Policy | None,
+) -> Configured:
+    """The fast agent's RL configuration for ``sub`` (defaults when its answer fails or
+    does not validate), starting from the best code so far, with a person's RL edit on
+    top; open-ended play continues ``last_policy`` when the action table extends it."""
+    s, task = ctx.settings, ctx.task
+    agent_notes = []
+    ctx.phase("coding", f"{sub.name} (RL configuration)")
+    try:
+        answer = ctx.team.fast.write_rl(task, sub, list(coded), env=s.env)
+    except LLMAnswerError as error:
+        message = (
+            f"the fast agent's RL answer failed ({error}): training with the plan's "
+            "high-level actions and default settings"
+        )
+        agent_notes.append(f"{sub.name}: {message}")
+        ctx.emit(ev.RLConfigValidationFailed, subaction=sub.name, error=message)
+        answer = RLAnswer()
+    # PPO gets the plan's high-level actions unless the RL answer changes them
+    planned = list(sub.high_level_actions)
+    wanted = planned if answer.high_level_actions is None else answer.high_level_actions
+    chosen = [n for n in wanted if n in coded]
+    notes = []
+    if answer.high_level_actions is not None and sorted(set(wanted)) != sorted(planned):
+        notes.append(f"the fast agent changed the plan's {planned} to {wanted}")
+    if [n for n in wanted if n not in coded]:
+        missing = [n for n in wanted if n not in coded]
+        notes.append(f"left out (no valid code): {', '.join(missing)}")
+    specs = [CodedActionSpec.of(coded[n]) for n in chosen]  # validated: not again
+    base = {
+        "task": task.name,
+        "env": s.env,
+        "num_envs": s.num_envs,
+        "seed": s.seed + ctx.iteration,
+        "samples": budget,
+        "coded_actions": specs,
+        "checkpoint_dir": checkpoints,
+        "checkpoint_every": s.checkpoint_every,
+    }
+    start_from = answer.start_from if answer.start_from in chosen else None
+    if start_from is None and best_code is not None:  # RL starts from the best code so far
+        spec = next(c for c in best_code.config.coded_actions if c.name == best_code.only_coded)
+        if spec.name in chosen:
+            start_from = spec.name
+        elif spec.name not in coded:
+            base["coded_actions"] = [*specs, spec]
+            start_from = spec.name
+            notes.append(f"starts from {spec.name}, the best code alone so far")
+    try:
+        config = RLConfig(
+            **base,
+            observation=answer.observation,
+            reward_code=answer.reward_code,
+            primitives=answer.primitives,
+            start_from=start_from,
+        )
+        if config.reward_code:
+            from rlgpt_tui.skills.reward import RewardCode
+
+            RewardCode(config.reward_code)  # validate before training
+    except (ValidationError, CodeValidationError) as error:
+        ctx.emit(ev.RLConfigValidationFailed, subaction=sub.name, error=str(error).splitlines()[0])
+        config = RLConfig(**base, start_from=start_from)
+    config = apply_rl_edits(ctx, sub.name, config)
+    # open-ended play: one policy keeps learning while the library grows
+    continued = policy_to_continue(last_policy, sub.name, config) if task.scored else None
+    if continued is not None:
+        notes.append("PPO continues the last iteration's policy (new actions appended)")
+    return Configured(config, planned, notes, agent_notes, continued)
+
+
+def resume_rl(
+    ctx: StepContext, sub: SubAction, coded: dict[str, ValidatedAction], recorded: dict
+) -> Configured:
+    """The training run that was cut off: its recorded configuration with the person's RL
+    edits on top (pending ones are carried over a resume), from its last checkpoint when
+    the edits leave the policy's shape and training unchanged (samples, checkpointing);
+    otherwise a fresh training of the edited configuration."""
+    before = RLConfig.model_validate(recorded["rl_config"]).carry_validation(coded)
+    config = apply_rl_edits(ctx, sub.name, before)
+    same = {"samples", "checkpoint_every"}
+    fits = before.model_dump(exclude=same) == config.model_dump(exclude=same)
+    note = "continues its checkpoint" if fits else "restarts: the RL edit changes the policy"
+    return Configured(config, list(sub.high_level_actions), [note], from_checkpoint=fits)
+
+
+def start_training(
+    ctx: StepContext, sub: SubAction, configured: Configured, checkpoints: Path | None
+) -> None:
+    """A ``TrainingStarted`` event; the configuration becomes the base of RL edits."""
+    config = configured.config
+    ctx.emit(
+        ev.TrainingStarted,
+        subaction=sub.name,
+        config=config.model_dump(mode="json", exclude={"coded_actions"})
+        | {
+            "coded_actions": [c.name for c in config.coded_actions],
+            "plan_high_level_actions": configured.planned,
+            "high_level_actions_note": "; ".join(configured.notes),
+        },
+        rl_config=config.model_dump(mode="json"),
+        checkpoint_dir=str(checkpoints) if checkpoints else None,
+    )
+    ctx.control.rl_bases[sub.name] = config.model_dump(mode="json")

@@ -1,0 +1,120 @@
+"""Training, the heart of the RL step: PPO over the primitives and the coded actions.
+
+Between two rollouts the run reports its progress, pauses or stops (the checkpoint is
+kept), and swaps a person's code edits into the action table."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rlgpt_tui.agents.schemas import SubAction
+from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.control import StopRequested
+from rlgpt_tui.engine.steps.context import StepContext
+from rlgpt_tui.engine.steps.edits import swap_code_edits
+from rlgpt_tui.rl.config import RLConfig
+from rlgpt_tui.rl.train import TrainResult, build_env, load_checkpoint, train
+
+Policy = tuple[str, RLConfig, Any]  # a training's sub-action, configuration and PPO
+
+
+class TrainingStopped(StopRequested):
+    """A person's stop inside the RL step; ``total``: the session's samples by then (the
+    cut-off training's included)."""
+
+    def __init__(self, total: int) -> None:
+        super().__init__()
+        self.total = total
+
+
+@dataclass
+class Trained:
+    """A finished training run."""
+
+    result: TrainResult
+    config: RLConfig  # with the coded actions that ran last (a person's swaps)
+    usage: dict[str, Any]  # how often the policy chose its coded actions
+
+
+def train_policy(
+    ctx: StepContext,
+    sub: SubAction,
+    config: RLConfig,
+    checkpoints: Path | None,
+    *,
+    from_checkpoint: bool,
+    continued: Any,
+    total_before: int,
+    code_table: dict[str, str],
+) -> Trained:
+    """Train PPO on ``config``: from the checkpoint a cut-off run left in ``checkpoints``
+    (``from_checkpoint``), else the policy it ``continued`` (open-ended play), else a fresh
+    one. Between rollouts: a ``TrainingProgress`` event, env 0's frame for
+    ``ctx.on_frame``, a safe point, and a person's code edits swapped in (recorded in
+    ``code_table``). ``total_before``: the session's samples before it. A stop raises
+    :class:`TrainingStopped`."""
+    model, done = None, 0
+    saved = load_checkpoint(checkpoints) if checkpoints and from_checkpoint else None
+    if saved is not None:  # continue a training run that was cut off
+        model, done = saved
+    elif continued is not None:  # open-ended play: the last iteration's policy
+        model = continued
+    env = build_env(config)
+    last_frame = [0.0]
+    specs = {spec.name: spec for spec in config.coded_actions}  # edited ones replaced
+    rollouts, trained = [0], [0]
+    swap_code_edits(ctx, env, specs, 0, done, code_table)  # edits pending before training
+
+    def on_metrics(metrics: dict[str, Any]) -> None:
+        rollouts[0] += 1
+        trained[0] = metrics["samples"]
+        ctx.emit(
+            ev.TrainingProgress,
+            subaction=sub.name,
+            metrics=metrics,
+            total_samples=total_before + metrics["samples"],
+        )
+        now = time.monotonic()
+        if ctx.on_frame is not None and now - last_frame[0] >= ctx.frame_interval:
+            last_frame[0] = now
+            ctx.on_frame(env.world.frame(0, 144))
+        ctx.safe_point()  # between rollouts: pause here, or stop (checkpoint kept)
+        swap_code_edits(ctx, env, specs, rollouts[0], metrics["samples"], code_table)
+
+    ctx.position.training_begun = True
+    ctx.position.training_actions = set(specs)
+    ctx.phase("training", sub.name, total=config.samples)
+    try:
+        result = train(config, on_metrics=on_metrics, model=model, env=env, samples_done=done)
+    except StopRequested:
+        raise TrainingStopped(total_before + trained[0]) from None
+    finally:
+        ctx.position.training_actions = set()
+        usage = env.coded_usage()
+        env.close()  # worker processes, for out-of-process worlds
+    if any(specs[c.name] is not c for c in config.coded_actions):  # evaluate what ran last
+        config = config.model_copy(update={"coded_actions": list(specs.values())})
+    return Trained(result, config, usage)
+
+
+def policy_to_continue(last: Policy | None, subaction: str, config: RLConfig) -> Any:
+    """The last training's policy, when this one offers the same observation and
+    primitives and its coded actions extend the last ones (new ones appended): PPO goes on
+    learning with its action head grown. None: start a fresh policy."""
+    if last is None:
+        return None
+    name, before_config, model = last
+    before = [c.name for c in before_config.coded_actions]
+    now = [c.name for c in config.coded_actions]
+    same = (name, before_config.observation, before_config.primitives, before_config.ppo) == (
+        subaction,
+        config.observation,
+        config.primitives,
+        config.ppo,
+    )
+    if not same or now[: len(before)] != before:
+        return None
+    return model
