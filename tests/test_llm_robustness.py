@@ -306,7 +306,7 @@ def test_a_verdict_repeating_the_prompts_example_is_repaired() -> None:
         verdict = team.critic.judge_rl(TASK, sub, {"success_rate": 0.95}, 0.9)
     assert verdict.reason == VERDICT_OK["reason"]
     repair = server.requests[1]["messages"][-1]["content"]
-    assert "the answer repeats the prompt's example" in repair
+    assert "repeats the prompt's example" in repair
     assert "in 3 of 4 runs the player ended far from any grass" in repair
 
 
@@ -358,7 +358,7 @@ def test_code_repeating_the_example_is_repaired_and_the_example_comes_from_the_l
     assert json.dumps(shown) in prompt  # a validated library skill, not the fixed example
     assert "nearest grass" not in prompt
     repair = server.requests[1]["messages"][-1]["content"]
-    assert "the answer repeats the prompt's example" in repair
+    assert "repeats the prompt's example" in repair
 
 
 def test_a_pass_for_code_whose_every_run_failed_is_overruled() -> None:
@@ -417,3 +417,12 @@ def test_new_code_runs_library_skills_through_ctx_skill_and_unknown_ones_are_rep
     assert all(not r.end.failure for r in records)
     moved = [b.position != a.position for b, a in zip(before, after, strict=True)]
     assert any(moved)  # the library's navigation walked the player
+
+
+def test_a_plan_copying_only_the_examples_notes_keeps_its_plan_without_the_notes() -> None:
+    copied = PLAN | {"notes": json.loads(PlanAnswer.EXAMPLE)["notes"]}
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [{"content": json.dumps(copied)}]
+        plan = LLMTeam(client_for(server)).slow.plan(TASK, [])
+    assert [s.name for s in plan.subactions] == ["go_to_tree", "collect_wood"]
+    assert plan.notes == "" and len(server.requests) == 1  # dropped, no repair round

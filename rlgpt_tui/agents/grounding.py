@@ -1,9 +1,9 @@
 """Answers grounded in evidence: checks an LLM answer must pass, and the measured figure's
 last word over a critic.
 
-- An answer that repeats the prompt's example (a plan's descriptions, code, a verdict's
-  reason) is invalid: :func:`example_check` raises the repair line, and the answer is
-  repaired like any other invalid one.
+- An answer whose decisions repeat the prompt's example (a plan's descriptions, code, a
+  verdict's reason) is invalid: :func:`example_check` raises the repair line, and the answer
+  is repaired like any other invalid one; a copied free comment is dropped.
 - A verdict whose reason names things (blocks, creatures, items) that its evidence does not
   show is invalid (:func:`evidence_check`).
 - A verdict that contradicts the measured outcome it was given is overruled by the figure
@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from rlgpt_tui.agents.base import Execution
-from rlgpt_tui.agents.schemas import Verdict
+from rlgpt_tui.agents.schemas import SubAction, Verdict
 from rlgpt_tui.envs.base import BLOCK_NAMES, INVENTORY_ITEMS, MOB_NAMES, View
 
 #: things a verdict may name: the world's blocks, creatures and inventory items
@@ -53,26 +53,48 @@ def example_texts(example: str) -> list[str]:
     return sorted(t for t in texts if len(t.split()) >= MIN_COPY_WORDS)
 
 
-def repeated_example(answer: BaseModel, example: str) -> str | None:
-    """The example's text that ``answer`` repeats word for word, if any."""
-    said = [_normal(s) for s in _strings(answer.model_dump())]
-    for text in example_texts(example):
-        if any(text in s for s in said):
-            return text
-    return None
+def _copied(text: str, examples: list[str]) -> str | None:
+    said = _normal(text)
+    return next((t for t in examples if t in said), None)
+
+
+def _free_comment(model: BaseModel, key: str) -> bool:
+    """Is ``model.key`` a free comment (may be left out) rather than a decision?"""
+    return key in ("notes", "explanation", "suggestion") or (
+        key == "reason" and isinstance(model, SubAction)
+    )
+
+
+def _scrub(model: BaseModel, examples: list[str]) -> None:
+    """Clear free comments that repeat an example; raise for a decision that does."""
+    for key, value in list(model):
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            if isinstance(item, BaseModel):
+                _scrub(item, examples)
+        if not isinstance(value, str):
+            continue
+        copied = _copied(value, examples)
+        if copied is None:
+            continue
+        if _free_comment(model, key):
+            setattr(model, key, "")  # a copied comment says nothing: dropped
+            continue
+        shown = copied if len(copied) <= 80 else copied[:77] + "..."
+        raise ValueError(
+            f"{key} repeats the prompt's example ({shown!r}): the example is for another "
+            "task; answer for this task from its own evidence"
+        )
 
 
 def example_check(example: str) -> Check:
-    """A check refusing answers that repeat ``example``."""
+    """A check refusing answers whose decisions (a sub-action's description, code, a
+    verdict's reason) repeat ``example``; copied free comments (notes, explanations,
+    suggestions, a sub-action's reason) are dropped instead."""
+    examples = example_texts(example)
 
     def check(answer: BaseModel) -> None:
-        copied = repeated_example(answer, example)
-        if copied is not None:
-            shown = copied if len(copied) <= 80 else copied[:77] + "..."
-            raise ValueError(
-                f"the answer repeats the prompt's example ({shown!r}): the example is for "
-                "another task; answer for this task from its own evidence"
-            )
+        _scrub(answer, examples)
 
     return check
 
