@@ -524,3 +524,44 @@ def test_rl_starts_from_the_best_code_of_an_earlier_iteration(monkeypatch) -> No
     assert result.final is not None and result.final.chosen.kind == chosen.result["kind"]
     finished = events[-1]
     assert isinstance(finished, ev.SessionFinished) and finished.result == chosen.result
+
+
+def test_a_pause_between_iterations_takes_a_plan_edit_for_the_last_iteration() -> None:
+    """Paused at the top of the last iteration (nothing of it planned yet), a person's plan
+    is accepted and is the plan that iteration uses."""
+    import threading
+
+    from rlgpt_tui.agents.schemas import Plan
+
+    events: list[ev.Event] = []
+    engine: Engine
+
+    def on_event(event: ev.Event) -> None:
+        events.append(event)
+        if isinstance(event, ev.IterationDone) and event.iteration == 0:
+            engine.control.pause()  # held at the next safe point: the top of iteration 2
+
+    engine = Engine(tiny_settings(samples_per_iteration=512), builtin_team(), on_event)
+    runner = threading.Thread(target=engine.run)
+    runner.start()
+    try:
+
+        def held() -> bool:
+            return any(isinstance(e, ev.ControlChanged) and e.state == "paused" for e in events)
+
+        wait_for(held, 240, "the pause")
+        plan = Plan.model_validate(
+            {
+                "subactions": [
+                    {"name": "collect_wood", "description": "a person's plan", "mode": "rl"}
+                ]
+            }
+        )
+        engine.control.edit_plan(plan)  # not refused: iteration 2's plan is not made yet
+    finally:
+        engine.control.resume()
+        runner.join(timeout=300)
+    proposed = [e for e in events if isinstance(e, ev.PlanProposed)]
+    assert proposed[-1].iteration == 1 and proposed[-1].source == "human"
+    assert proposed[-1].plan["subactions"][0]["description"] == "a person's plan"
+    assert not any(isinstance(e, ev.EditRefused) for e in events)
