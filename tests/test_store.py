@@ -106,7 +106,7 @@ def test_kill_9_during_training_then_resume_continues_from_checkpoint(tmp_path: 
 
 
 @pytest.mark.slow
-def test_session_records_tables_and_exports(tmp_path: Path) -> None:
+def test_session_records_tables_and_exports(tmp_path: Path, capsys) -> None:
     store = SessionStore(tmp_path)
     session = Session.create(store, tiny_settings(samples_per_iteration=2048))
     session.run()
@@ -141,6 +141,22 @@ def test_session_records_tables_and_exports(tmp_path: Path) -> None:
     assert "agent: **builtin**" in text and all(rate in text for rate in rates)
     assert "### `go_to_tree`" in text and "![learning curves](curves.png)" in text
     assert f"**result: success rate {summary.result:.2f}" in text
+    # where the time went: a phase table whose shares sum to the wall time, training in it
+    phases = store.phase_times(sid)
+    assert [it.iteration for it in phases.iterations] == [0, 1]
+    shares = phases.as_dict()["shares"]
+    assert abs(sum(shares.values()) - 1.0) < 0.01
+    assert shares["training"] > 0 and phases.samples == summary.total_samples
+    for phase in ("world", "evaluating", "critic runs", "final evaluation"):
+        assert shares[phase] > 0, phase  # each had its own PhaseStarted
+    table = text.split("## Where the time went")[1].split("\n## ")[0]
+    training_row = next(r for r in table.splitlines() if r.startswith("| training |"))
+    assert float(training_row.split("|")[-3]) > 0  # its total seconds
+    assert "| **wall** |" in table and "it.  2 |" in table and "T" in table  # the bars
+    assert main(["sessions", "--sessions-dir", str(tmp_path), "show", str(sid)]) == 0
+    shown = capsys.readouterr().out
+    assert f"training proper {phases.totals['training']:.1f} s" in shown
+    assert f"{phases.wall:.1f} s of wall time" in shown
     from PIL import Image
 
     with Image.open(tmp_path / "out" / "episode.gif") as gif:

@@ -55,6 +55,7 @@ from rlgpt_tui.engine.solution import StageSolution
 from rlgpt_tui.envs import make_world
 from rlgpt_tui.llm.client import LLMAnswerError, LLMError
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
+from rlgpt_tui.rl.decide import AgainstTarget
 from rlgpt_tui.rl.train import build_env, evaluate, load_checkpoint, train
 from rlgpt_tui.skills.compose import compose_sources
 from rlgpt_tui.skills.episodes import EpisodeTally, run_one_call_each
@@ -199,8 +200,8 @@ class Engine:
         self.control.safe_point()
 
     def _phase(self, phase: str, detail: str = "", total: int | None = None) -> None:
-        """The run enters ``phase`` (planning, coding, validating, training, evaluating,
-        critic): a ``PhaseStarted`` event."""
+        """The run enters ``phase`` (planning, coding, validating, critic runs, world,
+        training, evaluating, critic, final evaluation): a ``PhaseStarted`` event."""
         self.phase = phase
         self._emit(ev.PhaseStarted, phase=phase, detail=detail, total=total)
 
@@ -211,7 +212,7 @@ class Engine:
         now = time.monotonic()
         if done == total or now - self._last_progress >= 1.0:
             self._last_progress = now
-            self._emit(ev.PhaseProgress, phase="evaluating", done=done, total=total)
+            self._emit(ev.PhaseProgress, phase=self.phase, done=done, total=total)
 
     def _evaluation_progress(self, done: int, total: int) -> None:
         """Episodes ended so far in an evaluation; pause and stop are taken here too."""
@@ -378,8 +379,20 @@ class Engine:
         if not len(self.candidates):
             return None
         episodes = fresh_episodes(task, s.eval_episodes)
+
+        def on_candidate(candidate: Candidate):
+            self._phase("final evaluation", candidate.subject, total=episodes)
+            return self._final_progress
+
         try:
-            final = choose(self.candidates, task, episodes, FRESH_SEED + s.seed, s.target_for(task))
+            final = choose(
+                self.candidates,
+                task,
+                episodes,
+                FRESH_SEED + s.seed,
+                s.target_for(task),
+                on_candidate,
+            )
         except (SandboxUnavailable, CodeValidationError) as error:
             self._emit(ev.EngineError, message=f"the final evaluation failed: {error}")
             return None
@@ -451,6 +464,7 @@ class Engine:
                     previous, problem = source, self._last_error
                     continue
                 action = tried
+                self._phase("critic runs", sub.name, total=self.settings.critic_runs)
                 runs = self._sample_runs(action)
                 self._phase("critic", sub.name)
                 try:
@@ -692,6 +706,7 @@ class Engine:
             model, done = saved
         elif self._continued is not None:  # open-ended play: the last iteration's policy
             model, self._continued = self._continued, None
+        self._phase("world", sub.name, total=config.num_envs)
         env = build_env(config)
         last_frame = [0.0]
         specs = {spec.name: spec for spec in config.coded_actions}  # edited ones replaced
@@ -719,21 +734,30 @@ class Engine:
         self._phase("training", sub.name, total=config.samples)
         try:
             result = train(config, on_metrics=on_metrics, model=model, env=env, samples_done=done)
+        except BaseException:
+            env.close()  # worker processes, for out-of-process worlds
+            raise
         finally:
             self._training_actions = set()
             usage = env.coded_usage()
-            env.close()  # worker processes, for out-of-process worlds
         if any(specs[c.name] is not c for c in config.coded_actions):  # evaluate what ran last
             config = config.model_copy(update={"coded_actions": list(specs.values())})
         self._trained_total = self._total_before + result.samples
         self._phase("evaluating", f"{sub.name} (RL policy)", total=s.eval_episodes)
-        evaluation = evaluate(
-            config,
-            result.model,
-            episodes=s.eval_episodes,
-            seed=10_000 + s.seed + self.iteration,
-            on_episodes=self._evaluation_progress,
-        )
+        try:  # in the training's world when it has one env per episode: nothing to build
+            evaluation = evaluate(
+                config,
+                result.model,
+                episodes=s.eval_episodes,
+                seed=10_000 + s.seed + self.iteration,
+                on_episodes=self._evaluation_progress,
+                question=self._question(
+                    task, Candidate(config, self.iteration, None, result.model)
+                ),
+                env=env,
+            )
+        finally:
+            env.close()
         summary = evaluation.as_dict() | {
             "coded_decision_share": round(usage["decision_share"], 4),
             "training_samples": result.samples,
@@ -775,6 +799,12 @@ class Engine:
             )
         self._last_policy = (sub.name, config, result.model)
         return evaluation.value, result.samples
+
+    def _question(self, task: Task, candidate: Candidate) -> AgainstTarget:
+        """What an iteration's evaluation decides: the target, and (below it) whether it
+        beats the best of its kind so far (:mod:`rlgpt_tui.rl.decide`)."""
+        held = self.candidates.best.get(candidate.kind)
+        return AgainstTarget(self.settings.target_for(task), held.value if held else None)
 
     def _policy_to_continue(self, subaction: str, config: RLConfig):
         """The last training's policy, when this one offers the same observation and
@@ -848,6 +878,9 @@ class Engine:
             episodes=s.eval_episodes,
             seed=10_000 + s.seed + self.iteration,
             on_episodes=self._evaluation_progress,
+            question=self._question(
+                task, Candidate(config, self.iteration, None, only_coded=action.name)
+            ),
         )
         self.candidates.offer(
             Candidate(config, self.iteration, evaluation.value, only_coded=action.name)
