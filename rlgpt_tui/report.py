@@ -120,7 +120,10 @@ def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str
         result = json.loads(row["result"])
         shown = "-" if row["value"] is None else result_text(result, episodes=False, ends=False)
         number = row["iteration"] + 1
-        lines.append(f"| {number} | {row['subject']} | {shown} | {row['episodes']} |")
+        count = str(row["episodes"])
+        if result.get("decision"):  # stopped once its episodes decided the question
+            count = f"{row['episodes']} of {result['planned']} ({result['decision']})"
+        lines.append(f"| {number} | {row['subject']} | {shown} | {count} |")
     lines += _achievement_table([json.loads(r["result"]) for r in evaluations])
     lines += ["", "## Critic verdicts", ""]
     for row in store.rows("verdicts", session_id):

@@ -31,9 +31,16 @@ def test_the_range_of_the_full_result_decides_never_the_early_episodes() -> None
 
 
 def test_an_evaluation_stops_once_its_episodes_decide_and_says_after_how_many() -> None:
-    heard = []
-    full = evaluate(config(), only_coded="collect_wood", episodes=8, seed=5)
+    heard, every = [], []
+    full = evaluate(
+        config(),
+        only_coded="collect_wood",
+        episodes=8,
+        seed=5,
+        on_episodes=lambda done, total: every.append((done, total)),
+    )
     assert full.decision is None and full.episodes == 8  # no question: every episode
+    assert every[-1] == (8, 8)  # progress to the last episode
     early = evaluate(
         config(),
         only_coded="collect_wood",

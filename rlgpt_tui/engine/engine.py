@@ -708,6 +708,9 @@ class Engine:
             model, self._continued = self._continued, None
         self._phase("world", sub.name, total=config.num_envs)
         env = build_env(config)
+        if env.world.compiling():  # say what the wait is for (a first run's compilation)
+            self._phase("world", f"{sub.name}: {env.world.compiling()}")
+        env.reset()  # generate the worlds (and compile) here, not in the first rollout
         last_frame = [0.0]
         specs = {spec.name: spec for spec in config.coded_actions}  # edited ones replaced
         rollouts = [0]

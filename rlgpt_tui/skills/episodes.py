@@ -514,7 +514,7 @@ def run_episodes(
                     view,
                 )
             )
-        if until is not None and len(outcomes) > known and playing.any() and until(outcomes):
+        if until is not None and len(outcomes) > known and until(outcomes) and playing.any():
             runner.abandon()
             break
     outcomes.sort(key=lambda o: o.env)
