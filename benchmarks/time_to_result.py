@@ -6,7 +6,9 @@ each, in a fresh sessions folder), then reads each session's phase times from it
 (:mod:`rlgpt_tui.engine.phases`): training proper's share of the wall time, seconds per
 phase, samples per second of training proper. Also ``training_between_reports_s``: the
 time between each training run's first and last progress report (training without its
-first rollout, a figure older records allow too).
+first rollout, a figure older records allow too), and the seconds from launching `run` to
+PPO's first sample (``to_first_sample_s``: its training phase begins, the world built and
+compiled) and to its first progress report. Run it twice in a row to see a warm start.
 
     python benchmarks/time_to_result.py                       # both jobs
     python benchmarks/time_to_result.py --jobs collect_wood
@@ -77,9 +79,15 @@ def run_job(args: list[str], sessions: Path) -> dict[str, Any]:
         raise SystemExit(f"{' '.join(command)} failed: {done.stderr.strip()[-500:]}")
     store = SessionStore(sessions)
     newest = store.list_sessions()[0].id
+    records = store.events(newest)
+    training = [e for e in records if e["kind"] == "phase_started" and e["phase"] == "training"]
+    reports = [e for e in records if e["kind"] == "training_progress"]
     return {
         "command": "rlgpt-tui run " + " ".join(args),
         "process_seconds": round(time.time() - started, 1),
+        # from `run` to PPO's first sample (training begins), and to its first report
+        "to_first_sample_s": round(training[0]["time"] - started, 1) if training else None,
+        "to_first_report_s": round(reports[0]["time"] - started, 1) if reports else None,
         "load_before": [round(x, 2) for x in load],
         "load_after": [round(x, 2) for x in os.getloadavg()],
     } | session_figures(store, newest)

@@ -59,7 +59,8 @@ def build_env(
 
     ``for_training``: the envs form :attr:`OwnClockPPO.env_groups` groups that step in
     turn (one group's world step runs while Python works on the other's results);
-    otherwise one batch, which steps fastest synchronously (evaluation)."""
+    otherwise one batch, which steps fastest synchronously. Evaluations use the training's
+    layout: a world of the training's size then needs no new compilation."""
     seed = config.seed if seed is None else seed
     num_envs = num_envs or config.num_envs
     world = make_world(
@@ -398,8 +399,8 @@ def evaluate(
     if deterministic is None:
         deterministic = config.start_from is not None
     own = env is None or env.num_envs != episodes
-    if own:
-        env = build_env(config, num_envs=episodes, seed=seed, for_training=False)
+    if own:  # in the training's layout of groups: the same sizes reuse compiled kernels
+        env = build_env(config, num_envs=episodes, seed=seed)
     runner = env.runner
     if only_coded is not None and runner.coded_index(only_coded) is None:
         offered = [e.name for e in runner.table if e.coded is not None]
