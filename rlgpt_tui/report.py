@@ -31,12 +31,14 @@ GIF_MAX_FRAMES = 240
 
 
 def session_record(store: SessionStore, session_id: int) -> dict[str, Any]:
-    """The session, every record table and the event log, as plain data (JSON export)."""
+    """The session, every record table, the event log and where its time went (seconds
+    per phase), as plain data (JSON export)."""
     summary = store.get(session_id)
     record: dict[str, Any] = {"session": summary.__dict__}
     for table in RECORD_TABLES:
         record[table] = store.rows(table, session_id)
     record["events"] = store.events(session_id)
+    record["phases"] = store.phase_times(session_id).as_dict()  # where the time went
     return record
 
 

@@ -169,6 +169,7 @@ def test_session_records_tables_and_exports(tmp_path: Path, capsys) -> None:
     assert Image.open(tmp_path / "out" / "curves.png").size == (900, 360)
     data = json.loads(export_session(store, sid, "json", tmp_path / "out").read_text())
     assert len(data["events"]) == len(store.events(sid))
+    assert data["phases"]["seconds"]["training"] == round(phases.totals["training"], 2)
     assert data["session"]["best"] == summary.best
 
 
