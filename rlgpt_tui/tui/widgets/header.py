@@ -201,6 +201,8 @@ class SessionHeader(Widget):
             return (f"training {done}" if short else f"training {detail} {done}") + spent
         if phase in ("evaluating", "final evaluation") and self.phase_total:
             return f"{phase} {self.phase_done}/{self.phase_total} episodes{spent}"
+        if phase == "world" and "compiling" in detail and short:  # what the wait is for
+            return f"compiling{spent}"
         if short or phase == "planning" or not detail:
             return phase + spent
         return f"{phase} {detail}{spent}"
