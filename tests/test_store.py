@@ -349,6 +349,14 @@ def test_llm_session_records_calls_never_the_key_and_resumes_after_outage(
     done = [e for e in after if e["kind"] == "iteration_done"]
     assert [e["iteration"] for e in done] == [0, 1]
     assert done[1]["tokens"] > done[0]["tokens"]  # counted across the resume
+    # where the time went: each role's LLM calls, over both segments, apart from its phase
+    phases = store.phase_times(session.id)
+    assert [it.iteration for it in phases.iterations] == [0, 1]
+    for role in ("slow", "fast", "critic"):
+        latency = sum(
+            c["latency_s"] for c in store.rows("llm_calls", session.id) if c["role"] == role
+        )
+        assert phases.totals[f"LLM {role}"] == pytest.approx(latency, abs=0.05), role
     export = export_session(store, session.id, "json", tmp_path / "out")
     for path in [*tmp_path.glob("rlgpt.db*"), export, *tmp_path.rglob("*.py")]:
         assert key.encode() not in path.read_bytes(), path

@@ -415,7 +415,10 @@ def test_approval_escape_rejects_a_turns_it_off_and_a_plan_is_approved_as_a_whol
         await pilot.press(*keys)
 
     async def scenario() -> None:
-        app = RlgptApp(tmp_path, settings=tiny_settings(), approval=True)
+        # iteration 1 must outlast the key presses that turn approval on again for iteration
+        # 2's plan: with its world compiled and evaluation in it, 1,024 samples can end first
+        settings = tiny_settings(samples_per_iteration=4096)
+        app = RlgptApp(tmp_path, settings=settings, approval=True)
         async with app.run_test(size=(200, 55)) as pilot:
             screen = await run_screen(pilot, app)
             header = screen.header
