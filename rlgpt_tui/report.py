@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.phases import SessionPhases
 from rlgpt_tui.engine.provenance import solution_provenance
 from rlgpt_tui.store import SessionStore, StoreError
 from rlgpt_tui.tasks import Measure, result_text
@@ -31,12 +32,14 @@ GIF_MAX_FRAMES = 240
 
 
 def session_record(store: SessionStore, session_id: int) -> dict[str, Any]:
-    """The session, every record table and the event log, as plain data (JSON export)."""
+    """The session, every record table, the event log and where its time went (seconds
+    per phase), as plain data (JSON export)."""
     summary = store.get(session_id)
     record: dict[str, Any] = {"session": summary.__dict__}
     for table in RECORD_TABLES:
         record[table] = store.rows(table, session_id)
     record["events"] = store.events(session_id)
+    record["phases"] = store.phase_times(session_id).as_dict()  # where the time went
     return record
 
 
@@ -72,6 +75,9 @@ def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str
         f"- training samples used: {s.total_samples:,}; LLM tokens: {s.tokens:,}",
         f"- started {time.strftime('%Y-%m-%d %H:%M', time.localtime(s.created_at))}",
     ]
+    phases = store.phase_times(session_id)
+    if phases.iterations:
+        lines.append(f"- {phase_totals_text(phases)}")
     lines += _run_score_lines(ev.events_from_records(store.events(session_id)))
     lines += [
         "",
@@ -85,6 +91,7 @@ def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str
             f"| {row['iteration'] + 1} | {row['plan']} | {m.format(row['value'])} | "
             f"{row['samples']:,} | {row['total_samples']:,} | {row['tokens']:,} |"
         )
+    lines += phase_table(phases)
     lines += ["", "## Plans", ""]
     for row in store.rows("plans", session_id):
         plan = json.loads(row["plan"])
@@ -116,7 +123,10 @@ def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str
         result = json.loads(row["result"])
         shown = "-" if row["value"] is None else result_text(result, episodes=False, ends=False)
         number = row["iteration"] + 1
-        lines.append(f"| {number} | {row['subject']} | {shown} | {row['episodes']} |")
+        count = str(row["episodes"])
+        if result.get("decision"):  # stopped once its episodes decided the question
+            count = f"{row['episodes']} of {result['planned']} ({result['decision']})"
+        lines.append(f"| {number} | {row['subject']} | {shown} | {count} |")
     lines += _achievement_table([json.loads(r["result"]) for r in evaluations])
     lines += ["", "## Critic verdicts", ""]
     for row in store.rows("verdicts", session_id):
@@ -174,6 +184,98 @@ def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str
     for name, code in final_code(store, session_id).items():
         lines += [f"### `{name}`", "", "```python", code.rstrip(), "```", ""]
     return "\n".join(lines) + "\n"
+
+
+#: one letter per phase in the stacked bars (LLM calls: ``L``; anything else: ``.``)
+BAR_LETTERS = {
+    "planning": "p",
+    "coding": "c",
+    "validating": "v",
+    "critic runs": "r",
+    "world": "W",
+    "training": "T",
+    "checkpointing": "k",
+    "evaluating": "E",
+    "critic": "j",
+    "final evaluation": "F",
+    "paused": " ",
+}
+BAR_WIDTH = 50
+
+
+def _letter(phase: str) -> str:
+    return "L" if phase.startswith("LLM ") else BAR_LETTERS.get(phase, ".")
+
+
+def phase_totals_text(phases: SessionPhases) -> str:
+    """One line: the wall time, training proper's share and rate, the biggest phases."""
+    totals, wall = phases.totals, phases.wall
+    rate = phases.samples_per_second
+    top = sorted(
+        ((k, v) for k, v in totals.items() if k not in ("training", "paused") and v >= 0.05),
+        key=lambda kv: -kv[1],
+    )[:4]
+    others = ", ".join(f"{k} {v:.1f} s" for k, v in top)
+    return (
+        f"time: {wall:.1f} s of wall time, training proper {totals.get('training', 0.0):.1f} s "
+        f"({phases.training_share:.0%})"
+        + (f" at {rate:,.0f} samples/s" if rate else "")
+        + (f"; {others}" if others else "")
+        + (f"; paused {totals['paused']:.1f} s" if totals.get("paused") else "")
+    )
+
+
+def phase_bar(seconds: dict[str, float], scale: float, names: list[str]) -> str:
+    """A stacked bar of ``seconds`` per phase, ``scale`` seconds per character."""
+    bar = ""
+    for name in names:
+        value = seconds.get(name, 0.0)
+        if name == "paused" or value <= 0 or scale <= 0:
+            continue
+        bar += _letter(name) * max(1, round(value / scale)) if value >= scale / 2 else ""
+    return bar
+
+
+def phase_table(phases: SessionPhases) -> list[str]:
+    """Where the time went: seconds per phase and iteration, shares, stacked bars."""
+    if not phases.iterations:
+        return []
+    names = phases.names()
+    its = phases.iterations
+    totals, wall = phases.totals, phases.wall
+    lines = [
+        "",
+        "## Where the time went",
+        "",
+        "| phase | " + " | ".join(f"it. {it.iteration + 1}" for it in its) + " | total | share |",
+        "|---|" + "---|" * (len(its) + 2),
+    ]
+    for name in names:
+        cells = [f"{it.seconds.get(name, 0.0):.1f}" for it in its]
+        share = "-" if name == "paused" else f"{totals[name] / wall:.0%}" if wall else "-"
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {totals[name]:.1f} | {share} |")
+    lines.append(
+        "| **wall** | " + " | ".join(f"{it.wall:.1f}" for it in its) + f" | {wall:.1f} | 100% |"
+    )
+    rates = [f"{it.samples_per_second:,.0f}" if it.samples_per_second else "-" for it in its]
+    rate = phases.samples_per_second
+    lines.append(
+        "| samples/s (training proper) | "
+        + " | ".join(rates)
+        + f" | {f'{rate:,.0f}' if rate else '-'} | |"
+    )
+    longest = max(it.wall for it in its)
+    scale = longest / BAR_WIDTH if longest > 0 else 0.0
+    legend = ", ".join(
+        f"{_letter(n)} {n}" for n in names if n != "paused" and not n.startswith("LLM ")
+    )
+    if any(n.startswith("LLM ") for n in names):
+        legend += ", L LLM calls"
+    lines += ["", f"Seconds per phase (one character: {scale:.2f} s; {legend}):", "", "```"]
+    for it in its:
+        lines.append(f"it. {it.iteration + 1:>2} |{phase_bar(it.seconds, scale, names)}")
+    lines.append("```")
+    return lines
 
 
 def _result_lines(events: list[ev.Event], best: float | None, m: Measure) -> list[str]:
@@ -399,11 +501,13 @@ def _value(row: dict[str, Any]) -> float | None:
 
 
 def evaluation_frames(store: SessionStore, session_id: int, size: int = 144) -> list:
-    """Frames of one episode of the session's best solution (its policy, or its code)."""
+    """Frames of one episode of the session's best solution (its policy, or its code), at
+    most :data:`GIF_MAX_FRAMES` steps long."""
     from PIL import Image
 
-    from rlgpt_tui.rl.config import RLConfig
-    from rlgpt_tui.rl.train import build_env, load_checkpoint
+    from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
+    from rlgpt_tui.rl.train import build_env, load_checkpoint, task_for
+    from rlgpt_tui.skills.episodes import code_alone
     from rlgpt_tui.skills.validation import validate
 
     iterations = store.rows("iterations", session_id)
@@ -411,54 +515,59 @@ def evaluation_frames(store: SessionStore, session_id: int, size: int = 144) -> 
         return []
     best = max(iterations, key=lambda r: r["value"])["iteration"]
     runs = [r for r in store.rows("training_runs", session_id) if r["iteration"] == best]
-    frames: list = []
     if runs and runs[-1]["checkpoint_dir"]:
         saved = load_checkpoint(Path(runs[-1]["checkpoint_dir"]))
         if saved is None:
             return []
         config = RLConfig.model_validate(json.loads(runs[-1]["config"]))
-        env = build_env(config, num_envs=1, seed=config.seed + 31337)
-        env.on_world_step = lambda: frames.append(env.world.frame(0, size))
-        model, obs = saved[0], env.reset()
-        while len(frames) < GIF_MAX_FRAMES:
-            action, _ = model.predict(obs, deterministic=False)
-            obs, _, done, _ = env.step(action)
-            if done[0]:
-                break
+        model = saved[0]
+        horizon = min(task_for(config).horizon, GIF_MAX_FRAMES)
+        env = build_env(config.model_copy(update={"horizon": horizon}), 1, for_training=False)
+
+        def policy(envs, obs):
+            return model.predict(env.features(obs), deterministic=False)[0]
+
+        frames = _episode_frames(env.runner, policy, config.seed + 31337, size)
         env.close()
     else:
         code = final_code(store, session_id)
         if not code:
             return []
         name, source = next(iter(code.items()))
-        frames = _code_episode_frames(validate(name, source), store, session_id)
+        action = validate(name, source)
+        settings = store.get(session_id).settings
+        config = RLConfig(
+            task=settings.get("task") or "collect_wood",
+            env=settings.get("env", "craftax"),
+            num_envs=1,
+            seed=settings.get("seed", 0),
+            coded_actions=[CodedActionSpec.of(action)],
+        )
+        horizon = min(task_for(config).horizon, GIF_MAX_FRAMES)
+        env = build_env(config.model_copy(update={"horizon": horizon}), 1, for_training=False)
+        frames = _episode_frames(
+            env.runner, code_alone(env.runner, name), config.seed + 31337, size
+        )
+        env.close()
     return [Image.fromarray(f) for f in frames[:GIF_MAX_FRAMES]]
 
 
-def _code_episode_frames(action, store: SessionStore, session_id: int, size: int = 144):
-    """Frames of one episode of ``action`` alone (the runner calls it again when it returns),
-    at most :data:`GIF_MAX_FRAMES` steps long."""
-    from rlgpt_tui.envs import make_world
-    from rlgpt_tui.skills.episodes import ActionEntry, EpisodeRunner, code_alone, run_episodes
-    from rlgpt_tui.tasks import get_task
+def _episode_frames(runner, choose, seed: int, size: int) -> list:
+    """Frames of env 0's one episode through the one episode driver, from its first
+    observation on."""
+    from rlgpt_tui.skills.episodes import run_episodes
 
-    settings = store.get(session_id).settings
-    env, seed = settings.get("env", "craftax"), settings.get("seed", 0)
-    task = get_task(settings.get("task") or "collect_wood")
-    task = task.model_copy(update={"horizon": min(task.horizon, GIF_MAX_FRAMES)})
-    world = make_world(env, 1, seed=seed, task=task.name)
-    runner = EpisodeRunner(
-        world, task, [ActionEntry(action.name, coded=action)], seed=seed, reset_ended=False
-    )
+    world = runner.world
     frames: list = []
+
+    def choose_and_show(envs, obs):
+        if not frames:  # the episode's start, before its first step
+            frames.append(world.frame(0, size))
+        return choose(envs, obs)
+
     runner.on_world_step = lambda: frames.append(world.frame(0, size))
-    try:
-        runner.reset(seed + 31337)
-        frames.append(world.frame(0, size))
-        run_episodes(runner, code_alone(runner, action.name), seed + 31337)
-    finally:
-        runner.close()
-        world.close()
+    runner.reset_ended = False
+    run_episodes(runner, choose_and_show, seed)
     return frames
 
 

@@ -106,7 +106,8 @@ def test_run_on_a_scored_task_reports_its_crafter_score(tmp_path: Path, capsys) 
     done = next(e for e in events if isinstance(e, ev.IterationDone))
     finished = events[-1]
     assert isinstance(finished, ev.SessionFinished) and finished.measure == "crafter_score"
-    assert done.value == finished.best == session.best
+    assert done.value == finished.best
+    assert session.best == pytest.approx(done.value, abs=1e-3)  # the record keeps 4 decimals
     assert done.evaluation["score"] == pytest.approx(done.value, abs=1e-3)
     assert session.measure is Measure.CRAFTER_SCORE and session.best_text.startswith("score ")
     assert finished.run["episodes"] == done.training["episodes"] > 0

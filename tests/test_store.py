@@ -108,7 +108,7 @@ def test_kill_9_during_training_then_resume_continues_from_checkpoint(tmp_path: 
 
 
 @pytest.mark.slow
-def test_session_records_tables_and_exports(tmp_path: Path) -> None:
+def test_session_records_tables_and_exports(tmp_path: Path, capsys) -> None:
     store = SessionStore(tmp_path)
     session = Session.create(store, tiny_settings(samples_per_iteration=2048))
     session.run()
@@ -138,7 +138,11 @@ def test_session_records_tables_and_exports(tmp_path: Path) -> None:
     chosen = [e for e in store.events(sid) if e["kind"] == "solution_chosen"][-1]
     kinds = {c["kind"] for c in chosen["candidates"]}
     assert kinds == {"RL", "RL + code", "code"}  # pure PPO, RL from the code, the code
-    assert all(c["episodes"] == 8 for c in chosen["candidates"])  # --final-episodes 8
+    # --final-episodes 8 each, or fewer for one that stopped once it could not win
+    for c in chosen["candidates"]:
+        assert c.get("planned", c["episodes"]) == 8
+        assert ("decision" in c) == (c["episodes"] < 8), c
+        assert "decision" not in c or c["decision"].startswith("worse than")
     best_fresh = max(c["value"] for c in chosen["candidates"])
     assert summary.result == chosen["result"]["value"] == best_fresh
     assert summary.result_kind == chosen["result"]["kind"]
@@ -150,6 +154,22 @@ def test_session_records_tables_and_exports(tmp_path: Path) -> None:
     assert "agent: **builtin**" in text and all(rate in text for rate in rates)
     assert "### `go_to_tree`" in text and "![learning curves](curves.png)" in text
     assert f"**result: success rate {summary.result:.2f}" in text
+    # where the time went: a phase table whose shares sum to the wall time, training in it
+    phases = store.phase_times(sid)
+    assert [it.iteration for it in phases.iterations] == [0, 1]
+    shares = phases.as_dict()["shares"]
+    assert abs(sum(shares.values()) - 1.0) < 0.01
+    assert shares["training"] > 0 and phases.samples == summary.total_samples
+    for phase in ("world", "evaluating", "critic runs", "final evaluation"):
+        assert shares[phase] > 0, phase  # each had its own PhaseStarted
+    table = text.split("## Where the time went")[1].split("\n## ")[0]
+    training_row = next(r for r in table.splitlines() if r.startswith("| training |"))
+    assert float(training_row.split("|")[-3]) > 0  # its total seconds
+    assert "| **wall** |" in table and "it.  2 |" in table and "T" in table  # the bars
+    assert main(["sessions", "--sessions-dir", str(tmp_path), "show", str(sid)]) == 0
+    shown = capsys.readouterr().out
+    assert f"training proper {phases.totals['training']:.1f} s" in shown
+    assert f"{phases.wall:.1f} s of wall time" in shown
     from PIL import Image
 
     with Image.open(tmp_path / "out" / "episode.gif") as gif:
@@ -158,6 +178,7 @@ def test_session_records_tables_and_exports(tmp_path: Path) -> None:
     assert Image.open(tmp_path / "out" / "curves.png").size == (900, 360)
     data = json.loads(export_session(store, sid, "json", tmp_path / "out").read_text())
     assert len(data["events"]) == len(store.events(sid))
+    assert data["phases"]["seconds"]["training"] == round(phases.totals["training"], 2)
     assert data["session"]["best"] == summary.best
 
 
@@ -337,6 +358,14 @@ def test_llm_session_records_calls_never_the_key_and_resumes_after_outage(
     done = [e for e in after if e["kind"] == "iteration_done"]
     assert [e["iteration"] for e in done] == [0, 1]
     assert done[1]["tokens"] > done[0]["tokens"]  # counted across the resume
+    # where the time went: each role's LLM calls, over both segments, apart from its phase
+    phases = store.phase_times(session.id)
+    assert [it.iteration for it in phases.iterations] == [0, 1]
+    for role in ("slow", "fast", "critic"):
+        latency = sum(
+            c["latency_s"] for c in store.rows("llm_calls", session.id) if c["role"] == role
+        )
+        assert phases.totals[f"LLM {role}"] == pytest.approx(latency, abs=0.05), role
     export = export_session(store, session.id, "json", tmp_path / "out")
     for path in [*tmp_path.glob("rlgpt.db*"), export, *tmp_path.rglob("*.py")]:
         assert key.encode() not in path.read_bytes(), path

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from pathlib import Path
 
@@ -51,7 +52,17 @@ def test_live_session_fills_every_pane(tmp_path: Path) -> None:
         app = RlgptApp(tmp_path, settings=tiny_settings())
         async with app.run_test(size=SIZE) as pilot:
             screen = await run_screen(pilot, app)
-            await until(pilot, lambda: screen.ended, 240, "the session to end")
+            shown: set[str] = set()
+
+            def ended() -> bool:
+                shown.add(screen.header.state_text())
+                return screen.ended
+
+            await until(pilot, ended, 240, "the session to end")
+            # the header named each phase with the time it had run
+            timed = {s.rsplit(" ", 1)[0] for s in shown if re.search(r" \d\d:\d\d$", s)}
+            assert any(s.startswith("training collect_wood ") for s in timed), shown
+            assert any(s.startswith(("evaluating ", "final evaluation ")) for s in timed), shown
             assert screen.plan_pane.table.row_count == 4  # it0: RL; it1: code, code + RL
             names = [v.subaction for v in screen.code_pane.versions]
             assert names == ["go_to_tree", "code_collect_wood"]

@@ -363,14 +363,16 @@ def test_stop_in_the_last_iteration_counts_every_sample_and_says_how_it_ended(tm
         assert f"training samples used: {app.last_samples:,}" in report
 
     asyncio.run(scenario())
-    assert any(re.search(r"\| evaluating \d/8 episodes$", line.rstrip()) for line in seen), seen
-    assert any(line.rstrip().endswith("| training collect_wood 512/4.1k") for line in seen)
+    # each phase with its progress and the time it has run
+    assert any(re.search(r"\| evaluating \d/8 episodes \d\d:\d\d$", line.rstrip()) for line in seen)
+    assert any(re.search(r"\| training collect_wood 512/4\.1k \d\d:\d\d$", line) for line in seen)
     assert any("| validating go_to_tree" in line for line in seen)
     events = store.events(2)
     phases = [(e["iteration"], e["phase"]) for e in events if e["kind"] == "phase_started"]
-    assert phases[:5] == [
+    assert phases[:6] == [
         (0, "planning"),
         (0, "coding"),
+        (0, "world"),
         (0, "training"),
         (0, "evaluating"),
         (0, "critic"),

@@ -5,7 +5,9 @@ iterations' own evaluations, so the best of them is optimistic: it was chosen be
 was high. When the run stops, its candidates (code alone, RL + code, pure RL: the best of
 each kind by the run's own evaluations) are evaluated again on fresh worlds that no
 decision used, with at least :data:`MIN_EPISODES` episodes (unless a person chose fewer),
-and the best fresh figure is the run's result.
+and the best fresh figure is the run's result. A candidate after the first stops as soon as
+its episodes show it cannot beat the best one measured in full (its record says after how
+many episodes).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rlgpt_tui.rl.config import RLConfig
+from rlgpt_tui.rl.decide import AgainstBest, Question
 from rlgpt_tui.rl.train import EvalResult, evaluate
 from rlgpt_tui.tasks import Task
 
@@ -50,9 +53,14 @@ class Candidate:
         return f"{what} ({self.kind}, iteration {self.iteration + 1})"
 
     def evaluate(
-        self, episodes: int, seed: int, on_episodes: Callable[[int, int], None] | None = None
+        self,
+        episodes: int,
+        seed: int,
+        on_episodes: Callable[[int, int], None] | None = None,
+        question: Question | None = None,
     ) -> EvalResult:
-        """This candidate on ``episodes`` worlds from ``seed``, one episode each."""
+        """This candidate on ``episodes`` worlds from ``seed``, one episode each (stopped
+        early once its episodes answer ``question``)."""
         return evaluate(
             self.config,
             self.model,
@@ -60,6 +68,7 @@ class Candidate:
             episodes=episodes,
             seed=seed,
             on_episodes=on_episodes,
+            question=question,
         )
 
 
@@ -125,6 +134,7 @@ class FinalChoice:
                 "ci95": [round(r.ci_low, 4), round(r.ci_high, 4)],
                 "episodes": r.episodes,
             }
+            | (r.decision.as_dict() if r.decision else {})
             for c, r in self.measured
         ]
 
@@ -152,10 +162,15 @@ def choose(
     if not len(candidates):
         return None
     order = {CODE: 0, RL_CODE: 1, RL: 2}
-    measured = []
+    measured: list[tuple[Candidate, EvalResult]] = []
     for c in candidates:
         progress = on_candidate(c) if on_candidate else None
-        measured.append((c, c.evaluate(episodes, seed, progress)))
+        question = None  # the first is measured in full; later ones stop once they lose
+        whole = [(m, r) for m, r in measured if r.decision is None]
+        if whole:
+            best, result = max(whole, key=lambda cr: cr[1].value)
+            question = AgainstBest(result.value, best.subject)
+        measured.append((c, c.evaluate(episodes, seed, progress, question)))
     chosen, fresh = max(
         measured,
         key=lambda cr: (cr[1].value, cr[0].value or 0.0, -order[cr[0].kind]),

@@ -174,6 +174,8 @@ class Engine:
         self.position.plan = plan
         code = code_step(ctx, plan, self.code, unfinished.judged if unfinished else {})
         learned = plan.learned()
+        # the best of each kind so far: an evaluation below it and the target stops early
+        best_values = {kind: c.value for kind, c in self.candidates.best.items()}
         if learned:
             budget = min(s.iteration_budget(task), s.max_samples - total)
             if budget <= 0:
@@ -190,9 +192,10 @@ class Engine:
                 recorded=unfinished.training if unfinished else None,
                 code_table=self.code,
                 run_tally=self.run_tally,
+                best_values=best_values,
             )
         else:
-            outcome = evaluate_code_only(ctx, plan, code.coded)
+            outcome = evaluate_code_only(ctx, plan, code.coded, best_values.get(CODE))
         for candidate in outcome.candidates:
             self.candidates.offer(candidate)
         self.last_policy = outcome.policy or self.last_policy

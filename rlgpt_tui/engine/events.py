@@ -94,9 +94,11 @@ class TrainingProgress(Event):
 
 @dataclass
 class PhaseStarted(Event):
-    """The engine began a phase: ``planning``, ``coding``, ``validating``, ``training``,
-    ``evaluating`` or ``critic``; ``detail``: what it works on (a sub-action), ``total``:
-    the phase's units where it has some (samples to train, episodes to evaluate).
+    """The engine began a phase: ``planning``, ``coding``, ``validating``, ``critic runs``
+    (a coded action's sample executions), ``world`` (building a training's world),
+    ``training``, ``evaluating``, ``critic`` or ``final evaluation``; ``detail``: what it
+    works on (a sub-action), ``total``: the phase's units where it has some (samples to
+    train, episodes to evaluate). :mod:`rlgpt_tui.engine.phases` sums their wall times.
 
     A phase lasts until the next ``PhaseStarted`` or ``SessionFinished`` (paused spans
     inside it are the ``control`` events paused..resumed), so phase wall times follow

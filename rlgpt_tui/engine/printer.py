@@ -69,6 +69,8 @@ class EventPrinter:
                     f"  PPO on {_e(event.subaction)}: {event.config['samples']:,} samples, "
                     f"coded actions: {_e(coded)}" + (f" [yellow]({_e(note)})[/]" if note else "")
                 )
+            case ev.PhaseStarted() if event.phase == "world" and ": " in event.detail:
+                c.print(f"  [dim]{_e(event.detail.split(': ', 1)[1])}...[/]")  # a compilation
             case ev.TrainingProgress():
                 m = event.metrics
                 if m["elapsed"] - self._last_progress >= 5 or m["elapsed"] < self._last_progress:

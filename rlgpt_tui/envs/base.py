@@ -468,6 +468,11 @@ class World(ABC):
         """The result of the :meth:`step_async` call that returned ``handle``."""
         return handle
 
+    def compiling(self) -> str:
+        """What this world's first :meth:`reset` will compile in this process, for a person
+        to read while it waits ('' : nothing)."""
+        return ""
+
     def env_groups(self) -> list[np.ndarray]:
         """Groups of envs that step independently: one group's step may be in flight
         (:meth:`step_async`) while another group's envs are viewed, reset or stepped."""

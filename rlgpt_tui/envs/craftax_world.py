@@ -500,7 +500,7 @@ class CraftaxWorld(World):
         into a run's first sub-batch step or pool refill. The games are not touched. Once
         per process for each set of shapes (the kernels are shared)."""
         sizes = {rows.stop - rows.start: g for g, rows in enumerate(self._groups)}
-        shapes = (tuple(sizes), tuple(self._buckets), self._pool_size, self._pool_chunks)
+        shapes = self._shapes()
         if shapes in self._k.warmed:
             return
         jax = self._k.jax
@@ -520,6 +520,19 @@ class CraftaxWorld(World):
         _, chunk = self._k.generate_chunk_from(key)
         jax.block_until_ready(self._k.join([chunk[0]] * self._pool_chunks))
         self._k.warmed.add(shapes)
+
+    def _shapes(self) -> tuple:
+        sizes = {rows.stop - rows.start: g for g, rows in enumerate(self._groups)}
+        return (tuple(sizes), tuple(self._buckets), self._pool_size, self._pool_chunks)
+
+    def compiling(self) -> str:
+        if self._shapes() in self._k.warmed:
+            return ""
+        sizes = "+".join(str(rows.stop - rows.start) for rows in self._groups)
+        return (
+            f"tracing and compiling Craftax's step for {sizes} envs "
+            "(once per process; XLA's part is cached on disk)"
+        )
 
     def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> StepResult:
         return self.step_wait(self.step_async(actions, active))

@@ -2,8 +2,9 @@
 
 Read top to bottom: build the world and the action space from the config, run SB3 PPO
 until the sample budget (primitive env steps) is spent, stream metrics after every
-rollout, save checkpoints; evaluation runs exactly one episode per env and reports a
-success rate with a Wilson 95% interval.
+rollout, save checkpoints; evaluation runs one episode per env (the one episode driver,
+``run_episodes``) and reports a success rate with a Wilson 95% interval, stopping early once
+its episodes decide the question asked of it.
 """
 
 from __future__ import annotations
@@ -21,13 +22,14 @@ from stable_baselines3 import PPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import Logger
 
-from rlgpt_tui.envs import ACHIEVEMENTS, make_world
+from rlgpt_tui.envs import make_world
 from rlgpt_tui.rl.config import RLConfig
+from rlgpt_tui.rl.decide import Decision, Question
 from rlgpt_tui.rl.growth import grow_action_head
 from rlgpt_tui.rl.prior import anchor_to_start, start_as
 from rlgpt_tui.rl.rollout import OwnClockPPO
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
-from rlgpt_tui.skills.episodes import EpisodeTally
+from rlgpt_tui.skills.episodes import EpisodeOutcome, EpisodeTally, code_alone, run_episodes
 from rlgpt_tui.skills.reward import RewardCode
 from rlgpt_tui.skills.runtime import CodedAction
 from rlgpt_tui.tasks import Measurement, Task, crafter_score, get_task
@@ -57,7 +59,8 @@ def build_env(
 
     ``for_training``: the envs form :attr:`OwnClockPPO.env_groups` groups that step in
     turn (one group's world step runs while Python works on the other's results);
-    otherwise one batch, which steps fastest synchronously (evaluation)."""
+    otherwise one batch, which steps fastest synchronously. Evaluations use the training's
+    layout: a world of the training's size then needs no new compilation."""
     seed = config.seed if seed is None else seed
     num_envs = num_envs or config.num_envs
     world = make_world(
@@ -101,6 +104,11 @@ class MetricsCallback(BaseCallback):
         self.rollouts = 0
         self.history: list[dict[str, Any]] = []
         self.handler_seconds = 0.0  # spent in on_metrics (a pause included): not training
+        self.setup_seconds = 0.0  # before the first rollout: the world's reset, compilation
+        self.checkpoint_seconds = 0.0  # spent writing checkpoints
+
+    def _on_training_start(self) -> None:
+        self.setup_seconds = time.perf_counter() - self.started
 
     @property
     def samples(self) -> int:
@@ -115,10 +123,18 @@ class MetricsCallback(BaseCallback):
             self.report()
         except BaseException:  # a stop between rollouts: keep every sample trained
             if self.config.checkpoint_dir:
-                save_checkpoint(self.model, self.config.checkpoint_dir, self.samples)
+                self.save()
             raise
         if self.config.checkpoint_dir and self.rollouts % self.config.checkpoint_every == 0:
-            save_checkpoint(self.model, self.config.checkpoint_dir, self.samples)
+            self.save()
+
+    def save(self) -> Path:
+        """A checkpoint of the model as trained so far (its time counted)."""
+        began = time.perf_counter()
+        try:
+            return save_checkpoint(self.model, self.config.checkpoint_dir, self.samples)
+        finally:
+            self.checkpoint_seconds += time.perf_counter() - began
 
     def report(self) -> dict[str, Any]:
         elapsed = self.training_seconds
@@ -143,6 +159,10 @@ class MetricsCallback(BaseCallback):
             "coded_decision_share": round(usage["decision_share"], 4),
             "coded_sample_share": round(usage["sample_share"], 4),
             "coded_actions": usage["actions"],
+            # where the time went (see rlgpt_tui.engine.phases)
+            "setup_seconds": round(self.setup_seconds, 3),
+            "checkpoint_seconds": round(self.checkpoint_seconds, 3),
+            "resumed_from": self.samples_done,
         }
         self.history.append(metrics)
         handed = time.perf_counter()
@@ -283,12 +303,8 @@ def train(
     if samples_done < config.samples:  # a resumed run may already have spent its budget
         model.learn(total_timesteps=10**12, callback=callback, reset_num_timesteps=False)
     seconds = callback.training_seconds
+    checkpoint = callback.save() if config.checkpoint_dir else None  # before the last report
     final = callback.report()
-    checkpoint = (
-        save_checkpoint(model, config.checkpoint_dir, final["samples"])
-        if config.checkpoint_dir
-        else None
-    )
     return TrainResult(
         model, env, final["samples"], seconds, callback.history, checkpoint, samples_done
     )
@@ -305,6 +321,7 @@ class EvalResult:
     samples: int
     # each episode's success, achievements and end, to pool evaluations (e.g. over seeds)
     tally: EpisodeTally | None = field(default=None, repr=False)
+    decision: Decision | None = None  # stopped early: what its episodes answered
 
     @property
     def episodes(self) -> int:
@@ -340,11 +357,15 @@ class EvalResult:
         return self.measurement.achievement_rates
 
     def as_dict(self) -> dict[str, Any]:
-        return self.measurement.as_dict() | {
-            "mean_length": round(self.mean_length, 1),
-            "mean_return": round(self.mean_return, 3),
-            "samples": self.samples,
-        }
+        return (
+            self.measurement.as_dict()
+            | {
+                "mean_length": round(self.mean_length, 1),
+                "mean_return": round(self.mean_return, 3),
+                "samples": self.samples,
+            }
+            | (self.decision.as_dict() if self.decision else {})
+        )
 
 
 def evaluate(
@@ -355,8 +376,10 @@ def evaluate(
     seed: int = 10_000,
     deterministic: bool | None = None,
     on_episodes: Callable[[int, int], None] | None = None,
+    question: Question | None = None,
+    env: CodedActionVecEnv | None = None,
 ) -> EvalResult:
-    """Run exactly one episode in each of ``episodes`` envs and measure the task.
+    """Run one episode in each of ``episodes`` envs and measure the task.
 
     With ``model``: the trained policy (over its action table, coded actions included).
     With ``only_coded``: that coded action alone, called again whenever it returns.
@@ -364,50 +387,70 @@ def evaluate(
     ``deterministic`` (None: only for a policy that started from code, whose mode is the
     code until PPO learned better; other policies sample, as they were trained).
     ``on_episodes(done, total)`` hears of each step that ends episodes (an exception it
-    raises ends the evaluation, the world closed).
+    raises ends the evaluation, the world closed). ``question`` (success rates only): stop
+    as soon as the episodes ended decide it (:mod:`rlgpt_tui.rl.decide`); the result then
+    counts those episodes and says so (``decision``). ``env``: play in this world (e.g.
+    the training's, with ``episodes`` envs: no new world is built or compiled); it is
+    reset to ``seed`` and left open.
+
+    Each env decides on its own clock and stops at its episode's end
+    (:func:`rlgpt_tui.skills.episodes.run_episodes`, the one episode driver).
     """
     if deterministic is None:
         deterministic = config.start_from is not None
-    env = build_env(config, num_envs=episodes, seed=seed, for_training=False)
-    names = [e.name for e in env.table]
-    coded = [i for i, e in enumerate(env.table) if e.coded is not None and e.name == only_coded]
-    if only_coded is not None and not coded:
-        offered = [e.name for e in env.table if e.coded is not None]
+    own = env is None or env.num_envs != episodes
+    if own:  # in the training's layout of groups: the same sizes reuse compiled kernels
+        env = build_env(config, num_envs=episodes, seed=seed)
+    runner = env.runner
+    if only_coded is not None and runner.coded_index(only_coded) is None:
+        offered = [e.name for e in runner.table if e.coded is not None]
         raise ValueError(f"no coded action {only_coded!r} in the config: use one of {offered}")
-    rng = np.random.default_rng(seed)
-    obs = env.reset()
-    finished = np.zeros(episodes, dtype=bool)
-    success = np.zeros(episodes, dtype=bool)
-    lengths = np.zeros(episodes)
-    returns = np.zeros(episodes)
-    achieved = np.zeros((episodes, len(ACHIEVEMENTS)), dtype=bool)
-    ends = [""] * episodes
+    if model is not None:
+
+        def choose(envs: np.ndarray, obs: np.ndarray) -> np.ndarray:
+            actions, _ = model.predict(env.features(obs), deterministic=deterministic)
+            return actions
+
+    elif only_coded is not None:
+        choose = code_alone(runner, only_coded)
+    else:
+        rng = np.random.default_rng(seed)
+        size = len(runner.table)
+
+        def choose(envs: np.ndarray, obs: np.ndarray) -> np.ndarray:
+            return rng.integers(0, size, len(envs))
+
+    scored = env.task.scored
+    decision: list[Decision] = []
+
+    def until(outcomes: list[EpisodeOutcome]) -> bool:
+        if on_episodes is not None:
+            on_episodes(len(outcomes), episodes)
+        if question is None or scored:
+            return False
+        wins = sum(o.success for o in outcomes)
+        decided = question.decided(wins, len(outcomes), episodes)
+        if decided is not None and len(outcomes) < episodes:
+            decision.append(decided)
+        return bool(decision)
+
+    kept = (runner.tally, runner.reset_ended, runner.samples)
+    runner.tally, runner.reset_ended = EpisodeTally(), False  # the training's are kept
     try:
-        while not finished.all():
-            if model is not None:
-                actions, _ = model.predict(obs, deterministic=deterministic)
-            elif only_coded is not None:
-                actions = np.full(episodes, coded[0])
-            else:
-                actions = rng.integers(0, len(names), episodes)
-            obs, _, dones, infos = env.step(actions)
-            ended = np.flatnonzero(dones & ~finished)
-            for i in ended:
-                finished[i] = True
-                success[i] = infos[i]["is_success"]
-                lengths[i] = infos[i]["episode"]["l"]
-                returns[i] = infos[i]["episode"]["r"]
-                achieved[i] = infos[i]["achievements"]
-                ends[i] = infos[i]["end"].value
-            if on_episodes is not None and len(ended):
-                on_episodes(int(finished.sum()), episodes)
+        outcomes = run_episodes(runner, choose, seed, until=until)
+        samples = runner.samples - kept[2]
     finally:
-        env.close()
-    tally = EpisodeTally(success.tolist(), list(achieved), ends)
+        runner.tally, runner.reset_ended = kept[0], kept[1]
+        if own:
+            env.close()
+    tally = EpisodeTally()
+    for o in outcomes:
+        tally.add(o.success, o.achievements, o.end)
     return EvalResult(
         measurement=tally.measure(env.task, seed=seed),
-        mean_length=float(lengths.mean()),
-        mean_return=float(returns.mean()),
-        samples=env.samples,
+        mean_length=float(np.mean([o.length for o in outcomes])) if outcomes else 0.0,
+        mean_return=float(np.mean([o.ret for o in outcomes])) if outcomes else 0.0,
+        samples=samples,
         tally=tally,
+        decision=decision[0] if decision else None,
     )

@@ -126,10 +126,13 @@ class CodedActionVecEnv(VecEnv):
         self.runner.on_world_step = hook
 
     # -- observation --------------------------------------------------------------------------
-    def _obs(self, obs: np.ndarray) -> np.ndarray:
+    def features(self, obs: np.ndarray) -> np.ndarray:
+        """The policy's observation (the chosen features) of the world's ``obs`` rows."""
         # a writable copy: the world's arrays may be read-only views of device memory
         obs = obs if self._features is None else obs[:, self._features]
         return np.array(obs, dtype=np.float32)
+
+    _obs = features
 
     # -- VecEnv API -----------------------------------------------------------------------------
     def reset(self) -> np.ndarray:

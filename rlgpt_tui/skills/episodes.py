@@ -468,10 +468,15 @@ def run_episodes(
     seed: int,
     after_step: Callable[[EpisodeRunner], None] | None = None,
     keep_last_view: bool = False,
+    until: Callable[[list[EpisodeOutcome]], bool] | None = None,
 ) -> list[EpisodeOutcome]:
     """One episode in every env of ``runner`` (built with ``reset_ended=False``): idle envs
     get table entries from ``choose`` until their episode ends. ``after_step`` runs after
-    every world step (e.g. a chain switching stages, or frames for a GIF)."""
+    every world step (e.g. a chain switching stages, frames for a GIF, progress; an
+    exception it raises ends the run). ``until(outcomes)`` hears of the episodes ended so
+    far whenever some end: True stops the run there (the episodes still running are
+    dropped, their actions abandoned). The one driver of "one episode per env": policy
+    evaluation (:func:`rlgpt_tui.rl.train.evaluate`), code alone, chains, report GIFs."""
     if runner.reset_ended:
         raise ValueError("run_episodes needs a runner with reset_ended=False")
     result = runner.reset(seed)
@@ -479,6 +484,7 @@ def run_episodes(
     playing = np.ones(runner.num_envs, dtype=bool)
     outcomes: list[EpisodeOutcome] = []
     while playing.any():
+        known = len(outcomes)
         deciding = np.flatnonzero(playing & ~runner.busy)
         if len(deciding):
             runner.begin(deciding, np.asarray(choose(deciding, obs[deciding])))
@@ -508,6 +514,9 @@ def run_episodes(
                     view,
                 )
             )
+        if until is not None and len(outcomes) > known and until(outcomes) and playing.any():
+            runner.abandon()
+            break
     outcomes.sort(key=lambda o: o.env)
     return outcomes
 

@@ -24,6 +24,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.phases import SessionPhases, session_phases
 from rlgpt_tui.store import library
 from rlgpt_tui.store.library import LibraryError, LibrarySkill, digest
 from rlgpt_tui.store.schema import MIGRATIONS, SCHEMA_VERSION
@@ -483,6 +484,11 @@ class SessionStore:
                 [session_id, after_seq],
             ).fetchall()
         return [json.loads(data) | {"seq": seq} for seq, data in rows]
+
+    def phase_times(self, session_id: int) -> SessionPhases:
+        """Where the session's wall time went: seconds per phase and iteration (from its
+        events; see :mod:`rlgpt_tui.engine.phases`)."""
+        return session_phases(self.events(session_id))
 
     def rows(self, table: str, session_id: int) -> list[dict[str, Any]]:
         """A record table's rows for one session (plans, verdicts, training_metrics...)."""

@@ -100,6 +100,7 @@ def code_loop(
             previous, problem = tried.source, tried.error
             continue
         action, source = tried.action, tried.source
+        ctx.phase("critic runs", sub.name, total=ctx.settings.critic_runs)
         verdict, note = judge_code(ctx, sub, sample_runs(ctx, action))
         if note:  # no verdict: the critic's answer failed
             notes.append(note)

@@ -65,17 +65,19 @@ class Position:
 
 
 class Progress:
-    """``PhaseProgress`` events of evaluations: at most one a second, and the last."""
+    """``PhaseProgress`` events of the current phase (evaluations, the final evaluation):
+    at most one a second, and the last."""
 
     def __init__(self, emit: Emit) -> None:
         self.emit = emit
         self.last = 0.0
+        self.phase = "evaluating"  # the phase the progress is of (the last one started)
 
     def __call__(self, done: int, total: int) -> None:
         now = time.monotonic()
         if done == total or now - self.last >= 1.0:
             self.last = now
-            self.emit(ev.PhaseProgress, phase="evaluating", done=done, total=total)
+            self.emit(ev.PhaseProgress, phase=self.phase, done=done, total=total)
 
 
 @dataclass(frozen=True)
@@ -100,8 +102,9 @@ class StepContext:
         return self.settings.target_for(self.task)
 
     def phase(self, phase: str, detail: str = "", total: int | None = None) -> None:
-        """The run enters ``phase`` (planning, coding, validating, training, evaluating,
-        critic): a ``PhaseStarted`` event."""
+        """The run enters ``phase`` (planning, coding, validating, critic runs, critic,
+        world, training, evaluating, final evaluation): a ``PhaseStarted`` event."""
+        self.progress.phase = phase
         self.emit(ev.PhaseStarted, phase=phase, detail=detail, total=total)
 
     def safe_point(self) -> None:

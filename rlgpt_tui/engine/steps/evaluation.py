@@ -13,7 +13,9 @@ from rlgpt_tui.engine.solution import StageSolution
 from rlgpt_tui.engine.steps.context import StepContext
 from rlgpt_tui.engine.steps.train import Policy
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
+from rlgpt_tui.rl.decide import AgainstTarget
 from rlgpt_tui.rl.train import EvalResult, evaluate
+from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.compose import compose_sources
 from rlgpt_tui.skills.validation import ValidatedAction, validate
 
@@ -34,10 +36,16 @@ class Outcome:
     policy: Policy | None = None  # the training's (sub-action, RLConfig, PPO), if any
 
 
-def evaluate_code_only(ctx: StepContext, plan: Plan, coded: dict[str, ValidatedAction]) -> Outcome:
+def evaluate_code_only(
+    ctx: StepContext,
+    plan: Plan,
+    coded: dict[str, ValidatedAction],
+    best: float | None = None,
+) -> Outcome:
     """A plan without a learned sub-action: its coded sub-actions (composed into one
     program when there are several, validated once) run alone, called again whenever
-    they return."""
+    they return. ``best``: the best code alone so far (its evaluation may stop early once
+    below it and the target)."""
     parts = [coded[s.name] for s in plan.coded() if s.name in coded]
     if not parts:
         return Outcome()
@@ -55,7 +63,7 @@ def evaluate_code_only(ctx: StepContext, plan: Plan, coded: dict[str, ValidatedA
         coded_actions=[CodedActionSpec.of(action)],
     )
     subject = f"{action.name} (code only)"
-    evaluation = evaluate_solution(ctx, subject, config, only_coded=action.name)
+    evaluation = evaluate_solution(ctx, subject, config, only_coded=action.name, best=best)
     summary = evaluation.as_dict()
     ctx.emit(ev.EvaluationDone, subject=subject, result=summary)
     return Outcome(
@@ -72,9 +80,14 @@ def evaluate_solution(
     config: RLConfig,
     model: Any = None,
     only_coded: str | None = None,
+    best: float | None = None,
+    env: CodedActionVecEnv | None = None,
 ) -> EvalResult:
     """``model`` over ``config``'s actions (or the coded action ``only_coded`` alone) on
-    the iteration's evaluation worlds; pause and stop are taken between episodes."""
+    the iteration's evaluation worlds; pause and stop are taken between episodes. It stops
+    once its episodes decide the run's question (:class:`~rlgpt_tui.rl.decide.
+    AgainstTarget`: the target, and ``best``, the best of its kind so far). ``env``: play
+    in the training's world (nothing new built or compiled)."""
     s = ctx.settings
     ctx.phase("evaluating", subject, total=s.eval_episodes)
     return evaluate(
@@ -84,6 +97,8 @@ def evaluate_solution(
         episodes=s.eval_episodes,
         seed=10_000 + s.seed + ctx.iteration,
         on_episodes=ctx.evaluation_progress,
+        question=AgainstTarget(ctx.target, best),
+        env=env,
     )
 
 

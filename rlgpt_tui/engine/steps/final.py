@@ -4,7 +4,14 @@
 from __future__ import annotations
 
 from rlgpt_tui.engine import events as ev
-from rlgpt_tui.engine.choice import FRESH_SEED, Candidates, FinalChoice, choose, fresh_episodes
+from rlgpt_tui.engine.choice import (
+    FRESH_SEED,
+    Candidate,
+    Candidates,
+    FinalChoice,
+    choose,
+    fresh_episodes,
+)
 from rlgpt_tui.engine.steps.context import StepContext
 from rlgpt_tui.skills.pool import SandboxUnavailable
 from rlgpt_tui.skills.sandbox import CodeValidationError
@@ -17,8 +24,15 @@ def final_step(ctx: StepContext, candidates: Candidates) -> FinalChoice | None:
     if not len(candidates):
         return None
     episodes = fresh_episodes(ctx.task, s.eval_episodes, s.final_episodes)
+
+    def on_candidate(candidate: Candidate):
+        ctx.phase("final evaluation", candidate.subject, total=episodes)
+        return ctx.progress
+
     try:
-        final = choose(candidates, ctx.task, episodes, FRESH_SEED + s.seed, ctx.target)
+        final = choose(
+            candidates, ctx.task, episodes, FRESH_SEED + s.seed, ctx.target, on_candidate
+        )
     except (SandboxUnavailable, CodeValidationError) as error:
         ctx.emit(ev.EngineError, message=f"the final evaluation failed: {error}")
         return None

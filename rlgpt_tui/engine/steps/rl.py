@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from rlgpt_tui.agents.schemas import RLAnswer, SubAction
 from rlgpt_tui.engine import events as ev
-from rlgpt_tui.engine.choice import Candidate
+from rlgpt_tui.engine.choice import RL, RL_CODE, Candidate
 from rlgpt_tui.engine.control import StopRequested
 from rlgpt_tui.engine.settings import checkpoint_folder
 from rlgpt_tui.engine.solution import StageSolution
@@ -55,14 +55,17 @@ def rl_step(
     recorded: dict[str, Any] | None,
     code_table: dict[str, str],
     run_tally: EpisodeTally,
+    best_values: dict[str, float | None] | None = None,
 ) -> Outcome:
     """Configure, train, evaluate and judge ``sub`` over the plan's ``coded`` actions with
     ``budget`` samples. ``total_before``: the session's samples so far; ``best_code``: the
     best code alone so far (RL starts from it); ``last_policy``: the last training's
     (open-ended play continues it); ``recorded``: a cut-off run's training of this
     iteration (continued). A person's code swaps are recorded in ``code_table``, and a
-    scored task's training episodes in ``run_tally``. A stop raises :class:`TrainingStopped`
-    once training has begun."""
+    scored task's training episodes in ``run_tally``; ``best_values``: the best of each
+    kind so far (an evaluation below the target and its kind's best stops early). A stop
+    raises :class:`TrainingStopped` once training has begun."""
+    best_values = best_values or {}
     ctx.safe_point()
     checkpoints = checkpoint_folder(ctx.settings.artifacts_dir, ctx.iteration, sub.name)
     if recorded is not None and recorded.get("subaction") == sub.name:
@@ -82,10 +85,15 @@ def rl_step(
     )
     config, model, samples = trained.config, trained.result.model, trained.result.samples
     subject = f"{sub.name} (RL policy)"
-    try:
-        evaluation = evaluate_solution(ctx, subject, config, model)
+    kind = RL_CODE if config.coded_actions else RL
+    try:  # in the training's world (when it has one env per episode: nothing to build)
+        evaluation = evaluate_solution(
+            ctx, subject, config, model, best=best_values.get(kind), env=trained.env
+        )
     except StopRequested:
         raise TrainingStopped(total_before + samples) from None
+    finally:
+        trained.env.close()
     summary = policy_summary(evaluation, trained.usage, samples)
     training: dict[str, Any] = {}
     tally = trained.result.env.runner.tally

@@ -17,6 +17,7 @@ from rlgpt_tui.engine.steps.context import StepContext
 from rlgpt_tui.engine.steps.edits import swap_code_edits
 from rlgpt_tui.rl.config import RLConfig
 from rlgpt_tui.rl.train import TrainResult, build_env, load_checkpoint, train
+from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 
 Policy = tuple[str, RLConfig, Any]  # a training's sub-action, configuration and PPO
 
@@ -37,6 +38,7 @@ class Trained:
     result: TrainResult
     config: RLConfig  # with the coded actions that ran last (a person's swaps)
     usage: dict[str, Any]  # how often the policy chose its coded actions
+    env: CodedActionVecEnv  # the training's world, still open: evaluation plays in it
 
 
 def train_policy(
@@ -55,14 +57,19 @@ def train_policy(
     one. Between rollouts: a ``TrainingProgress`` event, env 0's frame for
     ``ctx.on_frame``, a safe point, and a person's code edits swapped in (recorded in
     ``code_table``). ``total_before``: the session's samples before it. A stop raises
-    :class:`TrainingStopped`."""
+    :class:`TrainingStopped`. The training's world is left open for the evaluation (the
+    caller closes ``Trained.env``)."""
     model, done = None, 0
     saved = load_checkpoint(checkpoints) if checkpoints and from_checkpoint else None
     if saved is not None:  # continue a training run that was cut off
         model, done = saved
     elif continued is not None:  # open-ended play: the last iteration's policy
         model = continued
+    ctx.phase("world", sub.name, total=config.num_envs)
     env = build_env(config)
+    if env.world.compiling():  # say what the wait is for (a first run's compilation)
+        ctx.phase("world", f"{sub.name}: {env.world.compiling()}")
+    env.reset()  # generate the worlds (and compile) here, not in the first rollout
     last_frame = [0.0]
     specs = {spec.name: spec for spec in config.coded_actions}  # edited ones replaced
     rollouts, trained = [0], [0]
@@ -90,14 +97,17 @@ def train_policy(
     try:
         result = train(config, on_metrics=on_metrics, model=model, env=env, samples_done=done)
     except StopRequested:
+        env.close()
         raise TrainingStopped(total_before + trained[0]) from None
+    except BaseException:
+        env.close()  # worker processes, for out-of-process worlds
+        raise
     finally:
         ctx.position.training_actions = set()
         usage = env.coded_usage()
-        env.close()  # worker processes, for out-of-process worlds
     if any(specs[c.name] is not c for c in config.coded_actions):  # evaluate what ran last
         config = config.model_copy(update={"coded_actions": list(specs.values())})
-    return Trained(result, config, usage)
+    return Trained(result, config, usage, env)
 
 
 def policy_to_continue(last: Policy | None, subaction: str, config: RLConfig) -> Any:

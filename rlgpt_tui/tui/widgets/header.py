@@ -1,7 +1,8 @@
 """The session line: session, task, agent, iteration i/N, samples x/budget, tokens, elapsed,
-ETA, approval mode, pending edits, and the engine's phase with its own progress (planning,
-coding, validating, training x/y, evaluating n/N episodes, critic) or its state (paused,
-stopping, waiting for your approval, finished). One line: narrower terminals get shorter
+ETA, approval mode, pending edits, and the engine's phase with its own progress and the time
+it has run (planning, coding, validating, critic runs, world, training x/y, evaluating n/N
+episodes, critic, final evaluation) or its state (paused, stopping, waiting for your
+approval, finished). One line: narrower terminals get shorter
 forms of the same facts."""
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ class SessionHeader(Widget):
         self._pending_ids: set[int] = set()
         self.live = False  # a live run: the clock ticks with wall time
         self.waiting = False  # an approval dialog waits for the person
-        self.phase = ""  # planning, coding, validating, training, evaluating, critic
+        self.phase = ""  # planning, coding, ..., training, evaluating, critic (events.py)
         self.phase_detail = ""
         self.phase_total: int | None = None
         self.phase_done = 0  # training: samples of this run; evaluating: episodes ended
@@ -179,20 +180,32 @@ class SessionHeader(Widget):
             seconds += spent * (total - done) / done if done else self.eval_seconds
         return seconds
 
+    @property
+    def phase_elapsed(self) -> float:
+        """Seconds the current phase has run (a replay: up to its last recorded event)."""
+        if not self.phase or not self._phase_start:
+            return 0.0
+        now = time.time() if self.live else self._last_event
+        return max(0.0, now - self._phase_start)
+
     def phase_text(self, short: bool = False) -> str:
-        """The phase with its own progress (``training 1.0k/4.1k``, ``evaluating 3/8
-        episodes``); ``short``: without what it works on."""
+        """The phase with its own progress and how long it has run (``training
+        1.0k/4.1k 0:12``, ``evaluating 3/8 episodes 0:04``); ``short``: without what it
+        works on."""
         phase, detail = self.phase, self.phase_detail
         if not phase:
             return "running"
+        spent = f" {clock(self.phase_elapsed)}" if self._phase_start else ""
         if phase == "training" and self.phase_total:
             done = f"{short_number(self.phase_done)}/{short_number(self.phase_total)}"
-            return f"training {done}" if short else f"training {detail} {done}"
-        if phase == "evaluating" and self.phase_total:
-            return f"evaluating {self.phase_done}/{self.phase_total} episodes"
+            return (f"training {done}" if short else f"training {detail} {done}") + spent
+        if phase in ("evaluating", "final evaluation") and self.phase_total:
+            return f"{phase} {self.phase_done}/{self.phase_total} episodes{spent}"
+        if phase == "world" and "compiling" in detail and short:  # what the wait is for
+            return f"compiling{spent}"
         if short or phase == "planning" or not detail:
-            return phase
-        return f"{phase} {detail}"
+            return phase + spent
+        return f"{phase} {detail}{spent}"
 
     def state_text(self, short: bool = False) -> str:
         """What the engine does now, as a person reads it."""

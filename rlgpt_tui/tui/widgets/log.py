@@ -63,6 +63,8 @@ class LogPane(SearchableLog):
                 n = self.versions[event.subaction] = self.versions.get(event.subaction, 0) + 1
                 who = "a person" if event.source == "human" else event.agent
                 return f"code {event.subaction} v{n} by {who}"
+            case ev.PhaseStarted() if event.phase == "world" and ": " in event.detail:
+                return f"iteration {event.iteration + 1}: {event.detail}"  # a compilation
             case ev.PhaseStarted() if event.phase in ("training", "evaluating"):
                 units = "samples" if event.phase == "training" else "episodes"
                 size = f": {event.total:,} {units}" if event.total else ""
