@@ -709,19 +709,14 @@ def cmd_skills(args: argparse.Namespace) -> int:
     if args.action == "list":
         from rich.table import Table
 
+        from rlgpt_tui.store.library import COLUMNS
+
         table = Table(title=f"Skill library in {store.path}")
-        for column in ("skill", "world", "author", "made in", "calls", "success", "docstring"):
+        for column in (*COLUMNS, "docstring"):
             table.add_column(column)
         for skill in store.skills(args.world):
-            table.add_row(
-                skill.label,
-                skill.world,
-                skill.author,
-                skill.made_in or skill.origin,
-                f"{skill.record.calls:,}",
-                skill.record.success_text,
-                skill.docstring.splitlines()[0] if skill.docstring else "",
-            )
+            first_line = skill.docstring.splitlines()[0] if skill.docstring else ""
+            table.add_row(*skill.cells(), first_line)
         console.print(table)
     elif args.action == "show":
         from rlgpt_tui.report import skill_markdown

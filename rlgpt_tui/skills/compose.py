@@ -28,16 +28,21 @@ def _compose(parts: list[tuple[str, str]]) -> str:
     bodies: list[str] = []
     calls: list[str] = []
     for name, source in parts:
-        tree = ast.parse(source)
-        top = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
-        for node in ast.walk(tree):
-            if isinstance(node, ast.FunctionDef) and node.name in top:
-                node.name = f"{name}_{node.name}"
-            elif isinstance(node, ast.Name) and node.id in top:
-                node.id = f"{name}_{node.id}"
-        bodies.append(ast.unparse(tree))
+        bodies.append(ast.unparse(_prefixed(ast.parse(source), f"{name}_")))
         calls.append(f"    yield from {name}_act(ctx)")
     return "\n\n\n".join(bodies) + "\n\n\ndef act(ctx):\n" + "\n".join(calls) + "\n"
+
+
+def _prefixed(tree: ast.Module, prefix: str) -> ast.Module:
+    """``tree`` with its top-level functions renamed ``<prefix><function>``, references
+    too (so two sources' helpers of the same name do not collide)."""
+    top = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name in top:
+            node.name = prefix + node.name
+        elif isinstance(node, ast.Name) and node.id in top:
+            node.id = prefix + node.id
+    return tree
 
 
 #: how deep library skills may call library skills through ``ctx.skill``
@@ -108,13 +113,7 @@ def link_skills(source: str, library: dict[str, str]) -> str:
         return source
     parts = [_rewrite_calls(source).rstrip("\n")]
     for name, skill in needed.items():
-        tree = _reachable(ast.parse(_rewrite_calls(skill)), "act")
-        top = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
-        for node in ast.walk(tree):
-            if isinstance(node, ast.FunctionDef) and node.name in top:
-                node.name = f"skill_{name}_{node.name}"
-            elif isinstance(node, ast.Name) and node.id in top:
-                node.id = f"skill_{name}_{node.id}"
+        tree = _prefixed(_reachable(ast.parse(_rewrite_calls(skill)), "act"), f"skill_{name}_")
         parts.append(f"# library skill {name} (ctx.skill({name!r}))\n{ast.unparse(tree)}")
     return "\n\n\n".join(parts) + "\n"
 

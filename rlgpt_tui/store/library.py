@@ -159,6 +159,21 @@ class LibrarySkill:
     def label(self) -> str:
         return f"{self.name} v{self.version}"
 
+    def cells(self) -> tuple[str, ...]:
+        """Its row in a listing, under :data:`COLUMNS`."""
+        return (
+            self.label,
+            self.world,
+            self.author,
+            self.made_in or self.origin,
+            f"{self.record.calls:,}",
+            self.record.success_text,
+        )
+
+
+#: the columns of a skill listing (``skills list``, the app's library screen)
+COLUMNS = ("skill", "world", "author", "made in", "calls", "success")
+
 
 # -- filling the library from a session's events (inside SessionStore.record's transaction) ----
 def project(db: Database, session_id: int, seq: int, event: ev.Event) -> None:

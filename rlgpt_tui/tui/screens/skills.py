@@ -10,6 +10,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static, TextArea
 
 from rlgpt_tui.store import LibrarySkill, SessionStore
+from rlgpt_tui.store.library import COLUMNS
 
 
 class SkillsScreen(Screen):
@@ -29,7 +30,7 @@ class SkillsScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Static(f"[b]Skill library[/b] in {self.store.path}", id="skills-title")
         table = DataTable(id="skills", cursor_type="row", zebra_stripes=True)
-        table.add_columns("skill", "world", "author", "made in", "calls", "success")
+        table.add_columns(*COLUMNS)
         yield table
         yield Static("", id="skill-detail")
         yield TextArea.code_editor("", language="python", read_only=True, id="skill-code")
@@ -47,15 +48,7 @@ class SkillsScreen(Screen):
         self.skills = self.store.skills()
         table.clear()
         for skill in self.skills:
-            table.add_row(
-                skill.label,
-                skill.world,
-                skill.author,
-                skill.made_in or skill.origin,
-                f"{skill.record.calls:,}",
-                skill.record.success_text,
-                key=str(skill.id),
-            )
+            table.add_row(*skill.cells(), key=str(skill.id))
         if selected is not None and str(selected.id) in table.rows:
             table.move_cursor(row=table.get_row_index(str(selected.id)))
         self.show(self.selected())
