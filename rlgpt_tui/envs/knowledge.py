@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from rlgpt_tui import ASSETS_DIR
+from rlgpt_tui.envs.base import ACHIEVEMENTS, ACTION_NAMES
 
 TECH_TREE_FILE = ASSETS_DIR / "worlds" / "crafter_tech_tree.toml"
 
@@ -82,8 +83,6 @@ def crafter_documentation() -> WorldDocs:
     """Crafter's rules (Craftax-Classic shares them), with recipes read from Crafter's data."""
     import crafter
     import yaml
-
-    from rlgpt_tui.envs.base import ACHIEVEMENTS, ACTION_NAMES
 
     data = yaml.safe_load((crafter.constants.root / "data.yaml").read_text())
     actions = [

@@ -25,8 +25,15 @@ from sqlite_utils import Database
 
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.phases import SessionPhases, session_phases
-from rlgpt_tui.store import library
-from rlgpt_tui.store.library import LibraryError, LibrarySkill, digest
+from rlgpt_tui.store.library import (
+    LibraryError,
+    LibrarySkill,
+    digest,
+    insert_imported,
+    list_skills,
+    project,
+)
+from rlgpt_tui.store.library import find as find_versions
 from rlgpt_tui.store.schema import MIGRATIONS, SCHEMA_VERSION
 from rlgpt_tui.tasks import Measure
 from rlgpt_tui.text import safe_data, short_name
@@ -329,7 +336,7 @@ class SessionStore:
     def skills(self, world: str | None = None, name: str | None = None) -> list[LibrarySkill]:
         """The library's skills (every version), each with its measured record."""
         with self._errors():
-            return library.list_skills(self.db, world, name)
+            return list_skills(self.db, world, name)
 
     def skill(self, name: str, world: str | None = None, version: int | None = None):
         """One skill version (the newest unless ``version``); raises LibraryError naming
@@ -423,7 +430,7 @@ class SessionStore:
                 raise LibraryError(f"{error}{nothing}") from None
             key = digest(skill.source)
             with self._errors():
-                versions = library.find(self.db, skill.world, skill.name)
+                versions = find_versions(self.db, skill.world, skill.name)
             if any(d == key for _, _, d in versions):
                 known += 1
                 continue
@@ -442,7 +449,7 @@ class SessionStore:
             chosen[(skill.world, skill.name, skill.version)] = (key, path)
             new.append(skill)
         with self._errors(), self.db.atomic():
-            ids = [library.insert_imported(self.db, skill, folder) for skill in new]
+            ids = [insert_imported(self.db, skill, folder) for skill in new]
         added = [s for s in self.skills() if s.id in set(ids)]
         return added, known
 
@@ -471,7 +478,7 @@ class SessionStore:
             )
             seq = cursor.lastrowid
             self._project(session_id, seq, event)
-            library.project(self.db, session_id, seq, event)  # the skill library
+            project(self.db, session_id, seq, event)  # the skill library
         if isinstance(event, ev.CodeWritten):
             self._write_code_file(session_id, event.subaction, event.code)
         return seq
