@@ -9,6 +9,7 @@ from rlgpt_tui.agents.builtin import template_code
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.decide import AgainstBest, AgainstTarget
 from rlgpt_tui.rl.train import evaluate
+from rlgpt_tui.tasks import result_text
 
 CODE = CodedActionSpec(name="collect_wood", source=template_code("collect_wood"))
 
@@ -54,7 +55,14 @@ def test_an_evaluation_stops_once_its_episodes_decide_and_says_after_how_many() 
     assert record["decision"] == "at or above the target 0.25"
     assert record["episodes_used"] == early.episodes < 8 and record["planned"] == 8
     assert early.samples < full.samples  # the episodes still running were not played out
-    assert early.value >= 0.25 and heard[-1] == (early.episodes, 8)
+    assert heard[-1] == (early.episodes, 8)
+    # its value is the least the full result could be, its interval the range it could take
+    wins = early.measurement.successes
+    assert record["value"] == early.value == wins / 8 >= 0.25
+    assert record["ci95"] == record["range"] == [wins / 8, (wins + 8 - early.episodes) / 8]
+    text = result_text(record)
+    assert text.startswith(f"success rate between {wins / 8:.2f} and ")
+    assert text.endswith(f"({early.episodes} of 8 episodes: at or above the target 0.25)")
 
 
 @pytest.mark.parametrize("question", [None, AgainstTarget(1.01)])

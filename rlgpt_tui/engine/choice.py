@@ -5,9 +5,9 @@ iterations' own evaluations, so the best of them is optimistic: it was chosen be
 was high. When the run stops, its candidates (code alone, RL + code, pure RL: the best of
 each kind by the run's own evaluations) are evaluated again on fresh worlds that no
 decision used, with at least :data:`MIN_EPISODES` episodes (unless a person chose fewer),
-and the best fresh figure is the run's result. A candidate after the first stops as soon as
-its episodes show it cannot beat the best one measured in full (its record says after how
-many episodes).
+and the best fresh figure is the run's result. The most promising candidate (by the run's
+own figures) is measured first and in full; each later one stops as soon as its episodes
+show it cannot beat the best one measured in full (its record says after how many episodes).
 """
 
 from __future__ import annotations
@@ -163,7 +163,9 @@ def choose(
         return None
     order = {CODE: 0, RL_CODE: 1, RL: 2}
     measured: list[tuple[Candidate, EvalResult]] = []
-    for c in candidates:
+    # the most promising first (by the run's own figures): the others can then stop as soon
+    # as they cannot beat it
+    for c in sorted(candidates, key=lambda c: float("inf") if c.value is None else -c.value):
         progress = on_candidate(c) if on_candidate else None
         question = None  # the first is measured in full; later ones stop once they lose
         whole = [(m, r) for m, r in measured if r.decision is None]

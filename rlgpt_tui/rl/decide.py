@@ -7,8 +7,10 @@ horizon). So the answer is read from the *range* of the full evaluation's result
 ``s / n`` (every episode still running fails) and ``(s + u) / n`` (every one succeeds,
 ``u = n - s - f``). Once that whole range answers the question, the remaining episodes
 cannot change the answer and the evaluation stops: it decides as the full one would.
-Its recorded measure is then over the episodes that ended (their count recorded), which
-stays on the same side of the question (``s / (s + f)`` lies in the range's side).
+Its recorded value is then the end of that range that proves the answer (at least ``s / n``
+for "at or above", at most ``(s + u) / n`` for "below" or "worse"), its interval the range
+itself, with the episodes that ended and those planned: a rate over the ended episodes
+alone would be biased (on a collect task, toward success).
 
 Only success rates are decided early; a Crafter score (over 22 achievements, with a
 bootstrap interval) is always measured over every planned episode.
@@ -26,17 +28,31 @@ class Decision:
     answer: str  # e.g. "at or above the target 0.90"
     episodes: int  # episodes that had ended
     planned: int
+    low: float  # the full result's range: every episode still running fails ...
+    high: float  # ... or succeeds
+    above: bool  # the answer says "at or above" (the value is ``low``), else ``high``
+
+    @property
+    def value(self) -> float:
+        """The end of the range that proves the answer."""
+        return self.low if self.above else self.high
 
     def as_dict(self) -> dict[str, object]:
-        return {"decision": self.answer, "episodes_used": self.episodes, "planned": self.planned}
+        return {
+            "decision": self.answer,
+            "episodes_used": self.episodes,
+            "planned": self.planned,
+            "range": [round(self.low, 4), round(self.high, 4)],
+        }
 
 
 @dataclass(frozen=True)
 class Question:
     """Base: a question about the success rate of ``planned`` episodes."""
 
-    def answer(self, low: float, high: float) -> str | None:
-        """The answer when every rate in [low, high] gives the same one, else None."""
+    def answer(self, low: float, high: float) -> tuple[str, bool] | None:
+        """The answer when every rate in [low, high] gives the same one (and whether it
+        says "at or above"), else None."""
         raise NotImplementedError
 
     def decided(self, successes: int, ended: int, planned: int) -> Decision | None:
@@ -44,9 +60,9 @@ class Question:
         successes; None while the episodes still running could change it."""
         if planned <= 0:
             return None
-        unknown = planned - ended
-        answer = self.answer(successes / planned, (successes + unknown) / planned)
-        return Decision(answer, ended, planned) if answer else None
+        low, high = successes / planned, (successes + planned - ended) / planned
+        answer = self.answer(low, high)
+        return Decision(answer[0], ended, planned, low, high, answer[1]) if answer else None
 
 
 @dataclass(frozen=True)
@@ -59,11 +75,12 @@ class AgainstTarget(Question):
     target: float
     best: float | None = None
 
-    def answer(self, low: float, high: float) -> str | None:
+    def answer(self, low: float, high: float) -> tuple[str, bool] | None:
         if low >= self.target:
-            return f"at or above the target {self.target:.2f}"
+            return f"at or above the target {self.target:.2f}", True
         if high < self.target and self.best is not None and high < self.best:
-            return f"below the target {self.target:.2f} and the best so far ({self.best:.2f})"
+            best = f"the best so far ({self.best:.2f})"
+            return f"below the target {self.target:.2f} and {best}", False
         return None
 
 
@@ -75,7 +92,7 @@ class AgainstBest(Question):
     best: float
     other: str = "the best candidate so far"
 
-    def answer(self, low: float, high: float) -> str | None:
+    def answer(self, low: float, high: float) -> tuple[str, bool] | None:
         if high < self.best:
-            return f"worse than {self.other} ({self.best:.2f})"
+            return f"worse than {self.other} ({self.best:.2f})", False
         return None

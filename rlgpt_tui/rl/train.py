@@ -337,16 +337,17 @@ class EvalResult:
 
     @property
     def value(self) -> float:
-        """The task's measure: its success rate, or its Crafter score."""
-        return self.measurement.value
+        """The task's measure: its success rate, or its Crafter score (stopped early: the
+        end of the full result's range that proves its decision)."""
+        return self.decision.value if self.decision else self.measurement.value
 
     @property
     def ci_low(self) -> float:
-        return self.measurement.ci95[0]
+        return self.decision.low if self.decision else self.measurement.ci95[0]
 
     @property
     def ci_high(self) -> float:
-        return self.measurement.ci95[1]
+        return self.decision.high if self.decision else self.measurement.ci95[1]
 
     @property
     def score(self) -> float | None:
@@ -364,8 +365,15 @@ class EvalResult:
                 "mean_return": round(self.mean_return, 3),
                 "samples": self.samples,
             }
-            | (self.decision.as_dict() if self.decision else {})
+            | (self._decided() if self.decision else {})
         )
+
+    def _decided(self) -> dict[str, Any]:
+        """A decided evaluation's value and interval: the proving end of the full result's
+        range, and the range (a rate over the episodes that ended would be biased)."""
+        d = self.decision
+        value = round(d.value, 4)
+        return d.as_dict() | {"value": value, "success_rate": value, "ci95": d.as_dict()["range"]}
 
 
 def evaluate(
