@@ -254,8 +254,8 @@ def record(store: SessionStore) -> int:
 @pytest.mark.slow
 def test_stop_in_the_last_iteration_counts_every_sample_and_says_how_it_ended(tmp_path) -> None:
     """Iteration 1 trains and evaluates (the header shows each phase, evaluation with its
-    episodes) while a person plans iteration 2 (coded navigation beside PPO's primitives:
-    many short rollouts); in iteration 2, the last, a plan edit and an RL-configuration
+    episodes); a person pauses it to plan iteration 2 (coded navigation beside PPO's
+    primitives) with a longer training; in iteration 2, the last, a plan edit and an RL-configuration
     edit are refused at once with the reason, a pause does not count as training time, and a stop
     ends the run within one rollout: the header, the log, the browser, the record and the
     report all show the same samples, the stopped iteration's included."""
@@ -278,6 +278,8 @@ def test_stop_in_the_last_iteration_counts_every_sample_and_says_how_it_ended(tm
                 )
 
             await until(pilot, lambda: training(0), 300, "iteration 1's training")
+            await pilot.press("p")  # held while the person plans iteration 2
+            await until(pilot, lambda: header.state == "paused", 60, "the first pause")
             await pilot.press("e")  # the person's plan for iteration 2
             await until(pilot, lambda: isinstance(app.screen, EditPlanDialog), 10, "editor")
             app.screen.query_one("#editor").load_text(json.dumps(PERSONS_PLAN))
@@ -288,6 +290,7 @@ def test_stop_in_the_last_iteration_counts_every_sample_and_says_how_it_ended(tm
             app.screen.query_one("#editor").load_text(json.dumps({"samples": LAST_SAMPLES}))
             await pilot.press("ctrl+s")
             await until(pilot, lambda: app.screen is screen, 10, "the RL editor to close")
+            await pilot.press("p")
 
             def in_last_training() -> bool:
                 seen.add((screen_text(app).splitlines() or [""])[0])  # before a render: ""
@@ -296,8 +299,15 @@ def test_stop_in_the_last_iteration_counts_every_sample_and_says_how_it_ended(tm
             await until(pilot, in_last_training, 400, "iteration 2's training")
             eta = header.eta
             assert eta is not None and header.eval_seconds > 0
+            assert header.phase_total == LAST_SAMPLES  # the person's RL edit is in force
             left = (LAST_SAMPLES - header.phase_done) / header.fps
-            assert eta >= left + header.eval_seconds - 1  # the evaluation still to come
+            assert eta >= left + header.eval_seconds - 1, (  # the evaluation still to come
+                eta,
+                left,
+                header.samples,
+                header.phase_done,
+                header.iteration_samples,
+            )
             titles = {c.title for c in app.get_system_commands(screen)}
             assert {"Pause or resume", "Stop the session", "Change the RL configuration"} <= titles
 
@@ -390,8 +400,8 @@ def test_stop_in_the_last_iteration_counts_every_sample_and_says_how_it_ended(tm
         (0, "critic"),
     ]
     # fps is over training time only: the 4 s pause is not in it
-    paused = next(e for e in events if e["kind"] == "control" and e["state"] == "paused")
-    resumed = next(e for e in events if e["kind"] == "control" and e["state"] == "resumed")
+    paused = [e for e in events if e["kind"] == "control" and e["state"] == "paused"][-1]
+    resumed = [e for e in events if e["kind"] == "control" and e["state"] == "resumed"][-1]
     started = [e for e in events if e["kind"] == "phase_started" and e["phase"] == "training"]
     after = next(
         e for e in events if e["kind"] == "training_progress" and e["time"] > resumed["time"]
