@@ -255,9 +255,9 @@ def record(store: SessionStore) -> int:
 def test_stop_in_the_last_iteration_counts_every_sample_and_says_how_it_ended(tmp_path) -> None:
     """Iteration 1 trains and evaluates (the header shows each phase, evaluation with its
     episodes); a person pauses it to plan iteration 2 (coded navigation beside PPO's
-    primitives) with a longer training; in iteration 2, the last, a plan edit and an RL-configuration
-    edit are refused at once with the reason, a pause does not count as training time, and a stop
-    ends the run within one rollout: the header, the log, the browser, the record and the
+    primitives) with a longer training; in iteration 2, the last, a plan edit and an
+    RL-configuration edit are refused at once with the reason, a pause does not count as
+    training time, and a stop ends the run within one rollout: the header, the log, the browser, the record and the
     report all show the same samples, the stopped iteration's included."""
     store = SessionStore(tmp_path)
     record(store)  # session 1; the run is session 2
