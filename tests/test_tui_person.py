@@ -257,8 +257,9 @@ def test_stop_in_the_last_iteration_counts_every_sample_and_says_how_it_ended(tm
     episodes); a person pauses it to plan iteration 2 (coded navigation beside PPO's
     primitives) with a longer training; in iteration 2, the last, a plan edit and an
     RL-configuration edit are refused at once with the reason, a pause does not count as
-    training time, and a stop ends the run within one rollout: the header, the log, the browser, the record and the
-    report all show the same samples, the stopped iteration's included."""
+    training time, and a stop ends the run within one rollout: the header, the log, the
+    browser, the record and the report all show the same samples, the stopped iteration's
+    included."""
     store = SessionStore(tmp_path)
     record(store)  # session 1; the run is session 2
     seen: set[str] = set()
