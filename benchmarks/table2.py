@@ -439,7 +439,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--library",
         default="empty",
-        metavar="empty|builtin",
+        choices=("empty", "builtin"),
         help="what an LLM agent starts from (default: empty, every coded action its own)",
     )
     parser.add_argument("--llm-base-url", default=None)
@@ -461,6 +461,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         ("--episodes", args.episodes),
         ("--iterations", args.iterations),
         ("--per-iteration", args.per_iteration),
+        ("--final-episodes", args.final_episodes),
     ):
         if value is not None and value < 1:
             parser.error(f"{flag} must be at least 1, got {value}")
@@ -470,8 +471,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--num-envs must be in 1..4096, got {args.num_envs}")
     if args.eval_seed < 0:
         parser.error(f"--eval-seed must be 0 or more, got {args.eval_seed}")
-    if args.library not in ("empty", "builtin"):
-        parser.error(f"--library must be empty or builtin, got {args.library!r}")
     if bool(args.llm_base_url) != bool(args.llm_model):
         parser.error("--llm-base-url and --llm-model go together: give both, or neither")
     return args

@@ -103,6 +103,7 @@ def test_table2_bad_flags_say_the_fix_in_one_line() -> None:
         (["--methods", "dqn"], "use ppo, code, rl_code, rl_from_code, agent"),
         (["--env", "minecraft"], "--env craftax or --env crafter"),
         (["--samples", "0"], "--samples must be at least 1"),
+        (["--final-episodes", "0"], "--final-episodes must be at least 1"),
         (["--seeds", "1", "1"], "--seeds must be distinct"),
     ):
         done = run_table2(*flags, timeout=60)

@@ -150,16 +150,15 @@ class LLMFastAgent(_LLMRole, FastAgent):
                 f"{previous}\nFix it."
             )
 
+        linked: dict[str, str] = {}  # the answer's code, linked once by the check
+
         def links(answer: CodeAnswer) -> None:
             with contextlib.suppress(SyntaxError):  # validation names a syntax error
-                link_skills(answer.code, library)
+                linked[answer.code] = link_skills(answer.code, library)
 
         example = self.shelf.code_example(sub.name)
         code = self._ask(task, request, CodeAnswer, links, example=example).code
-        try:
-            return link_skills(code, library)
-        except SyntaxError:
-            return code
+        return linked.get(code, code)
 
     def write_rl(self, task, sub, coded, env: str = "craftax") -> RLAnswer:
         segments, actions = world_segments(env), world_actions(env)

@@ -1,8 +1,8 @@
 """What a session starts from: a shelf of skills its agents may reuse (``--library``).
 
-``empty`` (the default): nothing. ``builtin``: the builtin agent's hand-written templates
-(labelled ``builtin library``). ``user``: the user's library (the sessions database's, built
-by the session layer) with the builtin templates for the names it lacks. A folder: the skill
+``empty``: nothing. ``builtin``: the builtin agent's hand-written templates (labelled
+``builtin library``). ``user`` (the default): the user's library (the sessions database's,
+built by the session layer) with the builtin templates for the names it lacks. A folder: the skill
 files in it (``skills export`` writes them).
 
 The slow agent sees the shelf's skills most relevant to the task (names, docstrings,

@@ -73,11 +73,10 @@ def _entry(name: str) -> str:
 def _rewrite_calls(source: str) -> str:
     """``source`` with each ``ctx.skill("x")`` replaced by ``skill_x_act(ctx)`` in place
     (the rest of the text, comments included, unchanged)."""
-    lines = source.splitlines(keepends=True)
-    offsets = [0]
-    for line in lines:
-        offsets.append(offsets[-1] + len(line.encode()))
     data = source.encode()
+    offsets = [0]  # byte offset of each line, as the parser counts lines (\n, \r\n, \r)
+    for line in data.splitlines(keepends=True):
+        offsets.append(offsets[-1] + len(line))
     for call in reversed(skill_calls(source)):
         start = offsets[call.lineno - 1] + call.col_offset
         end = offsets[call.end_lineno - 1] + call.end_col_offset

@@ -96,15 +96,14 @@ def train_policy(
     ctx.phase("training", sub.name, total=config.samples)
     try:
         result = train(config, on_metrics=on_metrics, model=model, env=env, samples_done=done)
-    except StopRequested:
-        env.close()
-        raise TrainingStopped(total_before + trained[0]) from None
-    except BaseException:
+    except BaseException as error:
         env.close()  # worker processes, for out-of-process worlds
+        if isinstance(error, StopRequested):
+            raise TrainingStopped(total_before + trained[0]) from None
         raise
     finally:
         ctx.position.training_actions = set()
-        usage = env.coded_usage()
+    usage = env.coded_usage()
     if any(specs[c.name] is not c for c in config.coded_actions):  # evaluate what ran last
         config = config.model_copy(update={"coded_actions": list(specs.values())})
     return Trained(result, config, usage, env)
