@@ -16,6 +16,7 @@ from rlgpt_tui.engine import events as ev
 from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.tui.app import RlgptApp
+from rlgpt_tui.tui.messages import EngineEvent
 from rlgpt_tui.tui.screens.dialogs import ApproveDialog, EditPlanDialog, EditRLConfigDialog
 from rlgpt_tui.tui.screens.run import RunScreen
 from rlgpt_tui.tui.screens.sessions import SessionsScreen
@@ -515,6 +516,47 @@ def test_approval_escape_rejects_a_turns_it_off_and_a_plan_is_approved_as_a_whol
 
 
 # -- 5. the browser keeps its selection -----------------------------------------------------
+def test_the_plan_and_code_panes_keep_the_persons_row_when_rows_arrive(recorded) -> None:
+    """A person who moved the plan or code selection keeps it as new rows arrive; one on the
+    newest row follows the new ones (the viewer shows what is selected)."""
+
+    async def scenario() -> None:
+        app = RlgptApp(recorded)
+        async with app.run_test(size=(200, 55)) as pilot:
+            screen = await open_replay(pilot, app)
+            versions = screen.code_pane.query_one("#code-versions")
+            viewer = screen.query_one("#code-view")
+            assert versions.row_count == 2 and versions.cursor_row == 1
+            await pilot.press("2", "up")  # the person looks at go_to_tree v1
+            assert "go_to_tree v1" in str(screen.code_pane.border_subtitle)
+
+            def written(code: str) -> ev.CodeWritten:
+                return ev.CodeWritten(1, "builtin", "code_collect_wood", code, 1)
+
+            screen.post_message(EngineEvent(written("def a(ctx):\n    yield 'noop'\n")))
+            await until(pilot, lambda: versions.row_count == 3, 5, "a new code version")
+            assert versions.cursor_row == 0
+            assert "go_to_tree v1" in str(screen.code_pane.border_subtitle)  # still what they chose
+            await pilot.press("down", "down")  # back on the newest row: new ones are followed
+            screen.post_message(EngineEvent(written("def b(ctx):\n    yield 'noop'\n")))
+            await until(pilot, lambda: versions.row_count == 4, 5, "another code version")
+            assert versions.cursor_row == 3
+            assert "code_collect_wood v3" in str(screen.code_pane.border_subtitle)
+            assert "def b(ctx)" in viewer.text
+
+            plan = screen.plan_pane.table
+            rows = plan.row_count
+            await pilot.press("1", "up")
+            chosen = plan.get_row_at(plan.cursor_row)
+            extra = {"name": "place_table", "mode": "code", "description": "a table"}
+            event = ev.PlanProposed(1, "builtin", {"subactions": [extra]})
+            screen.post_message(EngineEvent(event))
+            await until(pilot, lambda: plan.row_count == rows + 1, 5, "a new plan row")
+            assert plan.cursor_row == rows - 2 and plan.get_row_at(plan.cursor_row) == chosen
+
+    asyncio.run(scenario())
+
+
 def test_the_browser_keeps_its_selection_when_sessions_are_added(tmp_path) -> None:
     store = SessionStore(tmp_path)
     record(store), record(store)
