@@ -282,8 +282,9 @@ def _result_lines(events: list[ev.Event], best: float | None, m: Measure) -> lis
     """The result (the chosen solution's fresh evaluation) and every candidate's, beside the
     best of the run's own evaluations (which chose and stopped, so it is optimistic)."""
     own = (
-        "best of the run's own evaluations (optimistic: they made its decisions): "
-        f"{m.format(best or 0.0)}"
+        f"best of the run's own evaluations (optimistic: they made its decisions): {m.format(best)}"
+        if best is not None
+        else "the run ended before its first evaluation"
     )
     chosen = [e for e in events if isinstance(e, ev.SolutionChosen)]
     if not chosen:

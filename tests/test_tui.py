@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from rlgpt_tui.engine.events import events_from_records
+from rlgpt_tui.engine.printer import finished_text
+from rlgpt_tui.report import session_markdown
 from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.tui.app import RlgptApp
@@ -184,6 +187,9 @@ def test_open_and_resume_a_saved_session_then_replay_it(tmp_path: Path) -> None:
     session.control.stop()  # stopped at its first safe point: a saved, unfinished session
     session.run()
     assert store.get(session.id).status == "stopped"
+    finished = [e for e in events_from_records(store.events(1)) if e.kind == "session_finished"]
+    assert "finished: stopped by you; nothing evaluated yet" in finished_text(finished[0])
+    assert "ended before its first evaluation" in session_markdown(store, 1, None)
 
     async def scenario() -> None:
         app = RlgptApp(tmp_path)

@@ -255,6 +255,7 @@ class Engine:
             run=run.as_dict() if run else {},
             result=final.as_dict() if final else {},
             stop_requested=self.control.stop_requested,
+            evaluated=bool(history) or final is not None,
         )
         return EngineResult(
             end, best, total, self.tokens, history, dict(self.code), task.measure, run, final

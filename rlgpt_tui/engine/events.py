@@ -245,6 +245,7 @@ class SessionFinished(Event):
     result: dict[str, Any] = field(default_factory=dict)
     end: str = ""  # EndKind's value ('' in sessions recorded before it: read ``reason``)
     stop_requested: bool = False  # a person asked to stop (the run may have ended first)
+    evaluated: bool = True  # False: it ended before any evaluation (``best`` means nothing)
     kind: ClassVar[str] = "session_finished"
 
     @property

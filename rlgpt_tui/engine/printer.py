@@ -139,7 +139,7 @@ def candidate_lines(event: ev.SolutionChosen) -> list[str]:
 def finished_text(event: ev.SessionFinished) -> str:
     """``finished: WHY; result MEASURE V [LOW-HIGH] (KIND, fresh worlds; the run's own
     evaluation: S); N training samples; T tokens`` (``best MEASURE V`` when no solution
-    was chosen)."""
+    was chosen; ``nothing evaluated yet`` when it ended before any evaluation)."""
     measure = Measure(event.measure)
     if event.result:
         r = event.result
@@ -150,8 +150,10 @@ def finished_text(event: ev.SessionFinished) -> str:
         if "reached" in r:
             at = "at or above" if r["reached"] else "below"
             figure += f"; the result is {at} the target {measure.format(r['target'])}"
-    else:
+    elif event.evaluated:
         figure = f"best {measure.label} {measure.format(event.best)}"
+    else:
+        figure = "nothing evaluated yet"
     return (
         f"finished: {ended_why(event)}; {figure}; "
         f"{event.total_samples:,} training samples; {event.tokens:,} tokens"
