@@ -224,7 +224,11 @@ def test_open_and_resume_a_saved_session_then_replay_it(tmp_path: Path) -> None:
     assert store.get(session.id).status == "finished"
 
 
-def test_new_session_form_rejects_bad_numbers(tmp_path: Path) -> None:
+def form_error(app: RlgptApp) -> str:
+    return str(app.screen.query_one("#form-error").render())
+
+
+def test_new_session_form_rejects_bad_numbers_and_libraries(tmp_path: Path) -> None:
     async def scenario() -> None:
         app = RlgptApp(tmp_path)
         async with app.run_test(size=SIZE) as pilot:
@@ -242,6 +246,11 @@ def test_new_session_form_rejects_bad_numbers(tmp_path: Path) -> None:
             await pilot.press("ctrl+s")
             error = str(app.screen.query_one("#form-error").render())
             assert "target 120.0 is not a Crafter score: use a number in (0, 100]" in error
+            app.screen.query_one("#target").value = ""
+            app.screen.query_one("#library").value = str(tmp_path / "no-such-folder")
+            await pilot.press("ctrl+s")  # the session is created in a worker: wait for it
+            await until(pilot, lambda: "no such folder" in form_error(app), 10, "the error")
+            assert "use empty, builtin, user or a folder" in form_error(app)
             assert SessionStore(tmp_path).list_sessions() == []
 
     asyncio.run(scenario())

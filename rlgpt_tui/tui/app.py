@@ -18,6 +18,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from rlgpt_tui.agents.shelf import USER
 from rlgpt_tui.engine.engine import EngineSettings
 from rlgpt_tui.llm.client import LLMError, LLMSettings
 from rlgpt_tui.session import Session
@@ -105,14 +106,16 @@ class RlgptApp(App):
         model: str | None = None,
         chain: bool = False,
         approval: bool = False,
+        library: str = USER,
     ) -> None:
-        """Create the session in a worker (an LLM endpoint is checked first), then show it."""
+        """Create the session in a worker (an LLM endpoint is checked first), then show it;
+        ``library``: what an LLM session's agents start from (``run --library``)."""
 
         def create() -> Session:
             llm = LLMSettings.resolve(base_url, model)
             if llm.base_url and not llm.configured:
                 raise LLMError("an LLM base URL without a model: fill in the model")
-            return Session.create(self.store, settings, llm, chain=chain)
+            return Session.create(self.store, settings, llm, chain=chain, library=library)
 
         self._open_in_worker(create, approval, (LLMError, StoreError, ValueError))
 

@@ -8,6 +8,7 @@ from textual.containers import Grid, Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch
 
+from rlgpt_tui.agents.shelf import USER
 from rlgpt_tui.engine.engine import EngineSettings
 from rlgpt_tui.envs import WORLDS
 from rlgpt_tui.tasks import get_task, load_catalog
@@ -21,6 +22,7 @@ NUMBER_FIELDS = {
     "num_envs": ("parallel envs", "64", int),
     "seed": ("seed", "0", int),
 }
+LIBRARY_HINT = "user (yours, then builtin), builtin, empty, or a folder of skill files"
 OPTIONAL = {
     "samples_per_iteration": "30000; scored tasks: budget / iterations",
     "target": "success rate 0.9; Crafter score 50.5",
@@ -48,6 +50,8 @@ class NewSessionScreen(Screen):
                 yield Input(placeholder="empty: builtin agent (or RLGPT_LLM_BASE_URL)", id="url")
                 yield Label("LLM model")
                 yield Input(placeholder="empty: builtin agent (or RLGPT_LLM_MODEL)", id="model")
+                yield Label("skill library (LLM)")
+                yield Input(USER, placeholder=LIBRARY_HINT, id="library")
                 for name, (label, default, _) in NUMBER_FIELDS.items():
                     yield Label(label)
                     yield Input(default, placeholder=OPTIONAL.get(name, ""), id=name)
@@ -97,6 +101,7 @@ class NewSessionScreen(Screen):
             model=self.query_one("#model", Input).value.strip() or None,
             chain=self.query_one("#chain", Switch).value,
             approval=self.query_one("#approval", Switch).value,
+            library=self.query_one("#library", Input).value.strip() or USER,
         )
 
     def on_select_changed(self, event: Select.Changed) -> None:
