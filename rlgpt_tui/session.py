@@ -120,7 +120,9 @@ class Session:
         team: AgentTeam,
         chain: bool = False,
         resume: ResumeState | None = None,
+        shelf: SkillShelf | None = None,
     ):
+        """``shelf``: the session's library, which ``ctx.skill`` in a person's code runs."""
         self.store = store
         self.id = session_id
         self.settings = settings
@@ -128,6 +130,7 @@ class Session:
         self.chain = chain
         self.on_event: EventHandler = lambda event: None
         self.control = ControlPlane(settings.task)  # pause, stop, edits: every stage's
+        self.control.library = {s.name: s.source for s in shelf.skills} if shelf else {}
         self.engine = Engine(settings, team, self._record, resume=resume, control=self.control)
 
     @property
@@ -156,7 +159,7 @@ class Session:
             chain=chain,
         )
         settings = dataclasses.replace(settings, artifacts_dir=str(store.session_dir(session_id)))
-        return cls(store, session_id, settings, team, chain)
+        return cls(store, session_id, settings, team, chain, shelf=shelf)
 
     @classmethod
     def resume(
@@ -189,16 +192,17 @@ class Session:
         recorded = dict(summary.settings)
         library = recorded.pop("library", EMPTY)
         settings = EngineSettings.from_recorded(recorded)
-        team = make_team(llm, settings.env, session_shelf(store, library, settings.env))
+        shelf = session_shelf(store, library, settings.env)
+        team = make_team(llm, settings.env, shelf)
         settings = dataclasses.replace(settings, artifacts_dir=str(store.session_dir(session_id)))
         events = ev.events_from_records(store.events(session_id))
         store.claim(session_id)
         if summary.chain:
-            session = cls(store, session_id, settings, team, chain=True)
+            session = cls(store, session_id, settings, team, chain=True, shelf=shelf)
             session.recorded = events
         else:
             resume = ResumeState.from_events(events)
-            session = cls(store, session_id, settings, team, resume=resume)
+            session = cls(store, session_id, settings, team, resume=resume, shelf=shelf)
         session.control.continue_numbering(events)
         session.control.restore(events)  # edits pending when it was cut off stay in force
         for event in events:  # RL-config edits are checked against the latest configs

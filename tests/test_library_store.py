@@ -411,3 +411,34 @@ def test_a_session_started_from_the_library_shows_it_to_the_slow_agent_and_reuse
     )
     text = many.prompt_text(task)
     assert len(text) < 3_100 and text.endswith("more not shown)")
+
+
+def test_a_persons_code_edit_runs_library_skills_through_ctx_skill(tmp_path: Path) -> None:
+    """A person's code (dialog, file or control plane) may call the session's library with
+    ``yield from ctx.skill("name")``: the skill's code is linked in, validated once, and it
+    runs in the world; an unknown name is refused with the library's names."""
+    from rlgpt_tui.engine.control import EditRefused
+    from rlgpt_tui.envs.craftax_world import CraftaxWorld
+    from rlgpt_tui.skills.episodes import run_one_call_each
+
+    store = SessionStore(tmp_path)
+    session = Session.create(store, tiny_settings(), library="builtin")
+    mine = "def act(ctx):\n    if (yield from ctx.skill('go_to_tree')):\n        yield Action.DO\n"
+    edit = session.control.edit_code("collect_wood", mine)
+    linked = mine.replace("ctx.skill('go_to_tree')", "skill_go_to_tree_act(ctx)")
+    assert edit.action.source.startswith(linked)
+    assert "def skill_go_to_tree_act(ctx):" in edit.action.source
+    world = CraftaxWorld(num_envs=4, seed=3)
+    world.reset(3)
+    before, after, records = run_one_call_each(world, edit.action)
+    world.close()
+    assert all(not r.end.failure for r in records)
+    assert any(b.position != a.position for b, a in zip(before, after, strict=True))
+    wrong = mine.replace("go_to_tree", "fly_to_tree")
+    try:
+        session.control.edit_code("collect_wood", wrong)
+    except EditRefused as error:
+        assert "ctx.skill('fly_to_tree'): no library skill of that name" in str(error)
+        assert "go_to_tree" in str(error)
+    else:
+        raise AssertionError("an unknown library skill was accepted")

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -115,12 +115,24 @@ class RLConfigEdit(Edit):
 E = TypeVar("E", bound=Edit)
 
 
-def check_code(subaction: str, code: str) -> ValidatedAction:
+def check_code(
+    subaction: str, code: str, library: Mapping[str, str] | None = None
+) -> ValidatedAction:
     """Validate code for ``subaction`` as agent code is (one round trip to the validation
-    worker: blocks, so a UI calls it off its own thread); raise EditRefused with the error."""
+    worker: blocks, so a UI calls it off its own thread); raise EditRefused with the error.
+    ``library``: the session's skills (name: source) that ``yield from ctx.skill("name")``
+    runs; their code is appended to the person's before validation, as for an LLM's."""
+    from rlgpt_tui.skills.compose import link_skills
     from rlgpt_tui.skills.sandbox import CodeValidationError
     from rlgpt_tui.skills.validation import validate
 
+    skills = {name: source for name, source in (library or {}).items() if name != subaction}
+    try:
+        code = link_skills(code, skills)
+    except ValueError as error:  # an unknown skill (the message lists the library's)
+        raise EditRefused(str(error)) from None
+    except SyntaxError:
+        pass  # validation names the syntax error
     try:
         return validate(subaction, code)
     except CodeValidationError as error:
@@ -171,6 +183,8 @@ class ControlPlane:
         # would_apply(what, target): why such an edit made now could never take effect (the
         # run's last iteration is past the point that uses it), or None; set by the engine
         self.would_apply: Callable[[str, str], str | None] = lambda what, target: None
+        # the session's library (name: source): what ctx.skill("name") in a person's code runs
+        self.library: dict[str, str] = {}
 
     def continue_numbering(self, recorded: list[ev.Event]) -> None:
         """Number new edits after those of a recorded session's events (on resume)."""
@@ -245,7 +259,7 @@ class ControlPlane:
         try:
             self._check_open("code", subaction)
             if isinstance(code, str):
-                action = check_code(subaction, code)
+                action = check_code(subaction, code, self.library)
             elif code.name != subaction:
                 raise EditRefused(f"the code was validated as {code.name!r}, not {subaction!r}")
             else:
@@ -404,8 +418,7 @@ class ControlPlane:
             carried.append(edit.id)
         return carried
 
-    @staticmethod
-    def _rebuild(queued: ev.EditQueued) -> Edit:
+    def _rebuild(self, queued: ev.EditQueued) -> Edit:
         """The edit a recorded ``edit_queued`` event describes (EditRefused if it cannot)."""
         if not queued.content:
             raise EditRefused("recorded without its content (an older session)")
@@ -417,7 +430,8 @@ class ControlPlane:
                 why = error.errors()[0]["msg"]
                 raise EditRefused(f"the plan no longer validates: {why}") from None
         if queued.what == CodeEdit.what:
-            return CodeEdit(*base, action=check_code(queued.target, queued.content))
+            action = check_code(queued.target, queued.content, self.library)
+            return CodeEdit(*base, action=action)
         if queued.what == RLConfigEdit.what:
             return RLConfigEdit(*base, changes=json.loads(queued.content))
         raise EditRefused(f"unknown kind of edit {queued.what!r}")

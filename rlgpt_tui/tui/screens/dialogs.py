@@ -84,16 +84,18 @@ class EditPlanDialog(EditorDialog):
 class EditCodeDialog(EditorDialog):
     """A sub-action's code; validated like agent code before it is sent to the engine."""
 
-    def __init__(self, subaction: str, code: str) -> None:
+    def __init__(self, subaction: str, code: str, library: dict[str, str] | None = None) -> None:
+        """``library``: the session's skills, which ``yield from ctx.skill("name")`` runs."""
         super().__init__(
             f"Edit the code of {subaction} (validated, then used at the next safe point)",
             code,
             "python",
         )
-        self.subaction = subaction
+        self.subaction, self.library = subaction, library or {}
 
     def check(self, text: str) -> ValidatedAction:
-        return check_code(self.subaction, text)  # EditRefused is a ValueError: shown here
+        # EditRefused is a ValueError: shown here
+        return check_code(self.subaction, text, self.library)
 
     def action_save(self) -> None:
         """Validation takes a round trip to a sandbox worker: it runs in a thread while the

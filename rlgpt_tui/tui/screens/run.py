@@ -307,7 +307,8 @@ class RunScreen(Screen):
             text = proposal
 
             def check(code: str) -> str:
-                check_code(target, code)  # EditRefused is a ValueError: shown in the dialog
+                # EditRefused is a ValueError: shown in the dialog
+                check_code(target, code, self.control.library)
                 return code
 
         answered = threading.Event()
@@ -400,7 +401,7 @@ class RunScreen(Screen):
         version = pane.versions[min(table.cursor_row, len(pane.versions) - 1)]
         name = version.subaction
         self.app.push_screen(
-            EditCodeDialog(name, pane.latest(name) or ""),
+            EditCodeDialog(name, pane.latest(name) or "", self.control.library),
             lambda code: self._code_edited(name, code),
         )
 
