@@ -50,7 +50,7 @@ class NewSessionScreen(Screen):
                 yield Input(placeholder="empty: builtin agent (or RLGPT_LLM_BASE_URL)", id="url")
                 yield Label("LLM model")
                 yield Input(placeholder="empty: builtin agent (or RLGPT_LLM_MODEL)", id="model")
-                yield Label("skill library (LLM)")
+                yield Label("skill library")
                 yield Input(USER, placeholder=LIBRARY_HINT, id="library")
                 for name, (label, default, _) in NUMBER_FIELDS.items():
                     yield Label(label)
