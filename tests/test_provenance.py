@@ -13,6 +13,7 @@ from rich.console import Console
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.printer import EventPrinter
 from rlgpt_tui.report import session_markdown
+from rlgpt_tui.skills.compose import link_skills
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.tui.app import RlgptApp
 from rlgpt_tui.tui.widgets.critic import CriticPane
@@ -93,6 +94,23 @@ def test_the_printer_says_who_wrote_each_coded_action_and_the_llm_share_of_calls
     alone = printed(run_events("code", only_coded="code_collect_wood"))
     assert "  code_collect_wood: written by person\n" in alone
     assert "LLM-written code: 0% of the coded-action calls" in alone
+    # the person's code runs the library's navigation through ctx.skill: named beside it
+    linked = link_skills(
+        "def act(ctx):\n    if (yield from ctx.skill('go_to_tree')):\n        yield 'do'\n",
+        {"go_to_tree": GO_TO_TREE},
+    )
+    events = run_events("RL + code")
+    for event in events:
+        if isinstance(event, ev.CodeWritten) and event.subaction == "code_collect_wood":
+            event.code = linked
+    text = printed(events)
+    line = "  code_collect_wood: written by person (10 calls), running library skills go_to_tree"
+    assert line in text
+    assert "  go_to_tree: written by llm:qwen (30 calls)\n" in text
+    assert (
+        "75% of the coded-action calls (a call of code that links library skills counts as its writer's)"
+        in text
+    )
 
 
 def test_the_report_says_who_wrote_the_solution(tmp_path: Path) -> None:

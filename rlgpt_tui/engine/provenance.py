@@ -2,9 +2,11 @@
 
 A coded action's author is that of the code version in force: ``person`` for a human edit,
 ``builtin library`` for the builtin agent's templates, else the agent that wrote it
-(``llm:MODEL``). A solution's provenance names the author of each coded action it runs and
-the share of its coded-action calls that ran LLM-written code (an RL policy: the calls of its
-training run; code alone: every call is that code's).
+(``llm:MODEL``). A solution's provenance names the author of each coded action it runs, the
+library skills its code runs through ``ctx.skill`` (linked in: the author's code calls
+them, so its calls count as the author's and the skills are named beside it), and the share
+of its coded-action calls that ran LLM-written code (an RL policy: the calls of its training
+run; code alone: every call is that code's).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rlgpt_tui.engine import events as ev
+from rlgpt_tui.skills.compose import linked_skills
 
 PERSON = "person"
 BUILTIN = "builtin library"
@@ -46,12 +49,14 @@ def is_llm(author: str) -> bool:
 @dataclass
 class Provenance:
     """The coded actions of a solution: who wrote each, and its calls (None: not counted).
-    ``code_alone``: the solution is code run alone (every call runs it)."""
+    ``code_alone``: the solution is code run alone (every call runs it); ``links``: the
+    library skills each coded action runs through ``ctx.skill``."""
 
     subject: str
     authors: dict[str, str] = field(default_factory=dict)
     calls: dict[str, int | None] = field(default_factory=dict)
     code_alone: bool = False
+    links: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def llm_share(self) -> float | None:
@@ -66,21 +71,28 @@ class Provenance:
         return sum(c for n, c in counted.items() if is_llm(self.authors.get(n, ""))) / total
 
     def lines(self) -> list[str]:
-        """``go_to_tree: written by llm:qwen (120 calls)`` per coded action, then the LLM
-        share."""
+        """``go_to_tree: written by llm:qwen (120 calls)`` per coded action (``, running
+        library skills a, b`` where it links some), then the LLM share."""
         if not self.authors:
             return ["no coded action: a policy over primitive actions (no code written)"]
         lines = []
         for name, author in self.authors.items():
             calls = self.calls.get(name)
+            linked = self.links.get(name)
             lines.append(
                 f"{name}: written by {author}"
                 + (f" ({calls:,} calls)" if calls is not None else "")
+                + (f", running library skills {', '.join(linked)}" if linked else "")
             )
         share = self.llm_share
         lines.append(
             "LLM-written code: "
             + ("calls not counted" if share is None else f"{share:.0%} of the coded-action calls")
+            + (
+                " (a call of code that links library skills counts as its writer's)"
+                if self.links
+                else ""
+            )
         )
         return lines
 
@@ -92,7 +104,9 @@ def solution_provenance(events: list[ev.Event], chosen: dict) -> Provenance:
     events = events[starts[-1] :] if starts else events
     iteration = chosen.get("iteration")
     events = events[: _end_of_iteration(events, iteration)]
-    authors = authors_until(events)
+    in_force = code_in_force(events)
+    authors = {name: author for name, (author, _) in in_force.items()}
+    sources = {name: source for name, (_, source) in in_force.items()}
     result = Provenance(subject=str(chosen.get("subject", "")))
     only = chosen.get("only_coded")
     if chosen.get("kind") == "code" and only:
@@ -105,6 +119,7 @@ def solution_provenance(events: list[ev.Event], chosen: dict) -> Provenance:
         for name in names:
             result.authors[name] = authors[name]
             result.calls[name] = None
+        _add_links(result, sources)
         return result
     usage: dict = {}
     names: list[str] = []
@@ -121,27 +136,36 @@ def solution_provenance(events: list[ev.Event], chosen: dict) -> Provenance:
         result.authors[name] = authors.get(name, BUILTIN)
         stats = usage.get(name)
         result.calls[name] = stats.get("calls") if isinstance(stats, dict) else None
+    _add_links(result, sources)
     return result
 
 
-def authors_until(events: list[ev.Event]) -> dict[str, str]:
-    """Each coded action's author: that of its last code version that did not fail
-    validation (a person's applied edit included)."""
-    history: dict[str, list[tuple[str, tuple[int, int] | None]]] = {}
+def _add_links(result: Provenance, sources: dict[str, str]) -> None:
+    for name in result.authors:
+        linked = linked_skills(sources.get(name, ""))
+        if linked:
+            result.links[name] = linked
+
+
+def code_in_force(events: list[ev.Event]) -> dict[str, tuple[str, str]]:
+    """Each coded action's (author, source) of its last code version that did not fail
+    validation; a person's applied edit makes ``person`` the author."""
+    history: dict[str, list[tuple[str, tuple[int, int] | None, str]]] = {}
     for event in events:
         match event:
             case ev.CodeWritten():
                 key = (event.iteration, event.attempt)
                 history.setdefault(event.subaction, []).append(
-                    (code_author(event.source, event.agent), key)
+                    (code_author(event.source, event.agent), key, event.code)
                 )
             case ev.CodeValidationFailed() if history.get(event.subaction):
                 # only a failure of the code just written takes it out of force
                 if history[event.subaction][-1][1] == (event.iteration, event.attempt):
                     history[event.subaction].pop()
             case ev.EditApplied(what="code"):
-                history.setdefault(event.target, []).append((PERSON, None))
-    return {name: versions[-1][0] for name, versions in history.items() if versions}
+                versions = history.setdefault(event.target, [])
+                versions.append((PERSON, None, versions[-1][2] if versions else ""))
+    return {name: (v[-1][0], v[-1][2]) for name, v in history.items() if v}
 
 
 def _end_of_iteration(events: list[ev.Event], iteration: int | None) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 
 
 def compose_sources(parts: list[tuple[str, str]]) -> str:
@@ -84,6 +85,14 @@ def _rewrite_calls(source: str) -> str:
         new = f"{_entry(call.args[0].value)}({receiver})".encode()
         data = data[:start] + new + data[end:]
     return data.decode()
+
+
+LINK_MARK = re.compile(r"^# library skill (\w+) \(ctx\.skill\(", re.MULTILINE)
+
+
+def linked_skills(source: str) -> list[str]:
+    """The library skills :func:`link_skills` appended to ``source``, in order."""
+    return LINK_MARK.findall(source)
 
 
 def link_skills(source: str, library: dict[str, str]) -> str:
