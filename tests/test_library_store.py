@@ -433,7 +433,10 @@ def test_a_persons_code_edit_runs_library_skills_through_ctx_skill(tmp_path: Pat
     before, after, records = run_one_call_each(world, edit.action)
     world.close()
     assert all(not r.end.failure for r in records)
-    assert any(b.position != a.position for b, a in zip(before, after, strict=True))
+    pairs = list(zip(before, after, strict=True))
+    assert any(b.position != a.position for b, a in pairs)
+    # the skill said it reached a tree, so the person's `do` chopped it
+    assert any(a.inventory.get("wood", 0) > b.inventory.get("wood", 0) for b, a in pairs)
     wrong = mine.replace("go_to_tree", "fly_to_tree")
     try:
         session.control.edit_code("collect_wood", wrong)
