@@ -134,6 +134,13 @@ class RLConfig(BaseModel):
     start_share: float = Field(0.95, gt=0, lt=1)
     critic_warmup: int = Field(2, ge=0, le=100)
     start_anchor: float = Field(0.1, ge=0, le=10)
+    # ``start_primitive_share``: of the starting policy's 1 - start_share, the part spread
+    # over the primitives (the rest over the other coded actions); None: even over all.
+    # ``start_anchor_decay``: the anchor is multiplied by this after every policy update.
+    start_primitive_share: float | None = Field(None, ge=0, le=1)
+    start_anchor_decay: float = Field(1.0, gt=0, le=1)
+    # subtracted from the reward when an episode ends in the player's death (training)
+    death_penalty: float = Field(0.0, ge=0, le=100)
 
     @field_validator("task")
     @classmethod

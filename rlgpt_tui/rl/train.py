@@ -81,7 +81,13 @@ def build_env(
         reward_code=reward_code,
         gamma=config.ppo.gamma,
         seed=seed,
+        death_penalty=config.death_penalty,
     )
+
+
+def coded_mask(env: CodedActionVecEnv) -> list[bool]:
+    """Which of the policy's actions are coded ones."""
+    return [entry.coded is not None for entry in env.table]
 
 
 class MetricsCallback(BaseCallback):
@@ -266,7 +272,8 @@ def make_model(config: RLConfig, env: CodedActionVecEnv) -> PPO:
         verbose=0,
     )
     if config.start_from is not None:
-        start_as(model, env.coded_index(config.start_from), config.start_share)
+        index = env.coded_index(config.start_from)
+        start_as(model, index, config.start_share, coded_mask(env), config.start_primitive_share)
         model.critic_warmup = config.critic_warmup
     return model
 
@@ -296,7 +303,15 @@ def train(
         model.set_env(env)
     if config.start_from is not None and config.start_anchor > 0:  # pulled toward the code
         index = env.coded_index(config.start_from)
-        anchor_to_start(model, index, config.start_share, config.start_anchor)
+        anchor_to_start(
+            model,
+            index,
+            config.start_share,
+            config.start_anchor,
+            coded_mask(env),
+            config.start_primitive_share,
+        )
+        model.anchor_decay = config.start_anchor_decay
     model.set_logger(Logger(folder=None, output_formats=[]))  # metrics go to on_metrics only
     callback = MetricsCallback(env, config, on_metrics or (lambda m: None), samples_done)
     callback.init_callback(model)

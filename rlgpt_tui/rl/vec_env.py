@@ -78,11 +78,19 @@ class CodedActionVecEnv(VecEnv):
         gamma: float = 0.99,
         seed: int = 0,
         workers: int | None = None,
+        death_penalty: float = 0.0,
     ):
         self._features = feature_index(world, observation)
         table = build_action_table(primitives, list(coded or []))
         self.runner = EpisodeRunner(
-            world, task, table, reward_code=reward_code, gamma=gamma, seed=seed, workers=workers
+            world,
+            task,
+            table,
+            reward_code=reward_code,
+            gamma=gamma,
+            seed=seed,
+            workers=workers,
+            death_penalty=death_penalty,
         )
         self.world = world
         self.task = task

@@ -141,8 +141,10 @@ class EpisodeRunner:
         seed: int = 0,
         reset_ended: bool = True,
         workers: int | None = None,
+        death_penalty: float = 0.0,
     ):
         self.world = world
+        self.death_penalty = death_penalty  # subtracted when an episode ends in death
         self.task = task
         self.table = list(table)
         self.gamma = gamma
@@ -312,6 +314,12 @@ class EpisodeRunner:
         self.samples += len(stepped)
         self.coded_samples += int(self._coded[stepped].sum())
         step_reward = self._step_reward(result, stepping, prev)
+        if self.task is not None:
+            reached = self.task.success(result.achievements, result.inventory) & stepping
+        else:
+            reached = np.zeros(self.num_envs, dtype=bool)
+        if self.death_penalty:
+            step_reward -= self.death_penalty * (result.game_over & stepping & ~reached)
         self._reward[stepping] += self._discount[stepping] * step_reward[stepping]
         self._discount[stepping] *= self.gamma
         self._episode_length[stepping] += 1
@@ -319,10 +327,9 @@ class EpisodeRunner:
         self._next[stepping] = -1
         self.last = result
         if self.task is not None:
-            reached = self.task.success(result.achievements, result.inventory) & stepping
             out_of_time = (self._episode_length >= self.task.horizon) & stepping
         else:
-            reached = out_of_time = np.zeros(self.num_envs, dtype=bool)
+            out_of_time = np.zeros(self.num_envs, dtype=bool)
         ended = reached | out_of_time | (result.game_over & stepping)
         calls_cut = np.flatnonzero(ended & self._coded).tolist()
         if calls_cut:
