@@ -42,6 +42,9 @@ def main() -> None:
     p.add_argument("--n-steps", type=int, default=64)
     p.add_argument("--max-steps", type=int, default=None, help="every coded call's budget")
     p.add_argument("--lr", type=float, default=3e-4)
+    p.add_argument("--epochs", type=int, default=4)
+    p.add_argument("--rollout-decisions", type=int, default=256, help="0: no cap")
+    p.add_argument("--batch", type=int, default=512)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--eval-seed", type=int, default=20_000)
     p.add_argument("--episodes", type=int, default=32)
@@ -62,9 +65,12 @@ def main() -> None:
         start_anchor_decay=a.decay,
         death_penalty=a.death,
         critic_warmup=a.warmup,
+        start_rollout_decisions=a.rollout_decisions or None,
     )
     config.ppo.n_steps = a.n_steps
     config.ppo.learning_rate = a.lr
+    config.ppo.n_epochs = a.epochs
+    config.ppo.batch_size = a.batch
     if a.max_steps:
         for spec in config.coded_actions:
             spec.max_steps = a.max_steps
@@ -95,6 +101,7 @@ def main() -> None:
             n: round(float(v), 4) for n, v in zip(names, probs.mean(0), strict=True) if v > 0.01
         },
         "anchor_now": result.model.ent_coef,
+        "updates": result.model._n_updates // a.epochs,
     }
     result.env.close()
     seed = a.eval_seed + a.seed

@@ -51,6 +51,21 @@ def test_fresh_policy_is_the_code_in_every_state() -> None:
     assert torch.allclose(probs[:, index], torch.full((len(obs),), 0.9), atol=1e-5)
     others = np.delete(probs.numpy(), index, axis=1)
     assert np.allclose(others, 0.1 / others.shape[1], atol=1e-6)  # the rest spread evenly
+    # coded calls last tens of steps: a rollout is 256 decisions, not 64 per env
+    assert (model.n_steps, model.batch_size) == (256 // 16, 128)
+    assert cfg.model_copy(update={"start_from": None}).rollout_steps() == 64
+
+
+def test_exploration_can_go_to_the_other_skills() -> None:
+    cfg = config(start_share=0.5, start_primitive_share=0.2)
+    env = build_env(cfg)
+    model = make_model(cfg, env)
+    coded = [e.coded is not None for e in env.table]
+    env.close()
+    probs = action_probabilities(model, np.zeros((1, env.observation_space.shape[0])))[0]
+    mask = torch.tensor(coded)
+    assert probs[mask].sum().item() == pytest.approx(0.5 + 0.4)  # code + other skills
+    assert probs[~mask].sum().item() == pytest.approx(0.1)  # primitives
 
 
 @pytest.mark.slow

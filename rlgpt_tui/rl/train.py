@@ -249,13 +249,16 @@ def make_model(config: RLConfig, env: CodedActionVecEnv) -> PPO:
     the symbolic observation; with ``config.start_from``, a policy that starts as that
     coded action (:mod:`rlgpt_tui.rl.prior`)."""
     p = config.ppo
-    rollout = p.n_steps * env.num_envs
+    steps = config.rollout_steps(env.num_envs)
+    rollout = steps * env.num_envs
+    # a capped rollout (RL from code) is split in two minibatches: two gradient steps an epoch
+    batch = min(p.batch_size, rollout if steps == p.n_steps else max(rollout // 2, 8))
     model = OwnClockPPO(
         "MlpPolicy",
         env,
         learning_rate=p.learning_rate,
-        n_steps=p.n_steps,
-        batch_size=min(p.batch_size, rollout),
+        n_steps=steps,
+        batch_size=batch,
         n_epochs=p.n_epochs,
         gamma=p.gamma,
         gae_lambda=p.gae_lambda,
