@@ -45,6 +45,7 @@ def main() -> None:
     p.add_argument("--epochs", type=int, default=4)
     p.add_argument("--rollout-decisions", type=int, default=256, help="0: no cap")
     p.add_argument("--batch", type=int, default=512)
+    p.add_argument("--interrupt", action="store_true", help="interrupt_on_damage")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--eval-seed", type=int, default=20_000)
     p.add_argument("--episodes", type=int, default=32)
@@ -66,6 +67,7 @@ def main() -> None:
         death_penalty=a.death,
         critic_warmup=a.warmup,
         start_rollout_decisions=a.rollout_decisions or None,
+        interrupt_on_damage=a.interrupt,
     )
     config.ppo.n_steps = a.n_steps
     config.ppo.learning_rate = a.lr
@@ -121,6 +123,10 @@ def main() -> None:
     if not a.no_code:
         code = evaluate(config, only_coded=script, episodes=a.episodes, seed=seed)
         out["code"] = code.as_dict()
+        if a.interrupt:  # the code alone as the table runs it: calls not interrupted
+            plain = config.model_copy(update={"interrupt_on_damage": False})
+            code = evaluate(plain, only_coded=script, episodes=a.episodes, seed=seed)
+            out["code_uninterrupted"] = code.as_dict()
     out["wall_s"] = round(time.perf_counter() - began, 1)
     print(json.dumps(out, default=str))
 

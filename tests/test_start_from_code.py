@@ -8,7 +8,7 @@ import torch
 from pydantic import ValidationError
 
 from rlgpt_tui.agents.builtin import template_code
-from rlgpt_tui.envs.base import ACHIEVEMENTS
+from rlgpt_tui.envs.base import ACHIEVEMENTS, OBSERVATION_SEGMENTS
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.prior import action_probabilities
 from rlgpt_tui.rl.train import (
@@ -20,6 +20,7 @@ from rlgpt_tui.rl.train import (
     train,
 )
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
+from rlgpt_tui.skills.validation import validate
 from tests.still_world import StillWorld
 
 DO = 5  # the primitive 'do' in the world's action numbering
@@ -186,3 +187,33 @@ def test_policy_moves_off_the_code_when_another_skill_is_better() -> None:
     assert updates >= 2
     assert result.model.ent_coef == pytest.approx(0.1 * 0.5 ** (updates - 1))
     assert after > 0.3, (before, after)  # moved toward the skill that reaches the goal
+
+
+class HurtWorld(StillWorld):
+    """A StillWorld whose player loses a health point at its third step of an episode."""
+
+    def _result(self):
+        result = super()._result()
+        health = OBSERVATION_SEGMENTS["intrinsics"].start
+        result.obs[:, health] = [0.9 if len(t) >= 3 else 1.0 for t in self.taken]
+        return result
+
+
+@pytest.mark.parametrize("interrupt", [False, True])
+def test_a_coded_call_ends_when_the_player_is_hurt(interrupt: bool) -> None:
+    """With interrupt_on_damage the policy decides again at the step the player lost
+    health; without it the call runs its course."""
+    wait = validate("wait", "def act(ctx):\n    for _ in range(10):\n        yield Action.NOOP\n")
+    world = HurtWorld(2)
+    env = CodedActionVecEnv(
+        world,
+        task_for(RLConfig(task="collect_wood")),
+        coded=[wait],
+        primitives=["noop"],
+        interrupt_on_damage=interrupt,
+        workers=1,
+    )
+    env.reset()
+    env.step(np.ones(2, dtype=np.int64))  # the coded action
+    env.close()
+    assert [len(t) for t in world.taken] == ([3, 3] if interrupt else [10, 10])

@@ -146,6 +146,8 @@ class RLConfig(BaseModel):
     start_rollout_decisions: int | None = Field(256, ge=1, le=1_000_000)
     # subtracted from the reward when an episode ends in the player's death (training)
     death_penalty: float = Field(0.0, ge=0, le=100)
+    # a coded call ends at the step the player loses health, so the policy decides then
+    interrupt_on_damage: bool = False
 
     @field_validator("task")
     @classmethod

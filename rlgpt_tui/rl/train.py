@@ -82,6 +82,7 @@ def build_env(
         gamma=config.ppo.gamma,
         seed=seed,
         death_penalty=config.death_penalty,
+        interrupt_on_damage=config.interrupt_on_damage,
     )
 
 

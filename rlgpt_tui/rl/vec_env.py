@@ -79,6 +79,7 @@ class CodedActionVecEnv(VecEnv):
         seed: int = 0,
         workers: int | None = None,
         death_penalty: float = 0.0,
+        interrupt_on_damage: bool = False,
     ):
         self._features = feature_index(world, observation)
         table = build_action_table(primitives, list(coded or []))
@@ -91,6 +92,7 @@ class CodedActionVecEnv(VecEnv):
             seed=seed,
             workers=workers,
             death_penalty=death_penalty,
+            interrupt_on_damage=interrupt_on_damage,
         )
         self.world = world
         self.task = task

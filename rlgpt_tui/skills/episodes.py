@@ -142,9 +142,14 @@ class EpisodeRunner:
         reset_ended: bool = True,
         workers: int | None = None,
         death_penalty: float = 0.0,
+        interrupt_on_damage: bool = False,
     ):
         self.world = world
         self.death_penalty = death_penalty  # subtracted when an episode ends in death
+        # a coded call ends at the step the player loses health: the policy decides then
+        segment = getattr(world, "observation_segments", {}).get("intrinsics")
+        self._health_column = segment.start if interrupt_on_damage and segment else None
+        self._health: np.ndarray | None = None
         self.task = task
         self.table = list(table)
         self.gamma = gamma
@@ -334,7 +339,10 @@ class EpisodeRunner:
         calls_cut = np.flatnonzero(ended & self._coded).tolist()
         if calls_cut:
             self.records.extend(self.scheduler.stop(calls_cut, CallEnd.EPISODE_ENDED))
+        hurt = self._hurt(result, stepping, stepping & self._coded & ~ended & ~self._final)
         finished = ended | (self._final & stepping)
+        if hurt:
+            self.interrupt(hurt)
         if not finished.any():
             return
         envs = np.flatnonzero(finished)
@@ -345,6 +353,18 @@ class EpisodeRunner:
         if ended.any() and self.reset_ended:
             self.last = self.world.reset_envs(ended)
             self.scheduler.reset_memory(np.flatnonzero(ended).tolist())
+
+    def _hurt(self, result: StepResult, stepping: np.ndarray, running: np.ndarray) -> list[int]:
+        """The envs among ``running`` whose player lost health this step (with
+        ``interrupt_on_damage``); the health of the envs that stepped is kept."""
+        if self._health_column is None:
+            return []
+        health = np.array(result.obs[:, self._health_column], dtype=np.float32)
+        if self._health is None:
+            self._health = health.copy()
+        hurt = np.flatnonzero(running & (health < self._health - 1e-6)).tolist()
+        self._health[stepping] = health[stepping]
+        return hurt
 
     def settle(self) -> None:
         """Land every step in flight."""
