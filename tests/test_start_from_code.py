@@ -8,9 +8,22 @@ import torch
 from pydantic import ValidationError
 
 from rlgpt_tui.agents.builtin import template_code
+from rlgpt_tui.envs.base import ACHIEVEMENTS, OBSERVATION_SEGMENTS
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.prior import action_probabilities
-from rlgpt_tui.rl.train import build_env, evaluate, make_model, train
+from rlgpt_tui.rl.train import (
+    build_env,
+    coded_actions_for,
+    evaluate,
+    make_model,
+    task_for,
+    train,
+)
+from rlgpt_tui.rl.vec_env import CodedActionVecEnv
+from rlgpt_tui.skills.validation import validate
+from tests.still_world import StillWorld
+
+DO = 5  # the primitive 'do' in the world's action numbering
 
 TASK = "make_wood_pickaxe"
 
@@ -39,6 +52,21 @@ def test_fresh_policy_is_the_code_in_every_state() -> None:
     assert torch.allclose(probs[:, index], torch.full((len(obs),), 0.9), atol=1e-5)
     others = np.delete(probs.numpy(), index, axis=1)
     assert np.allclose(others, 0.1 / others.shape[1], atol=1e-6)  # the rest spread evenly
+    # coded calls last tens of steps: a rollout is 256 decisions, not 64 per env
+    assert (model.n_steps, model.batch_size) == (256 // 16, 128)
+    assert cfg.model_copy(update={"start_from": None}).rollout_steps() == 64
+
+
+def test_exploration_can_go_to_the_other_skills() -> None:
+    cfg = config(start_share=0.5, start_primitive_share=0.2)
+    env = build_env(cfg)
+    model = make_model(cfg, env)
+    coded = [e.coded is not None for e in env.table]
+    env.close()
+    probs = action_probabilities(model, np.zeros((1, env.observation_space.shape[0])))[0]
+    mask = torch.tensor(coded)
+    assert probs[mask].sum().item() == pytest.approx(0.5 + 0.4)  # code + other skills
+    assert probs[~mask].sum().item() == pytest.approx(0.1)  # primitives
 
 
 @pytest.mark.slow
@@ -81,3 +109,111 @@ def test_the_final_choice_uses_64_fresh_episodes_unless_a_person_chose_fewer() -
     assert fresh_episodes(wood, requested=8) == 64 and fresh_episodes(score, requested=8) == 32
     assert fresh_episodes(wood, requested=100) == 100  # never fewer than the run's evaluation
     assert fresh_episodes(wood, requested=100, chosen=4) == 4  # --final-episodes 4
+
+
+def test_a_death_costs_the_death_penalty() -> None:
+    """An episode that ends in the player's death ends with -death_penalty (training only)."""
+    from rlgpt_tui.tasks import get_task
+
+    rewards = {}
+    for penalty in (0.0, 2.5):
+        env = CodedActionVecEnv(
+            StillWorld(2, game_over_after=3),
+            get_task("collect_wood"),
+            primitives=["noop"],
+            death_penalty=penalty,
+        )
+        env.reset()
+        steps = [env.step(np.zeros(2, dtype=np.int64)) for _ in range(3)]
+        env.close()
+        rewards[penalty] = [list(r) for _, r, _, _ in steps]
+        assert [list(d) for _, _, d, _ in steps][-1] == [True, True]  # the game ended
+    assert rewards[0.0] == [[0, 0]] * 3
+    assert rewards[2.5] == [[0, 0], [0, 0], [-2.5, -2.5]]
+
+
+class ChopWorld(StillWorld):
+    """A StillWorld where hitting (``do``) collects wood: the collect_wood goal is reached
+    by the step that does it, whatever the View shows."""
+
+    def _result(self):
+        result = super()._result()
+        wood = ACHIEVEMENTS.index("collect_wood")
+        result.achievements[:, wood] = [bool(t) and t[-1] == DO for t in self.taken]
+        return result
+
+
+def test_policy_moves_off_the_code_when_another_skill_is_better() -> None:
+    """Starting as a 'code' that never reaches the goal (it waits), with the exploration
+    given to the other skill (it chops) and the anchor to the code decaying, a tiny PPO
+    budget moves probability to the skill that reaches the goal; the anchor's coefficient
+    has decayed after every policy update."""
+    wait = "def act(ctx):\n    for _ in range(4):\n        yield Action.NOOP\n"
+    chop = "def act(ctx):\n    yield Action.NOOP\n    yield Action.DO\n"
+    cfg = RLConfig(
+        task="collect_wood",
+        num_envs=8,
+        seed=1,
+        samples=2_000,
+        primitives=["noop", "move_left"],
+        coded_actions=[
+            CodedActionSpec(name="wait", source=wait),
+            CodedActionSpec(name="chop", source=chop),
+        ],
+        start_from="wait",
+        start_share=0.8,
+        start_primitive_share=0.0,
+        start_anchor=0.1,
+        start_anchor_decay=0.5,
+        critic_warmup=1,
+        ppo={"n_steps": 8, "batch_size": 32, "learning_rate": 3e-3, "n_epochs": 8},
+    )
+    env = CodedActionVecEnv(
+        ChopWorld(8),
+        task_for(cfg),
+        coded=coded_actions_for(cfg),
+        primitives=cfg.primitives,
+        workers=1,
+    )
+    model = make_model(cfg, env)
+    obs = env.reset()
+    chop_index = env.coded_index("chop")
+    before = action_probabilities(model, obs)[:, chop_index].mean().item()
+    assert before == pytest.approx(0.2, abs=1e-4)  # the rest went to the other skill
+    result = train(cfg, model=model, env=env)
+    after = action_probabilities(result.model, obs)[:, chop_index].mean().item()
+    env.close()
+    updates = result.model._n_updates // cfg.ppo.n_epochs
+    assert updates >= 2
+    assert result.model.ent_coef == pytest.approx(0.1 * 0.5 ** (updates - 1))
+    assert after > 0.3, (before, after)  # moved toward the skill that reaches the goal
+
+
+class HurtWorld(StillWorld):
+    """A StillWorld whose player loses a health point at its third step of an episode."""
+
+    def _result(self):
+        result = super()._result()
+        health = OBSERVATION_SEGMENTS["intrinsics"].start
+        result.obs[:, health] = [0.9 if len(t) >= 3 else 1.0 for t in self.taken]
+        return result
+
+
+@pytest.mark.parametrize("interrupt", [False, True])
+def test_a_coded_call_ends_when_the_player_is_hurt(interrupt: bool) -> None:
+    """With interrupt_on_damage the policy decides again at the step the player lost
+    health; without it the call runs its course."""
+    wait = validate("wait", "def act(ctx):\n    for _ in range(10):\n        yield Action.NOOP\n")
+    world = HurtWorld(2)
+    env = CodedActionVecEnv(
+        world,
+        task_for(RLConfig(task="collect_wood")),
+        coded=[wait],
+        primitives=["noop"],
+        interrupt_on_damage=interrupt,
+        workers=1,
+    )
+    env.reset()
+    env.step(np.ones(2, dtype=np.int64))  # the coded action
+    env.close()
+    assert [len(t) for t in world.taken] == ([3, 3] if interrupt else [10, 10])

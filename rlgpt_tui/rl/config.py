@@ -134,6 +134,20 @@ class RLConfig(BaseModel):
     start_share: float = Field(0.95, gt=0, lt=1)
     critic_warmup: int = Field(2, ge=0, le=100)
     start_anchor: float = Field(0.1, ge=0, le=10)
+    # ``start_primitive_share``: of the starting policy's 1 - start_share, the part spread
+    # over the primitives (the rest over the other coded actions); None: even over all.
+    # ``start_anchor_decay``: the anchor is multiplied by this after every policy update.
+    start_primitive_share: float | None = Field(None, ge=0, le=1)
+    start_anchor_decay: float = Field(1.0, gt=0, le=1)
+    # ``start_rollout_decisions``: with start_from, a rollout holds at most about this many
+    # decisions (ppo.n_steps is capped at it / num_envs): coded calls last tens of steps, so
+    # 64 steps x 64 envs of decisions would be a rollout of ~200k samples and a run of 1M
+    # samples would update the policy a handful of times (None: no cap).
+    start_rollout_decisions: int | None = Field(256, ge=1, le=1_000_000)
+    # subtracted from the reward when an episode ends in the player's death (training)
+    death_penalty: float = Field(0.0, ge=0, le=100)
+    # a coded call ends at the step the player loses health, so the policy decides then
+    interrupt_on_damage: bool = False
 
     @field_validator("task")
     @classmethod
@@ -180,6 +194,14 @@ class RLConfig(BaseModel):
                     f"{self.env}: use {', '.join(segments)} (or null for all)"
                 )
         return self
+
+    def rollout_steps(self, num_envs: int | None = None) -> int:
+        """Decisions per env in a rollout of ``num_envs`` envs (default the config's):
+        ``ppo.n_steps``, capped for RL that starts from code (``start_rollout_decisions``)."""
+        cap = self.start_rollout_decisions
+        if self.start_from is None or cap is None:
+            return self.ppo.n_steps
+        return max(1, min(self.ppo.n_steps, cap // (num_envs or self.num_envs)))
 
     def carry_validation(self, other: RLConfig | Mapping[str, ValidatedAction]) -> RLConfig:
         """Keep the validated coded actions of ``other`` (a config, or validated actions by

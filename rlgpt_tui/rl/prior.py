@@ -7,19 +7,33 @@ observes (the rest spread evenly), which makes the untrained policy a slightly n
 of "run the code"; its first ``critic_warmup`` rollouts train only the value function
 (:class:`~rlgpt_tui.rl.rollout.OwnClockPPO`), so the first policy updates weigh other
 choices against the code's measured returns. From there PPO learns where to deviate.
+
+Levers for moving off the code (:class:`~rlgpt_tui.rl.config.RLConfig`):
+``start_primitive_share`` sends the exploration (1 - start_share) mostly to the other coded
+actions rather than to single steps; ``start_anchor_decay`` shrinks the pull toward the code
+after every update; ``start_rollout_decisions`` (default 256) keeps rollouts short enough
+that a run updates the policy at all (a call lasts tens of steps: 64 x 64 decisions were
+a rollout of ~100-200k samples); ``death_penalty`` makes deaths cost in training.
 """
 
 from __future__ import annotations
 
-import math
+from collections.abc import Sequence
 
 import torch
 from stable_baselines3 import PPO
 from stable_baselines3.common.policies import ActorCriticPolicy
 
 
-def start_as(model: PPO, action: int, share: float) -> None:
-    """Make ``model``'s policy choose ``action`` with probability ``share`` in every state.
+def start_as(
+    model: PPO,
+    action: int,
+    share: float,
+    coded: Sequence[bool] | None = None,
+    primitive_share: float | None = None,
+) -> None:
+    """Make ``model``'s policy choose ``action`` with probability ``share`` in every state
+    (the rest as :func:`start_log_probs` spreads it).
 
     The action head's weights are zeroed and its bias set: logits do not depend on the
     observation at the start, and PPO's gradients move the weights from there."""
@@ -31,7 +45,7 @@ def start_as(model: PPO, action: int, share: float) -> None:
         return
     with torch.no_grad():
         head.weight.zero_()
-        head.bias.copy_(start_log_probs(n, action, share))
+        head.bias.copy_(start_log_probs(n, action, share, coded, primitive_share))
 
 
 def action_probabilities(model: PPO, obs) -> torch.Tensor:
@@ -41,15 +55,42 @@ def action_probabilities(model: PPO, obs) -> torch.Tensor:
         return model.policy.get_distribution(tensor).distribution.probs
 
 
-def start_log_probs(actions: int, action: int, share: float) -> torch.Tensor:
-    """The starting policy's log-probabilities: ``share`` on ``action``, the rest even."""
-    rest = math.log((1.0 - share) / max(actions - 1, 1))
-    log_probs = torch.full((actions,), rest)
-    log_probs[action] = math.log(share) if actions > 1 else 0.0
-    return log_probs
+def start_log_probs(
+    actions: int,
+    action: int,
+    share: float,
+    coded: Sequence[bool] | None = None,
+    primitive_share: float | None = None,
+) -> torch.Tensor:
+    """The starting policy's log-probabilities: ``share`` on ``action``; the rest even over
+    the other actions, or (``coded`` marks the coded actions, ``primitive_share`` given)
+    ``primitive_share`` of it over the primitives and the remainder over the other coded
+    actions, so that exploration tries the other skills rather than single steps."""
+    if actions == 1:
+        return torch.zeros(1)
+    weights = torch.ones(actions)
+    if coded is not None and primitive_share is not None:
+        mask = torch.as_tensor(list(coded), dtype=torch.bool)
+        others = mask.clone()
+        others[action] = False
+        primitives = ~mask
+        if others.any() and primitives.any():
+            weights[primitives] = primitive_share / int(primitives.sum())
+            weights[others] = (1.0 - primitive_share) / int(others.sum())
+    weights[action] = 0.0
+    rest = (1.0 - share) * weights / weights.sum()
+    rest[action] = share
+    return rest.clamp_min(1e-8).log()
 
 
-def anchor_to_start(model: PPO, action: int, share: float, coef: float) -> None:
+def anchor_to_start(
+    model: PPO,
+    action: int,
+    share: float,
+    coef: float,
+    coded: Sequence[bool] | None = None,
+    primitive_share: float | None = None,
+) -> None:
     """Replace PPO's entropy bonus by a pull toward the starting policy (the code).
 
     SB3's loss adds ``-ent_coef * entropy``; here the policy's ``evaluate_actions`` reports
@@ -58,7 +99,7 @@ def anchor_to_start(model: PPO, action: int, share: float, coef: float) -> None:
     the uniform policy. The start distribution is :func:`start_log_probs` (the same in every
     state). Set again on every training run (it is not saved with the model)."""
     policy: ActorCriticPolicy = model.policy
-    start = start_log_probs(policy.action_net.out_features, action, share)
+    start = start_log_probs(policy.action_net.out_features, action, share, coded, primitive_share)
     model.ent_coef = coef
 
     def evaluate_actions(obs, actions):

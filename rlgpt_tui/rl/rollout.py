@@ -82,6 +82,8 @@ class OwnClockPPO(PPO):
     #: updates left in which only the value function learns (RL that starts from code:
     #: the policy stays the code's until the critic knows the code's returns)
     critic_warmup = 0
+    #: after each policy update the anchor's coefficient (``ent_coef``) is multiplied by this
+    anchor_decay = 1.0
 
     def train(self) -> None:
         torch.set_num_threads(self.update_threads)
@@ -94,6 +96,8 @@ class OwnClockPPO(PPO):
                 parameter.requires_grad_(False)
         try:
             super().train()
+            if not frozen:
+                self.ent_coef *= self.anchor_decay
         finally:
             torch.set_num_threads(self.rollout_threads)
             for parameter in actor:

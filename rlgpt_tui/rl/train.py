@@ -81,7 +81,14 @@ def build_env(
         reward_code=reward_code,
         gamma=config.ppo.gamma,
         seed=seed,
+        death_penalty=config.death_penalty,
+        interrupt_on_damage=config.interrupt_on_damage,
     )
+
+
+def coded_mask(env: CodedActionVecEnv) -> list[bool]:
+    """Which of the policy's actions are coded ones."""
+    return [entry.coded is not None for entry in env.table]
 
 
 class MetricsCallback(BaseCallback):
@@ -243,13 +250,16 @@ def make_model(config: RLConfig, env: CodedActionVecEnv) -> PPO:
     the symbolic observation; with ``config.start_from``, a policy that starts as that
     coded action (:mod:`rlgpt_tui.rl.prior`)."""
     p = config.ppo
-    rollout = p.n_steps * env.num_envs
+    steps = config.rollout_steps(env.num_envs)
+    rollout = steps * env.num_envs
+    # a capped rollout (RL from code) is split in two minibatches: two gradient steps an epoch
+    batch = min(p.batch_size, rollout if steps == p.n_steps else max(rollout // 2, 8))
     model = OwnClockPPO(
         "MlpPolicy",
         env,
         learning_rate=p.learning_rate,
-        n_steps=p.n_steps,
-        batch_size=min(p.batch_size, rollout),
+        n_steps=steps,
+        batch_size=batch,
         n_epochs=p.n_epochs,
         gamma=p.gamma,
         gae_lambda=p.gae_lambda,
@@ -266,7 +276,8 @@ def make_model(config: RLConfig, env: CodedActionVecEnv) -> PPO:
         verbose=0,
     )
     if config.start_from is not None:
-        start_as(model, env.coded_index(config.start_from), config.start_share)
+        index = env.coded_index(config.start_from)
+        start_as(model, index, config.start_share, coded_mask(env), config.start_primitive_share)
         model.critic_warmup = config.critic_warmup
     return model
 
@@ -296,7 +307,15 @@ def train(
         model.set_env(env)
     if config.start_from is not None and config.start_anchor > 0:  # pulled toward the code
         index = env.coded_index(config.start_from)
-        anchor_to_start(model, index, config.start_share, config.start_anchor)
+        anchor_to_start(
+            model,
+            index,
+            config.start_share,
+            config.start_anchor,
+            coded_mask(env),
+            config.start_primitive_share,
+        )
+        model.anchor_decay = config.start_anchor_decay
     model.set_logger(Logger(folder=None, output_formats=[]))  # metrics go to on_metrics only
     callback = MetricsCallback(env, config, on_metrics or (lambda m: None), samples_done)
     callback.init_callback(model)

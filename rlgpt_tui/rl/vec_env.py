@@ -78,11 +78,21 @@ class CodedActionVecEnv(VecEnv):
         gamma: float = 0.99,
         seed: int = 0,
         workers: int | None = None,
+        death_penalty: float = 0.0,
+        interrupt_on_damage: bool = False,
     ):
         self._features = feature_index(world, observation)
         table = build_action_table(primitives, list(coded or []))
         self.runner = EpisodeRunner(
-            world, task, table, reward_code=reward_code, gamma=gamma, seed=seed, workers=workers
+            world,
+            task,
+            table,
+            reward_code=reward_code,
+            gamma=gamma,
+            seed=seed,
+            workers=workers,
+            death_penalty=death_penalty,
+            interrupt_on_damage=interrupt_on_damage,
         )
         self.world = world
         self.task = task

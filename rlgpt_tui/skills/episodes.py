@@ -141,8 +141,15 @@ class EpisodeRunner:
         seed: int = 0,
         reset_ended: bool = True,
         workers: int | None = None,
+        death_penalty: float = 0.0,
+        interrupt_on_damage: bool = False,
     ):
         self.world = world
+        self.death_penalty = death_penalty  # subtracted when an episode ends in death
+        # a coded call ends at the step the player loses health: the policy decides then
+        segment = getattr(world, "observation_segments", {}).get("intrinsics")
+        self._health_column = segment.start if interrupt_on_damage and segment else None
+        self._health: np.ndarray | None = None
         self.task = task
         self.table = list(table)
         self.gamma = gamma
@@ -312,6 +319,12 @@ class EpisodeRunner:
         self.samples += len(stepped)
         self.coded_samples += int(self._coded[stepped].sum())
         step_reward = self._step_reward(result, stepping, prev)
+        if self.task is not None:
+            reached = self.task.success(result.achievements, result.inventory) & stepping
+        else:
+            reached = np.zeros(self.num_envs, dtype=bool)
+        if self.death_penalty:
+            step_reward -= self.death_penalty * (result.game_over & stepping & ~reached)
         self._reward[stepping] += self._discount[stepping] * step_reward[stepping]
         self._discount[stepping] *= self.gamma
         self._episode_length[stepping] += 1
@@ -319,15 +332,17 @@ class EpisodeRunner:
         self._next[stepping] = -1
         self.last = result
         if self.task is not None:
-            reached = self.task.success(result.achievements, result.inventory) & stepping
             out_of_time = (self._episode_length >= self.task.horizon) & stepping
         else:
-            reached = out_of_time = np.zeros(self.num_envs, dtype=bool)
+            out_of_time = np.zeros(self.num_envs, dtype=bool)
         ended = reached | out_of_time | (result.game_over & stepping)
         calls_cut = np.flatnonzero(ended & self._coded).tolist()
         if calls_cut:
             self.records.extend(self.scheduler.stop(calls_cut, CallEnd.EPISODE_ENDED))
+        hurt = self._hurt(result, stepping, stepping & self._coded & ~ended & ~self._final)
         finished = ended | (self._final & stepping)
+        if hurt:
+            self.interrupt(hurt)
         if not finished.any():
             return
         envs = np.flatnonzero(finished)
@@ -338,6 +353,18 @@ class EpisodeRunner:
         if ended.any() and self.reset_ended:
             self.last = self.world.reset_envs(ended)
             self.scheduler.reset_memory(np.flatnonzero(ended).tolist())
+
+    def _hurt(self, result: StepResult, stepping: np.ndarray, running: np.ndarray) -> list[int]:
+        """The envs among ``running`` whose player lost health this step (with
+        ``interrupt_on_damage``); the health of the envs that stepped is kept."""
+        if self._health_column is None:
+            return []
+        health = np.array(result.obs[:, self._health_column], dtype=np.float32)
+        if self._health is None:
+            self._health = health.copy()
+        hurt = np.flatnonzero(running & (health < self._health - 1e-6)).tolist()
+        self._health[stepping] = health[stepping]
+        return hurt
 
     def settle(self) -> None:
         """Land every step in flight."""
