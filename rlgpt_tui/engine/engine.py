@@ -55,6 +55,7 @@ from rlgpt_tui.engine.steps.plan import plan_step
 from rlgpt_tui.engine.steps.rl import rl_step
 from rlgpt_tui.engine.steps.train import Policy, TrainingStopped
 from rlgpt_tui.llm.client import LLMError
+from rlgpt_tui.rl.train import prepare_training_world
 from rlgpt_tui.skills.episodes import EpisodeTally
 from rlgpt_tui.skills.pool import SandboxUnavailable
 from rlgpt_tui.tasks import Task, get_task
@@ -115,6 +116,8 @@ class Engine:
         s = self.settings
         task = get_task(s.task)
         history, total, best, first = self._start()
+        # the training's world compiles while the plan and code are made (results unchanged)
+        preparing = prepare_training_world(s.env, s.num_envs)
         end = RunEnd(EndKind.FINISHED)
         try:
             for self.iteration in range(first, s.max_iterations):
@@ -157,6 +160,7 @@ class Engine:
         except (LLMError, SandboxUnavailable) as error:
             end = RunEnd.failed(error)
             self._emit(ev.EngineError, message=str(error))
+        preparing.join()  # never left running past the session
         return self._finish(task, end, history, total, best)
 
     def _iteration(

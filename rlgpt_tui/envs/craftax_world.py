@@ -10,6 +10,7 @@ Everything per step runs in one jitted call: masked step, observation and a smal
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -171,12 +172,20 @@ class _Kernels:
     """The jitted functions, built once per process and shared by all CraftaxWorld instances."""
 
     _instance: _Kernels | None = None
+    _lock = threading.Lock()  # worlds may be built (or prepared) on two threads
 
     @classmethod
     def get(cls) -> _Kernels:
-        if cls._instance is None:
-            cls._instance = cls()
-        return cls._instance
+        with cls._lock:
+            if cls._instance is None:
+                cls._instance = cls()
+            return cls._instance
+
+    def warming(self, shapes: tuple) -> threading.Lock:
+        """The lock held while a world warms up kernels of ``shapes`` (another thread's
+        world of the same shapes waits, then finds them warm)."""
+        with self._lock:
+            return self._warming.setdefault(shapes, threading.Lock())
 
     def __init__(self) -> None:
         enable_compilation_cache()
@@ -314,6 +323,7 @@ class _Kernels:
         self._render = None
         self.jax = jax
         self.warmed: set[tuple] = set()  # shapes CraftaxWorld._warm_up has called with
+        self._warming: dict[tuple, threading.Lock] = {}
 
     def render(self, state, block_pixels: int):
         """RGB pixels of one state; ``block_pixels`` must be a size Craftax caches (7, 16, 64)."""
@@ -498,11 +508,18 @@ class CraftaxWorld(World):
         """Call every kernel this world uses once, on throwaway copies: the first call of
         each traces it (~0.5 s) and compiles or loads it, a stall that would otherwise fall
         into a run's first sub-batch step or pool refill. The games are not touched. Once
-        per process for each set of shapes (the kernels are shared)."""
-        sizes = {rows.stop - rows.start: g for g, rows in enumerate(self._groups)}
+        per process for each set of shapes (the kernels are shared; a world of the same
+        shapes warming up on another thread is waited for)."""
         shapes = self._shapes()
         if shapes in self._k.warmed:
             return
+        with self._k.warming(shapes):
+            if shapes not in self._k.warmed:
+                self._warm_up_kernels()
+                self._k.warmed.add(shapes)
+
+    def _warm_up_kernels(self) -> None:
+        sizes = {rows.stop - rows.start: g for g, rows in enumerate(self._groups)}
         jax = self._k.jax
         key = jax.random.PRNGKey(0)
         for size, g in sizes.items():
@@ -519,7 +536,15 @@ class CraftaxWorld(World):
                 self._k.step_subset(key, copy(), self._pool, idle[:, 0], sub_batch)
         _, chunk = self._k.generate_chunk_from(key)
         jax.block_until_ready(self._k.join([chunk[0]] * self._pool_chunks))
-        self._k.warmed.add(shapes)
+
+    @classmethod
+    def prepare(cls, num_envs: int, groups: int = 1) -> None:
+        """Trace and compile (or load) the kernels of worlds of this size: a throwaway
+        world's reset generates its worlds and warms every kernel up."""
+        world = cls(num_envs, seed=0, groups=groups)
+        if world._shapes() not in world._k.warmed:
+            world.reset(0)
+        world.close()
 
     def _shapes(self) -> tuple:
         sizes = {rows.stop - rows.start: g for g, rows in enumerate(self._groups)}

@@ -10,6 +10,7 @@ its episodes decide the question asked of it.
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ from stable_baselines3 import PPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import Logger
 
-from rlgpt_tui.envs import make_world
+from rlgpt_tui.envs import make_world, prepare_world
 from rlgpt_tui.rl.config import RLConfig
 from rlgpt_tui.rl.decide import SCORE_FIRST, Decision, Question, score_rounds
 from rlgpt_tui.rl.growth import grow_action_head
@@ -70,7 +71,7 @@ def build_env(
         seed=seed,
         task=config.task,
         episodes_per_world=config.episodes_per_world,
-        groups=OwnClockPPO.env_groups if for_training and num_envs >= 16 else 1,
+        groups=world_groups(num_envs, for_training),
     )
     reward_code = RewardCode(config.reward_code).source if config.reward_code else None
     return CodedActionVecEnv(
@@ -83,6 +84,17 @@ def build_env(
         gamma=config.ppo.gamma,
         seed=seed,
     )
+
+
+def world_groups(num_envs: int, for_training: bool = True) -> int:
+    """The groups of envs a world built by :func:`build_env` steps in."""
+    return OwnClockPPO.env_groups if for_training and num_envs >= 16 else 1
+
+
+def prepare_training_world(env: str, num_envs: int) -> threading.Thread:
+    """Prepare the world a training of ``num_envs`` envs will build (its kernels compiled)
+    on a background thread (:func:`rlgpt_tui.envs.prepare_world`)."""
+    return prepare_world(env, num_envs, world_groups(num_envs))
 
 
 class MetricsCallback(BaseCallback):
