@@ -37,17 +37,18 @@ def make_world(
     return world_info(name).make(num_envs, seed, task, episodes_per_world, groups)
 
 
-def prepare_world(name: str, num_envs: int, groups: int = 1) -> threading.Thread:
-    """Prepare worlds of ``num_envs`` envs in ``groups`` (:meth:`World.prepare`: e.g.
+def prepare_worlds(name: str, sizes: list[tuple[int, int]]) -> threading.Thread:
+    """Prepare worlds of each size (envs, groups) in turn (:meth:`World.prepare`: e.g.
     Craftax's kernels traced and compiled) on a background thread, while the caller goes
     on (e.g. writes and tries code); a world built later waits only for what is left. A
     failure there is left to the world built later to meet and report."""
 
     def work() -> None:
-        with contextlib.suppress(Exception):  # the real world's build reports it
-            world_info(name).cls.prepare(num_envs, groups)
+        for num_envs, groups in sizes:
+            with contextlib.suppress(Exception):  # the real world's build reports it
+                world_info(name).cls.prepare(num_envs, groups)
 
-    thread = threading.Thread(target=work, name=f"prepare {name} x{num_envs}", daemon=True)
+    thread = threading.Thread(target=work, name=f"prepare {name} worlds", daemon=True)
     thread.start()
     return thread
 
@@ -66,6 +67,6 @@ __all__ = [
     "WorldSetupError",
     "describe_view",
     "make_world",
-    "prepare_world",
+    "prepare_worlds",
     "world_info",
 ]

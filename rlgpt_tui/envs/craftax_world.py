@@ -65,6 +65,68 @@ def enable_compilation_cache() -> Path:
     return cache
 
 
+class _StoredKernel:
+    """A jitted kernel whose traced program (``jax.export``) is kept on disk, one file per
+    argument shapes, next to the compilation cache: a later process loads it instead of
+    tracing Craftax again (~1 s a kernel here; XLA's compilation is the persistent cache's).
+
+    Every process calls the exported program (the first one exports it, then calls it),
+    so every run computes with the same compiled code. Where exporting fails (e.g. no
+    ``flatbuffers`` to serialize with), the kernel is the plain jitted function."""
+
+    def __init__(self, name: str, fn, folder: Path, version: str, donate: tuple = ()):
+        self.name, self.fn, self.folder, self.version = name, fn, folder, version
+        self.donate = donate
+        self._calls: dict[tuple, object] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, *args):
+        import jax
+
+        leaves, tree = jax.tree.flatten(args)
+        signature = (tree, *((a.shape, a.dtype) for a in leaves))
+        call = self._calls.get(signature)
+        if call is None:
+            with self._lock:
+                call = self._calls.get(signature) or self._load(args, signature)
+                self._calls[signature] = call
+        return call(*args)
+
+    def _load(self, args: tuple, signature: tuple):
+        """The stored program for these shapes (exported and stored the first time)."""
+        import hashlib
+
+        import jax
+        from jax import export
+
+        key = hashlib.sha256(repr((self.version, self.name, signature)).encode()).hexdigest()
+        path = self.folder / f"{self.name}-{key[:32]}.jax"
+        try:
+            if path.exists():
+                exported = export.deserialize(bytearray(path.read_bytes()))
+            else:
+                specs = jax.tree.map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype), args)
+                exported = export.export(self.fn)(*specs)
+                scratch = path.with_suffix(f".{os.getpid()}.tmp")
+                scratch.write_bytes(exported.serialize())
+                scratch.replace(path)  # whole or absent, for a process reading it now
+        except Exception:  # noqa: BLE001 - e.g. no flatbuffers: trace it as always
+            return self.fn
+        return jax.jit(exported.call, donate_argnums=self.donate)
+
+
+def _kernels_version() -> str:
+    """What the stored kernels depend on: JAX, Craftax, this module's code, the backend."""
+    from importlib.metadata import version
+
+    import jax
+
+    source = Path(__file__).read_bytes()
+    return repr(
+        (jax.__version__, version("jaxlib"), version("craftax"), jax.default_backend(), source)
+    )
+
+
 XLA_THREADS_ENV = "RLGPT_XLA_THREADS"
 
 
@@ -188,7 +250,7 @@ class _Kernels:
             return self._warming.setdefault(shapes, threading.Lock())
 
     def __init__(self) -> None:
-        enable_compilation_cache()
+        cache = enable_compilation_cache()
         start_jax()
         import jax
         import jax.numpy as jnp
@@ -312,12 +374,20 @@ class _Kernels:
             states = jax.tree.map(lambda s, p: s.at[index].set(p), states, part)
             return key, states, out
 
-        self.generate = generate
-        self.generate_chunk_from = generate_chunk_from
-        self.join = jax.jit(lambda parts: jax.tree.map(lambda *a: jnp.concatenate(a), *parts))
-        self.step = step
-        self.step_subset = step_subset
-        self.replace = jax.jit(replace, donate_argnums=(0,))
+        folder = cache / "kernels"
+        folder.mkdir(exist_ok=True)
+        version = _kernels_version()
+
+        def stored(name: str, fn, donate: tuple = ()) -> _StoredKernel:
+            return _StoredKernel(name, fn, folder, version, donate)
+
+        self.generate = stored("generate", generate)
+        self.generate_chunk_from = stored("generate_chunk_from", generate_chunk_from)
+        join = jax.jit(lambda parts: jax.tree.map(lambda *a: jnp.concatenate(a), *parts))
+        self.join = stored("join", join)
+        self.step = stored("step", step, donate=(1,))
+        self.step_subset = stored("step_subset", step_subset, donate=(1,))
+        self.replace = stored("replace", jax.jit(replace, donate_argnums=(0,)), donate=(0,))
         self.packing = packing
         self.unpack_one = jax.jit(lambda packed, i: packing.unpack([a[i][None] for a in packed]))
         self._render = None
