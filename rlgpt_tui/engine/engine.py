@@ -55,7 +55,7 @@ from rlgpt_tui.engine.steps.plan import plan_step
 from rlgpt_tui.engine.steps.rl import rl_step
 from rlgpt_tui.engine.steps.train import Policy, TrainingStopped
 from rlgpt_tui.llm.client import LLMError
-from rlgpt_tui.rl.train import prepare_training_worlds
+from rlgpt_tui.rl.config import prepare_training_worlds
 from rlgpt_tui.skills.episodes import EpisodeTally
 from rlgpt_tui.skills.pool import SandboxUnavailable
 from rlgpt_tui.tasks import Task, get_task

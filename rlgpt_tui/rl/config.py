@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-from rlgpt_tui.envs import ACTION_NAMES, UnknownWorldError, world_info
+from rlgpt_tui.envs import ACTION_NAMES, UnknownWorldError, prepare_worlds, world_info
 from rlgpt_tui.skills.runtime import CodedActionLimits
 from rlgpt_tui.skills.validation import ValidatedAction, validate
 from rlgpt_tui.tasks import get_task
@@ -196,3 +197,19 @@ class RLConfig(BaseModel):
     def load(cls, path: str | Path) -> RLConfig:
         """Read a config from a JSON file."""
         return cls.model_validate_json(Path(path).read_text())
+
+
+#: a training's envs step in this many groups, in turn (see rl/rollout.py; 16 envs or more)
+TRAINING_GROUPS = 2
+
+
+def world_groups(num_envs: int, for_training: bool = True) -> int:
+    """The groups of envs a world built for training (and its evaluations) steps in."""
+    return TRAINING_GROUPS if for_training and num_envs >= 16 else 1
+
+
+def prepare_training_worlds(env: str, num_envs: int, *others: int) -> threading.Thread:
+    """Prepare the world a training of ``num_envs`` envs will build (its kernels compiled),
+    then plain worlds of ``others`` envs, on a background thread
+    (:func:`rlgpt_tui.envs.prepare_worlds`)."""
+    return prepare_worlds(env, [(num_envs, world_groups(num_envs))] + [(n, 1) for n in others])

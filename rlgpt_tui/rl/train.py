@@ -10,7 +10,6 @@ its episodes decide the question asked of it.
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,8 +23,8 @@ from stable_baselines3 import PPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import Logger
 
-from rlgpt_tui.envs import make_world, prepare_worlds
-from rlgpt_tui.rl.config import RLConfig
+from rlgpt_tui.envs import make_world
+from rlgpt_tui.rl.config import RLConfig, world_groups
 from rlgpt_tui.rl.decide import SCORE_FIRST, Decision, Question, score_rounds
 from rlgpt_tui.rl.growth import grow_action_head
 from rlgpt_tui.rl.prior import anchor_to_start, start_as
@@ -84,18 +83,6 @@ def build_env(
         gamma=config.ppo.gamma,
         seed=seed,
     )
-
-
-def world_groups(num_envs: int, for_training: bool = True) -> int:
-    """The groups of envs a world built by :func:`build_env` steps in."""
-    return OwnClockPPO.env_groups if for_training and num_envs >= 16 else 1
-
-
-def prepare_training_worlds(env: str, num_envs: int, *others: int) -> threading.Thread:
-    """Prepare the world a training of ``num_envs`` envs will build (its kernels compiled),
-    then plain worlds of ``others`` envs, on a background thread
-    (:func:`rlgpt_tui.envs.prepare_worlds`)."""
-    return prepare_worlds(env, [(num_envs, world_groups(num_envs))] + [(n, 1) for n in others])
 
 
 class MetricsCallback(BaseCallback):
