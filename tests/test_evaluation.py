@@ -112,3 +112,15 @@ def test_a_scored_evaluation_stops_after_the_round_whose_interval_decides() -> N
     text = result_text(record)
     assert text.startswith("Crafter score ") and "(95% CI " in text
     assert text.endswith(", 16 of 32 episodes: below the target 50.50)")
+    # a challenger of the final choice plays at most as many whole episodes as the leader
+    # (``most``) in the same world; undecided there, it is that many episodes' full result
+    capped = evaluate(
+        scored,
+        episodes=32,
+        seed=3,
+        question=AgainstBest(result.value, "the leader", better_after=32),
+        first=16,
+        most=16,
+    )
+    assert capped.decision is None and capped.episodes == 16
+    assert capped.measurement.value == result.measurement.value  # the same 16 worlds

@@ -10,7 +10,8 @@ own figures) is measured first and in full; each later one stops as soon as its 
 show it cannot beat the best one measured in full (its record says after how many episodes).
 A scored task's candidates play in rounds of whole episodes: the first one at least
 :data:`MIN_EPISODES` (more only while its interval straddles the target), each later one
-stops once its interval is below the leader's score (after 16) or above it (after 32).
+at most as many as the leader, stopping once its interval is below the leader's score
+(after 16) or above it (after 32).
 """
 
 from __future__ import annotations
@@ -62,9 +63,11 @@ class Candidate:
         on_episodes: Callable[[int, int], None] | None = None,
         question: Question | None = None,
         first: int = SCORE_FIRST,
+        most: int | None = None,
     ) -> EvalResult:
         """This candidate on ``episodes`` worlds from ``seed``, one episode each (stopped
-        early once its episodes answer ``question``; scored: rounds from ``first``)."""
+        early once its episodes answer ``question``; scored: rounds from ``first``, up to
+        ``most``)."""
         return evaluate(
             self.config,
             self.model,
@@ -74,6 +77,7 @@ class Candidate:
             on_episodes=on_episodes,
             question=question,
             first=first,
+            most=most,
         )
 
 
@@ -180,13 +184,16 @@ def choose(
     # as they cannot beat it
     for c in sorted(candidates, key=lambda c: float("inf") if c.value is None else -c.value):
         progress = on_candidate(c) if on_candidate else None
+        planned = None
         if leader is None:  # measured in full (a score: while its interval may reach the target)
             question, first = (AgainstTarget(target) if task.scored else None), whole
         else:  # later ones stop once they lose (a score: or win, on enough episodes)
             better = whole if task.scored else None
             question = AgainstBest(leader[1].value, leader[0].subject, better)
             first = SCORE_FIRST
-        result = c.evaluate(episodes, seed, progress, question, first)
+            if task.scored:  # compared on as many whole episodes as the leader, at most
+                planned = leader[1].episodes
+        result = c.evaluate(episodes, seed, progress, question, first, planned)
         measured.append((c, result))
         full = result.decision is None or (
             result.decision.estimate is not None and result.episodes >= whole

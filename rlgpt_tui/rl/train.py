@@ -390,6 +390,7 @@ def evaluate(
     question: Question | None = None,
     env: CodedActionVecEnv | None = None,
     first: int = SCORE_FIRST,
+    most: int | None = None,
 ) -> EvalResult:
     """Run one episode in each of ``episodes`` envs and measure the task.
 
@@ -401,7 +402,8 @@ def evaluate(
     ``on_episodes(done, total)`` hears of each step that ends episodes (an exception it
     raises ends the evaluation, the world closed). ``question``: stop as soon as the
     episodes ended decide it (:mod:`rlgpt_tui.rl.decide`; a score: in rounds of whole
-    episodes, the first of ``first``, until its interval answers); the result then counts
+    episodes, the first of ``first``, until its interval answers or ``most`` episodes
+    ended, in the world of ``episodes`` envs); the result then counts
     those episodes and says so (``decision``). ``env``: play in this world (e.g.
     the training's, with ``episodes`` envs: no new world is built or compiled); it is
     reset to ``seed`` and left open.
@@ -436,20 +438,21 @@ def evaluate(
     scored = env.task.scored
     decision: list[Decision] = []
     # a score is decided in rounds of whole episodes (a rate by its range, all at once)
-    ends = score_rounds(episodes, first) if scored and question is not None else [episodes]
+    planned = min(most or episodes, episodes) if scored else episodes
+    ends = score_rounds(planned, first) if scored and question is not None else [episodes]
     order = [int(e) for turn in zip_longest(*runner.groups) for e in turn if e is not None]
     rounds = [np.array(order[a:b]) for a, b in zip([0, *ends], ends, strict=False)]
 
     def until(outcomes: list[EpisodeOutcome]) -> bool:
         if on_episodes is not None:
-            on_episodes(len(outcomes), episodes)
-        if question is None or len(outcomes) >= episodes:
+            on_episodes(len(outcomes), planned)
+        if question is None or len(outcomes) >= planned:
             return False
         if scored:
             if len(outcomes) not in ends:  # the round goes on
                 return False
             measured = tally_of(outcomes).measure(env.task, seed=seed)
-            decided = question.settled(measured.value, *measured.ci95, len(outcomes), episodes)
+            decided = question.settled(measured.value, *measured.ci95, len(outcomes), planned)
         else:
             wins = sum(o.success for o in outcomes)
             decided = question.decided(wins, len(outcomes), episodes)
