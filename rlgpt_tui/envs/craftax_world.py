@@ -625,8 +625,8 @@ class CraftaxWorld(World):
             return ""
         sizes = "+".join(str(rows.stop - rows.start) for rows in self._groups)
         return (
-            f"tracing and compiling Craftax's step for {sizes} envs "
-            "(once per process; XLA's part is cached on disk)"
+            f"loading Craftax's kernels for {sizes} envs (once per process; the first run on "
+            "this machine traces and compiles them, then keeps them on disk)"
         )
 
     def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> StepResult:
