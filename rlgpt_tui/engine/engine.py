@@ -55,7 +55,7 @@ from rlgpt_tui.engine.steps.plan import plan_step
 from rlgpt_tui.engine.steps.rl import rl_step
 from rlgpt_tui.engine.steps.train import Policy, TrainingStopped
 from rlgpt_tui.llm.client import LLMError
-from rlgpt_tui.rl.config import prepare_training_worlds
+from rlgpt_tui.rl.config import prepare_run_worlds
 from rlgpt_tui.skills.episodes import EpisodeTally
 from rlgpt_tui.skills.pool import SandboxUnavailable
 from rlgpt_tui.tasks import Task, get_task
@@ -118,7 +118,7 @@ class Engine:
         history, total, best, first = self._start()
         # the training's and the critic runs' worlds compile while the plan and code are
         # made, on another thread (the games they play are unchanged)
-        preparing = prepare_training_worlds(s.env, s.num_envs, s.critic_runs)
+        preparing = prepare_run_worlds(s.env, s.num_envs, s.critic_runs)
         end = RunEnd(EndKind.FINISHED)
         try:
             for self.iteration in range(first, s.max_iterations):

@@ -208,8 +208,9 @@ def world_groups(num_envs: int, for_training: bool = True) -> int:
     return TRAINING_GROUPS if for_training and num_envs >= 16 else 1
 
 
-def prepare_training_worlds(env: str, num_envs: int, *others: int) -> threading.Thread:
-    """Prepare the world a training of ``num_envs`` envs will build (its kernels compiled),
-    then plain worlds of ``others`` envs, on a background thread
-    (:func:`rlgpt_tui.envs.prepare_worlds`)."""
-    return prepare_worlds(env, [(num_envs, world_groups(num_envs))] + [(n, 1) for n in others])
+def prepare_run_worlds(env: str, num_envs: int, critic_envs: int) -> threading.Thread:
+    """Prepare, on a background thread (:func:`rlgpt_tui.envs.prepare_worlds`), the
+    worlds a run builds: the critic runs' (``critic_envs`` envs: first, as a plan's code is
+    tried before anything trains), then the training's and its evaluations' (``num_envs``:
+    prepared while the code is tried)."""
+    return prepare_worlds(env, [(critic_envs, 1), (num_envs, world_groups(num_envs))])
