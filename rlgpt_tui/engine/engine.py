@@ -104,6 +104,7 @@ class Engine:
         self.last_policy: Policy | None = None  # the last training's, for open-ended play
         self.position = Position()  # where this iteration is, for the control plane
         self._progress = Progress(self._emit)  # evaluation progress events, throttled
+        self._preparing: list = []  # threads preparing worlds (joined at the end)
 
     @property
     def tokens(self) -> int:
@@ -116,9 +117,6 @@ class Engine:
         s = self.settings
         task = get_task(s.task)
         history, total, best, first = self._start()
-        # the training's and the critic runs' worlds compile while the plan and code are
-        # made, on another thread (the games they play are unchanged)
-        preparing = prepare_run_worlds(s.env, s.num_envs, s.critic_runs)
         end = RunEnd(EndKind.FINISHED)
         try:
             for self.iteration in range(first, s.max_iterations):
@@ -161,7 +159,8 @@ class Engine:
         except (LLMError, SandboxUnavailable) as error:
             end = RunEnd.failed(error)
             self._emit(ev.EngineError, message=str(error))
-        preparing.join()  # never left running past the session
+        for thread in self._preparing:  # never left running past the session
+            thread.join()
         return self._finish(task, end, history, total, best)
 
     def _iteration(
@@ -177,6 +176,10 @@ class Engine:
         else:
             plan, notes = plan_step(ctx, history)
         self.position.plan = plan
+        # the worlds this run builds compile on another thread while this one works (the
+        # games they play are unchanged): the training's while the plan's code is tried
+        trains_first = not plan.coded()
+        self._preparing.append(prepare_run_worlds(s, trains_first))
         code = code_step(ctx, plan, self.code, unfinished.judged if unfinished else {})
         learned = plan.learned()
         # the best of each kind so far: an evaluation below it and the target stops early

@@ -208,9 +208,12 @@ def world_groups(num_envs: int, for_training: bool = True) -> int:
     return TRAINING_GROUPS if for_training and num_envs >= 16 else 1
 
 
-def prepare_run_worlds(env: str, num_envs: int, critic_envs: int) -> threading.Thread:
+def prepare_run_worlds(settings: Any, trains_first: bool) -> threading.Thread:
     """Prepare, on a background thread (:func:`rlgpt_tui.envs.prepare_worlds`), the
-    worlds a run builds: the critic runs' (``critic_envs`` envs: first, as a plan's code is
-    tried before anything trains), then the training's and its evaluations' (``num_envs``:
-    prepared while the code is tried)."""
-    return prepare_worlds(env, [(critic_envs, 1), (num_envs, world_groups(num_envs))])
+    worlds a run of ``settings`` (:class:`~rlgpt_tui.engine.settings.EngineSettings`)
+    builds, in the order it needs them: the critic runs' world of ``critic_runs`` envs and
+    the training's (and its evaluations') of ``num_envs``, that one first when the plan
+    trains before it tries any code. Each size is prepared once per process."""
+    critic = (settings.critic_runs, 1)
+    training = (settings.num_envs, world_groups(settings.num_envs))
+    return prepare_worlds(settings.env, [training, critic] if trains_first else [critic, training])
