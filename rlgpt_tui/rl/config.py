@@ -210,10 +210,11 @@ def world_groups(num_envs: int, for_training: bool = True) -> int:
 
 def prepare_run_worlds(settings: Any, trains_first: bool) -> threading.Thread:
     """Prepare, on a background thread (:func:`rlgpt_tui.envs.prepare_worlds`), the
-    worlds a run of ``settings`` (:class:`~rlgpt_tui.engine.settings.EngineSettings`)
-    builds, in the order it needs them: the critic runs' world of ``critic_runs`` envs and
-    the training's (and its evaluations') of ``num_envs``, that one first when the plan
-    trains before it tries any code. Each size is prepared once per process."""
+    world a run of ``settings`` (:class:`~rlgpt_tui.engine.settings.EngineSettings`) needs
+    next but not now: the training's (and its evaluations') of ``num_envs`` envs while the
+    plan's code is tried, or the critic runs' of ``critic_runs`` while a plan without code
+    trains (the caller builds the one it needs now: no two threads build it). Each size is
+    prepared once per process."""
     critic = (settings.critic_runs, 1)
     training = (settings.num_envs, world_groups(settings.num_envs))
-    return prepare_worlds(settings.env, [training, critic] if trains_first else [critic, training])
+    return prepare_worlds(settings.env, [critic] if trains_first else [training])
