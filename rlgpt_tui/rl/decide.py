@@ -15,7 +15,7 @@ alone would be biased (on a collect task, toward success).
 A Crafter score (over 22 achievements) has no such range: a game still running may
 unlock any of them. A scored evaluation is sized from its interval instead: it plays its
 planned episodes in rounds of whole episodes (:func:`score_rounds`: at least
-:data:`SCORE_FIRST`, then doubling), and after each round the score's bootstrap 95%
+:data:`SCORE_FIRST`, then the rest), and after each round the score's bootstrap 95%
 interval over the episodes played so far (every one ended: no bias toward short games)
 either answers the question (:meth:`Question.settled`) and the evaluation stops, or the
 next round is played. Its recorded value is the score of the episodes it played, with
@@ -153,9 +153,8 @@ class AgainstBest(Question):
 
 
 def score_rounds(planned: int, first: int = SCORE_FIRST) -> list[int]:
-    """A scored evaluation's rounds: the episodes played when each ends (``first``, then
-    doubling, the last ``planned``), e.g. 16, 32, 64."""
-    ends = [max(1, min(first, planned))]
-    while ends[-1] < planned:
-        ends.append(min(2 * ends[-1], planned))
-    return ends
+    """A scored evaluation's rounds: the episodes played when each ends, ``first`` then
+    the rest at once (e.g. 16, 64): a round lasts as long as its longest game, and the
+    world steps a few envs hardly faster than many, so an undecided evaluation pays for
+    one extra round at most."""
+    return sorted({max(1, min(first, planned)), planned})
