@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict
 from functools import partial
+from threading import Thread
 from typing import Any
 
 from rlgpt_tui.agents.base import AgentTeam, IterationFeedback
@@ -104,7 +105,7 @@ class Engine:
         self.last_policy: Policy | None = None  # the last training's, for open-ended play
         self.position = Position()  # where this iteration is, for the control plane
         self._progress = Progress(self._emit)  # evaluation progress events, throttled
-        self._preparing: list = []  # threads preparing worlds (joined at the end)
+        self._preparing: list[Thread] = []  # threads preparing worlds (joined at the end)
 
     @property
     def tokens(self) -> int:
@@ -176,10 +177,10 @@ class Engine:
         else:
             plan, notes = plan_step(ctx, history)
         self.position.plan = plan
-        # the worlds this run builds compile on another thread while this one works (the
-        # games they play are unchanged): the training's while the plan's code is tried
-        trains_first = not plan.coded()
-        self._preparing.append(prepare_run_worlds(s, trains_first))
+        # the world needed next compiles on another thread while this one works (the games
+        # it plays are unchanged): the training's while the plan's code is tried, or the
+        # critic runs' while a plan without code trains
+        self._preparing.append(prepare_run_worlds(s, trains_first=not plan.coded()))
         code = code_step(ctx, plan, self.code, unfinished.judged if unfinished else {})
         learned = plan.learned()
         # the best of each kind so far: an evaluation below it and the target stops early
