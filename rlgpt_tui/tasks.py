@@ -95,12 +95,17 @@ def result_text(result: dict, episodes: bool = True, ends: bool = True) -> str:
     """An evaluation summary (:meth:`Measurement.as_dict`, or an older one with only a
     success rate) as one line in its measure: the value, its 95% interval and (unless
     turned off) the episode count and, for a score, the commonest episode ends. An
-    evaluation stopped early shows the range its full result could still take, and the
-    episodes it used of those planned, and what they decided."""
+    evaluation stopped early shows the range its full result could still take (a score:
+    its interval), and the episodes it used of those planned, and what they decided."""
     measure = Measure(result.get("measure", Measure.SUCCESS_RATE))
     value = result.get("value", result.get("success_rate"))
     low, high = result.get("ci95") or [value, value]
     count = f", {result.get('episodes')} episodes" if episodes else ""
+    if result.get("decision") and measure is Measure.CRAFTER_SCORE:  # whole episodes
+        planned = f", {result.get('episodes')} of {result.get('planned')} episodes"
+        decided = f"{planned}: {result['decision']}" if episodes else ""
+        interval = f"95% CI {measure.format(low)}-{measure.format(high)}"
+        return f"{measure.label} {measure.format(value)} ({interval}{decided})"
     if result.get("decision"):  # stopped once its episodes decided: the full result's range
         text = f"{measure.label} between {measure.format(low)} and {measure.format(high)}"
         planned = f"{result.get('episodes')} of {result.get('planned')} episodes"

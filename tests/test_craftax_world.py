@@ -252,3 +252,18 @@ def test_bad_xla_threads_setting_names_the_fix(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv(XLA_THREADS_ENV, "two")
     with pytest.raises(WorldSetupError, match="whole number"):
         xla_cpu_threads()
+
+
+def test_a_warm_start_traces_nothing_its_kernels_are_kept_traced_on_disk(
+    craftax8: CraftaxWorld,
+) -> None:
+    from rlgpt_tui.envs.craftax_world import enable_compilation_cache
+
+    craftax8.reset(2)
+    craftax8.step(np.zeros(8, dtype=int))
+    # the world's step was exported once (this process or an earlier one) and kept, so a
+    # later process loads it instead of tracing Craftax again (needs flatbuffers)
+    stored = list((enable_compilation_cache() / "kernels").glob("step-*.jax"))
+    assert stored and all(path.stat().st_size > 10_000 for path in stored)
+    assert craftax8._k.step._calls  # the step runs the stored (exported) program
+    assert all(call is not craftax8._k.step.fn for call in craftax8._k.step._calls.values())

@@ -7,7 +7,7 @@ import pytest
 
 from rlgpt_tui.agents.builtin import template_code
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
-from rlgpt_tui.rl.decide import AgainstBest, AgainstTarget
+from rlgpt_tui.rl.decide import AgainstBest, AgainstTarget, score_rounds
 from rlgpt_tui.rl.train import evaluate
 from rlgpt_tui.tasks import result_text
 
@@ -71,3 +71,56 @@ def test_an_undecided_question_changes_nothing(question) -> None:
     a = evaluate(config(), only_coded="collect_wood", episodes=8, seed=6)
     b = evaluate(config(), only_coded="collect_wood", episodes=8, seed=6, question=question)
     assert b.decision is None and b.as_dict() == a.as_dict()
+
+
+def test_a_score_is_decided_by_its_interval_over_whole_episodes_in_rounds() -> None:
+    assert score_rounds(64) == [16, 64] and score_rounds(64, 32) == [32, 64]
+    assert score_rounds(8) == [8]  # fewer planned than a round: all at once
+    # no best yet: an interval below the target decides; one that straddles it does not
+    assert AgainstTarget(50.5).settled(10.0, 8.0, 12.0, 16, 64).answer == "below the target 50.50"
+    assert AgainstTarget(50.5).settled(49.0, 45.0, 53.0, 16, 64) is None
+    # below the target and on one side of the best so far; its value is the one measured
+    above = AgainstTarget(50.5, best=7.0).settled(10.0, 8.0, 12.0, 16, 64)
+    assert above.answer == "below the target 50.50, above the best so far (7.00)"
+    assert above.value == 10.0 and AgainstTarget(50.5, best=9.0).settled(10, 8, 12, 16, 64) is None
+    # a candidate: worse at once, better only on enough whole episodes
+    assert AgainstBest(13.0, "code", 32).settled(10, 8, 12, 16, 64).answer.startswith("worse")
+    assert AgainstBest(7.0, "code", 32).settled(10, 8, 12, 16, 64) is None
+    assert (
+        AgainstBest(7.0, "code", 32).settled(10, 8, 12, 32, 64).answer == "better than code (7.00)"
+    )
+
+
+def test_a_scored_evaluation_stops_after_the_round_whose_interval_decides() -> None:
+    scored = RLConfig(task="crafter_score", num_envs=32, seed=1, horizon=60)
+    heard = []
+    result = evaluate(
+        scored,
+        episodes=32,
+        seed=3,
+        question=AgainstTarget(50.5),
+        on_episodes=lambda done, total: heard.append((done, total)),
+    )
+    record = result.as_dict()
+    # a random policy scores far below 50.5: the first round of 16 whole episodes decides
+    assert record["decision"] == "below the target 50.50" and record["planned"] == 32
+    assert result.episodes == record["episodes_used"] == 16 == heard[-1][0]
+    # only the round's envs played: their steps are every sample (at most 60 each)
+    assert result.samples == round(result.mean_length * 16) <= 16 * 60
+    assert record["value"] == round(result.measurement.value, 4) == round(result.value, 4)
+    assert record["ci95"] == [round(x, 4) for x in result.measurement.ci95] == record["range"]
+    text = result_text(record)
+    assert text.startswith("Crafter score ") and "(95% CI " in text
+    assert text.endswith(", 16 of 32 episodes: below the target 50.50)")
+    # a challenger of the final choice plays at most as many whole episodes as the leader
+    # (``most``) in the same world; undecided there, it is that many episodes' full result
+    capped = evaluate(
+        scored,
+        episodes=32,
+        seed=3,
+        question=AgainstBest(result.value, "the leader", better_after=32),
+        first=16,
+        most=16,
+    )
+    assert capped.decision is None and capped.episodes == 16
+    assert capped.measurement.value == result.measurement.value  # the same 16 worlds

@@ -8,6 +8,10 @@ decision used, with at least :data:`MIN_EPISODES` episodes (unless a person chos
 and the best fresh figure is the run's result. The most promising candidate (by the run's
 own figures) is measured first and in full; each later one stops as soon as its episodes
 show it cannot beat the best one measured in full (its record says after how many episodes).
+A scored task's candidates play in rounds of whole episodes: the first one at least
+:data:`MIN_EPISODES` (more only while its interval straddles the target), each later one
+at most as many as the leader, stopping once its interval is below the leader's score
+(after 16) or above it (after 32).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rlgpt_tui.rl.config import RLConfig
-from rlgpt_tui.rl.decide import AgainstBest, Question
+from rlgpt_tui.rl.decide import SCORE_FIRST, AgainstBest, AgainstTarget, Question
 from rlgpt_tui.rl.train import EvalResult, evaluate
 from rlgpt_tui.tasks import Task
 
@@ -58,9 +62,12 @@ class Candidate:
         seed: int,
         on_episodes: Callable[[int, int], None] | None = None,
         question: Question | None = None,
+        first: int = SCORE_FIRST,
+        most: int | None = None,
     ) -> EvalResult:
         """This candidate on ``episodes`` worlds from ``seed``, one episode each (stopped
-        early once its episodes answer ``question``)."""
+        early once its episodes answer ``question``; scored: rounds from ``first``, up to
+        ``most``)."""
         return evaluate(
             self.config,
             self.model,
@@ -69,6 +76,8 @@ class Candidate:
             seed=seed,
             on_episodes=on_episodes,
             question=question,
+            first=first,
+            most=most,
         )
 
 
@@ -111,17 +120,23 @@ class FinalChoice:
         return self.fresh.value >= self.target
 
     def as_dict(self) -> dict[str, Any]:
-        """The chosen candidate's fresh measurement, with its kind and iteration."""
-        return self.fresh.measurement.as_dict() | {
-            "kind": self.chosen.kind,
-            "iteration": self.chosen.iteration,
-            "only_coded": self.chosen.only_coded,
-            "subject": self.chosen.subject,
-            "stop_value": self.chosen.value,
-            "seed": self.seed,
-            "target": self.target,
-            "reached": self.reached,
-        }
+        """The chosen candidate's fresh measurement, with its kind and iteration (and, a
+        score's, the question its rounds answered)."""
+        decided = self.fresh.decision.as_dict() if self.fresh.decision else {}
+        return (
+            self.fresh.measurement.as_dict()
+            | decided
+            | {
+                "kind": self.chosen.kind,
+                "iteration": self.chosen.iteration,
+                "only_coded": self.chosen.only_coded,
+                "subject": self.chosen.subject,
+                "stop_value": self.chosen.value,
+                "seed": self.seed,
+                "target": self.target,
+                "reached": self.reached,
+            }
+        )
 
     def candidates_dicts(self) -> list[dict[str, Any]]:
         return [
@@ -163,16 +178,28 @@ def choose(
         return None
     order = {CODE: 0, RL_CODE: 1, RL: 2}
     measured: list[tuple[Candidate, EvalResult]] = []
+    whole = min(MIN_EPISODES[True], episodes)  # a scored leader's least whole episodes
+    leader: tuple[Candidate, EvalResult] | None = None
     # the most promising first (by the run's own figures): the others can then stop as soon
     # as they cannot beat it
     for c in sorted(candidates, key=lambda c: float("inf") if c.value is None else -c.value):
         progress = on_candidate(c) if on_candidate else None
-        question = None  # the first is measured in full; later ones stop once they lose
-        whole = [(m, r) for m, r in measured if r.decision is None]
-        if whole:
-            best, result = max(whole, key=lambda cr: cr[1].value)
-            question = AgainstBest(result.value, best.subject)
-        measured.append((c, c.evaluate(episodes, seed, progress, question)))
+        planned = None
+        if leader is None:  # measured in full (a score: while its interval may reach the target)
+            question, first = (AgainstTarget(target) if task.scored else None), whole
+        else:  # later ones stop once they lose (a score: or win, on enough episodes)
+            better = whole if task.scored else None
+            question = AgainstBest(leader[1].value, leader[0].subject, better)
+            first = SCORE_FIRST
+            if task.scored:  # compared on as many whole episodes as the leader, at most
+                planned = leader[1].episodes
+        result = c.evaluate(episodes, seed, progress, question, first, planned)
+        measured.append((c, result))
+        full = result.decision is None or (
+            result.decision.estimate is not None and result.episodes >= whole
+        )
+        if full and (leader is None or result.value > leader[1].value):
+            leader = (c, result)
     chosen, fresh = max(
         measured,
         key=lambda cr: (cr[1].value, cr[0].value or 0.0, -order[cr[0].kind]),

@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict
 from functools import partial
+from threading import Thread
 from typing import Any
 
 from rlgpt_tui.agents.base import AgentTeam, IterationFeedback
@@ -55,6 +56,7 @@ from rlgpt_tui.engine.steps.plan import plan_step
 from rlgpt_tui.engine.steps.rl import rl_step
 from rlgpt_tui.engine.steps.train import Policy, TrainingStopped
 from rlgpt_tui.llm.client import LLMError
+from rlgpt_tui.rl.config import prepare_run_worlds
 from rlgpt_tui.skills.episodes import EpisodeTally
 from rlgpt_tui.skills.pool import SandboxUnavailable
 from rlgpt_tui.tasks import Task, get_task
@@ -103,6 +105,7 @@ class Engine:
         self.last_policy: Policy | None = None  # the last training's, for open-ended play
         self.position = Position()  # where this iteration is, for the control plane
         self._progress = Progress(self._emit)  # evaluation progress events, throttled
+        self._preparing: list[Thread] = []  # threads preparing worlds (joined at the end)
 
     @property
     def tokens(self) -> int:
@@ -157,6 +160,8 @@ class Engine:
         except (LLMError, SandboxUnavailable) as error:
             end = RunEnd.failed(error)
             self._emit(ev.EngineError, message=str(error))
+        for thread in self._preparing:  # never left running past the session
+            thread.join()
         return self._finish(task, end, history, total, best)
 
     def _iteration(
@@ -172,6 +177,10 @@ class Engine:
         else:
             plan, notes = plan_step(ctx, history)
         self.position.plan = plan
+        # the world needed next compiles on another thread while this one works (the games
+        # it plays are unchanged): the training's while the plan's code is tried, or the
+        # critic runs' while a plan without code trains
+        self._preparing.append(prepare_run_worlds(s, trains_first=not plan.coded()))
         code = code_step(ctx, plan, self.code, unfinished.judged if unfinished else {})
         learned = plan.learned()
         # the best of each kind so far: an evaluation below it and the target stops early

@@ -473,6 +473,13 @@ class World(ABC):
         to read while it waits ('' : nothing)."""
         return ""
 
+    @classmethod
+    def prepare(cls, num_envs: int, groups: int = 1) -> None:
+        """Make worlds of ``num_envs`` envs in ``groups`` quick to build later in this
+        process (e.g. compile their kernels); may run on another thread while the caller
+        works, and changes no game a world plays. Default: nothing to prepare."""
+        return None
+
     def env_groups(self) -> list[np.ndarray]:
         """Groups of envs that step independently: one group's step may be in flight
         (:meth:`step_async`) while another group's envs are viewed, reset or stepped."""

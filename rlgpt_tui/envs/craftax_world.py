@@ -10,6 +10,7 @@ Everything per step runs in one jitted call: masked step, observation and a smal
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -59,9 +60,72 @@ def enable_compilation_cache() -> Path:
     ).expanduser()
     cache.mkdir(parents=True, exist_ok=True)
     jax.config.update("jax_compilation_cache_dir", str(cache))
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
+    # every kernel, however small: a warm start then compiles nothing (~0.4 s of small ones)
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
     return cache
+
+
+class _StoredKernel:
+    """A jitted kernel whose traced program (``jax.export``) is kept on disk, one file per
+    argument shapes, next to the compilation cache: a later process loads it instead of
+    tracing Craftax again (~1 s a kernel here; XLA's compilation is the persistent cache's).
+
+    Every process calls the exported program (the first one exports it, then calls it),
+    so every run computes with the same compiled code. Where exporting fails (e.g. no
+    ``flatbuffers`` to serialize with), the kernel is the plain jitted function."""
+
+    def __init__(self, name: str, fn, folder: Path, version: str, donate: tuple = ()):
+        self.name, self.fn, self.folder, self.version = name, fn, folder, version
+        self.donate = donate
+        self._calls: dict[tuple, object] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, *args):
+        import jax
+
+        leaves, tree = jax.tree.flatten(args)
+        signature = (tree, *((a.shape, a.dtype) for a in leaves))
+        call = self._calls.get(signature)
+        if call is None:
+            with self._lock:
+                call = self._calls.get(signature) or self._load(args, signature)
+                self._calls[signature] = call
+        return call(*args)
+
+    def _load(self, args: tuple, signature: tuple):
+        """The stored program for these shapes (exported and stored the first time)."""
+        import hashlib
+
+        import jax
+        from jax import export
+
+        key = hashlib.sha256(repr((self.version, self.name, signature)).encode()).hexdigest()
+        path = self.folder / f"{self.name}-{key[:32]}.jax"
+        try:
+            if path.exists():
+                exported = export.deserialize(bytearray(path.read_bytes()))
+            else:
+                specs = jax.tree.map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype), args)
+                exported = export.export(self.fn)(*specs)
+                scratch = path.with_suffix(f".{os.getpid()}.tmp")
+                scratch.write_bytes(exported.serialize())
+                scratch.replace(path)  # whole or absent, for a process reading it now
+        except Exception:  # noqa: BLE001 - e.g. no flatbuffers: trace it as always
+            return self.fn
+        return jax.jit(exported.call, donate_argnums=self.donate)
+
+
+def _kernels_version() -> str:
+    """What the stored kernels depend on: JAX, Craftax, this module's code, the backend."""
+    from importlib.metadata import version
+
+    import jax
+
+    source = Path(__file__).read_bytes()
+    return repr(
+        (jax.__version__, version("jaxlib"), version("craftax"), jax.default_backend(), source)
+    )
 
 
 XLA_THREADS_ENV = "RLGPT_XLA_THREADS"
@@ -171,15 +235,23 @@ class _Kernels:
     """The jitted functions, built once per process and shared by all CraftaxWorld instances."""
 
     _instance: _Kernels | None = None
+    _lock = threading.Lock()  # worlds may be built (or prepared) on two threads
 
     @classmethod
     def get(cls) -> _Kernels:
-        if cls._instance is None:
-            cls._instance = cls()
-        return cls._instance
+        with cls._lock:
+            if cls._instance is None:
+                cls._instance = cls()
+            return cls._instance
+
+    def warming(self, shapes: tuple) -> threading.Lock:
+        """The lock held while a world warms up kernels of ``shapes`` (another thread's
+        world of the same shapes waits, then finds them warm)."""
+        with self._lock:
+            return self._warming.setdefault(shapes, threading.Lock())
 
     def __init__(self) -> None:
-        enable_compilation_cache()
+        cache = enable_compilation_cache()
         start_jax()
         import jax
         import jax.numpy as jnp
@@ -303,17 +375,26 @@ class _Kernels:
             states = jax.tree.map(lambda s, p: s.at[index].set(p), states, part)
             return key, states, out
 
-        self.generate = generate
-        self.generate_chunk_from = generate_chunk_from
-        self.join = jax.jit(lambda parts: jax.tree.map(lambda *a: jnp.concatenate(a), *parts))
-        self.step = step
-        self.step_subset = step_subset
-        self.replace = jax.jit(replace, donate_argnums=(0,))
+        folder = cache / "kernels"
+        folder.mkdir(exist_ok=True)
+        version = _kernels_version()
+
+        def stored(name: str, fn, donate: tuple = ()) -> _StoredKernel:
+            return _StoredKernel(name, fn, folder, version, donate)
+
+        self.generate = stored("generate", generate)
+        self.generate_chunk_from = stored("generate_chunk_from", generate_chunk_from)
+        join = jax.jit(lambda parts: jax.tree.map(lambda *a: jnp.concatenate(a), *parts))
+        self.join = stored("join", join)
+        self.step = stored("step", step, donate=(1,))
+        self.step_subset = stored("step_subset", step_subset, donate=(1,))
+        self.replace = stored("replace", jax.jit(replace, donate_argnums=(0,)), donate=(0,))
         self.packing = packing
         self.unpack_one = jax.jit(lambda packed, i: packing.unpack([a[i][None] for a in packed]))
         self._render = None
         self.jax = jax
         self.warmed: set[tuple] = set()  # shapes CraftaxWorld._warm_up has called with
+        self._warming: dict[tuple, threading.Lock] = {}
 
     def render(self, state, block_pixels: int):
         """RGB pixels of one state; ``block_pixels`` must be a size Craftax caches (7, 16, 64)."""
@@ -498,11 +579,18 @@ class CraftaxWorld(World):
         """Call every kernel this world uses once, on throwaway copies: the first call of
         each traces it (~0.5 s) and compiles or loads it, a stall that would otherwise fall
         into a run's first sub-batch step or pool refill. The games are not touched. Once
-        per process for each set of shapes (the kernels are shared)."""
-        sizes = {rows.stop - rows.start: g for g, rows in enumerate(self._groups)}
+        per process for each set of shapes (the kernels are shared; a world of the same
+        shapes warming up on another thread is waited for)."""
         shapes = self._shapes()
         if shapes in self._k.warmed:
             return
+        with self._k.warming(shapes):
+            if shapes not in self._k.warmed:
+                self._warm_up_kernels()
+                self._k.warmed.add(shapes)
+
+    def _warm_up_kernels(self) -> None:
+        sizes = {rows.stop - rows.start: g for g, rows in enumerate(self._groups)}
         jax = self._k.jax
         key = jax.random.PRNGKey(0)
         for size, g in sizes.items():
@@ -519,7 +607,15 @@ class CraftaxWorld(World):
                 self._k.step_subset(key, copy(), self._pool, idle[:, 0], sub_batch)
         _, chunk = self._k.generate_chunk_from(key)
         jax.block_until_ready(self._k.join([chunk[0]] * self._pool_chunks))
-        self._k.warmed.add(shapes)
+
+    @classmethod
+    def prepare(cls, num_envs: int, groups: int = 1) -> None:
+        """Trace and compile (or load) the kernels of worlds of this size: a throwaway
+        world's reset generates its worlds and warms every kernel up."""
+        world = cls(num_envs, seed=0, groups=groups)
+        if world._shapes() not in world._k.warmed:
+            world.reset(0)
+        world.close()
 
     def _shapes(self) -> tuple:
         sizes = {rows.stop - rows.start: g for g, rows in enumerate(self._groups)}
@@ -530,8 +626,8 @@ class CraftaxWorld(World):
             return ""
         sizes = "+".join(str(rows.stop - rows.start) for rows in self._groups)
         return (
-            f"tracing and compiling Craftax's step for {sizes} envs "
-            "(once per process; XLA's part is cached on disk)"
+            f"loading Craftax's kernels for {sizes} envs (once per process; the first run on "
+            "this machine traces and compiles them, then keeps them on disk)"
         )
 
     def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> StepResult:

@@ -12,13 +12,22 @@ for "at or above", at most ``(s + u) / n`` for "below" or "worse"), its interval
 itself, with the episodes that ended and those planned: a rate over the ended episodes
 alone would be biased (on a collect task, toward success).
 
-Only success rates are decided early; a Crafter score (over 22 achievements, with a
-bootstrap interval) is always measured over every planned episode.
+A Crafter score (over 22 achievements) has no such range: a game still running may
+unlock any of them. A scored evaluation is sized from its interval instead: it plays its
+planned episodes in rounds of whole episodes (:func:`score_rounds`: at least
+:data:`SCORE_FIRST`, then the rest), and after each round the score's bootstrap 95%
+interval over the episodes played so far (every one ended: no bias toward short games)
+either answers the question (:meth:`Question.settled`) and the evaluation stops, or the
+next round is played. Its recorded value is the score of the episodes it played, with
+their interval.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+#: a scored evaluation's first round of whole episodes (the least it decides on)
+SCORE_FIRST = 16
 
 
 @dataclass(frozen=True)
@@ -31,10 +40,13 @@ class Decision:
     low: float  # the full result's range: every episode still running fails ...
     high: float  # ... or succeeds
     above: bool  # the answer says "at or above" (the value is ``low``), else ``high``
+    estimate: float | None = None  # scored: the score of the episodes played (all ended)
 
     @property
     def value(self) -> float:
-        """The end of the range that proves the answer."""
+        """The end of the range that proves the answer (scored: the episodes' score)."""
+        if self.estimate is not None:
+            return self.estimate
         return self.low if self.above else self.high
 
     def as_dict(self) -> dict[str, object]:
@@ -64,6 +76,21 @@ class Question:
         answer = self.answer(low, high)
         return Decision(answer[0], ended, planned, low, high, answer[1]) if answer else None
 
+    def interval_answer(self, low: float, high: float, episodes: int) -> tuple[str, bool] | None:
+        """The answer a 95% interval [low, high] of ``episodes`` whole episodes gives
+        (default: the range's answer)."""
+        return self.answer(low, high)
+
+    def settled(
+        self, value: float, low: float, high: float, episodes: int, planned: int
+    ) -> Decision | None:
+        """Scored: the answer of ``episodes`` whole episodes (of ``planned``) measured at
+        ``value`` with the 95% interval [low, high]; None while the interval straddles."""
+        answer = self.interval_answer(low, high, episodes)
+        if answer is None:
+            return None
+        return Decision(answer[0], episodes, planned, low, high, answer[1], estimate=value)
+
 
 @dataclass(frozen=True)
 class AgainstTarget(Question):
@@ -83,6 +110,23 @@ class AgainstTarget(Question):
             return f"below the target {self.target:.2f} and {best}", False
         return None
 
+    def interval_answer(self, low: float, high: float, episodes: int) -> tuple[str, bool] | None:
+        """A score's interval also decides "below the target, above the best so far" (the
+        recorded value is the measured one, not a bound) and, with no best yet, "below"."""
+        if low >= self.target:
+            return f"at or above the target {self.target:.2f}", True
+        if high >= self.target:
+            return None
+        below = f"below the target {self.target:.2f}"
+        if self.best is None:
+            return below, False
+        best = f"the best so far ({self.best:.2f})"
+        if high < self.best:
+            return f"{below} and {best}", False
+        if low > self.best:
+            return f"{below}, above {best}", False
+        return None
+
 
 @dataclass(frozen=True)
 class AgainstBest(Question):
@@ -91,8 +135,26 @@ class AgainstBest(Question):
 
     best: float
     other: str = "the best candidate so far"
+    better_after: int | None = None  # scored: whole episodes before "better" decides
 
     def answer(self, low: float, high: float) -> tuple[str, bool] | None:
         if high < self.best:
             return f"worse than {self.other} ({self.best:.2f})", False
         return None
+
+    def interval_answer(self, low: float, high: float, episodes: int) -> tuple[str, bool] | None:
+        """A score's interval decides "worse" at once and "better" after ``better_after``
+        whole episodes (a chosen solution's figure needs that many)."""
+        if high < self.best:
+            return f"worse than {self.other} ({self.best:.2f})", False
+        if self.better_after is not None and episodes >= self.better_after and low > self.best:
+            return f"better than {self.other} ({self.best:.2f})", True
+        return None
+
+
+def score_rounds(planned: int, first: int = SCORE_FIRST) -> list[int]:
+    """A scored evaluation's rounds: the episodes played when each ends, ``first`` then
+    the rest at once (e.g. 16, 64): a round lasts as long as its longest game, and the
+    world steps a few envs hardly faster than many, so an undecided evaluation pays for
+    one extra round at most."""
+    return sorted({max(1, min(first, planned)), planned})

@@ -33,6 +33,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.utils import obs_as_tensor
 from threadpoolctl import threadpool_limits
 
+from rlgpt_tui.rl.config import TRAINING_GROUPS
 from rlgpt_tui.rl.numpy_policy import NumpyPolicy
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 
@@ -72,7 +73,7 @@ class OwnClockPPO(PPO):
     """
 
     rollout_threads = 1
-    env_groups = 2  # envs step in two groups, in turn (see collect_rollouts)
+    env_groups = TRAINING_GROUPS  # envs step in two groups, in turn (see collect_rollouts)
     #: decide with a numpy copy of the policy (same distribution, a third of the time);
     #: False: SB3's torch forward (its random stream, e.g. to compare with SB3's loop)
     numpy_decisions = True

@@ -13,6 +13,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import zip_longest
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +24,8 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import Logger
 
 from rlgpt_tui.envs import make_world
-from rlgpt_tui.rl.config import RLConfig
-from rlgpt_tui.rl.decide import Decision, Question
+from rlgpt_tui.rl.config import RLConfig, world_groups
+from rlgpt_tui.rl.decide import SCORE_FIRST, Decision, Question, score_rounds
 from rlgpt_tui.rl.growth import grow_action_head
 from rlgpt_tui.rl.prior import anchor_to_start, start_as
 from rlgpt_tui.rl.rollout import OwnClockPPO
@@ -69,7 +70,7 @@ def build_env(
         seed=seed,
         task=config.task,
         episodes_per_world=config.episodes_per_world,
-        groups=OwnClockPPO.env_groups if for_training and num_envs >= 16 else 1,
+        groups=world_groups(num_envs, for_training),
     )
     reward_code = RewardCode(config.reward_code).source if config.reward_code else None
     return CodedActionVecEnv(
@@ -391,6 +392,8 @@ class EvalResult:
         """A decided evaluation's value and interval: the proving end of the full result's
         range, and the range (a rate over the episodes that ended would be biased)."""
         d = self.decision
+        if d.estimate is not None:  # scored: whole episodes, their own score and interval
+            return d.as_dict()
         value = round(d.value, 4)
         return d.as_dict() | {"value": value, "success_rate": value, "ci95": d.as_dict()["range"]}
 
@@ -405,6 +408,8 @@ def evaluate(
     on_episodes: Callable[[int, int], None] | None = None,
     question: Question | None = None,
     env: CodedActionVecEnv | None = None,
+    first: int = SCORE_FIRST,
+    most: int | None = None,
 ) -> EvalResult:
     """Run one episode in each of ``episodes`` envs and measure the task.
 
@@ -414,9 +419,11 @@ def evaluate(
     ``deterministic`` (None: only for a policy that started from code, whose mode is the
     code until PPO learned better; other policies sample, as they were trained).
     ``on_episodes(done, total)`` hears of each step that ends episodes (an exception it
-    raises ends the evaluation, the world closed). ``question`` (success rates only): stop
-    as soon as the episodes ended decide it (:mod:`rlgpt_tui.rl.decide`); the result then
-    counts those episodes and says so (``decision``). ``env``: play in this world (e.g.
+    raises ends the evaluation, the world closed). ``question``: stop as soon as the
+    episodes ended decide it (:mod:`rlgpt_tui.rl.decide`; a score: in rounds of whole
+    episodes, the first of ``first``, until its interval answers or ``most`` episodes
+    ended, in the world of ``episodes`` envs); the result then counts
+    those episodes and says so (``decision``). ``env``: play in this world (e.g.
     the training's, with ``episodes`` envs: no new world is built or compiled); it is
     reset to ``seed`` and left open.
 
@@ -449,30 +456,39 @@ def evaluate(
 
     scored = env.task.scored
     decision: list[Decision] = []
+    # a score is decided in rounds of whole episodes (a rate by its range, all at once)
+    planned = min(most or episodes, episodes) if scored else episodes
+    ends = score_rounds(planned, first) if scored and question is not None else [episodes]
+    order = [int(e) for turn in zip_longest(*runner.groups) for e in turn if e is not None]
+    rounds = [np.array(order[a:b]) for a, b in zip([0, *ends], ends, strict=False)]
 
     def until(outcomes: list[EpisodeOutcome]) -> bool:
         if on_episodes is not None:
-            on_episodes(len(outcomes), episodes)
-        if question is None or scored:
+            on_episodes(len(outcomes), planned)
+        if question is None or len(outcomes) >= planned:
             return False
-        wins = sum(o.success for o in outcomes)
-        decided = question.decided(wins, len(outcomes), episodes)
-        if decided is not None and len(outcomes) < episodes:
+        if scored:
+            if len(outcomes) not in ends:  # the round goes on
+                return False
+            measured = tally_of(outcomes).measure(env.task, seed=seed)
+            decided = question.settled(measured.value, *measured.ci95, len(outcomes), planned)
+        else:
+            wins = sum(o.success for o in outcomes)
+            decided = question.decided(wins, len(outcomes), episodes)
+        if decided is not None:
             decision.append(decided)
         return bool(decision)
 
     kept = (runner.tally, runner.reset_ended, runner.samples)
     runner.tally, runner.reset_ended = EpisodeTally(), False  # the training's are kept
     try:
-        outcomes = run_episodes(runner, choose, seed, until=until)
+        outcomes = run_episodes(runner, choose, seed, until=until, rounds=rounds)
         samples = runner.samples - kept[2]
     finally:
         runner.tally, runner.reset_ended = kept[0], kept[1]
         if own:
             env.close()
-    tally = EpisodeTally()
-    for o in outcomes:
-        tally.add(o.success, o.achievements, o.end)
+    tally = tally_of(outcomes)
     return EvalResult(
         measurement=tally.measure(env.task, seed=seed),
         mean_length=float(np.mean([o.length for o in outcomes])) if outcomes else 0.0,
@@ -481,3 +497,11 @@ def evaluate(
         tally=tally,
         decision=decision[0] if decision else None,
     )
+
+
+def tally_of(outcomes: list[EpisodeOutcome]) -> EpisodeTally:
+    """Episodes' successes, achievements and ends, in env order."""
+    tally = EpisodeTally()
+    for o in sorted(outcomes, key=lambda o: o.env):
+        tally.add(o.success, o.achievements, o.end)
+    return tally

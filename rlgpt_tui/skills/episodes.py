@@ -496,19 +496,24 @@ def run_episodes(
     after_step: Callable[[EpisodeRunner], None] | None = None,
     keep_last_view: bool = False,
     until: Callable[[list[EpisodeOutcome]], bool] | None = None,
+    rounds: list[np.ndarray] | None = None,
 ) -> list[EpisodeOutcome]:
     """One episode in every env of ``runner`` (built with ``reset_ended=False``): idle envs
     get table entries from ``choose`` until their episode ends. ``after_step`` runs after
     every world step (e.g. a chain switching stages, frames for a GIF, progress; an
     exception it raises ends the run). ``until(outcomes)`` hears of the episodes ended so
     far whenever some end: True stops the run there (the episodes still running are
-    dropped, their actions abandoned). The one driver of "one episode per env": policy
+    dropped, their actions abandoned). ``rounds``: the envs that play, in turns (every
+    env's game starts at the reset; a round's envs begin once the last round's episodes
+    all ended; None: every env at once). The one driver of "one episode per env": policy
     evaluation (:func:`rlgpt_tui.rl.train.evaluate`), code alone, chains, report GIFs."""
     if runner.reset_ended:
         raise ValueError("run_episodes needs a runner with reset_ended=False")
     result = runner.reset(seed)
     obs = result.obs
-    playing = np.ones(runner.num_envs, dtype=bool)
+    turns = list(rounds) if rounds is not None else [np.arange(runner.num_envs)]
+    playing = np.zeros(runner.num_envs, dtype=bool)
+    playing[turns.pop(0)] = True
     outcomes: list[EpisodeOutcome] = []
     while playing.any():
         known = len(outcomes)
@@ -541,9 +546,12 @@ def run_episodes(
                     view,
                 )
             )
-        if until is not None and len(outcomes) > known and until(outcomes) and playing.any():
-            runner.abandon()
+        if until is not None and len(outcomes) > known and until(outcomes):
+            if playing.any():
+                runner.abandon()
             break
+        if not playing.any() and turns:  # the round ended: the next one begins
+            playing[turns.pop(0)] = True
     outcomes.sort(key=lambda o: o.env)
     return outcomes
 
