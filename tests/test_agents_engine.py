@@ -464,7 +464,8 @@ def test_code_edit_during_training_is_the_code_later_calls_run(tmp_path) -> None
     metrics = [r for r in store.rows("training_metrics", session.id) if r["iteration"] == 1]
     usage = [json.loads(r["metrics"])["coded_actions"]["go_to_tree"]["versions"] for r in metrics]
     assert str(version) not in usage[0]  # rollout 1 ran before the swap
-    assert usage[-1].get(str(version), 0) > usage[1].get(str(version), 0) > 0  # later calls
+    calls = [u.get(str(version), 0) for u in usage]  # per version, so far: it only grows
+    assert calls == sorted(calls) and calls[-1] > 0  # later calls ran the person's version
     assert final_code(store, session.id)["go_to_tree"] == edited
     assert refused == [
         "iteration 2 is the session's last and its plan is made: no later plan would use this edit"
