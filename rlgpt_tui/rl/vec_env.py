@@ -142,14 +142,12 @@ class CodedActionVecEnv(VecEnv):
         obs = obs if self._features is None else obs[:, self._features]
         return np.array(obs, dtype=np.float32)
 
-    _obs = features
-
     # -- VecEnv API -----------------------------------------------------------------------------
     def reset(self) -> np.ndarray:
         seed = self._seeds[0] if self._seeds[0] is not None else self._seed
         result = self.runner.reset(seed)
         self._reset_seeds()
-        return self._obs(result.obs)
+        return self.features(result.obs)
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
@@ -171,7 +169,7 @@ class CodedActionVecEnv(VecEnv):
         dones[finished.envs] = finished.dones
         for i, info in zip(finished.envs, finished.infos, strict=True):
             infos[i] = info
-        return self._obs(self.runner.last.obs), rewards, dones, infos
+        return self.features(self.runner.last.obs), rewards, dones, infos
 
     def take_finished(self) -> DecisionPoints:
         """The actions that ended since the last call, with the observations to decide from
@@ -181,11 +179,11 @@ class CodedActionVecEnv(VecEnv):
         for info in done.infos:
             if "terminal_obs" in info:
                 info = dict(info)
-                info["terminal_observation"] = self._obs(info.pop("terminal_obs")[None])[0]
+                info["terminal_observation"] = self.features(info.pop("terminal_obs")[None])[0]
             infos.append(info)
         return DecisionPoints(
             envs=done.envs,
-            obs=self._obs(self.runner.last.obs[done.envs]),
+            obs=self.features(self.runner.last.obs[done.envs]),
             rewards=done.rewards,
             dones=done.dones,
             infos=infos,
