@@ -113,18 +113,14 @@ class AgainstTarget(Question):
     def interval_answer(self, low: float, high: float, episodes: int) -> tuple[str, bool] | None:
         """A score's interval also decides "below the target, above the best so far" (the
         recorded value is the measured one, not a bound) and, with no best yet, "below"."""
-        if low >= self.target:
-            return f"at or above the target {self.target:.2f}", True
-        if high >= self.target:
-            return None
+        answer = self.answer(low, high)
+        if answer is not None or high >= self.target:
+            return answer
         below = f"below the target {self.target:.2f}"
         if self.best is None:
             return below, False
-        best = f"the best so far ({self.best:.2f})"
-        if high < self.best:
-            return f"{below} and {best}", False
         if low > self.best:
-            return f"{below}, above {best}", False
+            return f"{below}, above the best so far ({self.best:.2f})", False
         return None
 
 
@@ -145,8 +141,9 @@ class AgainstBest(Question):
     def interval_answer(self, low: float, high: float, episodes: int) -> tuple[str, bool] | None:
         """A score's interval decides "worse" at once and "better" after ``better_after``
         whole episodes (a chosen solution's figure needs that many)."""
-        if high < self.best:
-            return f"worse than {self.other} ({self.best:.2f})", False
+        answer = self.answer(low, high)
+        if answer is not None:
+            return answer
         if self.better_after is not None and episodes >= self.better_after and low > self.best:
             return f"better than {self.other} ({self.best:.2f})", True
         return None

@@ -394,8 +394,8 @@ class EvalResult:
         d = self.decision
         if d.estimate is not None:  # scored: whole episodes, their own score and interval
             return d.as_dict()
-        value = round(d.value, 4)
-        return d.as_dict() | {"value": value, "success_rate": value, "ci95": d.as_dict()["range"]}
+        decided, value = d.as_dict(), round(d.value, 4)
+        return decided | {"value": value, "success_rate": value, "ci95": decided["range"]}
 
 
 def evaluate(
