@@ -590,7 +590,7 @@ class CraftaxWorld(World):
                 self._k.warmed.add(shapes)
 
     def _warm_up_kernels(self) -> None:
-        sizes = {rows.stop - rows.start: g for g, rows in enumerate(self._groups)}
+        sizes = self._group_sizes()
         jax = self._k.jax
         key = jax.random.PRNGKey(0)
         for size, g in sizes.items():
@@ -617,8 +617,12 @@ class CraftaxWorld(World):
             world.reset(0)
         world.close()
 
+    def _group_sizes(self) -> dict[int, int]:
+        """Each distinct group size, with the last group of that size."""
+        return {rows.stop - rows.start: g for g, rows in enumerate(self._groups)}
+
     def _shapes(self) -> tuple:
-        sizes = {rows.stop - rows.start: g for g, rows in enumerate(self._groups)}
+        sizes = self._group_sizes()
         return (tuple(sizes), tuple(self._buckets), self._pool_size, self._pool_chunks)
 
     def compiling(self) -> str:
