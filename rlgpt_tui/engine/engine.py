@@ -56,7 +56,6 @@ from rlgpt_tui.engine.steps.plan import plan_step
 from rlgpt_tui.engine.steps.rl import rl_step
 from rlgpt_tui.engine.steps.train import Policy, TrainingStopped
 from rlgpt_tui.llm.client import LLMError
-from rlgpt_tui.rl.config import prepare_run_worlds
 from rlgpt_tui.skills.episodes import EpisodeTally
 from rlgpt_tui.skills.pool import SandboxUnavailable
 from rlgpt_tui.tasks import Task, get_task
@@ -180,7 +179,7 @@ class Engine:
         # the world needed next compiles on another thread while this one works (the games
         # it plays are unchanged): the training's while the plan's code is tried, or the
         # critic runs' while a plan without code trains
-        self._preparing.append(prepare_run_worlds(s, trains_first=not plan.coded()))
+        self._preparing.append(s.prepare_next_world(trains_first=not plan.coded()))
         code = code_step(ctx, plan, self.code, unfinished.judged if unfinished else {})
         learned = plan.learned()
         # the best of each kind so far: an evaluation below it and the target stops early

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from threading import Thread
 from typing import Any
 
 from rlgpt_tui.tasks import Task
@@ -49,6 +50,19 @@ class EngineSettings:
         if task.scored:
             return max(self.max_samples // max(self.max_iterations, 1), 1)
         return 30_000
+
+    def prepare_next_world(self, trains_first: bool) -> Thread:
+        """Prepare, on a background thread (:func:`rlgpt_tui.envs.prepare_worlds`), the
+        world this run needs next but not now: the training's (and its evaluations') of
+        ``num_envs`` envs while the plan's code is tried, or the critic runs' of
+        ``critic_runs`` while a plan without code trains (the caller builds the one it needs
+        now: no two threads build it). Each size is prepared once per process."""
+        from rlgpt_tui.envs import prepare_worlds
+        from rlgpt_tui.rl.config import world_groups
+
+        critic = (self.critic_runs, 1)
+        training = (self.num_envs, world_groups(self.num_envs))
+        return prepare_worlds(self.env, [critic] if trains_first else [training])
 
 
 def checkpoint_folder(artifacts_dir: str | None, iteration: int, subaction: str) -> Path | None:

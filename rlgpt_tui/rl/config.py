@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-from rlgpt_tui.envs import ACTION_NAMES, UnknownWorldError, prepare_worlds, world_info
+from rlgpt_tui.envs import ACTION_NAMES, UnknownWorldError, world_info
 from rlgpt_tui.skills.runtime import CodedActionLimits
 from rlgpt_tui.skills.validation import ValidatedAction, validate
 from rlgpt_tui.tasks import get_task
@@ -228,15 +227,3 @@ TRAINING_GROUPS = 2
 def world_groups(num_envs: int, for_training: bool = True) -> int:
     """The groups of envs a world built for training (and its evaluations) steps in."""
     return TRAINING_GROUPS if for_training and num_envs >= 16 else 1
-
-
-def prepare_run_worlds(settings: Any, trains_first: bool) -> threading.Thread:
-    """Prepare, on a background thread (:func:`rlgpt_tui.envs.prepare_worlds`), the
-    world a run of ``settings`` (:class:`~rlgpt_tui.engine.settings.EngineSettings`) needs
-    next but not now: the training's (and its evaluations') of ``num_envs`` envs while the
-    plan's code is tried, or the critic runs' of ``critic_runs`` while a plan without code
-    trains (the caller builds the one it needs now: no two threads build it). Each size is
-    prepared once per process."""
-    critic = (settings.critic_runs, 1)
-    training = (settings.num_envs, world_groups(settings.num_envs))
-    return prepare_worlds(settings.env, [critic] if trains_first else [training])
