@@ -161,6 +161,45 @@ def test_start_from_must_be_an_offered_coded_action_or_the_answer_is_repaired() 
     )
 
 
+def test_the_rl_answers_names_are_constrained_in_the_schema_sent_to_the_server() -> None:
+    """A grammar-constrained server (llama.cpp, vLLM) cannot answer a name the world or the
+    plan lacks: the JSON Schema lists the allowed names. (A 1.5B model answered its own
+    sub-action as a high-level action three times when they were free strings.)"""
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        team = LLMTeam(client_for(server))
+        sub = PlanAnswer.model_validate(PLAN).subactions[1]
+        team.fast.write_rl(TASK, sub, ["go_to_tree"], env="craftax")
+    schema = server.requests[0]["response_format"]["json_schema"]["schema"]["properties"]
+
+    def names(key: str) -> list[str]:
+        branch = next(b for b in schema[key]["anyOf"] if b["type"] != "null")
+        return branch["items"]["enum"] if branch["type"] == "array" else branch["enum"]
+
+    assert names("high_level_actions") == ["go_to_tree"]
+    assert names("start_from") == ["go_to_tree"]
+    assert "collect_wood" not in names("high_level_actions")
+    assert names("primitives")[:2] == ["noop", "move_left"] and "jump" not in names("primitives")
+    assert "map" in names("observation")
+
+
+def test_reward_code_failing_its_dry_run_is_repaired_by_the_model() -> None:
+    """Reward code indexing a View like a dict fails its dry run (in the validation worker);
+    the model gets the error and its fixed code is what the answer holds."""
+    broken = RL_ANSWER | {"reward_code": "def reward(prev, now): return now['inventory']['wood']"}
+    fixed = RL_ANSWER | {
+        "reward_code": "def reward(prev, now):\n    return now.inventory.get('wood', 0) - "
+        "prev.inventory.get('wood', 0)\n"
+    }
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [{"content": json.dumps(broken)}, {"content": json.dumps(fixed)}]
+        team = LLMTeam(client_for(server))
+        sub = PlanAnswer.model_validate(PLAN).subactions[1]
+        answer = team.fast.write_rl(TASK, sub, ["go_to_tree"], env="craftax")
+    assert answer.reward_code == fixed["reward_code"]
+    repair = server.requests[1]["messages"][-1]["content"]
+    assert "reward_code:" in repair and "not subscriptable" in repair
+
+
 @pytest.mark.parametrize(
     ("step", "expected"),
     [
@@ -307,7 +346,7 @@ def test_a_verdict_repeating_the_prompts_example_is_repaired() -> None:
     assert verdict.reason == VERDICT_OK["reason"]
     repair = server.requests[1]["messages"][-1]["content"]
     assert "repeats the prompt's example" in repair
-    assert "in 3 of 4 runs the player ended far from any grass" in repair
+    assert "what the runs show with their counts" in repair
 
 
 def test_a_verdict_naming_what_its_evidence_lacks_is_repaired() -> None:
@@ -382,6 +421,10 @@ def test_a_pass_for_code_whose_every_run_failed_is_overruled() -> None:
         "overruled by the runs: every run failed (error) (the critic said pass: "
         f"{VERDICT_OK['reason']})"
     )
+    # the critic judged from measured counts first, then the runs themselves
+    prompt = server.requests[0]["messages"][-1]["content"]
+    assert "Measured over the 4 runs: ended error 4; facing at the end: " in prompt
+    assert "inventory or achievements changed in 0 of 4; health lost in 0 of 4." in prompt
 
 
 def test_new_code_runs_library_skills_through_ctx_skill_and_unknown_ones_are_repaired() -> None:

@@ -165,6 +165,40 @@ def code_evidence(texts: Iterable[str], runs: list[Execution]) -> set[str]:
     return evidence
 
 
+def runs_summary(runs: list[Execution]) -> str:
+    """One line of counts over a coded action's sampled runs, measured from its Views: how
+    they ended, what the player faced at the end, what was gained, health lost. A small
+    model judges from these counts rather than from its reading of every map."""
+    if not runs:
+        return "No run to measure."
+
+    def counted(values: Iterable[str]) -> str:
+        counts: dict[str, int] = {}
+        for value in values:
+            counts[value] = counts.get(value, 0) + 1
+        return ", ".join(f"{k} {n}" for k, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+
+    gained: list[str] = []
+    changed = hurt = 0
+    for run in runs:
+        items = [
+            f"{item} +{count - run.before.inventory.get(item, 0)}"
+            for item, count in run.after.inventory.items()
+            if count > run.before.inventory.get(item, 0)
+        ]
+        new = sorted(set(run.after.achievements) - set(run.before.achievements))
+        changed += bool(items or new)
+        gained += items + [f"achievement {a}" for a in new]
+        hurt += run.after.health < run.before.health
+    n = len(runs)
+    return (
+        f"Measured over the {n} runs: ended {counted(r.end.value for r in runs)}; facing at "
+        f"the end: {counted(r.after.block_at(*r.after.facing_position) for r in runs)}; "
+        f"inventory or achievements changed in {changed} of {n}"
+        f"{' (' + ', '.join(gained) + ')' if gained else ''}; health lost in {hurt} of {n}."
+    )
+
+
 def overrule_rl(verdict: Verdict, value: float, target: float, label: str) -> Verdict:
     """The measured figure decides an RL verdict: success iff ``value`` reaches ``target``;
     a verdict saying otherwise is overruled, the critic quoted."""

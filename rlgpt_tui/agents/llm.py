@@ -25,6 +25,7 @@ from rlgpt_tui.agents.grounding import (
     example_check,
     overrule_code,
     overrule_rl,
+    runs_summary,
     text_evidence,
 )
 from rlgpt_tui.agents.schemas import (
@@ -46,6 +47,8 @@ from rlgpt_tui.llm.client import LLMClient
 from rlgpt_tui.rl.config import world_actions, world_segments
 from rlgpt_tui.skills.api import SKILL_API_DOC
 from rlgpt_tui.skills.compose import link_skills
+from rlgpt_tui.skills.reward import RewardCode
+from rlgpt_tui.skills.sandbox import CodeValidationError
 from rlgpt_tui.tasks import Measure, Task, load_catalog
 
 PROMPTS = ASSETS_DIR / "prompts"
@@ -170,10 +173,12 @@ class LLMFastAgent(_LLMRole, FastAgent):
             "(high_level_actions null keeps the plan's). Observation segments: "
             f"{', '.join(segments)} (null = all). Primitives: {', '.join(actions)} (null = "
             "all). reward_code, if given, defines `def reward(prev, now) -> float` over Views "
-            "and is added to the goal reward. The sample budget is the engine's. start_from "
+            '(attributes as ctx.view\'s, e.g. `now.inventory.get("wood", 0)`) and is '
+            "added to the goal reward. The sample budget is the engine's. start_from "
             "(optional): a coded action among the high-level actions that solves the "
             "sub-action on its own; the policy then starts by always running it and RL "
-            "learns where to do better (null: the engine's default)."
+            "learns where to do better (null: the engine's default; a navigation routine "
+            "that does not finish the sub-action is not one)."
         )
 
         def check(answer: RLAnswer) -> None:
@@ -196,12 +201,26 @@ class LLMFastAgent(_LLMRole, FastAgent):
                 )
             if answer.primitives == [] and not (answer.high_level_actions or planned):
                 raise ValueError("primitives: an empty list leaves no action: use null for all")
+            if answer.reward_code:  # validated and dry-run in the validation worker
+                try:
+                    RewardCode(answer.reward_code)
+                except CodeValidationError as error:
+                    raise ValueError(f"reward_code: {str(error).splitlines()[0]}") from None
 
-        return self._ask(task, request, RLAnswerStrict, check)
+        choices = {
+            "observation": segments,
+            "primitives": actions,
+            "high_level_actions": tuple(coded),
+            "start_from": tuple(coded),
+        }
+        return self._ask(task, request, RLAnswerStrict, check, choices=choices)
 
-    def _ask(self, task: Task, request: str, schema, check=None, example: str | None = None):
+    def _ask(
+        self, task: Task, request: str, schema, check=None, example: str | None = None, choices=None
+    ):
         """One structured answer of ``schema``; ``example`` (default: the schema's) is shown
-        in the prompt, and an answer repeating it is repaired."""
+        in the prompt, and an answer repeating it is repaired; ``choices``: the names each
+        property may take (sent with the schema)."""
         example = example or schema.EXAMPLE
         messages = render(
             "fast",
@@ -213,16 +232,22 @@ class LLMFastAgent(_LLMRole, FastAgent):
             example=example,
             open_ended=open_ended_text("fast", task),
         )
-        return self.client.structured("fast", messages, schema, both(example_check(example), check))
+        return self.client.structured(
+            "fast", messages, schema, both(example_check(example), check), choices
+        )
 
 
 class LLMCritic(_LLMRole, Critic):
     def judge_code(self, task: Task, sub: SubAction, runs: list[Execution]) -> Verdict:
         shown = runs[:3]
-        executions = "\n\n".join(
-            f"Run {i + 1} ({r.steps} steps, ended: {r.end_reason})\nBEFORE:\n"
-            f"{describe_view(r.before)}\nAFTER:\n{describe_view(r.after)}"
-            for i, r in enumerate(shown)
+        executions = (
+            runs_summary(runs)
+            + "\n\n"
+            + "\n\n".join(
+                f"Run {i + 1} ({r.steps} steps, ended: {r.end_reason})\nBEFORE:\n"
+                f"{describe_view(r.before)}\nAFTER:\n{describe_view(r.after)}"
+                for i, r in enumerate(shown)
+            )
         )
         images = []
         if self.client.settings.vision:

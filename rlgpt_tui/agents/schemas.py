@@ -197,9 +197,11 @@ class RLAnswerStrict(RLAnswer):
 class VerdictAnswer(Verdict):
     reason: str = Field(min_length=1, max_length=2000)
 
+    # the form only: a concrete verdict was copied word for word by small models (a 1.5B
+    # coder model repeated it in 6 of 6 answers, on a task without grass)
     EXAMPLE: ClassVar[str] = (
-        '{"success": false, "reason": "in 3 of 4 runs the player ended far from any grass", '
-        '"suggestion": "explore until grass is visible before walking"}'
+        '{"success": true, "reason": "<what the runs show, with their counts>", '
+        '"suggestion": "<how to improve it, or an empty string>"}'
     )
 
 

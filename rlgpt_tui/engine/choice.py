@@ -44,6 +44,7 @@ class Candidate:
     value: float | None
     model: Any = None  # a stable-baselines3 PPO, or None for code alone
     only_coded: str | None = None
+    deterministic: bool | None = None  # how the policy acts (None: evaluate()'s default)
 
     @property
     def kind(self) -> str:
@@ -54,6 +55,8 @@ class Candidate:
     @property
     def subject(self) -> str:
         what = self.only_coded if self.model is None else "RL policy"
+        if self.deterministic is False:
+            what += ", sampled"
         return f"{what} ({self.kind}, iteration {self.iteration + 1})"
 
     def evaluate(
@@ -74,6 +77,7 @@ class Candidate:
             only_coded=self.only_coded,
             episodes=episodes,
             seed=seed,
+            deterministic=self.deterministic,
             on_episodes=on_episodes,
             question=question,
             first=first,

@@ -27,7 +27,7 @@ import re
 import threading
 import time
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -235,9 +235,13 @@ def extract_json(text: str) -> Any:
     raise ValueError(f"answer is not JSON ({last_error})")
 
 
-def response_schema(schema: type[BaseModel]) -> dict[str, Any]:
+def response_schema(
+    schema: type[BaseModel], choices: Mapping[str, Sequence[str]] | None = None
+) -> dict[str, Any]:
     """``schema`` as a strict JSON Schema for ``response_format``: every object closed and
-    every property required (optional values are nullable, never absent)."""
+    every property required (optional values are nullable, never absent). ``choices``: the
+    names a top-level string property (or a list property's items) may take, so that a
+    grammar-constrained server cannot answer another name."""
 
     def close(node: Any) -> None:
         if isinstance(node, dict):
@@ -253,7 +257,20 @@ def response_schema(schema: type[BaseModel]) -> dict[str, Any]:
 
     document = schema.model_json_schema()
     close(document)
+    for key, names in (choices or {}).items():
+        if names:  # an empty enum would leave no valid answer: the check refuses instead
+            _narrow(document["properties"][key], list(names))
     return document
+
+
+def _narrow(node: dict[str, Any], names: list[str]) -> None:
+    """Restrict the string values of a property node (``str``, ``list[str]``, nullable or
+    not) to ``names``."""
+    for branch in node.get("anyOf", [node]):
+        if branch.get("type") == "string":
+            branch["enum"] = names
+        elif branch.get("type") == "array":
+            branch["items"] = {"type": "string", "enum": names}
 
 
 def _is_echoed_schema(data: Any) -> bool:
@@ -577,9 +594,12 @@ class LLMClient:
         messages: list[dict[str, Any]],
         schema: type[T],
         check: Callable[[T], None] | None = None,
+        choices: Mapping[str, Sequence[str]] | None = None,
     ) -> T:
         """An answer parsed as JSON and validated against ``schema`` (then ``check``, which
-        raises ValueError with the fix), with repair rounds. Raises LLMAnswerError when
+        raises ValueError with the fix), with repair rounds. ``choices``: names a property
+        may take, sent in the JSON Schema (:func:`response_schema`; ``check`` still
+        enforces them on servers without response_format). Raises LLMAnswerError when
         every round failed, LLMError when the endpoint cannot be used."""
         conversation = list(messages)
         problem = ""
@@ -592,7 +612,7 @@ class LLMClient:
                     "type": "json_schema",
                     "json_schema": {
                         "name": schema.__name__,
-                        "schema": response_schema(schema),
+                        "schema": response_schema(schema, choices),
                         "strict": True,
                     },
                 }

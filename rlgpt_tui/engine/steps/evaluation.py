@@ -82,12 +82,14 @@ def evaluate_solution(
     only_coded: str | None = None,
     best: float | None = None,
     env: CodedActionVecEnv | None = None,
+    deterministic: bool | None = None,
 ) -> EvalResult:
     """``model`` over ``config``'s actions (or the coded action ``only_coded`` alone) on
     the iteration's evaluation worlds; pause and stop are taken between episodes. It stops
     once its episodes decide the run's question (:class:`~rlgpt_tui.rl.decide.
     AgainstTarget`: the target, and ``best``, the best of its kind so far). ``env``: play
-    in the training's world (nothing new built or compiled)."""
+    in the training's world (nothing new built or compiled); ``deterministic``: how the
+    policy acts (None: :func:`~rlgpt_tui.rl.train.evaluate`'s default)."""
     s = ctx.settings
     ctx.phase("evaluating", subject, total=s.eval_episodes)
     return evaluate(
@@ -96,6 +98,7 @@ def evaluate_solution(
         only_coded=only_coded,
         episodes=s.eval_episodes,
         seed=10_000 + s.seed + ctx.iteration,
+        deterministic=deterministic,
         on_episodes=ctx.evaluation_progress,
         question=AgainstTarget(ctx.target, best),
         env=env,

@@ -23,9 +23,16 @@ from rlgpt_tui.engine.steps.context import StepContext
 from rlgpt_tui.engine.steps.critic import judge_rl
 from rlgpt_tui.engine.steps.edits import apply_rl_edits
 from rlgpt_tui.engine.steps.evaluation import Outcome, evaluate_solution, policy_summary
-from rlgpt_tui.engine.steps.train import Policy, TrainingStopped, policy_to_continue, train_policy
+from rlgpt_tui.engine.steps.train import (
+    Policy,
+    Trained,
+    TrainingStopped,
+    policy_to_continue,
+    train_policy,
+)
 from rlgpt_tui.llm.client import LLMAnswerError
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
+from rlgpt_tui.rl.train import EvalResult
 from rlgpt_tui.skills.episodes import EpisodeTally
 from rlgpt_tui.skills.sandbox import CodeValidationError
 from rlgpt_tui.skills.validation import ValidatedAction
@@ -90,6 +97,9 @@ def rl_step(
         evaluation = evaluate_solution(
             ctx, subject, config, model, best=best_values.get(kind), env=trained.env
         )
+        evaluation, sampled, how = evaluate_sampled(
+            ctx, sub, trained, evaluation, best_values.get(kind)
+        )
     except StopRequested:
         raise TrainingStopped(total_before + samples) from None
     finally:
@@ -109,7 +119,7 @@ def rl_step(
     ctx.emit(ev.EvaluationDone, subject=subject, result=summary)
     verdict, note = judge_rl(ctx, sub, summary, evaluation)
     ctx.emit(ev.SubActionDone, subaction=sub.name, mode="rl", code="", **verdict.model_dump())
-    candidates = [Candidate(config, ctx.iteration, evaluation.value, model)]
+    candidates = [Candidate(config, ctx.iteration, evaluation.value, model, deterministic=sampled)]
     if config.start_from is not None:  # the code it started from, run alone
         candidates.append(Candidate(config, ctx.iteration, None, only_coded=config.start_from))
     return Outcome(
@@ -120,9 +130,37 @@ def rl_step(
         training=training,
         candidates=candidates,
         verdicts={sub.name: verdict},
-        notes=configured.agent_notes + ([note] if note else []),
+        notes=configured.agent_notes + ([note] if note else []) + ([how] if how else []),
         policy=(sub.name, config, model),
     )
+
+
+def evaluate_sampled(
+    ctx: StepContext, sub: SubAction, trained: Trained, mode: EvalResult, best: float | None
+) -> tuple[EvalResult, bool | None, str]:
+    """A policy that started from code is evaluated by its mode (the code, until PPO learns
+    better). When that code does not finish the task alone (a navigation routine), the
+    mode can measure far below what the policy did in training, where it sampled. Then
+    the policy is evaluated again as trained (sampled) on the same worlds, and the higher
+    measurement is kept. Returns the kept evaluation, how the policy acts (``False``:
+    sampled; ``None``: the default) and a note for the slow agent ("" when not needed)."""
+    config = trained.config
+    history = trained.result.history
+    rate = history[-1].get("success_rate") if history else None
+    if config.start_from is None or ctx.task.scored or rate is None or rate <= mode.ci_high:
+        return mode, None, ""
+    subject = f"{sub.name} (RL policy, sampled as trained)"
+    model = trained.result.model
+    sampled = evaluate_solution(
+        ctx, subject, config, model, best=best, env=trained.env, deterministic=False
+    )
+    note = (
+        f"the policy's mode (mostly {config.start_from}) measured {mode.value:.2f}, below its "
+        f"training episodes' {rate:.2f}; sampled as trained it measured {sampled.value:.2f}"
+    )
+    if sampled.value <= mode.value:
+        return mode, None, note + ": the mode is kept"
+    return sampled, False, note + ": the policy acts sampled"
 
 
 def configure_rl(
