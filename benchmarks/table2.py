@@ -444,6 +444,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--llm-base-url", default=None)
     parser.add_argument("--llm-model", default=None)
+    parser.add_argument(
+        "--llm-timeout", type=float, default=None, help="seconds per LLM call (a slow model)"
+    )
     parser.add_argument("--out", default=None, help="also write the markdown table here")
     args = parser.parse_args(argv)
     unknown = [t for t in args.tasks if t not in catalog]
@@ -483,7 +486,7 @@ def team_factory(args: argparse.Namespace):
     from rlgpt_tui.llm.client import LLMSettings
     from rlgpt_tui.session import make_team, session_shelf
 
-    settings = LLMSettings.resolve(args.llm_base_url, args.llm_model)
+    settings = LLMSettings.resolve(args.llm_base_url, args.llm_model, timeout=args.llm_timeout)
 
     def factory() -> AgentTeam:
         shelf = session_shelf(None, args.library, args.env)

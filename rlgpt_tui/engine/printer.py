@@ -45,10 +45,11 @@ class EventPrinter:
                         if sub.get("high_level_actions")
                         else ""
                     )
+                    why = f" ({_e(sub['reason'])})" if sub.get("reason") else ""
                     c.print(
                         f"  - {_e(sub['name'])} "
                         f"[{'cyan' if sub['mode'] == 'code' else 'magenta'}]"
-                        f"{_e(sub['mode'])}[/]{extra}: {_e(sub.get('reason', ''))}"
+                        f"{_e(sub['mode'])}[/]{extra}: {_e(sub.get('description', ''))}{why}"
                     )
             case ev.CodeWritten():
                 n = self._versions[event.subaction] = self._versions.get(event.subaction, 0) + 1

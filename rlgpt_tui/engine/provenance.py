@@ -129,7 +129,7 @@ def solution_provenance(events: list[ev.Event], chosen: dict) -> Provenance:
         if (
             isinstance(event, ev.EvaluationDone)
             and event.iteration == iteration
-            and event.subject.endswith("(RL policy)")
+            and "coded_actions" in event.result  # a trained policy's (its usage)
         ):
             usage = event.result.get("coded_actions") or {}
     for name in names or list(usage):

@@ -100,6 +100,8 @@ def rl_step(
         evaluation, sampled, how = evaluate_sampled(
             ctx, sub, trained, evaluation, best_values.get(kind)
         )
+        if sampled is False:
+            subject = f"{sub.name} (RL policy, sampled as trained)"
     except StopRequested:
         raise TrainingStopped(total_before + samples) from None
     finally:
@@ -149,6 +151,11 @@ def evaluate_sampled(
     rate = history[-1].get("success_rate") if history else None
     if config.start_from is None or ctx.task.scored or rate is None or rate <= mode.ci_high:
         return mode, None, ""
+    ctx.emit(
+        ev.EvaluationDone,
+        subject=f"{sub.name} (RL policy, its mode: mostly {config.start_from})",
+        result=mode.as_dict(),
+    )
     subject = f"{sub.name} (RL policy, sampled as trained)"
     model = trained.result.model
     sampled = evaluate_solution(
