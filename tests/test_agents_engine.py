@@ -528,6 +528,47 @@ def test_rl_starts_from_the_best_code_of_an_earlier_iteration(monkeypatch) -> No
     assert isinstance(finished, ev.SessionFinished) and finished.result == chosen.result
 
 
+@pytest.mark.slow
+def test_rl_started_from_a_navigation_routine_is_measured_as_it_acted_in_training(
+    monkeypatch,
+) -> None:
+    """A model names its navigation routine as start_from (a 1.5B model did): the
+    policy's mode only walks to trees, while in training it sampled `do` and chopped.
+    (A person's RL edit keeps PPO from updating the policy, so its mode stays the
+    routine.) The iteration's measurement and the final choice are the policy as it
+    acted in training, sampled, and both figures are on record."""
+    code = (  # the model's own go_to_tree, word for word: it returns None
+        'def act(ctx):\n    tree = ctx.nearest("tree")\n    if tree is None:\n        yield '
+        "from ctx.explore(6)\n        return\n    if (yield from ctx.go_to(tree)):\n        "
+        "yield from ctx.face(tree)\n"
+    )
+
+    def model(messages: list[dict[str, str]]) -> str:
+        if "Write the RL configuration" in messages[-1]["content"]:
+            return json.dumps(RL_ANSWER | {"start_from": "go_to_tree"})
+        if role_of(messages) == "fast":
+            return json.dumps({"code": code, "explanation": "walk to the nearest tree"})
+        return scripted_agent(messages)
+
+    with ScriptedLLMServer(responder=model) as server:
+        events: list[ev.Event] = []
+        settings = small_settings(max_samples=3000, eval_episodes=8, target=1.01)
+        engine = Engine(settings, llm_team(server, monkeypatch), events.append)
+        engine.control.edit_rl_config("collect_wood", {"critic_warmup": 100})
+        engine.run()
+    started = next(e for e in events if isinstance(e, ev.TrainingStarted))
+    assert started.rl_config["start_from"] == "go_to_tree"
+    evaluated = {e.subject: e.result["value"] for e in events if isinstance(e, ev.EvaluationDone)}
+    assert evaluated["collect_wood (RL policy, its mode: mostly go_to_tree)"] == 0.0
+    sampled = evaluated["collect_wood (RL policy, sampled as trained)"]
+    assert sampled > 0.0
+    done = next(e for e in events if isinstance(e, ev.IterationDone))
+    assert done.value == sampled
+    chosen = next(e for e in events if isinstance(e, ev.SolutionChosen))
+    assert chosen.result["subject"] == "RL policy, sampled (RL + code, iteration 1)"
+    assert chosen.result["value"] > 0.0
+
+
 def test_a_pause_between_iterations_takes_a_plan_edit_for_the_last_iteration() -> None:
     """Paused at the top of the last iteration (nothing of it planned yet), a person's plan
     is accepted and is the plan that iteration uses."""
