@@ -182,6 +182,23 @@ def test_the_rl_answers_names_are_constrained_in_the_schema_sent_to_the_server()
     assert "map" in names("observation")
 
 
+def test_names_a_model_repeats_are_kept_once() -> None:
+    """A 1.5B model listed its coded action twice; PPO's action table needs each name once
+    (the repeat once ended a session with a validation error)."""
+    twice = RL_ANSWER | {"high_level_actions": ["go_to_tree", "go_to_tree"], "primitives": None}
+    twice |= {"observation": ["map", "inventory", "map"]}
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [{"content": json.dumps(twice)}]
+        team = LLMTeam(client_for(server))
+        sub = PlanAnswer.model_validate(PLAN).subactions[1]
+        answer = team.fast.write_rl(TASK, sub, ["go_to_tree"], env="craftax")
+    assert answer.high_level_actions == ["go_to_tree"]
+    assert answer.observation == ["map", "inventory"]
+    learned = PLAN["subactions"][1] | {"high_level_actions": ["go_to_tree", "go_to_tree"]}
+    plan = PlanAnswer.model_validate(PLAN | {"subactions": [PLAN["subactions"][0], learned]})
+    assert plan.subactions[1].high_level_actions == ["go_to_tree"]
+
+
 def test_reward_code_failing_its_dry_run_is_repaired_by_the_model() -> None:
     """Reward code indexing a View like a dict fails its dry run (in the validation worker);
     the model gets the error and its fixed code is what the answer holds."""

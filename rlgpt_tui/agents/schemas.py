@@ -35,6 +35,11 @@ def _identifier(value: str) -> str:
     return value
 
 
+def _distinct(values: list[str] | None) -> list[str] | None:
+    """A list of names with each name once, in first-seen order (a model may repeat one)."""
+    return None if values is None else list(dict.fromkeys(values))
+
+
 class SubAction(BaseModel):
     """One step of a decomposition: coded (code-as-policy) or learned with RL."""
 
@@ -48,6 +53,7 @@ class SubAction(BaseModel):
     high_level_actions: list[str] = Field([], max_length=MAX_HIGH_LEVEL_ACTIONS)
 
     _check_name = field_validator("name")(_identifier)
+    _distinct_actions = field_validator("high_level_actions")(_distinct)
 
 
 class Plan(BaseModel):
@@ -127,6 +133,8 @@ class RLAnswer(BaseModel):
     primitives: list[str] | None = Field(None, max_length=64)
     high_level_actions: list[str] | None = Field(None, max_length=MAX_HIGH_LEVEL_ACTIONS)
     start_from: str | None = Field(None, max_length=200)
+
+    _distinct_names = field_validator("observation", "primitives", "high_level_actions")(_distinct)
 
     @model_validator(mode="before")
     @classmethod
