@@ -2,7 +2,10 @@
 
 Write code (a person's edit, else the fast agent's, approved), validate it, run one call in
 a few fresh worlds, let the critic judge, and repair, up to ``max_repairs`` times. The last
-valid code is kept with its verdict."""
+valid code is kept with its verdict. Code the session already ran (the same source, e.g.
+a library skill planned again, or a repair that returns the code unchanged) is not run
+again: the critic judges its recorded sample runs (:class:`Sampled`), and the critic runs'
+phase says whose."""
 
 from __future__ import annotations
 
@@ -32,6 +35,15 @@ class CodeStep:
     notes: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Sampled:
+    """A coded action's sample runs: the code they ran and the iteration that ran them."""
+
+    source: str
+    iteration: int
+    runs: list[Execution]
+
+
 @dataclass
 class Attempt:
     """One attempt at code for a sub-action."""
@@ -48,10 +60,13 @@ def code_step(
     plan: Plan,
     code_table: dict[str, str],
     judged: dict[str, tuple[str, Verdict]],
+    sampled: dict[str, Sampled] | None = None,
 ) -> CodeStep:
     """The code loop of each of ``plan``'s coded sub-actions, in order. ``judged``: code
     and verdicts a cut-off run had already reached this iteration, reused as they are.
-    Each kept source is recorded in the session's ``code_table``."""
+    Each kept source is recorded in the session's ``code_table``; ``sampled``: the
+    session's last sample runs of each sub-action (read and updated)."""
+    sampled = {} if sampled is None else sampled
     step = CodeStep()
     for sub in plan.coded():
         ctx.safe_point()
@@ -62,7 +77,7 @@ def code_step(
                 code_table[sub.name] = source
             ctx.position.coded_done.add(sub.name)
             continue
-        action, verdict, notes = code_loop(ctx, sub, code_table.get(sub.name, ""))
+        action, verdict, notes = code_loop(ctx, sub, code_table.get(sub.name, ""), sampled)
         step.notes += notes
         if action is not None:
             step.coded[sub.name] = action
@@ -80,11 +95,13 @@ def code_step(
 
 
 def code_loop(
-    ctx: StepContext, sub: SubAction, recorded: str
+    ctx: StepContext, sub: SubAction, recorded: str, sampled: dict[str, Sampled] | None = None
 ) -> tuple[ValidatedAction | None, Verdict, list[str]]:
     """Write, run, judge and repair ``sub``'s code: the last valid code (None: none), its
     verdict, and notes of what went wrong with the agents' answers. ``recorded``: the
-    session's code of ``sub`` so far (what a person's edit replaces)."""
+    session's code of ``sub`` so far (what a person's edit replaces); ``sampled``: the
+    session's last sample runs of each sub-action (code run before is not run again)."""
+    sampled = {} if sampled is None else sampled
     action = verdict = None  # the last valid code and its verdict
     notes: list[str] = []
     previous = problem = None
@@ -100,8 +117,7 @@ def code_loop(
             previous, problem = tried.source, tried.error
             continue
         action, source = tried.action, tried.source
-        ctx.phase("critic runs", sub.name, total=ctx.settings.critic_runs)
-        verdict, note = judge_code(ctx, sub, sample_runs(ctx, action))
+        verdict, note = judge_code(ctx, sub, runs_of(ctx, sub.name, action, sampled))
         if note:  # no verdict: the critic's answer failed
             notes.append(note)
             break
@@ -158,6 +174,22 @@ def write_code(
         ctx.emit(ev.CodeValidationFailed, subaction=sub.name, error=str(error), attempt=attempt)
         return Attempt(None, source, str(error))
     return Attempt(action, source)
+
+
+def runs_of(
+    ctx: StepContext, name: str, action: ValidatedAction, sampled: dict[str, Sampled]
+) -> list[Execution]:
+    """The sample runs the critic judges of ``action`` (sub-action ``name``): those the
+    session recorded of the same code (its critic runs' phase says so, and from which
+    iteration), else new ones, recorded in ``sampled``."""
+    earlier = sampled.get(name)
+    if earlier is not None and earlier.source == action.source:
+        ctx.phase("critic runs", f"{name}: reused, iteration {earlier.iteration + 1}'s runs")
+        return earlier.runs
+    ctx.phase("critic runs", name, total=ctx.settings.critic_runs)
+    runs = sample_runs(ctx, action)
+    sampled[name] = Sampled(action.source, ctx.iteration, runs)
+    return runs
 
 
 def sample_runs(ctx: StepContext, action: ValidatedAction) -> list[Execution]:
