@@ -549,9 +549,7 @@ def llm_settings(args: argparse.Namespace):
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from rlgpt_tui.engine.engine import EngineSettings
-    from rlgpt_tui.session import Session
-    from rlgpt_tui.store import SessionStore
+    from rlgpt_tui.engine.settings import EngineSettings
     from rlgpt_tui.tasks import get_task
 
     task = get_task(args.task)
@@ -599,9 +597,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     if args.minedojo_python:
         os.environ["RLGPT_MINEDOJO_PYTHON"] = args.minedojo_python  # read by make_world
-    store = SessionStore(args.sessions_dir)
-    session = Session.create(store, settings, llm, chain=args.chain, library=args.library)
-    return _run_session(session, args.seed)
+    # the worlds load their kernels while torch, the session and the plan are set up
+    preparing = settings.prepare_first_worlds()
+    try:
+        from rlgpt_tui.session import Session
+        from rlgpt_tui.store import SessionStore
+
+        store = SessionStore(args.sessions_dir)
+        session = Session.create(store, settings, llm, chain=args.chain, library=args.library)
+        return _run_session(session, args.seed)
+    finally:
+        preparing.join()  # never left running past the command
 
 
 def _run_session(session, seed: int) -> int:

@@ -64,6 +64,18 @@ class EngineSettings:
         training = (self.num_envs, world_groups(self.num_envs))
         return prepare_worlds(self.env, [critic] if trains_first else [training])
 
+    def prepare_first_worlds(self) -> Thread:
+        """Prepare the training's world, then the critic runs', on a background thread from
+        the start of a run: loading the kernels (C++, off the GIL) overlaps the imports
+        and set-up the run does meanwhile (torch, the session, the plan). Each size is
+        prepared once per process: the engine's later :meth:`prepare_next_world` finds
+        them under way or done."""
+        from rlgpt_tui.envs import prepare_worlds
+        from rlgpt_tui.rl.config import world_groups
+
+        training = (self.num_envs, world_groups(self.num_envs))
+        return prepare_worlds(self.env, [training, (self.critic_runs, 1)])
+
 
 def checkpoint_folder(artifacts_dir: str | None, iteration: int, subaction: str) -> Path | None:
     """Where the training run of ``subaction`` in ``iteration`` keeps its checkpoints."""
