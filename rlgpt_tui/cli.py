@@ -597,17 +597,24 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     if args.minedojo_python:
         os.environ["RLGPT_MINEDOJO_PYTHON"] = args.minedojo_python  # read by make_world
-    # the worlds load their kernels while torch, the session and the plan are set up
-    preparing = settings.prepare_first_worlds()
+    # the worlds load their kernels while torch, the session and the plan are set up (an
+    # LLM session's checks of its endpoint come first: a bad one fails without waiting),
+    # and torch's optimizer support imports while the world's build waits on them
+    preparing = [settings.prepare_first_worlds()] if llm is None else []
     try:
+        from rlgpt_tui.rl.train import load_optimizer_support
         from rlgpt_tui.session import Session
         from rlgpt_tui.store import SessionStore
 
         store = SessionStore(args.sessions_dir)
         session = Session.create(store, settings, llm, chain=args.chain, library=args.library)
+        if not preparing:
+            preparing.append(settings.prepare_first_worlds())
+        preparing.append(load_optimizer_support())
         return _run_session(session, args.seed)
     finally:
-        preparing.join()  # never left running past the command
+        for thread in preparing:  # never left running past the command
+            thread.join()
 
 
 def _run_session(session, seed: int) -> int:

@@ -613,6 +613,10 @@ class CraftaxWorld(World):
         jax.block_until_ready(self._k.join([chunk[0]] * self._pool_chunks))
 
     @classmethod
+    def load(cls) -> None:
+        _Kernels.get()
+
+    @classmethod
     def prepare(cls, num_envs: int, groups: int = 1) -> None:
         """Trace and compile (or load) the kernels of worlds of this size: a throwaway
         world's reset generates its worlds and warms every kernel up."""
