@@ -599,16 +599,25 @@ def test_code_the_session_ran_before_is_judged_on_its_recorded_runs() -> None:
     ]
     assert phases == ["go_to_tree: reused, iteration 1's runs"]
     assert again.verdicts == first.verdicts and sampled["go_to_tree"] is ran
+    # its validation is kept too (the code passed it in iteration 1)
+    validating = [
+        e.detail for e in events if isinstance(e, ev.PhaseStarted) and e.phase == "validating"
+    ]
+    assert validating == ["go_to_tree: kept, validated in iteration 1"]
+    assert again.coded["go_to_tree"].validation == first.coded["go_to_tree"].validation
     verdicts = [e for e in events if isinstance(e, ev.VerdictGiven)]
     assert [(v.success, v.reason) for v in verdicts] == [
         (first.verdicts["go_to_tree"].success, first.verdicts["go_to_tree"].reason)
     ]
 
-    sampled["go_to_tree"] = Sampled("# other code", 0, [])  # code that has changed since
+    changed = validate("go_to_tree", ran.source + "\n# changed\n", "walk to a tree")
+    sampled["go_to_tree"] = Sampled(changed, 0, [])  # code that has changed since
     events.clear()
     code_step(engine._context(task), plan, {}, {}, sampled)
     phases = [
         e.detail for e in events if isinstance(e, ev.PhaseStarted) and e.phase == "critic runs"
     ]
-    assert phases == ["go_to_tree"]  # run afresh in this iteration's worlds
+    assert phases == ["go_to_tree"]  # validated and run afresh in this iteration's worlds
+    started = [(e.phase, e.detail) for e in events if isinstance(e, ev.PhaseStarted)]
+    assert ("validating", "go_to_tree") in started
     assert sampled["go_to_tree"].iteration == 1 and len(sampled["go_to_tree"].runs) == 2

@@ -4,8 +4,8 @@ Write code (a person's edit, else the fast agent's, approved), validate it, run 
 a few fresh worlds, let the critic judge, and repair, up to ``max_repairs`` times. The last
 valid code is kept with its verdict. Code the session already ran (the same source, e.g.
 a library skill planned again, or a repair that returns the code unchanged) is not run
-again: the critic judges its recorded sample runs (:class:`Sampled`), and the critic runs'
-phase says whose."""
+again: its validation is kept and the critic judges its recorded sample runs
+(:class:`Sampled`); the validating and critic runs' phases say from which iteration."""
 
 from __future__ import annotations
 
@@ -37,11 +37,16 @@ class CodeStep:
 
 @dataclass(frozen=True)
 class Sampled:
-    """A coded action's sample runs: the code they ran and the iteration that ran them."""
+    """A coded action's sample runs: the validated code they ran and the iteration that
+    ran them."""
 
-    source: str
+    action: ValidatedAction
     iteration: int
     runs: list[Execution]
+
+    @property
+    def source(self) -> str:
+        return self.action.source
 
 
 @dataclass
@@ -107,7 +112,7 @@ def code_loop(
     previous = problem = None
     failed_answer = ""
     for attempt in range(ctx.settings.max_repairs + 1):
-        tried = write_code(ctx, sub, attempt, previous, problem, recorded)
+        tried = write_code(ctx, sub, attempt, previous, problem, recorded, sampled.get(sub.name))
         if tried.note:
             notes.append(tried.note)
         if tried.answer_failed:  # kept: the last valid code, if any
@@ -143,9 +148,11 @@ def write_code(
     previous: str | None,
     problem: str | None,
     recorded: str,
+    earlier: Sampled | None = None,
 ) -> Attempt:
     """Validated code for ``sub``: a person's queued edit if there is one, else the fast
-    agent's (repairing ``previous`` for ``problem``), approved, recorded and validated."""
+    agent's (repairing ``previous`` for ``problem``), approved, recorded and validated
+    (unless it is ``earlier``'s code, validated then: kept, as this version)."""
     edit = ctx.control.take(CodeEdit, sub.name)
     if edit is not None:
         action = apply_code_edit(ctx, sub, edit, attempt, recorded)
@@ -167,6 +174,10 @@ def write_code(
         return Attempt(None, previous, message)
     origin = getattr(ctx.team.fast, "origin", "agent")  # library:<author> if reused
     version = ctx.record_code(sub.name, source, attempt, origin)
+    before = earlier.action if earlier is not None else None
+    if before is not None and (before.source, before.description) == (source, sub.description):
+        ctx.phase("validating", f"{sub.name}: kept, validated in iteration {earlier.iteration + 1}")
+        return Attempt(before.with_version(version), source)
     ctx.phase("validating", sub.name)
     try:
         action = validate(sub.name, source, sub.description, version=version)
@@ -188,7 +199,7 @@ def runs_of(
         return earlier.runs
     ctx.phase("critic runs", name, total=ctx.settings.critic_runs)
     runs = sample_runs(ctx, action)
-    sampled[name] = Sampled(action.source, ctx.iteration, runs)
+    sampled[name] = Sampled(action, ctx.iteration, runs)
     return runs
 
 
