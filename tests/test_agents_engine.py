@@ -571,9 +571,9 @@ def test_a_pause_between_iterations_takes_a_plan_edit_for_the_last_iteration() -
 
 def test_code_the_session_ran_before_is_judged_on_its_recorded_runs() -> None:
     """Code planned again unchanged (a later iteration, or a repair that returns it as it
-    was) is not run again: the critic judges the session's recorded runs of it, gives the
-    verdict the fresh runs gave, and the critic runs' phase says whose runs they were;
-    changed code runs afresh."""
+    was) is not validated or run again: the critic judges the session's recorded runs of
+    it and gives the verdict the fresh runs gave; the phases say from which iteration;
+    changed code is validated and runs afresh."""
     from rlgpt_tui.agents.schemas import Plan
     from rlgpt_tui.engine.steps.code import Sampled, code_step
     from rlgpt_tui.tasks import get_task
