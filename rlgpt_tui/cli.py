@@ -549,9 +549,7 @@ def llm_settings(args: argparse.Namespace):
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from rlgpt_tui.engine.engine import EngineSettings
-    from rlgpt_tui.session import Session
-    from rlgpt_tui.store import SessionStore
+    from rlgpt_tui.engine.settings import EngineSettings
     from rlgpt_tui.tasks import get_task
 
     task = get_task(args.task)
@@ -599,9 +597,26 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     if args.minedojo_python:
         os.environ["RLGPT_MINEDOJO_PYTHON"] = args.minedojo_python  # read by make_world
-    store = SessionStore(args.sessions_dir)
-    session = Session.create(store, settings, llm, chain=args.chain, library=args.library)
-    return _run_session(session, args.seed)
+    # the worlds load their kernels while torch, the session and the plan are set up (an
+    # LLM session's checks of its endpoint, or of a library folder, come first: a bad one
+    # fails without waiting), and torch's optimizer support imports while the world's
+    # build waits on them
+    nothing_to_check = llm is None and args.library in ("empty", "builtin", "user")
+    preparing = [settings.prepare_first_worlds()] if nothing_to_check else []
+    try:
+        from rlgpt_tui.rl.train import load_optimizer_support
+        from rlgpt_tui.session import Session
+        from rlgpt_tui.store import SessionStore
+
+        store = SessionStore(args.sessions_dir)
+        session = Session.create(store, settings, llm, chain=args.chain, library=args.library)
+        if not preparing:
+            preparing.append(settings.prepare_first_worlds())
+        preparing.append(load_optimizer_support())
+        return _run_session(session, args.seed)
+    finally:
+        for thread in preparing:  # never left running past the command
+            thread.join()
 
 
 def _run_session(session, seed: int) -> int:

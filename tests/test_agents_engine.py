@@ -608,3 +608,57 @@ def test_a_pause_between_iterations_takes_a_plan_edit_for_the_last_iteration() -
     assert proposed[-1].iteration == 1 and proposed[-1].source == "human"
     assert proposed[-1].plan["subactions"][0]["description"] == "a person's plan"
     assert not any(isinstance(e, ev.EditRefused) for e in events)
+
+
+def test_code_the_session_ran_before_is_judged_on_its_recorded_runs() -> None:
+    """Code planned again unchanged (a later iteration, or a repair that returns it as it
+    was) is not validated or run again: the critic judges the session's recorded runs of
+    it and gives the verdict the fresh runs gave; the phases say from which iteration;
+    changed code is validated and runs afresh."""
+    from rlgpt_tui.agents.schemas import Plan
+    from rlgpt_tui.engine.steps.code import Sampled, code_step
+    from rlgpt_tui.tasks import get_task
+
+    events: list[ev.Event] = []
+    engine = Engine(tiny_settings(), builtin_team(), events.append)
+    task = get_task("collect_wood")
+    plan = Plan.model_validate(
+        {"subactions": [{"name": "go_to_tree", "description": "walk to a tree", "mode": "code"}]}
+    )
+    sampled: dict[str, Sampled] = {}
+    first = code_step(engine._context(task), plan, {}, {}, sampled)
+    ran = sampled["go_to_tree"]
+    assert (
+        ran.iteration == 0 and len(ran.runs) == 2 and ran.source == first.coded["go_to_tree"].source
+    )
+
+    engine.iteration = 1
+    events.clear()
+    again = code_step(engine._context(task), plan, {}, {}, sampled)
+    phases = [
+        e.detail for e in events if isinstance(e, ev.PhaseStarted) and e.phase == "critic runs"
+    ]
+    assert phases == ["go_to_tree: reused, iteration 1's runs"]
+    assert again.verdicts == first.verdicts and sampled["go_to_tree"] is ran
+    # its validation is kept too (the code passed it in iteration 1)
+    validating = [
+        e.detail for e in events if isinstance(e, ev.PhaseStarted) and e.phase == "validating"
+    ]
+    assert validating == ["go_to_tree: kept, validated in iteration 1"]
+    assert again.coded["go_to_tree"].validation == first.coded["go_to_tree"].validation
+    verdicts = [e for e in events if isinstance(e, ev.VerdictGiven)]
+    assert [(v.success, v.reason) for v in verdicts] == [
+        (first.verdicts["go_to_tree"].success, first.verdicts["go_to_tree"].reason)
+    ]
+
+    changed = validate("go_to_tree", ran.source + "\n# changed\n", "walk to a tree")
+    sampled["go_to_tree"] = Sampled(changed, 0, [])  # code that has changed since
+    events.clear()
+    code_step(engine._context(task), plan, {}, {}, sampled)
+    phases = [
+        e.detail for e in events if isinstance(e, ev.PhaseStarted) and e.phase == "critic runs"
+    ]
+    assert phases == ["go_to_tree"]  # validated and run afresh in this iteration's worlds
+    started = [(e.phase, e.detail) for e in events if isinstance(e, ev.PhaseStarted)]
+    assert ("validating", "go_to_tree") in started
+    assert sampled["go_to_tree"].iteration == 1 and len(sampled["go_to_tree"].runs) == 2

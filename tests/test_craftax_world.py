@@ -267,3 +267,20 @@ def test_a_warm_start_traces_nothing_its_kernels_are_kept_traced_on_disk(
     assert stored and all(path.stat().st_size > 10_000 for path in stored)
     assert craftax8._k.step._calls  # the step runs the stored (exported) program
     assert all(call is not craftax8._k.step.fn for call in craftax8._k.step._calls.values())
+    # a run says what its world's build waits for: compiling on this machine's first run,
+    # loading the stored kernels on a later one, nothing once this process has them
+    assert craftax8._stored_marker().exists() and craftax8.compiling() == ""
+    unseen = CraftaxWorld(num_envs=5, seed=0)  # never reset: nothing compiled or loaded
+    marker = unseen._stored_marker()
+    existed = marker.exists()
+    marker.unlink(missing_ok=True)
+    try:
+        assert unseen.compiling().startswith("compiling Craftax's kernels for 5 envs")
+        marker.touch()
+        assert unseen.compiling() == (
+            "loading Craftax's kernels for 5 envs from the disk (once per process)"
+        )
+    finally:
+        if not existed:
+            marker.unlink(missing_ok=True)
+        unseen.close()

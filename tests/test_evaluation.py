@@ -83,6 +83,15 @@ def test_a_score_is_decided_by_its_interval_over_whole_episodes_in_rounds() -> N
     above = AgainstTarget(50.5, best=7.0).settled(10.0, 8.0, 12.0, 16, 64)
     assert above.answer == "below the target 50.50, above the best so far (7.00)"
     assert above.value == 10.0 and AgainstTarget(50.5, best=9.0).settled(10, 8, 12, 16, 64) is None
+    # level with the best so far: 64 episodes' interval (half as wide) would still hold it,
+    # so the first round's 16 are the figure; a best further off than that plays on
+    level = AgainstTarget(50.5, best=9.5).settled(10.0, 8.0, 12.0, 16, 64)
+    assert level.answer.startswith("below the target 50.50, level with the best so far (9.50)")
+    assert level.value == 10.0 and level.episodes == 16 and level.planned == 64
+    assert AgainstTarget(50.5, best=11.2).settled(10.0, 8.0, 12.0, 16, 64) is None
+    assert AgainstTarget(50.5, best=10.5).settled(10.0, 8.0, 12.0, 16, 64).episodes == 16
+    assert AgainstTarget(50.5, best=9.5).settled(10.0, 8.0, 12.0, 64, 64) is None  # all played
+    assert AgainstTarget(11.0, best=9.5).settled(10.0, 8.0, 12.0, 16, 64) is None  # the target
     # a candidate: worse at once, better only on enough whole episodes
     assert AgainstBest(13.0, "code", 32).settled(10, 8, 12, 16, 64).answer.startswith("worse")
     assert AgainstBest(7.0, "code", 32).settled(10, 8, 12, 16, 64) is None

@@ -42,7 +42,7 @@ from rlgpt_tui.engine.result import EngineResult
 from rlgpt_tui.engine.resume import ResumeState
 from rlgpt_tui.engine.settings import EngineSettings, checkpoint_folder
 from rlgpt_tui.engine.solution import StageSolution, stage_solution
-from rlgpt_tui.engine.steps.code import code_step
+from rlgpt_tui.engine.steps.code import Sampled, code_step
 from rlgpt_tui.engine.steps.context import (
     Approver,
     Position,
@@ -98,6 +98,7 @@ class Engine:
         self._tokens_before = resume.tokens if resume else 0
         self.iteration = 0
         self.code: dict[str, str] = {}  # each sub-action's latest kept code
+        self.sampled: dict[str, Sampled] = {}  # each sub-action's last critic sample runs
         self.solution: StageSolution | None = None  # the best iteration's policy or code
         self.run_tally = EpisodeTally()  # scored tasks: every training episode of the session
         self.candidates = Candidates()  # the best solution of each kind, for the final choice
@@ -180,7 +181,8 @@ class Engine:
         # it plays are unchanged): the training's while the plan's code is tried, or the
         # critic runs' while a plan without code trains
         self._preparing.append(s.prepare_next_world(trains_first=not plan.coded()))
-        code = code_step(ctx, plan, self.code, unfinished.judged if unfinished else {})
+        judged = unfinished.judged if unfinished else {}
+        code = code_step(ctx, plan, self.code, judged, self.sampled)
         learned = plan.learned()
         # the best of each kind so far: an evaluation below it and the target stops early
         best_values = {kind: c.value for kind, c in self.candidates.best.items()}

@@ -64,6 +64,20 @@ class EngineSettings:
         training = (self.num_envs, world_groups(self.num_envs))
         return prepare_worlds(self.env, [critic] if trains_first else [training])
 
+    def prepare_first_worlds(self) -> Thread:
+        """At the start of a run: set up the world's backend here (its imports, Python
+        work that would only compete for the GIL on another thread), then prepare the
+        training's world and the critic runs' on a background thread, whose loading of
+        kernels (off the GIL) overlaps the imports and set-up the run does meanwhile
+        (torch, the session, the plan). Each size is prepared once per process: the
+        engine's later :meth:`prepare_next_world` finds them under way or done."""
+        from rlgpt_tui.envs import prepare_worlds, world_info
+        from rlgpt_tui.rl.config import world_groups
+
+        world_info(self.env).cls.load()
+        training = (self.num_envs, world_groups(self.num_envs))
+        return prepare_worlds(self.env, [training, (self.critic_runs, 1)])
+
 
 def checkpoint_folder(artifacts_dir: str | None, iteration: int, subaction: str) -> Path | None:
     """Where the training run of ``subaction`` in ``iteration`` keeps its checkpoints."""

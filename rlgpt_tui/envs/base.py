@@ -474,6 +474,13 @@ class World(ABC):
         return ""
 
     @classmethod
+    def load(cls) -> None:
+        """Import and set up, on the calling thread, what every world of this backend
+        shares (e.g. Craftax's JAX and its kernels' definitions: Python work that holds
+        the GIL, done before :meth:`prepare`'s threads start). Default: nothing."""
+        return None
+
+    @classmethod
     def prepare(cls, num_envs: int, groups: int = 1) -> None:
         """Make worlds of ``num_envs`` envs in ``groups`` quick to build later in this
         process (e.g. compile their kernels); may run on another thread while the caller

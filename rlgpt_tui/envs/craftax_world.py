@@ -389,6 +389,7 @@ class _Kernels:
         self.step = stored("step", step, donate=(1,))
         self.step_subset = stored("step_subset", step_subset, donate=(1,))
         self.replace = stored("replace", jax.jit(replace, donate_argnums=(0,)), donate=(0,))
+        self.folder, self.version = folder, version  # the stored kernels, and what they fit
         self.packing = packing
         self.unpack_one = jax.jit(lambda packed, i: packing.unpack([a[i][None] for a in packed]))
         self._render = None
@@ -588,6 +589,9 @@ class CraftaxWorld(World):
             if shapes not in self._k.warmed:
                 self._warm_up_kernels()
                 self._k.warmed.add(shapes)
+                marker = self._stored_marker()
+                if not marker.exists():  # later processes: "loading", not "compiling"
+                    marker.touch()
 
     def _warm_up_kernels(self) -> None:
         sizes = self._group_sizes()
@@ -609,6 +613,10 @@ class CraftaxWorld(World):
         jax.block_until_ready(self._k.join([chunk[0]] * self._pool_chunks))
 
     @classmethod
+    def load(cls) -> None:
+        _Kernels.get()
+
+    @classmethod
     def prepare(cls, num_envs: int, groups: int = 1) -> None:
         """Trace and compile (or load) the kernels of worlds of this size: a throwaway
         world's reset generates its worlds and warms every kernel up."""
@@ -625,13 +633,24 @@ class CraftaxWorld(World):
         sizes = self._group_sizes()
         return (tuple(sizes), tuple(self._buckets), self._pool_size, self._pool_chunks)
 
+    def _stored_marker(self) -> Path:
+        """A file that says this world's kernels, for its shapes, are stored on disk (a
+        process warmed them up with this JAX, Craftax and code)."""
+        import hashlib
+
+        key = hashlib.sha256(repr((self._k.version, self._shapes())).encode()).hexdigest()
+        return self._k.folder / f"warmed-{key[:32]}"
+
     def compiling(self) -> str:
         if self._shapes() in self._k.warmed:
             return ""
         sizes = "+".join(str(rows.stop - rows.start) for rows in self._groups)
+        if self._stored_marker().exists():
+            return f"loading Craftax's kernels for {sizes} envs from the disk (once per process)"
         return (
-            f"loading Craftax's kernels for {sizes} envs (once per process; the first run on "
-            "this machine traces and compiles them, then keeps them on disk)"
+            f"compiling Craftax's kernels for {sizes} envs: the first run on this machine "
+            "(with this JAX and Craftax) traces and compiles them, then keeps them on disk "
+            "for later runs"
         )
 
     def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> StepResult:

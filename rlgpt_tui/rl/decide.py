@@ -18,8 +18,11 @@ planned episodes in rounds of whole episodes (:func:`score_rounds`: at least
 :data:`SCORE_FIRST`, then the rest), and after each round the score's bootstrap 95%
 interval over the episodes played so far (every one ended: no bias toward short games)
 either answers the question (:meth:`Question.settled`) and the evaluation stops, or the
-next round is played. Its recorded value is the score of the episodes it played, with
-their interval.
+next round is played. It also stops when the planned episodes could not answer it either:
+below the target, level with the best so far (:meth:`AgainstTarget.settled`: the interval
+of all planned episodes, about ``sqrt(planned / played)`` times narrower, would still hold
+the best), so the episodes are sized from the interval the question needs. Its recorded
+value is the score of the episodes it played, with their interval.
 """
 
 from __future__ import annotations
@@ -122,6 +125,27 @@ class AgainstTarget(Question):
         if low > self.best:
             return f"{below}, above the best so far ({self.best:.2f})", False
         return None
+
+    def settled(
+        self, value: float, low: float, high: float, episodes: int, planned: int
+    ) -> Decision | None:
+        """As :meth:`Question.settled`; and below the target with an interval that holds
+        the best so far, "level with the best" once the planned episodes' interval (this
+        one narrowed by ``sqrt(episodes / planned)``, on the best's side) would hold it
+        too: more episodes would cost without telling them apart."""
+        decided = super().settled(value, low, high, episodes, planned)
+        if decided is not None or self.best is None or high >= self.target:
+            return decided
+        if episodes >= planned or planned <= 0:
+            return None
+        half = (high - value) if self.best >= value else (value - low)
+        if abs(value - self.best) >= half * (episodes / planned) ** 0.5:
+            return None  # the planned episodes may tell them apart: play them
+        answer = (
+            f"below the target {self.target:.2f}, level with the best so far "
+            f"({self.best:.2f}): {planned} episodes would not tell them apart"
+        )
+        return Decision(answer, episodes, planned, low, high, False, estimate=value)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import zip_longest
 from pathlib import Path
+from threading import Thread
 from typing import Any
 
 import numpy as np
@@ -244,6 +245,19 @@ class TrainResult:
     @property
     def fps(self) -> float:
         return (self.samples - self.resumed_from) / self.seconds if self.seconds else 0.0
+
+
+def load_optimizer_support() -> Thread:
+    """Import, on a background thread, what torch's optimizers import when PPO is first
+    made and updated (``torch._dynamo``, ~1.5 s here): a run starts it while its world
+    loads, so the wait for the world's kernels (off the GIL) covers it."""
+
+    def work() -> None:
+        import torch._dynamo  # noqa: F401
+
+    thread = Thread(target=work, name="import torch._dynamo", daemon=True)
+    thread.start()
+    return thread
 
 
 def make_model(config: RLConfig, env: CodedActionVecEnv) -> PPO:

@@ -2,7 +2,10 @@
 
 Write code (a person's edit, else the fast agent's, approved), validate it, run one call in
 a few fresh worlds, let the critic judge, and repair, up to ``max_repairs`` times. The last
-valid code is kept with its verdict."""
+valid code is kept with its verdict. Code the session already ran (the same source, e.g.
+a library skill planned again, or a repair that returns the code unchanged) is not run
+again: its validation is kept and the critic judges its recorded sample runs
+(:class:`Sampled`); the validating and critic runs' phases say from which iteration."""
 
 from __future__ import annotations
 
@@ -32,6 +35,20 @@ class CodeStep:
     notes: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Sampled:
+    """A coded action's sample runs: the validated code they ran and the iteration that
+    ran them."""
+
+    action: ValidatedAction
+    iteration: int
+    runs: list[Execution]
+
+    @property
+    def source(self) -> str:
+        return self.action.source
+
+
 @dataclass
 class Attempt:
     """One attempt at code for a sub-action."""
@@ -48,10 +65,13 @@ def code_step(
     plan: Plan,
     code_table: dict[str, str],
     judged: dict[str, tuple[str, Verdict]],
+    sampled: dict[str, Sampled] | None = None,
 ) -> CodeStep:
     """The code loop of each of ``plan``'s coded sub-actions, in order. ``judged``: code
     and verdicts a cut-off run had already reached this iteration, reused as they are.
-    Each kept source is recorded in the session's ``code_table``."""
+    Each kept source is recorded in the session's ``code_table``; ``sampled``: the
+    session's last sample runs of each sub-action (read and updated)."""
+    sampled = {} if sampled is None else sampled
     step = CodeStep()
     for sub in plan.coded():
         ctx.safe_point()
@@ -62,7 +82,7 @@ def code_step(
                 code_table[sub.name] = source
             ctx.position.coded_done.add(sub.name)
             continue
-        action, verdict, notes = code_loop(ctx, sub, code_table.get(sub.name, ""))
+        action, verdict, notes = code_loop(ctx, sub, code_table.get(sub.name, ""), sampled)
         step.notes += notes
         if action is not None:
             step.coded[sub.name] = action
@@ -80,17 +100,19 @@ def code_step(
 
 
 def code_loop(
-    ctx: StepContext, sub: SubAction, recorded: str
+    ctx: StepContext, sub: SubAction, recorded: str, sampled: dict[str, Sampled] | None = None
 ) -> tuple[ValidatedAction | None, Verdict, list[str]]:
     """Write, run, judge and repair ``sub``'s code: the last valid code (None: none), its
     verdict, and notes of what went wrong with the agents' answers. ``recorded``: the
-    session's code of ``sub`` so far (what a person's edit replaces)."""
+    session's code of ``sub`` so far (what a person's edit replaces); ``sampled``: the
+    session's last sample runs of each sub-action (code run before is not run again)."""
+    sampled = {} if sampled is None else sampled
     action = verdict = None  # the last valid code and its verdict
     notes: list[str] = []
     previous = problem = None
     failed_answer = ""
     for attempt in range(ctx.settings.max_repairs + 1):
-        tried = write_code(ctx, sub, attempt, previous, problem, recorded)
+        tried = write_code(ctx, sub, attempt, previous, problem, recorded, sampled.get(sub.name))
         if tried.note:
             notes.append(tried.note)
         if tried.answer_failed:  # kept: the last valid code, if any
@@ -100,8 +122,7 @@ def code_loop(
             previous, problem = tried.source, tried.error
             continue
         action, source = tried.action, tried.source
-        ctx.phase("critic runs", sub.name, total=ctx.settings.critic_runs)
-        verdict, note = judge_code(ctx, sub, sample_runs(ctx, action))
+        verdict, note = judge_code(ctx, sub, runs_of(ctx, sub.name, action, sampled))
         if note:  # no verdict: the critic's answer failed
             notes.append(note)
             break
@@ -127,9 +148,11 @@ def write_code(
     previous: str | None,
     problem: str | None,
     recorded: str,
+    earlier: Sampled | None = None,
 ) -> Attempt:
     """Validated code for ``sub``: a person's queued edit if there is one, else the fast
-    agent's (repairing ``previous`` for ``problem``), approved, recorded and validated."""
+    agent's (repairing ``previous`` for ``problem``), approved, recorded and validated
+    (unless it is ``earlier``'s code, validated then: kept, as this version)."""
     edit = ctx.control.take(CodeEdit, sub.name)
     if edit is not None:
         action = apply_code_edit(ctx, sub, edit, attempt, recorded)
@@ -151,6 +174,10 @@ def write_code(
         return Attempt(None, previous, message)
     origin = getattr(ctx.team.fast, "origin", "agent")  # library:<author> if reused
     version = ctx.record_code(sub.name, source, attempt, origin)
+    before = earlier.action if earlier is not None else None
+    if before is not None and (before.source, before.description) == (source, sub.description):
+        ctx.phase("validating", f"{sub.name}: kept, validated in iteration {earlier.iteration + 1}")
+        return Attempt(before.with_version(version), source)
     ctx.phase("validating", sub.name)
     try:
         action = validate(sub.name, source, sub.description, version=version)
@@ -158,6 +185,22 @@ def write_code(
         ctx.emit(ev.CodeValidationFailed, subaction=sub.name, error=str(error), attempt=attempt)
         return Attempt(None, source, str(error))
     return Attempt(action, source)
+
+
+def runs_of(
+    ctx: StepContext, name: str, action: ValidatedAction, sampled: dict[str, Sampled]
+) -> list[Execution]:
+    """The sample runs the critic judges of ``action`` (sub-action ``name``): those the
+    session recorded of the same code (its critic runs' phase says so, and from which
+    iteration), else new ones, recorded in ``sampled``."""
+    earlier = sampled.get(name)
+    if earlier is not None and earlier.source == action.source:
+        ctx.phase("critic runs", f"{name}: reused, iteration {earlier.iteration + 1}'s runs")
+        return earlier.runs
+    ctx.phase("critic runs", name, total=ctx.settings.critic_runs)
+    runs = sample_runs(ctx, action)
+    sampled[name] = Sampled(action, ctx.iteration, runs)
+    return runs
 
 
 def sample_runs(ctx: StepContext, action: ValidatedAction) -> list[Execution]:
