@@ -204,6 +204,11 @@ def test_exported_folder_imported_into_a_fresh_database_gives_the_same_skills(
     assert "go_to_tree v2" in listed.stdout and "person" in listed.stdout
     show = cli("show", "go_to_tree", "--version", "1", sessions=tmp_path / "b")
     assert "author: llm:qwen" in show.stdout and "def act(ctx):" in show.stdout
+    # `run --library FOLDER`: the slow agent sees what each skill measured, as from the DB
+    from rlgpt_tui.agents.shelf import folder_shelf
+
+    line = folder_shelf(folder, "craftax").prompt_text(get_task("place_table"))
+    assert line.startswith("- go_to_tree (person; collect_wood 0.50 (8 episodes); 10 calls)")
 
 
 def test_bad_imports_print_one_line_and_change_nothing(tmp_path: Path) -> None:
