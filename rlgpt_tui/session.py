@@ -75,7 +75,7 @@ def session_shelf(store: SessionStore, choice: str, env: str) -> SkillShelf:
                 s.docstring,
                 s.source,
                 s.author,
-                f"{s.record.success_text}; {s.record.calls:,} calls",
+                s.record.prompt_text,
             )
             for s in newest.values()
         ]

@@ -208,7 +208,14 @@ def test_exported_folder_imported_into_a_fresh_database_gives_the_same_skills(
     from rlgpt_tui.agents.shelf import folder_shelf
 
     line = folder_shelf(folder, "craftax").prompt_text(get_task("place_table"))
-    assert line.startswith("- go_to_tree (person; collect_wood 0.50 (8 episodes); 10 calls)")
+    assert line.startswith(
+        "- go_to_tree (person; collect_wood 0.50 [0.22-0.78] (1 evaluation, 8 episodes); 10 calls)"
+    )
+    newest = fresh.skills("craftax")[-1]  # what `--library user` shows of the same skill
+    assert (newest.label, newest.record.prompt_text) == (
+        "go_to_tree v2",
+        "collect_wood 0.50 [0.22-0.78] (1 evaluation, 8 episodes); 10 calls",
+    )
 
 
 def test_bad_imports_print_one_line_and_change_nothing(tmp_path: Path) -> None:

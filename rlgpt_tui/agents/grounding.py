@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -173,10 +174,7 @@ def runs_summary(runs: list[Execution]) -> str:
         return "No run to measure."
 
     def counted(values: Iterable[str]) -> str:
-        counts: dict[str, int] = {}
-        for value in values:
-            counts[value] = counts.get(value, 0) + 1
-        return ", ".join(f"{k} {n}" for k, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+        return ", ".join(f"{k} {n}" for k, n in Counter(values).most_common())
 
     gained: list[str] = []
     changed = hurt = 0

@@ -122,6 +122,7 @@ def builtin_shelf() -> SkillShelf:
 def folder_shelf(folder: Path, world: str) -> SkillShelf:
     """The skill files of ``folder`` for ``world`` (the newest version of each name); a bad
     file raises :class:`~rlgpt_tui.skills.skillfile.SkillFileError` naming it."""
+    from rlgpt_tui.skills.record import SkillRecord
     from rlgpt_tui.skills.skillfile import SUFFIX, parse_skill_file
 
     newest: dict[str, tuple[int, ShelfSkill]] = {}
@@ -129,30 +130,11 @@ def folder_shelf(folder: Path, world: str) -> SkillShelf:
         skill = parse_skill_file(path)
         if skill.world != world:
             continue
-        entry = ShelfSkill(
-            skill.name, skill.docstring, skill.source, skill.author, _file_record(skill.record)
-        )
+        record = SkillRecord.from_dict(skill.record).prompt_text
+        entry = ShelfSkill(skill.name, skill.docstring, skill.source, skill.author, record)
         if skill.name not in newest or newest[skill.name][0] < skill.version:
             newest[skill.name] = (skill.version, entry)
     return SkillShelf(str(folder), [entry for _, entry in newest.values()])
-
-
-def _file_record(record: dict) -> str:
-    """A skill file's ``[record]`` as the prompt shows it: what it measured per task, then
-    its calls (``collect_wood 0.93 (60 episodes); 5,418 calls``)."""
-    parts = []
-    for task, measured in (record.get("tasks") or {}).items():
-        if not isinstance(measured, dict):
-            continue
-        episodes, successes = measured.get("episodes"), measured.get("successes")
-        if isinstance(episodes, int) and episodes > 0 and isinstance(successes, int):
-            parts.append(f"{task} {successes / episodes:.2f} ({episodes} episodes)")
-        elif isinstance(measured.get("best"), int | float):
-            parts.append(f"{task} score {measured['best']:.1f}")
-    calls = record.get("calls")
-    if isinstance(calls, int) and calls:
-        parts.append(f"{calls:,} calls")
-    return "; ".join(parts)
 
 
 def merged(origin: str, first: list[ShelfSkill], then: SkillShelf) -> SkillShelf:

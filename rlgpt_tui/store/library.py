@@ -24,7 +24,6 @@ import ast
 import hashlib
 import json
 import time
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,7 +32,8 @@ from sqlite_utils import Database
 
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.provenance import BUILTIN, code_author
-from rlgpt_tui.tasks import Measure, wilson_interval
+from rlgpt_tui.skills.record import SkillRecord, TaskRecord, count_of, end_counts
+from rlgpt_tui.tasks import Measure
 
 CODE_ONLY = " (code only)"  # the subject of an evaluation of one coded action alone
 
@@ -64,76 +64,6 @@ def docstring_of(source: str) -> str:
         )
         doc = ast.get_docstring(act) if act is not None else None
     return (doc or "").strip()
-
-
-@dataclass
-class TaskRecord:
-    """What a skill's evaluations measured on one task: pooled success, or scores."""
-
-    task: str
-    measure: str
-    evaluations: int = 0
-    successes: int = 0
-    episodes: int = 0
-    best: float | None = None  # the best value measured (a score, for scored tasks)
-
-    @property
-    def ci95(self) -> tuple[float, float]:
-        return wilson_interval(self.successes, self.episodes)
-
-    @property
-    def text(self) -> str:
-        """``collect_wood 0.91 [0.83-0.95] (2 evaluations, 128 episodes)``."""
-        many = f"{self.evaluations} evaluation{'s' if self.evaluations != 1 else ''}"
-        if self.measure == Measure.SUCCESS_RATE.value and self.episodes:
-            low, high = self.ci95
-            rate = self.successes / self.episodes
-            return (
-                f"{self.task} {rate:.2f} [{low:.2f}-{high:.2f}] ({many}, {self.episodes} episodes)"
-            )
-        if self.best is not None:
-            return f"{self.task} score {self.best:.1f} (best of {many})"
-        return f"{self.task}: no measure"
-
-
-@dataclass
-class SkillRecord:
-    """A skill's measured record over every evaluation it took part in."""
-
-    calls: int = 0
-    steps: int = 0
-    end_reasons: Counter = field(default_factory=Counter)
-    tasks: dict[str, TaskRecord] = field(default_factory=dict)
-
-    @property
-    def evaluations(self) -> int:
-        return sum(t.evaluations for t in self.tasks.values())
-
-    @property
-    def success_text(self) -> str:
-        return "; ".join(t.text for t in self.tasks.values()) or "not evaluated yet"
-
-    @property
-    def ends_text(self) -> str:
-        return ", ".join(f"{k} {n}" for k, n in self.end_reasons.most_common()) or "-"
-
-    def as_dict(self) -> dict[str, Any]:
-        """For a skill file's ``[record]``: calls, steps, ends, and per task what it measured."""
-        return {
-            "calls": self.calls,
-            "steps": self.steps,
-            "end_reasons": dict(self.end_reasons.most_common()),
-            "tasks": {
-                t.task: {
-                    "measure": t.measure,
-                    "evaluations": t.evaluations,
-                    "successes": t.successes,
-                    "episodes": t.episodes,
-                    "best": t.best,
-                }
-                for t in self.tasks.values()
-            },
-        }
 
 
 @dataclass
@@ -428,25 +358,15 @@ def imported_uses(db: Database, skill_id: int, record: dict[str, Any]) -> None:
                 str(task),
                 str(figures.get("measure", Measure.SUCCESS_RATE.value)),
                 float(best) if isinstance(best, int | float) else None,
-                _count(figures.get("episodes")) or None,
-                _count(figures.get("successes")),
-                _count(figures.get("evaluations")),
-                _count(record.get("calls")) if first else 0,
-                _count(record.get("steps")) if first else 0,
-                json.dumps(_ends(record.get("end_reasons")) if first else {}),
+                count_of(figures.get("episodes")) or None,
+                count_of(figures.get("successes")),
+                count_of(figures.get("evaluations")),
+                count_of(record.get("calls")) if first else 0,
+                count_of(record.get("steps")) if first else 0,
+                json.dumps(end_counts(record.get("end_reasons")) if first else {}),
                 time.time(),
             ],
         )
-
-
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
-
-
-def _ends(value: Any) -> dict[str, int]:
-    if not isinstance(value, dict):
-        return {}
-    return {str(k): _count(n) for k, n in value.items() if _count(n)}
 
 
 def find(db: Database, world: str, name: str) -> list[tuple[int, int, str]]:

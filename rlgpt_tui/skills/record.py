@@ -1,0 +1,125 @@
+"""A skill's measured record: what its evaluations measured per task, and its calls.
+
+The library keeps it in the sessions database (:mod:`rlgpt_tui.store.library`), a skill
+file in its ``[record]`` table (:meth:`SkillRecord.as_dict`, :meth:`SkillRecord.from_dict`);
+the slow agent's prompt shows it the same way from either (:attr:`SkillRecord.prompt_text`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from rlgpt_tui.tasks import Measure, wilson_interval
+
+
+def count_of(value: Any) -> int:
+    """A count from a record: a positive int, else 0 (a file's odd value counts nothing)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def end_counts(value: Any) -> dict[str, int]:
+    """A record's call end reasons with their counts (odd entries dropped)."""
+    if not isinstance(value, dict):
+        return {}
+    return {str(k): count_of(n) for k, n in value.items() if count_of(n)}
+
+
+@dataclass
+class TaskRecord:
+    """What a skill's evaluations measured on one task: pooled success, or scores."""
+
+    task: str
+    measure: str
+    evaluations: int = 0
+    successes: int = 0
+    episodes: int = 0
+    best: float | None = None  # the best value measured (a score, for scored tasks)
+
+    @property
+    def ci95(self) -> tuple[float, float]:
+        return wilson_interval(self.successes, self.episodes)
+
+    @property
+    def text(self) -> str:
+        """``collect_wood 0.91 [0.83-0.95] (2 evaluations, 128 episodes)``."""
+        many = f"{self.evaluations} evaluation{'s' if self.evaluations != 1 else ''}"
+        if self.measure == Measure.SUCCESS_RATE.value and self.episodes:
+            low, high = self.ci95
+            rate = self.successes / self.episodes
+            return (
+                f"{self.task} {rate:.2f} [{low:.2f}-{high:.2f}] ({many}, {self.episodes} episodes)"
+            )
+        if self.best is not None:
+            return f"{self.task} score {self.best:.1f} (best of {many})"
+        return f"{self.task}: no measure"
+
+
+@dataclass
+class SkillRecord:
+    """A skill's measured record over every evaluation it took part in."""
+
+    calls: int = 0
+    steps: int = 0
+    end_reasons: Counter = field(default_factory=Counter)
+    tasks: dict[str, TaskRecord] = field(default_factory=dict)
+
+    @property
+    def evaluations(self) -> int:
+        return sum(t.evaluations for t in self.tasks.values())
+
+    @property
+    def success_text(self) -> str:
+        return "; ".join(t.text for t in self.tasks.values()) or "not evaluated yet"
+
+    @property
+    def prompt_text(self) -> str:
+        """What it measured, then its calls, as a library line of a prompt shows it."""
+        return f"{self.success_text}; {self.calls:,} calls"
+
+    @property
+    def ends_text(self) -> str:
+        return ", ".join(f"{k} {n}" for k, n in self.end_reasons.most_common()) or "-"
+
+    def as_dict(self) -> dict[str, Any]:
+        """For a skill file's ``[record]``: calls, steps, ends, and per task what it measured."""
+        return {
+            "calls": self.calls,
+            "steps": self.steps,
+            "end_reasons": dict(self.end_reasons.most_common()),
+            "tasks": {
+                t.task: {
+                    "measure": t.measure,
+                    "evaluations": t.evaluations,
+                    "successes": t.successes,
+                    "episodes": t.episodes,
+                    "best": t.best,
+                }
+                for t in self.tasks.values()
+            },
+        }
+
+    @classmethod
+    def from_dict(cls, record: dict[str, Any]) -> SkillRecord:
+        """A skill file's ``[record]`` (:meth:`as_dict`'s keys; a missing or odd value is
+        left at its default)."""
+        out = cls(
+            calls=count_of(record.get("calls")),
+            steps=count_of(record.get("steps")),
+            end_reasons=Counter(end_counts(record.get("end_reasons"))),
+        )
+        tasks = record.get("tasks")
+        for task, figures in (tasks if isinstance(tasks, dict) else {}).items():
+            if not isinstance(figures, dict):
+                continue
+            best = figures.get("best")
+            out.tasks[task] = TaskRecord(
+                task,
+                str(figures.get("measure") or Measure.SUCCESS_RATE.value),
+                evaluations=count_of(figures.get("evaluations")),
+                successes=count_of(figures.get("successes")),
+                episodes=count_of(figures.get("episodes")),
+                best=float(best) if isinstance(best, int | float) else None,
+            )
+        return out
