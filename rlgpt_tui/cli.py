@@ -548,6 +548,16 @@ def llm_settings(args: argparse.Namespace):
     return settings
 
 
+def check_device() -> None:
+    """``RLGPT_TORCH_DEVICE`` names a device this machine has, or a one-line error."""
+    from rlgpt_tui.rl.config import device_choice
+
+    try:
+        device_choice()
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from rlgpt_tui.engine.settings import EngineSettings
     from rlgpt_tui.tasks import get_task
@@ -829,6 +839,8 @@ def main(argv: list[str] | None = None) -> int:
     from rlgpt_tui.tasks import UnknownTaskError
 
     try:
+        if args.command in ("train", "eval", "run", "resume", "app"):
+            check_device()  # a bad RLGPT_TORCH_DEVICE: before any session or screen
         return commands[args.command](args)
     except (
         UsageError,

@@ -108,6 +108,15 @@ def test_bad_input_is_one_line_exit_2_and_no_session(
     assert SessionStore(sessions_dir).list_sessions() == []
 
 
+def test_a_bad_torch_device_is_one_line_before_any_session(sessions_dir, monkeypatch, capsys):
+    monkeypatch.setenv("RLGPT_TORCH_DEVICE", "gpu")
+    assert run_cli(["run", "--task", "collect_wood"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("RLGPT_TORCH_DEVICE must be auto, cpu or cuda, got 'gpu'"), err
+    assert len(err.splitlines()) == 1
+    assert SessionStore(sessions_dir).list_sessions() == []
+
+
 def test_sessions_dir_works_before_and_after_the_subcommand(tmp_path, capsys) -> None:
     for argv in (
         ["sessions", "list", "--sessions-dir", str(tmp_path / "a")],

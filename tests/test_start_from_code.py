@@ -143,11 +143,17 @@ class ChopWorld(StillWorld):
         return result
 
 
-def test_policy_moves_off_the_code_when_another_skill_is_better() -> None:
+GPU = pytest.mark.skipif(not torch.cuda.is_available(), reason="torch sees no GPU")
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=GPU)])
+def test_policy_moves_off_the_code_when_another_skill_is_better(device, monkeypatch) -> None:
     """Starting as a 'code' that never reaches the goal (it waits), with the exploration
     given to the other skill (it chops) and the anchor to the code decaying, a tiny PPO
     budget moves probability to the skill that reaches the goal; the anchor's coefficient
-    has decayed after every policy update."""
+    has decayed after every policy update. On a GPU the policy and its update live there
+    (``RLGPT_TORCH_DEVICE``), the rollout deciding on the CPU."""
+    monkeypatch.setenv("RLGPT_TORCH_DEVICE", device)
     wait = "def act(ctx):\n    for _ in range(4):\n        yield Action.NOOP\n"
     chop = "def act(ctx):\n    yield Action.NOOP\n    yield Action.DO\n"
     cfg = RLConfig(
@@ -176,6 +182,7 @@ def test_policy_moves_off_the_code_when_another_skill_is_better() -> None:
         workers=1,
     )
     model = make_model(cfg, env)
+    assert next(model.policy.parameters()).device.type == device
     obs = env.reset()
     chop_index = env.coded_index("chop")
     before = action_probabilities(model, obs)[:, chop_index].mean().item()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,22 @@ from rlgpt_tui.envs import ACTION_NAMES, UnknownWorldError, world_info
 from rlgpt_tui.skills.runtime import CodedActionLimits
 from rlgpt_tui.skills.validation import ValidatedAction, validate
 from rlgpt_tui.tasks import get_task
+
+#: environment variable choosing where the policy lives: auto (the default), cpu or cuda
+DEVICE_VARIABLE = "RLGPT_TORCH_DEVICE"
+
+
+def device_choice() -> str:
+    """``RLGPT_TORCH_DEVICE`` (auto, cpu or cuda; ``cpu`` keeps a GPU free), checked."""
+    chosen = os.environ.get(DEVICE_VARIABLE, "").strip().lower() or "auto"
+    if chosen not in ("auto", "cpu", "cuda"):
+        raise ValueError(f"{DEVICE_VARIABLE} must be auto, cpu or cuda, got {chosen!r}")
+    if chosen == "cuda":
+        import torch
+
+        if not torch.cuda.is_available():
+            raise ValueError(f"{DEVICE_VARIABLE}=cuda but torch sees no GPU: unset it or use cpu")
+    return chosen
 
 
 def world_segments(env: str) -> tuple[str, ...]:

@@ -45,13 +45,14 @@ def start_as(
         return
     with torch.no_grad():
         head.weight.zero_()
-        head.bias.copy_(start_log_probs(n, action, share, coded, primitive_share))
+        start = start_log_probs(n, action, share, coded, primitive_share)
+        head.bias.copy_(start.to(head.bias.device))
 
 
 def action_probabilities(model: PPO, obs) -> torch.Tensor:
     """The policy's action probabilities for a batch of observations."""
     with torch.no_grad():
-        tensor = torch.as_tensor(obs, dtype=torch.float32)
+        tensor = torch.as_tensor(obs, dtype=torch.float32, device=model.device)
         return model.policy.get_distribution(tensor).distribution.probs
 
 
@@ -100,6 +101,7 @@ def anchor_to_start(
     state). Set again on every training run (it is not saved with the model)."""
     policy: ActorCriticPolicy = model.policy
     start = start_log_probs(policy.action_net.out_features, action, share, coded, primitive_share)
+    start = start.to(policy.device)
     model.ent_coef = coef
 
     def evaluate_actions(obs, actions):

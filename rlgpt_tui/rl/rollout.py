@@ -139,7 +139,7 @@ class OwnClockPPO(PPO):
                 return fast(batch, self._decision_rng())
             with torch.no_grad():
                 actions, values, log_probs = self.policy(obs_as_tensor(batch, self.device))
-            return actions.numpy(), values.flatten().numpy(), log_probs.numpy()
+            return actions.cpu().numpy(), values.flatten().cpu().numpy(), log_probs.cpu().numpy()
 
         started = 0
         # Groups take turns: while XLA steps one group, Python works on another's results.
@@ -189,7 +189,8 @@ class OwnClockPPO(PPO):
         if fast is not None:
             return fast.values(obs)
         with torch.no_grad():
-            return self.policy.predict_values(obs_as_tensor(obs, self.device)).flatten().numpy()
+            values = self.policy.predict_values(obs_as_tensor(obs, self.device))
+            return values.flatten().cpu().numpy()
 
     def _fill_buffer(self, rows: _Decisions, last_values: np.ndarray) -> None:
         """GAE per env over its decisions in order; then the rollout buffer, flat."""

@@ -25,7 +25,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import Logger
 
 from rlgpt_tui.envs import make_world
-from rlgpt_tui.rl.config import RLConfig, world_groups
+from rlgpt_tui.rl.config import RLConfig, device_choice, world_groups
 from rlgpt_tui.rl.decide import SCORE_FIRST, Decision, Question, score_rounds
 from rlgpt_tui.rl.growth import grow_action_head
 from rlgpt_tui.rl.prior import anchor_to_start, start_as
@@ -227,7 +227,7 @@ def load_checkpoint(directory: Path) -> tuple[PPO, int] | None:
     samples = checkpoint_samples(directory)
     if samples is None:
         return None
-    return OwnClockPPO.load(Path(directory) / "latest.zip", device="cpu"), samples
+    return OwnClockPPO.load(Path(directory) / "latest.zip", device=policy_device()), samples
 
 
 @dataclass
@@ -245,6 +245,17 @@ class TrainResult:
     @property
     def fps(self) -> float:
         return (self.samples - self.resumed_from) / self.seconds if self.seconds else 0.0
+
+
+def policy_device() -> str:
+    """Where PPO's policy and its update live (:func:`rlgpt_tui.rl.config.device_choice`):
+    with ``auto``, the GPU when torch sees one, else the CPU. The rollout's decisions run
+    on a NumPy copy of the weights either way (:mod:`rlgpt_tui.rl.numpy_policy`), so the
+    GPU does the PPO update and the evaluations' forward passes."""
+    chosen = device_choice()
+    if chosen == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return chosen
 
 
 def load_optimizer_support() -> Thread:
@@ -287,7 +298,7 @@ def make_model(config: RLConfig, env: CodedActionVecEnv) -> PPO:
             "optimizer_kwargs": {"eps": 1e-5, "fused": True},
         },
         seed=config.seed,
-        device="cpu",
+        device=policy_device(),
         verbose=0,
     )
     if config.start_from is not None:
