@@ -17,8 +17,9 @@ from tests.test_agents_engine import role_of, scripted_agent
 CRAFTER_ONLY = ("Crafter (2D", "Collecting (do on the faced block)", "Zombies appear on grass")
 
 
-def prompts_of(world: str, task: str) -> dict[str, str]:
-    """The prompt text each role sends for a session in ``world`` (the session's own team)."""
+def prompts_of(world: str, task: str, judge: bool = True) -> dict[str, str]:
+    """The prompt text each role sends for a session in ``world`` (the session's own team;
+    the critic's too with ``judge``)."""
     with ScriptedLLMServer(responder=scripted_agent) as server:
         llm = LLMSettings.resolve(server.base_url, server.model, backoff=0.01, max_retries=1)
         team = make_team(llm, world)
@@ -26,7 +27,8 @@ def prompts_of(world: str, task: str) -> dict[str, str]:
         plan = team.slow.plan(the_task, [])
         team.fast.write_code(the_task, plan.coded()[0])
         sub = SubAction(name=task, description="the task", mode="rl")
-        team.critic.judge_rl(the_task, sub, {"success_rate": 0.5, "episodes": 8}, 0.9)
+        if judge:
+            team.critic.judge_rl(the_task, sub, {"success_rate": 0.5, "episodes": 8}, 0.9)
         return {role_of(r["messages"]): r["messages"][-1]["content"] for r in server.requests}
 
 
@@ -62,3 +64,28 @@ def test_worlds_answer_documentation_crafter_and_craftax_share_theirs() -> None:
         50.0,
     )
     assert crafter.tech_tree.deaths["killed_by_zombie"][1] in verdict.suggestion
+
+
+def test_prompts_give_the_goals_steps_ordered_from_the_worlds_recipes() -> None:
+    """A stone pickaxe needs a table before anything is made near it, a wood pickaxe
+    before stone, and four wood in all: the slow and fast agents read those steps, in
+    that order, from the world's recipes (Crafter's data file), not from our tables."""
+    prompts = prompts_of("craftax", "make_stone_pickaxe", judge=False)
+    for role in ("slow", "fast"):
+        section = prompts[role].split("(from the world's recipes)\n")[1].split("\n# ")[0]
+        names = [line.split(":")[0].split(". ")[1] for line in section.strip().splitlines()]
+        assert names == [
+            "collect_wood",
+            "place_table",
+            "make_wood_pickaxe",
+            "collect_stone",
+            "make_stone_pickaxe",
+        ], role
+        assert "collect_wood: `do` facing tree, 4 times" in section, role
+        assert "(needs 1 wood_pickaxe in the inventory)" in section, role
+    recipes = world_info("craftax").documentation().recipes
+    diamond = [s.name for s in recipes.steps_to("collect_diamond")]
+    assert diamond.index("place_furnace") < diamond.index("make_iron_pickaxe") < len(diamond) - 1
+    assert recipes.steps_to("eat_cow") == []  # no recipe: the prompt says so
+    no_steps = "The world's recipes do not list steps for this goal."
+    assert no_steps in prompts_of("minedojo", "collect_wood")["slow"]

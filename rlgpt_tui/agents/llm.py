@@ -108,6 +108,12 @@ class _LLMRole:
         self.environment = docs.text()  # the world's documentation, as prompts show it
         self.shelf = shelf or SkillShelf()  # what the session starts from (--library)
 
+    def goal_steps(self, task: Task) -> str:
+        """The steps the task's goal needs, ordered from the world's recipes (a line
+        saying so where the recipes do not say, e.g. a score or a creature)."""
+        steps = self.docs.steps_text(task.goal.achievement)
+        return steps or "The world's recipes do not list steps for this goal."
+
 
 class LLMSlowAgent(_LLMRole, SlowAgent):
     def plan(self, task: Task, history: list[IterationFeedback]) -> Plan:
@@ -116,6 +122,7 @@ class LLMSlowAgent(_LLMRole, SlowAgent):
             "slow",
             task=task.prompt_text(),
             environment=self.environment,
+            steps=self.goal_steps(task),
             skill_api=SKILL_API_DOC,
             library=self.shelf.prompt_text(task),
             feedback=feedback,
@@ -226,6 +233,7 @@ class LLMFastAgent(_LLMRole, FastAgent):
             "fast",
             task=task.prompt_text(),
             environment=self.environment,
+            steps=self.goal_steps(task),
             skill_api=SKILL_API_DOC,
             request=request,
             schema=answer_shape(schema),

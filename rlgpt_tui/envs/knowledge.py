@@ -34,6 +34,112 @@ class TechTree:
 
 
 @dataclass(frozen=True)
+class Recipes:
+    """A world's recipes as data: what collecting each block needs and gives, what placing
+    and making each item uses (and where, or near what). :meth:`steps_to` orders them into
+    the steps an achievement needs, from nothing in the inventory."""
+
+    collect: dict[str, tuple[dict[str, int], dict[str, int]]]  # block -> (needs, gives)
+    place: dict[str, tuple[dict[str, int], tuple[str, ...]]]  # item -> (uses, onto)
+    make: dict[str, tuple[dict[str, int], tuple[str, ...]]]  # item -> (uses, near)
+
+    def source_of(self, item: str) -> str | None:
+        """The block that gives ``item`` when collected (e.g. wood: tree)."""
+        return next((b for b, (_, gives) in self.collect.items() if item in gives), None)
+
+    def steps_to(self, achievement: str) -> list[Step]:
+        """The steps that unlock ``achievement`` from an empty inventory, in order (a
+        material's collecting merged into its first step, with everything it is for);
+        empty where the recipes do not say (e.g. eat_cow, defeat_zombie)."""
+        steps: list[Step] = []
+        placed: set[str] = set()
+
+        def collect(item: str, count: int, purpose: str) -> None:
+            block = self.source_of(item)
+            if block is None:
+                raise LookupError(item)
+            needs = self.collect[block][0]
+            for tool in needs:
+                obtain(tool, 1, f"collect_{item}")
+            first = next((s for s in steps if s.name == f"collect_{item}"), None)
+            if first is None:
+                steps.append(Step(f"collect_{item}", block, count, [purpose], needs))
+            else:
+                first.count += count
+                first.purposes.append(purpose)
+
+        def obtain(item: str, count: int, purpose: str) -> None:
+            if item in self.make:
+                made = next((s for s in steps if s.name == f"make_{item}"), None)
+                if made is None:
+                    build("make", item)
+            else:
+                collect(item, count, purpose)
+
+        def build(kind: str, item: str) -> None:
+            uses, where = (self.make if kind == "make" else self.place)[item]
+            if kind == "make":
+                for station in where:
+                    if station not in placed:
+                        build("place", station)
+            for material, count in uses.items():
+                obtain(material, count, f"{kind}_{item}")
+            if kind == "place":
+                placed.add(item)
+            steps.append(Step(f"{kind}_{item}", item, 1, [], uses, where))
+
+        kind, _, item = achievement.partition("_")
+        try:
+            if kind == "collect" and self.source_of(item):
+                collect(item, 1, achievement)
+            elif kind in ("place", "make") and item in (
+                self.place if kind == "place" else self.make
+            ):
+                build(kind, item)
+            else:
+                return []
+        except LookupError:
+            return []
+        return steps
+
+    def steps_text(self, achievement: str) -> str:
+        """:meth:`steps_to` as numbered lines for prompts ('' where the recipes do not say)."""
+        steps = self.steps_to(achievement)
+        return "\n".join(f"{n}. {s.text()}" for n, s in enumerate(steps, 1))
+
+
+@dataclass
+class Step:
+    """One step toward an achievement: collect ``count`` of a material from ``target`` (a
+    block), or place or make the item ``target``."""
+
+    name: str  # e.g. collect_wood, place_table, make_wood_pickaxe
+    target: str
+    count: int
+    purposes: list[str]  # collect: what the material is for
+    uses: dict[str, int]  # collect: the tools it needs; place/make: the materials used
+    where: tuple[str, ...] = ()  # place: onto these tiles; make: near these stations
+
+    def text(self) -> str:
+        if self.name.startswith("collect_"):
+            item = self.name.removeprefix("collect_")
+            needs = f" (needs {_fmt(self.uses)} in the inventory)" if self.uses else ""
+            times = "once" if self.count == 1 else f"{self.count} times"
+            purposes = [p for p in self.purposes if p != self.name]
+            usage = f"; {self.count} {item} for {', '.join(purposes)}" if purposes else ""
+            return f"{self.name}: `do` facing {self.target}, {times}{needs}{usage}"
+        if self.name.startswith("place_"):
+            return (
+                f"{self.name}: face a free tile ({', '.join(self.where)}) and use the "
+                f"{self.name} action (uses {_fmt(self.uses)})"
+            )
+        return (
+            f"{self.name}: within a few tiles of {' and '.join(self.where)}, use the "
+            f"{self.name} action (uses {_fmt(self.uses)})"
+        )
+
+
+@dataclass(frozen=True)
 class WorldDocs:
     """A world's documentation, in sections; :meth:`text` is what prompts show."""
 
@@ -43,6 +149,13 @@ class WorldDocs:
     achievements: str
     observation: str
     tech_tree: TechTree = field(default_factory=TechTree)
+    recipes: Recipes | None = None  # None: the world's recipes are not data here
+
+    def steps_text(self, achievement: str | None) -> str:
+        """The steps ``achievement`` needs, from the recipes ('' where they do not say)."""
+        if self.recipes is None or not achievement:
+            return ""
+        return self.recipes.steps_text(achievement)
 
     def text(self) -> str:
         return "\n".join(
@@ -119,4 +232,11 @@ def crafter_documentation() -> WorldDocs:
         "x grows to the right, y grows downwards. A View holds that grid of block names, the "
         "creatures in sight, the inventory, health/food/drink/energy, facing and daylight.",
         tech_tree=crafter_tech_tree(),
+        recipes=Recipes(
+            collect={
+                b: (dict(r["require"]), dict(r["receive"])) for b, r in data["collect"].items()
+            },
+            place={i: (dict(r["uses"]), tuple(r["where"])) for i, r in data["place"].items()},
+            make={i: (dict(r["uses"]), tuple(r["nearby"])) for i, r in data["make"].items()},
+        ),
     )
