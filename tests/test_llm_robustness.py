@@ -182,6 +182,23 @@ def test_the_rl_answers_names_are_constrained_in_the_schema_sent_to_the_server()
     assert "map" in names("observation")
 
 
+def test_with_no_coded_actions_the_schema_leaves_no_high_level_action_to_name() -> None:
+    """When every coded sub-action failed, the RL answer can name none: the schema sent
+    allows only an empty list and null. (With no names the enum was once left out, and a
+    1.5B model named the prompt example's `go_to_grass` in all three repair rounds.)"""
+    answer = RL_ANSWER | {"high_level_actions": None, "start_from": None}
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [{"content": json.dumps(answer)}]
+        team = LLMTeam(client_for(server))
+        sub = PlanAnswer.model_validate(PLAN).subactions[1]
+        written = team.fast.write_rl(TASK, sub, [], env="craftax")
+    schema = server.requests[0]["response_format"]["json_schema"]["schema"]["properties"]
+    listed = next(b for b in schema["high_level_actions"]["anyOf"] if b["type"] == "array")
+    assert listed["maxItems"] == 0
+    assert schema["start_from"]["anyOf"] == [{"type": "null"}]
+    assert written.high_level_actions is None and written.start_from is None
+
+
 def test_names_a_model_repeats_are_kept_once() -> None:
     """A 1.5B model listed its coded action twice; PPO's action table needs each name once
     (the repeat once ended a session with a validation error)."""

@@ -344,3 +344,20 @@ def test_the_call_after_a_worker_restart_runs_in_the_fresh_worker() -> None:
     assert usage["actions"]["tower"]["end_reasons"] == {"timeout": 1}
     assert usage["actions"]["walk"]["end_reasons"] == {"returned": 1}
     assert world.history == [[0, 1]] and usage["worker_restarts"] == 1
+
+
+@pytest.mark.parametrize(
+    ("line", "hint"),
+    [
+        ('yield from ctx.do("do")', "do is a primitive action: `yield Action.DO`"),
+        ('yield from ctx.collectt("tree")', "did you mean collect?"),
+        ("wood = ctx.view.inventory.wood", "it is a dict: use ['wood'] or .get('wood', 0)"),
+    ],
+)
+def test_a_missing_attribute_names_what_to_use_instead(line: str, hint: str) -> None:
+    """A 1.5B model wrote `ctx.do("do")` three times against a bare AttributeError: the
+    error the model gets back now names the fix."""
+    code = f"def act(ctx):\n    {line}\n    yield Action.NOOP\n"
+    with pytest.raises(CodeValidationError) as error:
+        validate("guess", code)
+    assert hint in str(error.value)

@@ -13,6 +13,7 @@ Each answer class carries ``EXAMPLE``, a short answer for a task that is not in 
 
 from __future__ import annotations
 
+import json
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -96,11 +97,23 @@ class CodeAnswer(BaseModel):
     code: str = Field(min_length=10, max_length=20_000)
     explanation: str = Field("", max_length=2000)
 
-    EXAMPLE: ClassVar[str] = (
-        '{"code": "def act(ctx):\\n    grass = ctx.nearest(\\"grass\\")\\n    if grass is None:'
-        "\\n        yield from ctx.explore(6)\\n        return\\n    if (yield from "
-        'ctx.go_to(grass)):\\n        yield from ctx.face(grass)\\n", "explanation": '
-        '"walk to the nearest grass and face it"}'
+    # a routine of a made-up world (berries on bushes): the form of an answer, not a
+    # template for any task of the catalog
+    EXAMPLE: ClassVar[str] = json.dumps(
+        {
+            "code": "def act(ctx):\n"
+            '    bush = ctx.nearest("bush")\n'
+            "    if bush is None:\n"
+            "        yield from ctx.explore(6)\n"
+            "        return False\n"
+            "    if not (yield from ctx.go_to(bush)):\n"
+            "        return False\n"
+            "    yield from ctx.face(bush)\n"
+            "    for _ in range(3):\n"
+            "        yield Action.DO\n"
+            '    return ctx.has("berry")\n',
+            "explanation": "walk to the nearest bush, face it and pick berries three times",
+        }
     )
 
     @field_validator("code")
@@ -180,13 +193,18 @@ class SubActionAnswer(SubAction):
 class PlanAnswer(Plan):
     subactions: list[SubActionAnswer] = Field(min_length=1, max_length=MAX_SUBACTIONS)
 
+    # the goal's steps of a made-up world (collect clay 3 times, place a kiln, make a brick)
+    # turned into sub-actions, in order: the first two coded, the last learned over them
     EXAMPLE: ClassVar[str] = (
-        '{"subactions": [{"name": "go_to_grass", "description": "walk next to grass and face '
-        'it", "mode": "code", "reason": "navigation is easy to write", "high_level_actions": '
-        '[]}, {"name": "collect_sapling", "description": "search the grass until a sapling '
-        'drops", "mode": "rl", "reason": "RL learns how often to press do", '
-        '"high_level_actions": ["go_to_grass"]}], "notes": "navigation coded, searching '
-        'learned"}'
+        '{"subactions": [{"name": "collect_clay", "description": "walk to the nearest clay '
+        'and do until 3 clay are in the inventory", "mode": "code", "reason": "step 1: '
+        'walking and collecting are easy to write", "high_level_actions": []}, {"name": '
+        '"place_kiln", "description": "face a free tile and place a kiln", "mode": "code", '
+        '"reason": "step 2: one action once the clay is held", "high_level_actions": []}, '
+        '{"name": "make_brick", "description": "make a brick near the kiln", "mode": "rl", '
+        '"reason": "step 3: RL learns when to run the coded steps and make the brick", '
+        '"high_level_actions": ["collect_clay", "place_kiln"]}], "notes": "the goal\'s '
+        'steps in order: two coded, the last learned over them"}'
     )
 
 

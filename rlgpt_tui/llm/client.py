@@ -258,19 +258,24 @@ def response_schema(
     document = schema.model_json_schema()
     close(document)
     for key, names in (choices or {}).items():
-        if names:  # an empty enum would leave no valid answer: the check refuses instead
-            _narrow(document["properties"][key], list(names))
+        _narrow(document["properties"][key], list(names))
     return document
 
 
 def _narrow(node: dict[str, Any], names: list[str]) -> None:
     """Restrict the string values of a property node (``str``, ``list[str]``, nullable or
-    not) to ``names``."""
-    for branch in node.get("anyOf", [node]):
-        if branch.get("type") == "string":
+    not) to ``names``; with none, a list must be empty and a nullable string null (a
+    string that must be given keeps any value: the answer's check refuses it)."""
+    branches = node.get("anyOf", [node])
+    for branch in branches:
+        if branch.get("type") == "string" and names:
             branch["enum"] = names
         elif branch.get("type") == "array":
-            branch["items"] = {"type": "string", "enum": names}
+            branch["items"] = {"type": "string", "enum": names} if names else {"type": "string"}
+            if not names:
+                branch["maxItems"] = 0
+    if not names and "anyOf" in node and any(b.get("type") == "null" for b in branches):
+        node["anyOf"] = [b for b in branches if b.get("type") != "string"]
 
 
 def _is_echoed_schema(data: Any) -> bool:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import difflib
 import math
 import threading
 import time
@@ -343,7 +344,25 @@ def describe_error(error: BaseException) -> str:
             line = tb.tb_lineno
         tb = tb.tb_next
     where = f" (line {line})" if line else ""
-    return f"{type(error).__name__}: {error}{where}"
+    return f"{type(error).__name__}: {error}{where}{_attribute_hint(error)}"
+
+
+def _attribute_hint(error: BaseException) -> str:
+    """For a name the code looked up on an object that lacks it, what to use instead: a
+    primitive action's name is yielded (``yield Action.DO``), else the object's nearest
+    public names."""
+    name, obj = getattr(error, "name", None), getattr(error, "obj", None)
+    if not isinstance(error, AttributeError) or not name or obj is None:
+        return ""
+    from rlgpt_tui.envs.base import ACTION_NAMES
+
+    if name.lower() in ACTION_NAMES:
+        return f"; {name} is a primitive action: `yield Action.{name.upper()}`"
+    if isinstance(obj, dict):
+        return f"; it is a dict: use [{name!r}] or .get({name!r}, 0)"
+    public = sorted(n for n in dir(obj) if not n.startswith("_"))
+    close = difflib.get_close_matches(name, public, n=3, cutoff=0.5)
+    return f"; did you mean {' or '.join(close)}?" if close else ""
 
 
 TICK = "__tick__"
