@@ -264,7 +264,9 @@ class LLMCritic(_LLMRole, Critic):
                     images += [(f"Run {i + 1} before", run.frames[0])]
                     images += [(f"Run {i + 1} after", run.frames[1])]
         subaction = f"{sub.name} (code): {sub.description}"
-        evidence = code_evidence([task.prompt_text(), subaction], shown)
+        # the sub-action is judged by its own description and runs, not by the task's goal
+        # (a 1.5B model failed collect_wood runs that all got wood for placing no table)
+        evidence = code_evidence([subaction], shown)
         verdict = self._judge(task, subaction, executions, evidence, images)
         return overrule_code(verdict, runs)
 
