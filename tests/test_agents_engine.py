@@ -662,3 +662,32 @@ def test_code_the_session_ran_before_is_judged_on_its_recorded_runs() -> None:
     started = [(e.phase, e.detail) for e in events if isinstance(e, ev.PhaseStarted)]
     assert ("validating", "go_to_tree") in started
     assert sampled["go_to_tree"].iteration == 1 and len(sampled["go_to_tree"].runs) == 2
+
+
+def test_in_a_plan_of_code_alone_each_steps_runs_begin_where_the_steps_before_left_off() -> None:
+    """Code alone runs its steps in order, so the critic sees a step where its turn comes:
+    place_table's sample runs begin after a call of collect_wood (wood in hand). In a plan
+    with RL the coded steps are options, sampled from fresh worlds."""
+    from rlgpt_tui.agents.schemas import Plan
+    from rlgpt_tui.engine.steps.code import Sampled, code_step
+    from rlgpt_tui.tasks import get_task
+
+    events: list[ev.Event] = []
+    engine = Engine(tiny_settings(), builtin_team(), events.append)
+    task = get_task("place_table")
+    steps = [
+        {"name": "collect_wood", "description": "chop a tree", "mode": "code"},
+        {"name": "place_table", "description": "place a table", "mode": "code"},
+    ]
+    sampled: dict[str, Sampled] = {}
+    code_step(engine._context(task), Plan.model_validate({"subactions": steps}), {}, {}, sampled)
+    wood = [run.before.inventory.get("wood", 0) for run in sampled["place_table"].runs]
+    assert wood and all(n >= 1 for n in wood), wood
+    phases = [e.detail for e in events if isinstance(e, ev.PhaseStarted)]
+    assert "place_table after collect_wood" in phases
+    learned = {"name": "place", "description": "place it", "mode": "rl"}
+    with_rl = Plan.model_validate({"subactions": [*steps, learned]})
+    sampled = {}
+    engine.iteration = 1
+    code_step(engine._context(task), with_rl, {}, {}, sampled)
+    assert all(not run.before.inventory.get("wood") for run in sampled["place_table"].runs)

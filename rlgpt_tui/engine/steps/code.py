@@ -1,7 +1,9 @@
 """The code step: the inner loop of each coded sub-action.
 
 Write code (a person's edit, else the fast agent's, approved), validate it, run one call in
-a few fresh worlds, let the critic judge, and repair, up to ``max_repairs`` times. The last
+a few fresh worlds, let the critic judge, and repair, up to ``max_repairs`` times. In a plan
+of code alone (its steps run in order), a step's runs begin where the steps before it left
+the worlds: each earlier step's kept code runs one call first. The last
 valid code is kept with its verdict. Code the session already ran (the same source, e.g.
 a library skill planned again, or a repair that returns the code unchanged) is not run
 again: its validation is kept and the critic judges its recorded sample runs
@@ -43,6 +45,7 @@ class Sampled:
     action: ValidatedAction
     iteration: int
     runs: list[Execution]
+    lead_in: tuple[str, ...] = ()  # the earlier steps' sources run first in each world
 
     @property
     def source(self) -> str:
@@ -73,7 +76,10 @@ def code_step(
     session's last sample runs of each sub-action (read and updated)."""
     sampled = {} if sampled is None else sampled
     step = CodeStep()
+    in_order = not plan.learned()  # code alone: the steps run in order, each after the last
     for sub in plan.coded():
+        lead_in = [step.coded[s.name] for s in plan.coded() if s.name in step.coded]
+        lead_in = lead_in if in_order else []
         ctx.safe_point()
         if sub.name in judged:  # judged before the session was cut off: reuse
             source, step.verdicts[sub.name] = judged[sub.name]
@@ -82,7 +88,7 @@ def code_step(
                 code_table[sub.name] = source
             ctx.position.coded_done.add(sub.name)
             continue
-        action, verdict, notes = code_loop(ctx, sub, code_table.get(sub.name, ""), sampled)
+        action, verdict, notes = code_loop(ctx, sub, code_table.get(sub.name, ""), sampled, lead_in)
         step.notes += notes
         if action is not None:
             step.coded[sub.name] = action
@@ -100,13 +106,17 @@ def code_step(
 
 
 def code_loop(
-    ctx: StepContext, sub: SubAction, recorded: str, sampled: dict[str, Sampled] | None = None
+    ctx: StepContext,
+    sub: SubAction,
+    recorded: str,
+    sampled: dict[str, Sampled],
+    lead_in: list[ValidatedAction] = (),
 ) -> tuple[ValidatedAction | None, Verdict, list[str]]:
     """Write, run, judge and repair ``sub``'s code: the last valid code (None: none), its
     verdict, and notes of what went wrong with the agents' answers. ``recorded``: the
     session's code of ``sub`` so far (what a person's edit replaces); ``sampled``: the
-    session's last sample runs of each sub-action (code run before is not run again)."""
-    sampled = {} if sampled is None else sampled
+    session's last sample runs of each sub-action (code run before is not run again);
+    ``lead_in``: earlier steps whose code runs first in each sample world."""
     action = verdict = None  # the last valid code and its verdict
     notes: list[str] = []
     previous = problem = None
@@ -122,7 +132,7 @@ def code_loop(
             previous, problem = tried.source, tried.error
             continue
         action, source = tried.action, tried.source
-        verdict, note = judge_code(ctx, sub, runs_of(ctx, sub.name, action, sampled))
+        verdict, note = judge_code(ctx, sub, runs_of(ctx, sub.name, action, sampled, lead_in))
         if note:  # no verdict: the critic's answer failed
             notes.append(note)
             break
@@ -188,28 +198,39 @@ def write_code(
 
 
 def runs_of(
-    ctx: StepContext, name: str, action: ValidatedAction, sampled: dict[str, Sampled]
+    ctx: StepContext,
+    name: str,
+    action: ValidatedAction,
+    sampled: dict[str, Sampled],
+    lead_in: list[ValidatedAction] = (),
 ) -> list[Execution]:
     """The sample runs the critic judges of ``action`` (sub-action ``name``): those the
-    session recorded of the same code (its critic runs' phase says so, and from which
-    iteration), else new ones, recorded in ``sampled``."""
+    session recorded of the same code after the same earlier steps (its critic runs' phase
+    says so, and from which iteration), else new ones, recorded in ``sampled``."""
     earlier = sampled.get(name)
-    if earlier is not None and earlier.source == action.source:
+    first = tuple(a.source for a in lead_in)
+    if earlier is not None and (earlier.source, earlier.lead_in) == (action.source, first):
         ctx.phase("critic runs", f"{name}: reused, iteration {earlier.iteration + 1}'s runs")
         return earlier.runs
-    ctx.phase("critic runs", name, total=ctx.settings.critic_runs)
-    runs = sample_runs(ctx, action)
-    sampled[name] = Sampled(action, ctx.iteration, runs)
+    after = f" after {', '.join(a.name for a in lead_in)}" if lead_in else ""
+    ctx.phase("critic runs", f"{name}{after}", total=ctx.settings.critic_runs)
+    runs = sample_runs(ctx, action, lead_in)
+    sampled[name] = Sampled(action, ctx.iteration, runs, first)
     return runs
 
 
-def sample_runs(ctx: StepContext, action: ValidatedAction) -> list[Execution]:
-    """One call of ``action`` in each of a few fresh worlds, with its Views before and after
-    (and frames, for a critic that sees images)."""
+def sample_runs(
+    ctx: StepContext, action: ValidatedAction, lead_in: list[ValidatedAction] = ()
+) -> list[Execution]:
+    """One call of ``action`` in each of a few fresh worlds (after one call of each
+    ``lead_in`` step), with its Views before and after (and frames, for a critic that sees
+    images)."""
     s = ctx.settings
     seed = s.seed + 7919 * (ctx.iteration + 1)
     world = make_world(s.env, s.critic_runs, seed=seed, task=s.task)
     world.reset(seed)
+    for earlier in lead_in:
+        run_one_call_each(world, earlier)
     shown = range(min(3, s.critic_runs)) if ctx.team.wants_frames else range(0)
     first = {i: world.frame(i, 144) for i in shown}  # for a critic that sees images
     before, after, calls = run_one_call_each(world, action)
