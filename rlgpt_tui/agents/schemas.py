@@ -194,17 +194,34 @@ class PlanAnswer(Plan):
     subactions: list[SubActionAnswer] = Field(min_length=1, max_length=MAX_SUBACTIONS)
 
     # the goal's steps of a made-up world (collect clay 3 times, place a kiln, make a brick)
-    # turned into sub-actions, in order: the first two coded, the last learned over them
-    EXAMPLE: ClassVar[str] = (
-        '{"subactions": [{"name": "collect_clay", "description": "walk to the nearest clay '
-        'and do until 3 clay are in the inventory", "mode": "code", "reason": "step 1: '
-        'walking and collecting are easy to write", "high_level_actions": []}, {"name": '
-        '"place_kiln", "description": "face a free tile and place a kiln", "mode": "code", '
-        '"reason": "step 2: one action once the clay is held", "high_level_actions": []}, '
-        '{"name": "make_brick", "description": "make a brick near the kiln", "mode": "rl", '
-        '"reason": "step 3: RL learns when to run the coded steps and make the brick", '
-        '"high_level_actions": ["collect_clay", "place_kiln"]}], "notes": "the goal\'s '
-        'steps in order: two coded, the last learned over them"}'
+    # turned into coded sub-actions, in order (code alone runs them in turn)
+    EXAMPLE: ClassVar[str] = json.dumps(
+        {
+            "subactions": [
+                {
+                    "name": "collect_clay",
+                    "description": "walk to the nearest clay and do until 3 clay are held",
+                    "mode": "code",
+                    "reason": "step 1: walking and collecting are easy to write",
+                    "high_level_actions": [],
+                },
+                {
+                    "name": "place_kiln",
+                    "description": "face a free tile and place a kiln",
+                    "mode": "code",
+                    "reason": "step 2: one action once the clay is held",
+                    "high_level_actions": [],
+                },
+                {
+                    "name": "make_brick",
+                    "description": "make a brick near the kiln",
+                    "mode": "code",
+                    "reason": "step 3: one action next to the kiln",
+                    "high_level_actions": [],
+                },
+            ],
+            "notes": "the goal's steps in order, each coded; RL where a step needs trial and error",
+        }
     )
 
 
