@@ -94,6 +94,14 @@ def test_the_printer_says_who_wrote_each_coded_action_and_the_llm_share_of_calls
     alone = printed(run_events("code", only_coded="code_collect_wood"))
     assert "  code_collect_wood: written by person\n" in alone
     assert "LLM-written code: 0% of the coded-action calls" in alone
+    # the plan's steps composed into one routine: every call runs both steps' code
+    mixed = printed(run_events("code", only_coded="plan"))
+    assert "LLM-written code: calls not counted" in mixed  # an LLM's step and a person's
+    events = run_events("code", only_coded="plan")
+    for event in events:
+        if isinstance(event, ev.CodeWritten):
+            event.source = "agent"
+    assert "LLM-written code: 100% of the coded-action calls" in printed(events)
     # the person's code runs the library's navigation through ctx.skill: named beside it
     linked = link_skills(
         "def act(ctx):\n    if (yield from ctx.skill('go_to_tree')):\n        yield 'do'\n",

@@ -61,9 +61,12 @@ class Provenance:
     @property
     def llm_share(self) -> float | None:
         """The share of the solution's coded-action calls that ran LLM-written code (None:
-        no calls counted, e.g. a plan's routines composed into one program)."""
-        if self.code_alone and len(self.authors) == 1:
-            return 1.0 if is_llm(next(iter(self.authors.values()))) else 0.0
+        no calls counted, e.g. a plan's routines of LLM and other authors composed into
+        one program). Code alone whose routines are all LLM-written (or none): every
+        call ran LLM-written code (or none did)."""
+        written = {is_llm(author) for author in self.authors.values()}
+        if self.code_alone and len(written) == 1:
+            return 1.0 if written.pop() else 0.0
         counted = {n: c for n, c in self.calls.items() if c is not None}
         total = sum(counted.values())
         if not total:

@@ -5,6 +5,9 @@ from __future__ import annotations
 import ast
 import re
 
+#: the name of a plan's coded steps composed into one routine (code alone, in order)
+COMPOSED_PLAN = "plan"
+
 
 def compose_sources(parts: list[tuple[str, str]]) -> str:
     """See :func:`_compose`; code too deep for the parser here is a validation failure."""

@@ -32,6 +32,7 @@ from sqlite_utils import Database
 
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.provenance import BUILTIN, code_author
+from rlgpt_tui.skills.compose import COMPOSED_PLAN
 from rlgpt_tui.skills.record import SkillRecord, TaskRecord, count_of, end_counts
 from rlgpt_tui.tasks import Measure
 
@@ -206,6 +207,18 @@ def _current_code(db: Database, session_id: int, name: str) -> tuple[str, int, s
     ).fetchone()
 
 
+def _plan_steps(db: Database, session_id: int, seq: int) -> list[str]:
+    """The coded sub-actions of the session's last plan before ``seq`` (the steps a plan of
+    code alone composes into one routine)."""
+    rows = db.execute(
+        "SELECT name FROM subactions WHERE session_id = ? AND mode = 'code' AND plan_seq = "
+        "(SELECT MAX(plan_seq) FROM subactions WHERE session_id = ? AND plan_seq < ?) "
+        "ORDER BY position",
+        [session_id, session_id, seq],
+    ).fetchall()
+    return [name for (name,) in rows]
+
+
 def _served_task(db: Database, session_id: int, seq: int) -> str:
     """The task of the engine run that ``seq`` belongs to (a chain's stage, or the session's)."""
     row = db.execute(
@@ -228,6 +241,8 @@ def _add_uses(db: Database, session_id: int, seq: int, event: ev.EvaluationDone)
     usage: dict[str, dict[str, Any]] = {}
     if isinstance(result.get("coded_actions"), dict):
         usage = {n: s for n, s in result["coded_actions"].items() if isinstance(s, dict)}
+    elif event.subject == COMPOSED_PLAN + CODE_ONLY:  # the plan's coded steps, in turn
+        usage = {name: {} for name in _plan_steps(db, session_id, seq)}
     elif event.subject.endswith(CODE_ONLY):
         usage = {event.subject.removesuffix(CODE_ONLY): {}}
     if not usage:

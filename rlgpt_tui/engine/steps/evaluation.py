@@ -16,7 +16,7 @@ from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.decide import AgainstTarget
 from rlgpt_tui.rl.train import EvalResult, evaluate
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
-from rlgpt_tui.skills.compose import compose_sources
+from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
 from rlgpt_tui.skills.validation import ValidatedAction, validate
 
 
@@ -53,7 +53,7 @@ def evaluate_code_only(
         action = parts[0]
     else:  # the plan's routines composed into one: a new program, validated once
         composed = compose_sources([(a.name, a.source) for a in parts])
-        action = validate("plan", composed)
+        action = validate(COMPOSED_PLAN, composed)
     s = ctx.settings
     config = RLConfig(
         task=ctx.task.name,
