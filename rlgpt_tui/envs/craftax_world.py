@@ -9,8 +9,11 @@ Everything per step runs in one jitted call: masked step, observation and a smal
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -49,6 +52,29 @@ _OUT_REWARD, _OUT_DONE, _OUT_OBS = _META_WIDTH, _META_WIDTH + 1, _META_WIDTH + 2
 
 if TYPE_CHECKING:
     from rlgpt_tui.envs.knowledge import WorldDocs
+
+
+_DEFERRED: list[threading.Thread] = []  # warm-ups left to background threads
+
+
+def _start_deferred(work: Callable[[], None]) -> None:
+    """Run ``work`` (a warm-up the first sample need not wait for) on a background thread;
+    a failure there is left to the real call to meet and report."""
+
+    def guarded() -> None:
+        with contextlib.suppress(Exception):
+            work()
+
+    thread = threading.Thread(target=guarded, name="warm up Craftax sub-batch steps", daemon=True)
+    thread.start()
+    _DEFERRED.append(thread)
+
+
+@atexit.register
+def wait_for_warm_ups() -> None:
+    """Join the background warm-ups: no thread is left inside XLA when the process exits."""
+    while _DEFERRED:
+        _DEFERRED.pop().join()
 
 
 def enable_compilation_cache() -> Path:
@@ -587,16 +613,27 @@ class CraftaxWorld(World):
             return
         with self._k.warming(shapes):
             if shapes not in self._k.warmed:
-                self._warm_up_kernels()
+                later = self._warm_up_kernels()
                 self._k.warmed.add(shapes)
                 marker = self._stored_marker()
-                if not marker.exists():  # later processes: "loading", not "compiling"
-                    marker.touch()
 
-    def _warm_up_kernels(self) -> None:
+                def rest() -> None:
+                    later()
+                    if not marker.exists():  # later processes: "loading", not "compiling"
+                        marker.touch()
+
+                _start_deferred(rest)
+
+    def _warm_up_kernels(self) -> Callable[[], None]:
+        """Warm up, now, the kernels every run needs at once (the full step, resets, the
+        pool's generation); return the warm-up of the sub-batch steps (used once coded
+        actions keep some envs waiting), which runs on a background thread: the first
+        sample need not wait for it (~1 s of loading here), and a sub-batch step called
+        before it is done waits for its kernel as it would have anyway."""
         sizes = self._group_sizes()
         jax = self._k.jax
         key = jax.random.PRNGKey(0)
+        later: list[tuple] = []
         for size, g in sizes.items():
 
             def copy(g: int = g):  # the kernels donate (consume) the states they are given
@@ -608,9 +645,15 @@ class CraftaxWorld(World):
             self._k.replace(copy(), self._pool, idle[:, 0])
             for bucket in self._buckets:
                 sub_batch = np.zeros((bucket, 3), dtype=np.int32)  # env 0, noop, inactive
-                self._k.step_subset(key, copy(), self._pool, idle[:, 0], sub_batch)
+                later.append((key, copy(), self._pool, idle[:, 0], sub_batch))  # copies now
         _, chunk = self._k.generate_chunk_from(key)
         jax.block_until_ready(self._k.join([chunk[0]] * self._pool_chunks))
+
+        def sub_batches() -> None:
+            for arguments in later:
+                jax.block_until_ready(self._k.step_subset(*arguments))
+
+        return sub_batches
 
     @classmethod
     def load(cls) -> None:
