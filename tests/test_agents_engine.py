@@ -691,3 +691,37 @@ def test_in_a_plan_of_code_alone_each_steps_runs_begin_where_the_steps_before_le
     engine.iteration = 1
     code_step(engine._context(task), with_rl, {}, {}, sampled)
     assert all(not run.before.inventory.get("wood") for run in sampled["place_table"].runs)
+
+
+def test_when_no_version_passes_the_critic_the_one_whose_runs_gained_most_is_kept(
+    monkeypatch,
+) -> None:
+    """A weak critic failed working code and the repairs broke it: with no version passed,
+    the loop keeps the version whose sample runs added to the inventory or achievements
+    most often (the measured outcome), not the last one, and its verdict says so."""
+    from rlgpt_tui.agents.schemas import Plan
+    from rlgpt_tui.engine.steps.code import Sampled, code_step
+    from rlgpt_tui.tasks import get_task
+
+    chop = 'def act(ctx):\n    yield from ctx.collect("tree")\n'
+    wait = "def act(ctx):\n    yield Action.NOOP\n"
+    versions = iter([chop, wait, wait.replace("NOOP", "MOVE_LEFT")])
+
+    def responder(messages: list[dict[str, str]]) -> str:
+        if role_of(messages) == "fast":
+            return json.dumps({"code": next(versions), "explanation": "a try"})
+        return json.dumps({"success": False, "reason": "not good enough", "suggestion": ""})
+
+    with ScriptedLLMServer(responder=responder) as server:
+        team = llm_team(server, monkeypatch)
+        engine = Engine(tiny_settings(max_repairs=2), team, lambda e: None)
+        plan = Plan.model_validate(
+            {"subactions": [{"name": "chop", "description": "chop a tree", "mode": "code"}]}
+        )
+        sampled: dict[str, Sampled] = {}
+        step = code_step(engine._context(get_task("collect_wood")), plan, {}, {}, sampled)
+    assert step.coded["chop"].source == chop
+    assert not step.verdicts["chop"].success
+    reason = step.verdicts["chop"].reason
+    assert "try 1 kept, whose runs added to the inventory or achievements most often" in reason
+    assert "(runs that did: try 1: 2, try 2: 0, try 3: 0)" in reason

@@ -166,6 +166,23 @@ def code_evidence(texts: Iterable[str], runs: list[Execution]) -> set[str]:
     return evidence
 
 
+def gains(run: Execution) -> list[str]:
+    """What a run added: ``wood +1`` per inventory item that grew, ``achievement X`` per
+    achievement unlocked."""
+    items = [
+        f"{item} +{count - run.before.inventory.get(item, 0)}"
+        for item, count in run.after.inventory.items()
+        if count > run.before.inventory.get(item, 0)
+    ]
+    new = sorted(set(run.after.achievements) - set(run.before.achievements))
+    return items + [f"achievement {a}" for a in new]
+
+
+def changed_runs(runs: list[Execution]) -> int:
+    """The runs that added to the inventory or the achievements."""
+    return sum(bool(gains(run)) for run in runs)
+
+
 def runs_summary(runs: list[Execution]) -> str:
     """One line of counts over a coded action's sampled runs, measured from its Views: how
     they ended, what the player faced at the end, what was gained, health lost. A small
@@ -176,18 +193,9 @@ def runs_summary(runs: list[Execution]) -> str:
     def counted(values: Iterable[str]) -> str:
         return ", ".join(f"{k} {n}" for k, n in Counter(values).most_common())
 
-    gained: list[str] = []
-    changed = hurt = 0
-    for run in runs:
-        items = [
-            f"{item} +{count - run.before.inventory.get(item, 0)}"
-            for item, count in run.after.inventory.items()
-            if count > run.before.inventory.get(item, 0)
-        ]
-        new = sorted(set(run.after.achievements) - set(run.before.achievements))
-        changed += bool(items or new)
-        gained += items + [f"achievement {a}" for a in new]
-        hurt += run.after.health < run.before.health
+    gained = [gain for run in runs for gain in gains(run)]
+    changed = changed_runs(runs)
+    hurt = sum(run.after.health < run.before.health for run in runs)
     n = len(runs)
     return (
         f"Measured over the {n} runs: ended {counted(r.end.value for r in runs)}; facing at "

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rlgpt_tui.agents.base import Execution
+from rlgpt_tui.agents.grounding import changed_runs
 from rlgpt_tui.agents.schemas import Plan, SubAction, Verdict
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.control import CodeEdit
@@ -118,6 +119,7 @@ def code_loop(
     session's last sample runs of each sub-action (code run before is not run again);
     ``lead_in``: earlier steps whose code runs first in each sample world."""
     action = verdict = None  # the last valid code and its verdict
+    judged: list[tuple[ValidatedAction, Verdict, int]] = []  # each with its runs' gains
     notes: list[str] = []
     previous = problem = None
     failed_answer = ""
@@ -132,14 +134,33 @@ def code_loop(
             previous, problem = tried.source, tried.error
             continue
         action, source = tried.action, tried.source
-        verdict, note = judge_code(ctx, sub, runs_of(ctx, sub.name, action, sampled, lead_in))
+        runs = runs_of(ctx, sub.name, action, sampled, lead_in)
+        verdict, note = judge_code(ctx, sub, runs)
         if note:  # no verdict: the critic's answer failed
             notes.append(note)
             break
+        judged.append((action, verdict, changed_runs(runs)))
         if verdict.success or source == previous:  # passed, or no new code to try
             break
         previous = source
         problem = f"{verdict.reason}. {verdict.suggestion}"
+    if judged and not verdict.success:  # no version passed: keep the one its runs favour
+        kept = max(range(len(judged)), key=lambda i: (judged[i][2], i))
+        if kept != len(judged) - 1:
+            action, verdict, _ = judged[kept]
+
+            def label(i: int) -> str:  # the code version, or (nothing recorded) the try
+                version = judged[i][0].version
+                return f"v{version}" if version is not None else f"try {i + 1}"
+
+            counts = ", ".join(f"{label(i)}: {n}" for i, (_, _, n) in enumerate(judged))
+            kept_because = (
+                f"no version passed the critic: {label(kept)} kept, whose runs added to "
+                f"the inventory or achievements most often (runs that did: {counts})"
+            )
+            verdict = verdict.model_copy(
+                update={"reason": f"{verdict.reason} ({kept_because})"[:2000]}
+            )
     if action is None:
         reason = (
             f"no valid code: the fast agent's answer failed ({failed_answer})"
