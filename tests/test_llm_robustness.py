@@ -10,10 +10,12 @@ import json
 import time
 
 import pytest
+from pydantic import ValidationError
 
 from rlgpt_tui.agents.llm import LLMTeam
 from rlgpt_tui.agents.schemas import (
     CodeAnswer,
+    Plan,
     PlanAnswer,
     RLAnswerStrict,
     SubAction,
@@ -212,6 +214,10 @@ def test_names_a_model_repeats_are_kept_once() -> None:
         answer = team.fast.write_rl(TASK, sub, ["go_to_tree"], env="craftax")
     assert answer.high_level_actions == ["go_to_tree"]
     assert answer.observation == ["map", "inventory"]
+    again = PlanAnswer.model_validate(PLAN | {"subactions": [*PLAN["subactions"]] * 2})
+    assert [s.name for s in again.subactions] == [s["name"] for s in PLAN["subactions"]]
+    with pytest.raises(ValidationError, match="at most one rl sub-action"):
+        Plan.model_validate(PLAN | {"subactions": [*PLAN["subactions"]] * 2})  # a person's
     learned = PLAN["subactions"][1] | {"high_level_actions": ["go_to_tree", "go_to_tree"]}
     plan = PlanAnswer.model_validate(PLAN | {"subactions": [PLAN["subactions"][0], learned]})
     assert plan.subactions[1].high_level_actions == ["go_to_tree"]

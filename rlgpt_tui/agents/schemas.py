@@ -193,6 +193,23 @@ class SubActionAnswer(SubAction):
 class PlanAnswer(Plan):
     subactions: list[SubActionAnswer] = Field(min_length=1, max_length=MAX_SUBACTIONS)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _named_once(cls, data: Any) -> Any:
+        """A sub-action a model lists again under the same name is kept once, the first
+        (a 1.5B model repeated a run of eight names; a person's plan is refused instead)."""
+        if isinstance(data, dict) and isinstance(data.get("subactions"), list):
+            seen: set[str] = set()
+            kept = []
+            for sub in data["subactions"]:
+                name = sub.get("name") if isinstance(sub, dict) else None
+                if isinstance(name, str) and name.strip() in seen:
+                    continue
+                seen.add(name.strip() if isinstance(name, str) else "")
+                kept.append(sub)
+            data = data | {"subactions": kept}
+        return data
+
     # the goal's steps of a made-up world (collect clay 3 times, place a kiln, make a brick)
     # turned into coded sub-actions, in order (code alone runs them in turn)
     EXAMPLE: ClassVar[str] = json.dumps(
