@@ -216,8 +216,9 @@ def test_names_a_model_repeats_are_kept_once() -> None:
     assert answer.observation == ["map", "inventory"]
     again = PlanAnswer.model_validate(PLAN | {"subactions": [*PLAN["subactions"]] * 2})
     assert [s.name for s in again.subactions] == [s["name"] for s in PLAN["subactions"]]
-    with pytest.raises(ValidationError, match="at most one rl sub-action"):
-        Plan.model_validate(PLAN | {"subactions": [*PLAN["subactions"]] * 2})  # a person's
+    coded, learned = PLAN["subactions"]
+    with pytest.raises(ValidationError, match="sub-action names must be distinct"):
+        Plan.model_validate(PLAN | {"subactions": [coded, coded, learned]})  # a person's
     learned = PLAN["subactions"][1] | {"high_level_actions": ["go_to_tree", "go_to_tree"]}
     plan = PlanAnswer.model_validate(PLAN | {"subactions": [PLAN["subactions"][0], learned]})
     assert plan.subactions[1].high_level_actions == ["go_to_tree"]
