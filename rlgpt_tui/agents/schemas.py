@@ -203,9 +203,10 @@ class PlanAnswer(Plan):
             kept = []
             for sub in data["subactions"]:
                 name = sub.get("name") if isinstance(sub, dict) else None
-                if isinstance(name, str) and name.strip() in seen:
-                    continue
-                seen.add(name.strip() if isinstance(name, str) else "")
+                if isinstance(name, str):
+                    if name.strip() in seen:
+                        continue
+                    seen.add(name.strip())
                 kept.append(sub)
             data = data | {"subactions": kept}
         return data

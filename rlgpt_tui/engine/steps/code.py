@@ -11,6 +11,7 @@ again: its validation is kept and the critic judges its recorded sample runs
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from rlgpt_tui.agents.base import Execution
@@ -79,8 +80,7 @@ def code_step(
     step = CodeStep()
     in_order = not plan.learned()  # code alone: the steps run in order, each after the last
     for sub in plan.coded():
-        lead_in = [step.coded[s.name] for s in plan.coded() if s.name in step.coded]
-        lead_in = lead_in if in_order else []
+        lead_in = list(step.coded.values()) if in_order else []  # the steps before, in order
         ctx.safe_point()
         if sub.name in judged:  # judged before the session was cut off: reuse
             source, step.verdicts[sub.name] = judged[sub.name]
@@ -111,7 +111,7 @@ def code_loop(
     sub: SubAction,
     recorded: str,
     sampled: dict[str, Sampled],
-    lead_in: list[ValidatedAction] = (),
+    lead_in: Sequence[ValidatedAction] = (),
 ) -> tuple[ValidatedAction | None, Verdict, list[str]]:
     """Write, run, judge and repair ``sub``'s code: the last valid code (None: none), its
     verdict, and notes of what went wrong with the agents' answers. ``recorded``: the
@@ -223,7 +223,7 @@ def runs_of(
     name: str,
     action: ValidatedAction,
     sampled: dict[str, Sampled],
-    lead_in: list[ValidatedAction] = (),
+    lead_in: Sequence[ValidatedAction] = (),
 ) -> list[Execution]:
     """The sample runs the critic judges of ``action`` (sub-action ``name``): those the
     session recorded of the same code after the same earlier steps (its critic runs' phase
@@ -241,7 +241,7 @@ def runs_of(
 
 
 def sample_runs(
-    ctx: StepContext, action: ValidatedAction, lead_in: list[ValidatedAction] = ()
+    ctx: StepContext, action: ValidatedAction, lead_in: Sequence[ValidatedAction] = ()
 ) -> list[Execution]:
     """One call of ``action`` in each of a few fresh worlds (after one call of each
     ``lead_in`` step), with its Views before and after (and frames, for a critic that sees
