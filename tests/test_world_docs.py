@@ -4,6 +4,7 @@ of a world from its documentation (real HTTP to the scripted local LLM server)."
 from __future__ import annotations
 
 from rlgpt_tui.agents.schemas import SubAction
+from rlgpt_tui.agents.shelf import ShelfSkill, SkillShelf
 from rlgpt_tui.envs import world_info
 from rlgpt_tui.envs.craftax_world import CraftaxWorld
 from rlgpt_tui.envs.crafter_world import CrafterWorld
@@ -17,12 +18,14 @@ from tests.test_agents_engine import role_of, scripted_agent
 CRAFTER_ONLY = ("Crafter (2D", "Collecting (do on the faced block)", "Zombies appear on grass")
 
 
-def prompts_of(world: str, task: str, judge: bool = True) -> dict[str, str]:
-    """The prompt text each role sends for a session in ``world`` (the session's own team;
-    the critic's too with ``judge``)."""
+def prompts_of(
+    world: str, task: str, judge: bool = True, shelf: SkillShelf | None = None
+) -> dict[str, str]:
+    """The prompt text each role sends for a session in ``world`` starting from ``shelf``
+    (the session's own team; the critic's too with ``judge``)."""
     with ScriptedLLMServer(responder=scripted_agent) as server:
         llm = LLMSettings.resolve(server.base_url, server.model, backoff=0.01, max_retries=1)
-        team = make_team(llm, world)
+        team = make_team(llm, world, shelf)
         the_task = get_task(task)
         plan = team.slow.plan(the_task, [])
         team.fast.write_code(the_task, plan.coded()[0])
@@ -46,8 +49,12 @@ def test_a_minedojo_session_prompts_minedojo_text_and_not_crafters() -> None:
 
 def test_worlds_answer_documentation_crafter_and_craftax_share_theirs() -> None:
     crafter = world_info("crafter").documentation()
-    assert crafter == world_info("craftax").documentation() == CraftaxWorld.documentation()
-    assert CrafterWorld.documentation() == crafter
+    craftax = world_info("craftax").documentation()
+    assert craftax == CraftaxWorld.documentation() and CrafterWorld.documentation() == crafter
+    assert craftax.text() == crafter.text()  # one text; Craftax amends a few recipes
+    assert crafter.recipes.place["furnace"][0] == {"stone": 4}  # Crafter's data file
+    assert craftax.recipes.place["furnace"][0] == {"stone": 1}  # Craftax's game logic
+    assert craftax.recipes.make["iron_pickaxe"][0]["stone"] == 1
     minedojo = world_info("minedojo").documentation()
     assert minedojo == MineDojoWorld.documentation() and minedojo.text() != crafter.text()
     for docs in (crafter, minedojo):  # every section filled
@@ -89,3 +96,32 @@ def test_prompts_give_the_goals_steps_ordered_from_the_worlds_recipes() -> None:
     assert recipes.steps_to("eat_cow") == []  # no recipe: the prompt says so
     no_steps = "The world's recipes do not list steps for this goal."
     assert no_steps in prompts_of("minedojo", "collect_wood")["slow"]
+
+
+def test_the_goals_steps_point_at_the_library_skills_that_do_them() -> None:
+    """A second session reuses what the first made when its plan names the steps' skills:
+    each step the shelf has a skill for says so (with its author and record), those skills
+    head the library section, and steps the shelf lacks carry no note. Craftax's steps use
+    Craftax's recipes (its furnace takes 1 stone, Crafter's 4)."""
+    made = [
+        ShelfSkill("collect_wood", "Collect wood.", "def act(ctx):\n    yield 5\n", "llm:m", "ok"),
+        ShelfSkill("place_table", "Place a table.", "def act(ctx):\n    yield 8\n", "llm:m"),
+    ]
+    unrelated = [
+        ShelfSkill(f"dance_{i}", "Dance about wood.", "def act(ctx):\n    yield 0\n", "person")
+        for i in range(20)
+    ]
+    slow = prompts_of("craftax", "make_wood_pickaxe", False, SkillShelf("f", unrelated + made))[
+        "slow"
+    ]
+    steps = slow.split("(from the world's recipes)\n")[1].split("\n# ")[0].strip().splitlines()
+    assert steps[0].endswith(
+        "[the library's `collect_wood` (llm:m; ok) does this step: "
+        "a code sub-action named `collect_wood` reuses it]"
+    )
+    assert "the library's `place_table` (llm:m) does this step" in steps[1]
+    assert steps[2].startswith("3. make_wood_pickaxe") and "library" not in steps[2]
+    library = slow.split("with its measured record)\n")[1].split("\n# ")[0].splitlines()
+    assert [line.split(" ")[1] for line in library[:2]] == ["collect_wood", "place_table"]
+    furnace = prompts_of("craftax", "place_furnace", judge=False)["slow"]
+    assert "place_furnace action (uses 1 stone)" in furnace

@@ -41,7 +41,7 @@ from rlgpt_tui.agents.schemas import (
 )
 from rlgpt_tui.agents.shelf import SkillShelf
 from rlgpt_tui.envs.base import describe_view
-from rlgpt_tui.envs.knowledge import WorldDocs
+from rlgpt_tui.envs.knowledge import Step, WorldDocs
 from rlgpt_tui.envs.registry import world_info
 from rlgpt_tui.llm.client import LLMClient
 from rlgpt_tui.rl.config import world_actions, world_segments
@@ -111,8 +111,23 @@ class _LLMRole:
     def goal_steps(self, task: Task) -> str:
         """The steps the task's goal needs, ordered from the world's recipes (a line
         saying so where the recipes do not say, e.g. a score or a creature)."""
-        steps = self.docs.steps_text(task.goal.achievement)
+        steps = self.docs.steps_text(task.goal.achievement, self._library_note)
         return steps or "The world's recipes do not list steps for this goal."
+
+    def step_names(self, task: Task) -> list[str]:
+        """The names of the goal's steps (``collect_wood``, ``place_table``, ...)."""
+        return [step.name for step in self.docs.steps_to(task.goal.achievement)]
+
+    def _library_note(self, step: Step) -> str:
+        """Where the shelf holds a skill named like ``step``: say so, and how to reuse it."""
+        skill = self.shelf.find(step.name)
+        if skill is None:
+            return ""
+        record = f"; {skill.record}" if skill.record else ""
+        return (
+            f"[the library's `{skill.name}` ({skill.author}{record}) does this step: "
+            f"a code sub-action named `{skill.name}` reuses it]"
+        )
 
 
 class LLMSlowAgent(_LLMRole, SlowAgent):
@@ -124,7 +139,7 @@ class LLMSlowAgent(_LLMRole, SlowAgent):
             environment=self.environment,
             steps=self.goal_steps(task),
             skill_api=SKILL_API_DOC,
-            library=self.shelf.prompt_text(task),
+            library=self.shelf.prompt_text(task, first=self.step_names(task)),
             feedback=feedback,
             schema=answer_shape(PlanAnswer),
             example=PlanAnswer.EXAMPLE,

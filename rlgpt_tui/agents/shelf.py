@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -64,23 +65,29 @@ class SkillShelf:
         skill = min(short, key=lambda s: (len(s.source), s.name))
         return json.dumps({"code": skill.source, "explanation": skill.docstring[:200]})
 
-    def relevant(self, task: Task, limit: int = PROMPT_SKILLS) -> list[ShelfSkill]:
-        """The skills that share most words with the task (its name, description and
-        prerequisites), measured ones first among equals."""
+    def relevant(
+        self, task: Task, limit: int = PROMPT_SKILLS, first: Collection[str] = ()
+    ) -> list[ShelfSkill]:
+        """The skills named in ``first`` (e.g. the goal's steps), then those that share
+        most words with the task (its name, description and prerequisites), measured
+        ones first among equals."""
         words = _words(" ".join([task.name, task.description, *task.prerequisites]))
 
-        def score(skill: ShelfSkill) -> tuple[int, int]:
+        def score(skill: ShelfSkill) -> tuple[int, int, int]:
             shared = len(words & _words(f"{skill.name} {skill.docstring}"))
-            return (-shared, 0 if skill.record else 1)
+            return (0 if skill.name in first else 1, -shared, 0 if skill.record else 1)
 
         return sorted(self.skills, key=score)[:limit]
 
-    def prompt_text(self, task: Task, limit_chars: int = PROMPT_CHARS) -> str:
-        """The slow agent's view of the shelf: one line per relevant skill, bounded."""
+    def prompt_text(
+        self, task: Task, limit_chars: int = PROMPT_CHARS, first: Collection[str] = ()
+    ) -> str:
+        """The slow agent's view of the shelf: one line per relevant skill (those named in
+        ``first`` at the top), bounded."""
         if not self.skills:
             return "None: every coded sub-action gets new code."
         lines: list[str] = []
-        shown = self.relevant(task)
+        shown = self.relevant(task, first=first)
         used = 0
         for skill in shown:
             doc = skill.docstring.splitlines()[0] if skill.docstring else "no docstring"

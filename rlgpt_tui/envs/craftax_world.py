@@ -456,10 +456,11 @@ class CraftaxWorld(World):
 
     @classmethod
     def documentation(cls) -> WorldDocs:
-        """Crafter's rules, actions and tech tree (Crafter and Craftax-Classic share them)."""
-        from rlgpt_tui.envs.knowledge import crafter_documentation
+        """Crafter's rules, actions and tech tree (Crafter and Craftax-Classic share them),
+        with Craftax-Classic's recipes."""
+        from rlgpt_tui.envs.knowledge import craftax_classic_documentation
 
-        return crafter_documentation()
+        return craftax_classic_documentation()
 
     name = "craftax"
 

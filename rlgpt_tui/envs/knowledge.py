@@ -10,6 +10,7 @@ the tech tree is data (``assets/worlds/crafter_tech_tree.toml``).
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -42,6 +43,19 @@ class Recipes:
     collect: dict[str, tuple[dict[str, int], dict[str, int]]]  # block -> (needs, gives)
     place: dict[str, tuple[dict[str, int], tuple[str, ...]]]  # item -> (uses, onto)
     make: dict[str, tuple[dict[str, int], tuple[str, ...]]]  # item -> (uses, near)
+
+    def amended(
+        self,
+        place: dict[str, dict[str, int]] | None = None,
+        make: dict[str, dict[str, int]] | None = None,
+    ) -> Recipes:
+        """These recipes with some items' materials replaced (a world that changes a
+        few of another world's recipes, e.g. Craftax-Classic's of Crafter's)."""
+        placed = {
+            i: (dict((place or {}).get(i, uses)), where) for i, (uses, where) in self.place.items()
+        }
+        made = {i: (dict((make or {}).get(i, uses)), near) for i, (uses, near) in self.make.items()}
+        return Recipes(self.collect, placed, made)
 
     def source_of(self, item: str) -> str | None:
         """The block that gives ``item`` when collected (e.g. wood: tree)."""
@@ -102,10 +116,14 @@ class Recipes:
             return []
         return steps
 
-    def steps_text(self, achievement: str) -> str:
-        """:meth:`steps_to` as numbered lines for prompts ('' where the recipes do not say)."""
-        steps = self.steps_to(achievement)
-        return "\n".join(f"{n}. {s.text()}" for n, s in enumerate(steps, 1))
+    def steps_text(self, achievement: str, note: Callable[[Step], str] | None = None) -> str:
+        """:meth:`steps_to` as numbered lines for prompts ('' where the recipes do not say),
+        each followed by ``note(step)`` where given (e.g. the library skill that does it)."""
+        lines = []
+        for n, step in enumerate(self.steps_to(achievement), 1):
+            extra = note(step) if note else ""
+            lines.append(f"{n}. {step.text()}" + (f" {extra}" if extra else ""))
+        return "\n".join(lines)
 
 
 @dataclass
@@ -151,11 +169,18 @@ class WorldDocs:
     tech_tree: TechTree = field(default_factory=TechTree)
     recipes: Recipes | None = None  # None: the world's recipes are not data here
 
-    def steps_text(self, achievement: str | None) -> str:
-        """The steps ``achievement`` needs, from the recipes ('' where they do not say)."""
+    def steps_to(self, achievement: str | None) -> list[Step]:
+        """The steps ``achievement`` needs, from the recipes (none where they do not say)."""
+        if self.recipes is None or not achievement:
+            return []
+        return self.recipes.steps_to(achievement)
+
+    def steps_text(self, achievement: str | None, note: Callable[[Step], str] | None = None) -> str:
+        """The steps ``achievement`` needs, from the recipes ('' where they do not say);
+        see :meth:`Recipes.steps_text`."""
         if self.recipes is None or not achievement:
             return ""
-        return self.recipes.steps_text(achievement)
+        return self.recipes.steps_text(achievement, note)
 
     def text(self) -> str:
         return "\n".join(
@@ -240,3 +265,22 @@ def crafter_documentation() -> WorldDocs:
             make={i: (dict(r["uses"]), tuple(r["nearby"])) for i, r in data["make"].items()},
         ),
     )
+
+
+#: what Craftax-Classic's game logic changes of Crafter's recipes (its ``game_logic.py``)
+CRAFTAX_PLACE = {"furnace": {"stone": 1}}
+CRAFTAX_MAKE = {
+    "iron_pickaxe": {"wood": 1, "stone": 1, "coal": 1, "iron": 1},
+    "iron_sword": {"wood": 1, "stone": 1, "coal": 1, "iron": 1},
+}
+
+
+@cache
+def craftax_classic_documentation() -> WorldDocs:
+    """Crafter's documentation with Craftax-Classic's recipes: its furnace takes 1 stone
+    and its iron tools 1 stone more (the rules text says both)."""
+    from dataclasses import replace
+
+    crafter = crafter_documentation()
+    assert crafter.recipes is not None
+    return replace(crafter, recipes=crafter.recipes.amended(CRAFTAX_PLACE, CRAFTAX_MAKE))

@@ -33,7 +33,7 @@ class WorldInfo:
     segments: tuple[str, ...] | None = None  # None: the class's ``observation_segments``
     options: Callable[..., dict[str, Any]] = field(default=lambda **kw: {})
     # "module:function" giving the world's WorldDocs without importing its backend (the
-    # class's own ``documentation``; Craftax shares Crafter's)
+    # class's own ``documentation``; Craftax amends Crafter's recipes)
     docs: str = "rlgpt_tui.envs.knowledge:crafter_documentation"
 
     @property
@@ -92,6 +92,7 @@ WORLDS: dict[str, WorldInfo] = {
             64,
             segments=tuple(OBSERVATION_SEGMENTS),
             options=_craftax_options,
+            docs="rlgpt_tui.envs.knowledge:craftax_classic_documentation",
         ),
         WorldInfo(
             "crafter",
