@@ -495,6 +495,71 @@ def test_a_code_verdict_judging_the_step_by_the_tasks_goal_is_repaired() -> None
     assert verdict.success and verdict.reason == step["reason"]
 
 
+def _chop_runs(envs: int = 2) -> list:
+    """Real runs of one call of a routine that chops the nearest tree (each gains wood)."""
+    from rlgpt_tui.agents.base import Execution
+    from rlgpt_tui.envs.craftax_world import CraftaxWorld
+    from rlgpt_tui.skills.episodes import run_one_call_each
+    from rlgpt_tui.skills.validation import validate
+
+    chop = validate("collect_wood", 'def act(ctx):\n    yield from ctx.collect("tree")\n')
+    world = CraftaxWorld(num_envs=envs, seed=3)
+    world.reset(3)
+    before, after, records = run_one_call_each(world, chop)
+    world.close()
+    return [Execution(b, a, r.steps, r.end) for b, a, r in zip(before, after, records, strict=True)]
+
+
+def test_a_fail_denying_what_every_run_gained_is_overruled_by_the_runs() -> None:
+    """A 1.5B critic said "did not collect any wood" of a reused collect_wood whose 8 runs
+    each gained wood, and the loop rewrote working code. Such a fail is overruled (and says
+    so); a fail about the amount ("not 2 wood") stands."""
+    runs = _chop_runs()
+    assert all(r.after.inventory.get("wood", 0) > r.before.inventory.get("wood", 0) for r in runs)
+    denial = {
+        "success": False,
+        "reason": "The sub-action did not collect any wood. The player was facing grass.",
+        "suggestion": "go to a tree",
+    }
+    amount = {"success": False, "reason": "it did not hold 2 wood at the end", "suggestion": ""}
+    sub = SubAction(name="collect_wood", description="chop trees until 2 wood", mode="code")
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [{"content": json.dumps(denial)}, {"content": json.dumps(amount)}]
+        team = LLMTeam(client_for(server))
+        overruled = team.critic.judge_code(get_task("make_wood_pickaxe"), sub, runs)
+        kept = team.critic.judge_code(get_task("make_wood_pickaxe"), sub, runs)
+    assert overruled.success
+    assert overruled.reason == (
+        "overruled by the runs: every run gained wood (2 of 2), which the critic's reason "
+        f"denies (the critic said fail: {denial['reason']})"
+    )
+    assert not kept.success and kept.reason == amount["reason"]
+
+
+def test_with_no_verdict_runs_that_gained_what_the_step_is_named_for_pass_it() -> None:
+    """A critic whose every answer is refused (a 1.5B model named the task's table in each
+    verdict on collect_wood) leaves the runs to decide: each gained wood, so collect_wood
+    passes, saying why; a step named for nothing they gained still fails."""
+    from rlgpt_tui.agents.grounding import measured_verdict
+
+    runs = _chop_runs()
+    table = {"success": False, "reason": "no table was placed", "suggestion": ""}
+    sub = SubAction(name="collect_wood", description="chop trees until 2 wood", mode="code")
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [{"content": json.dumps(table)}] * 3
+        team = LLMTeam(client_for(server))
+        with pytest.raises(LLMAnswerError) as failed:
+            team.critic.judge_code(get_task("place_table"), sub, runs)
+    verdict = measured_verdict(sub, runs, str(failed.value))
+    assert verdict.success
+    assert verdict.reason.startswith(
+        "passed by the runs: every run gained wood (2 of 2), which collect_wood is named for "
+        "(the critic gave no verdict: "
+    )
+    go = SubAction(name="go_to_table", description="walk to the table", mode="code")
+    assert not measured_verdict(go, runs, "refused 3 times").success
+
+
 def test_new_code_runs_library_skills_through_ctx_skill_and_unknown_ones_are_repaired() -> None:
     from rlgpt_tui.agents.shelf import builtin_shelf
     from rlgpt_tui.envs.craftax_world import CraftaxWorld

@@ -7,8 +7,10 @@ last word over a critic.
 - A verdict whose reason names things (blocks, creatures, items) that its evidence does not
   show is invalid (:func:`evidence_check`).
 - A verdict that contradicts the measured outcome it was given is overruled by the figure
-  (:func:`overrule_rl`, :func:`overrule_code`); the recorded reason says so and quotes the
-  critic.
+  (:func:`overrule_rl`, :func:`overrule_code`: a pass for code whose every run failed, a
+  fail whose reason denies what every run gained); the recorded reason says so and quotes
+  the critic. With no verdict at all, runs that each gained what the step is named for
+  pass it (:func:`measured_verdict`).
 """
 
 from __future__ import annotations
@@ -223,10 +225,77 @@ def overrule_rl(verdict: Verdict, value: float, target: float, label: str) -> Ve
     )
 
 
+#: words that make a clause deny what it names ("did not collect any wood")
+_DENIAL = frozenset(
+    {"not", "no", "never", "without", "nothing", "none", "didn", "didnt", "cannot", "failed"}
+)
+#: words that make a denial one of amount ("not enough wood", "only one wood"), which runs
+#: that each gained some can still deserve
+_AMOUNT = frozenset(
+    {"enough", "only", "more", "fewer", "less", "all", "both", "twice", "another", "again"}
+)
+
+
+def gained_in_every_run(runs: list[Execution]) -> set[str]:
+    """The thing names every run gained: items that grew and what each new achievement
+    names (``collect_wood``: wood)."""
+    each = []
+    for run in runs:
+        items = {i for i, n in run.after.inventory.items() if n > run.before.inventory.get(i, 0)}
+        unlocked = set(run.after.achievements) - set(run.before.achievements)
+        each.append(_with_parts(items | unlocked) & thing_names())
+    return set.intersection(*each) if each else set()
+
+
+def denied_gains(reason: str, runs: list[Execution]) -> set[str]:
+    """What ``reason`` says was not gained (a clause with a denial, not about an amount)
+    although every run gained it."""
+    gained = gained_in_every_run(runs)
+    denied: set[str] = set()
+    for clause in re.split(r"[.,;:!?]|\bbut\b", reason.lower()):
+        words = set(_normal(clause).split())
+        if words & _DENIAL and not words & _AMOUNT and not any(w.isdigit() for w in words):
+            denied |= words & gained
+    return denied
+
+
+def measured_verdict(sub: SubAction, runs: list[Execution], why: str) -> Verdict:
+    """The verdict when the critic gave none (``why``): a pass where every run gained a
+    thing the step's name names (``collect_wood``: wood), else a fail saying so."""
+    named = _with_parts([sub.name]) & thing_names() & gained_in_every_run(runs)
+    if runs and named:
+        n = len(runs)
+        return Verdict(
+            success=True,
+            reason=(
+                f"passed by the runs: every run gained {', '.join(sorted(named))} "
+                f"({n} of {n}), which {sub.name} is named for (the critic gave no verdict: "
+                f"{why})"
+            )[:2000],
+        )
+    return Verdict(success=False, reason=f"no verdict: the critic's answer failed ({why})")
+
+
 def overrule_code(verdict: Verdict, runs: list[Execution]) -> Verdict:
-    """A code verdict of success when every run failed (an error, a timeout, ...) is
-    overruled: code that never ran to an end does not pass."""
-    if not verdict.success or not runs or not all(r.end.failure for r in runs):
+    """A code verdict that the runs contradict is overruled: a pass when every run failed
+    (an error, a timeout, ...: code that never ran to an end does not pass), and a fail
+    whose reason denies what every run gained ("did not collect any wood" beside wood +1
+    in each run)."""
+    if not runs:
+        return verdict
+    denied = set() if verdict.success else denied_gains(verdict.reason, runs)
+    if denied:
+        n = len(runs)
+        return Verdict(
+            success=True,
+            reason=(
+                f"overruled by the runs: every run gained {', '.join(sorted(denied))} "
+                f"({n} of {n}), which the critic's reason denies (the critic said fail: "
+                f"{verdict.reason})"
+            )[:2000],
+            suggestion=verdict.suggestion,
+        )
+    if not verdict.success or not all(r.end.failure for r in runs):
         return verdict
     ends = ", ".join(sorted({r.end.value for r in runs}))
     return Verdict(

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from rlgpt_tui.agents.base import Execution
+from rlgpt_tui.agents.grounding import measured_verdict
 from rlgpt_tui.agents.schemas import SubAction, Verdict
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.steps.context import StepContext
@@ -25,7 +26,7 @@ def judge_code(
     try:
         verdict = ctx.team.critic.judge_code(ctx.task, sub, runs)
     except LLMAnswerError as error:
-        verdict = Verdict(success=False, reason=f"no verdict: the critic's answer failed ({error})")
+        verdict = measured_verdict(sub, runs, str(error))
         note = f"{sub.name}: {verdict.reason}"
     ctx.emit(ev.VerdictGiven, subaction=sub.name, **verdict.model_dump())
     return verdict, note
