@@ -117,6 +117,12 @@ def test_the_printer_says_who_wrote_each_coded_action_and_the_llm_share_of_calls
     assert "  go_to_tree: written by llm:qwen (30 calls)\n" in text
     counted = "(a call of code that links library skills counts as its writer's)"
     assert f"75% of the coded-action calls {counted}" in text
+    # a library skill reused as it is: its author, and that it came from the library
+    events = run_events("RL + code")
+    events[2].source = "library:llm:other"
+    text = printed(events)
+    assert "code for go_to_tree v1 (by llm:other, reused from the library)" in text
+    assert "code for go_to_tree v2 (by llm:qwen)" in text
 
 
 def test_the_report_says_who_wrote_the_solution(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from rlgpt_tui.engine import events as ev
-from rlgpt_tui.engine.provenance import PROVENANCE_EVENTS, code_author, solution_provenance
+from rlgpt_tui.engine.provenance import PROVENANCE_EVENTS, solution_provenance, written_by
 from rlgpt_tui.skills.outcomes import CallEnd
 from rlgpt_tui.tasks import Measure, result_text
 from rlgpt_tui.text import safe_text
@@ -53,8 +53,8 @@ class EventPrinter:
                     )
             case ev.CodeWritten():
                 n = self._versions[event.subaction] = self._versions.get(event.subaction, 0) + 1
-                author = code_author(event.source, event.agent)
-                c.print(f"  code for {_e(event.subaction)} v{n} (by {_e(author)})")
+                by = written_by(event.source, event.agent)
+                c.print(f"  code for {_e(event.subaction)} v{n} ({_e(by)})")
             case ev.CodeValidationFailed():
                 c.print(f"  [red]code rejected[/] {_e(event.subaction)}: {_e(event.error)}")
             case ev.RLConfigValidationFailed():

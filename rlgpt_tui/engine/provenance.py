@@ -42,6 +42,13 @@ def code_author(source: str | None, agent: str | None) -> str:
     return agent
 
 
+def written_by(source: str | None, agent: str | None) -> str:
+    """How a code version is introduced: ``by AUTHOR``, and for a library skill reused as
+    it is, ``by AUTHOR, reused from the library``."""
+    reused = ", reused from the library" if source and source.startswith("library:") else ""
+    return f"by {code_author(source, agent)}{reused}"
+
+
 def is_llm(author: str) -> bool:
     return author.startswith("llm:")
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.printer import finished_text
+from rlgpt_tui.engine.provenance import written_by
 from rlgpt_tui.tui.widgets.searchable import SearchableLog
 
 WHAT = {"plan": "the plan", "code": "code of", "rl_config": "RL config of"}
@@ -61,8 +62,9 @@ class LogPane(SearchableLog):
                 return f"ERROR: {event.message}"
             case ev.CodeWritten():
                 n = self.versions[event.subaction] = self.versions.get(event.subaction, 0) + 1
-                who = "a person" if event.source == "human" else event.agent
-                return f"code {event.subaction} v{n} by {who}"
+                if event.source == "human":
+                    return f"code {event.subaction} v{n} by a person"
+                return f"code {event.subaction} v{n} {written_by(event.source, event.agent)}"
             case ev.PhaseStarted() if event.phase == "world" and ": " in event.detail:
                 return f"iteration {event.iteration + 1}: {event.detail}"  # a compilation
             case ev.PhaseStarted() if event.phase in ("training", "evaluating"):
