@@ -658,7 +658,8 @@ def test_code_the_session_ran_before_is_judged_on_its_recorded_runs() -> None:
     phases = [
         e.detail for e in events if isinstance(e, ev.PhaseStarted) and e.phase == "critic runs"
     ]
-    assert phases == ["go_to_tree"]  # validated and run afresh in this iteration's worlds
+    # validated and run afresh in this iteration's worlds (code alone: in the plan's rounds)
+    assert phases == ["go_to_tree (up to 4 rounds of the plan)"]
     started = [(e.phase, e.detail) for e in events if isinstance(e, ev.PhaseStarted)]
     assert ("validating", "go_to_tree") in started
     assert sampled["go_to_tree"].iteration == 1 and len(sampled["go_to_tree"].runs) == 2
@@ -684,13 +685,93 @@ def test_in_a_plan_of_code_alone_each_steps_runs_begin_where_the_steps_before_le
     wood = [run.before.inventory.get("wood", 0) for run in sampled["place_table"].runs]
     assert wood and all(n >= 1 for n in wood), wood
     phases = [e.detail for e in events if isinstance(e, ev.PhaseStarted)]
-    assert "place_table after collect_wood" in phases
+    assert "place_table after collect_wood (up to 4 rounds of the plan)" in phases
     learned = {"name": "place", "description": "place it", "mode": "rl"}
     with_rl = Plan.model_validate({"subactions": [*steps, learned]})
     sampled = {}
     engine.iteration = 1
     code_step(engine._context(task), with_rl, {}, {}, sampled)
     assert all(not run.before.inventory.get("wood") for run in sampled["place_table"].runs)
+
+
+def test_a_code_alone_plans_step_is_judged_in_the_round_its_turn_comes(monkeypatch) -> None:
+    """A code-alone plan runs its steps again each time its routine returns, so a 1.5B
+    model's one-wood collect_wood made place_table's 2 wood in its second round; judged
+    after one call of it, that place_table never placed a table, and the loop rewrote
+    working code. The critic now sees each step's call of the first round that gained."""
+    from rlgpt_tui.agents.schemas import Plan
+    from rlgpt_tui.engine.steps.code import Sampled, code_step
+    from rlgpt_tui.tasks import get_task
+
+    code = {
+        "collect_wood": 'def act(ctx):\n    yield from ctx.collect("tree")\n',
+        "place_table": 'def act(ctx):\n    yield from ctx.place("table")\n',
+    }
+
+    def responder(messages: list[dict[str, str]]) -> str:
+        if role_of(messages) == "fast":
+            name = next(n for n in code if f"coded sub-action `{n}`" in messages[-1]["content"])
+            return json.dumps({"code": code[name], "explanation": "a try"})
+        return json.dumps({"success": True, "reason": "the runs did it", "suggestion": ""})
+
+    steps = [
+        {"name": "collect_wood", "description": "chop a tree once", "mode": "code"},
+        {"name": "place_table", "description": "place a table", "mode": "code"},
+    ]
+    with ScriptedLLMServer(responder=responder) as server:
+        team = llm_team(server, monkeypatch)
+        engine = Engine(tiny_settings(critic_runs=4), team, lambda e: None)
+        sampled: dict[str, Sampled] = {}
+        plan = Plan.model_validate({"subactions": steps})
+        code_step(engine._context(get_task("place_table")), plan, {}, {}, sampled)
+        critic = [m for m in server.requests if role_of(m["messages"]) == "critic"]
+    runs = sampled["place_table"].runs
+    placed = [r for r in runs if "place_table" in r.after.achievements]
+    assert len(placed) >= 3, [(r.round, r.after.inventory) for r in runs]
+    assert all(r.round == 2 and r.before.inventory.get("wood") == 2 for r in placed)
+    assert "Run 1 (round 2 of the plan, " in critic[-1]["messages"][-1]["content"]
+    assert all(r.round == 1 for r in sampled["collect_wood"].runs)  # it gained at once
+
+
+def test_an_error_in_the_runs_reaches_the_repair_request(monkeypatch) -> None:
+    """A 1.5B model's make step called ``ctx.place("wood_pickaxe")``, which raises only
+    where wood is at hand; the critic's verdict did not mention the error, so the repairs
+    never heard of it. The repair request now quotes the runs' error, which names the fix."""
+    from rlgpt_tui.agents.schemas import Plan
+    from rlgpt_tui.engine.steps.code import Sampled, code_step
+    from rlgpt_tui.tasks import get_task
+
+    chop = 'def act(ctx):\n    yield from ctx.collect("tree")\n'
+    make = (
+        "def act(ctx):\n"
+        "    if ctx.view.inventory.get('wood', 0) == 1:\n"
+        "        yield from ctx.place('wood_pickaxe')\n"
+        "    yield Action.NOOP\n"
+    )
+
+    def responder(messages: list[dict[str, str]]) -> str:
+        if role_of(messages) == "fast":
+            first = "coded sub-action `chop`" in messages[-1]["content"]
+            return json.dumps({"code": chop if first else make, "explanation": "a try"})
+        return json.dumps({"success": False, "reason": "no pickaxe was made", "suggestion": ""})
+
+    steps = [
+        {"name": "chop", "description": "chop a tree once", "mode": "code"},
+        {"name": "make_pickaxe", "description": "make a wood pickaxe", "mode": "code"},
+    ]
+    with ScriptedLLMServer(responder=responder) as server:
+        team = llm_team(server, monkeypatch)
+        engine = Engine(tiny_settings(max_repairs=1, critic_runs=4), team, lambda e: None)
+        sampled: dict[str, Sampled] = {}
+        plan = Plan.model_validate({"subactions": steps})
+        code_step(engine._context(get_task("make_wood_pickaxe")), plan, {}, {}, sampled)
+        fast = [m for m in server.requests if role_of(m["messages"]) == "fast"]
+    runs = sampled["make_pickaxe"].runs
+    assert any(r.end.failure for r in runs), [r.end_reason for r in runs]
+    repair = fast[-1]["messages"][-1]["content"]
+    assert "Your previous code was rejected or failed: no pickaxe was made." in repair
+    assert "runs ended with this error: " in repair
+    assert "wood_pickaxe is made, not placed: use `yield from ctx.make('wood_pickaxe')`" in repair
 
 
 def test_when_no_version_passes_the_critic_the_one_whose_runs_gained_most_is_kept(

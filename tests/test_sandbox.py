@@ -352,6 +352,10 @@ def test_the_call_after_a_worker_restart_runs_in_the_fresh_worker() -> None:
         ('yield from ctx.do("do")', "do is a primitive action: `yield Action.DO`"),
         ('yield from ctx.collectt("tree")', "did you mean collect?"),
         ("wood = ctx.view.inventory.wood", "it is a dict: use ['wood'] or .get('wood', 0)"),
+        (  # a 1.5B model's make_wood_pickaxe, twice
+            'yield from ctx.place("wood_pickaxe")',
+            "wood_pickaxe is made, not placed: use `yield from ctx.make('wood_pickaxe')`",
+        ),
     ],
 )
 def test_a_missing_attribute_names_what_to_use_instead(line: str, hint: str) -> None:

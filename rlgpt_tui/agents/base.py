@@ -22,6 +22,7 @@ class Execution:
     end: CallEnd
     detail: str = ""  # the error message, for failures
     frames: tuple[Any, Any] | None = None  # RGB arrays before/after, for critics that see
+    round: int = 1  # a plan of code alone runs its steps in rounds: the round of this call
 
     @property
     def end_reason(self) -> str:

@@ -185,6 +185,16 @@ def changed_runs(runs: list[Execution]) -> int:
     return sum(bool(gains(run)) for run in runs)
 
 
+def run_errors(runs: list[Execution]) -> str:
+    """The most common error message of runs that failed with one, as a sentence for a
+    repair request (``''`` when none did): the critic may not pass it on."""
+    details = Counter(r.detail for r in runs if r.end.failure and r.detail)
+    if not details:
+        return ""
+    detail, n = details.most_common(1)[0]
+    return f"{n} of {len(runs)} runs ended with this error: {detail}"
+
+
 def runs_summary(runs: list[Execution]) -> str:
     """One line of counts over a coded action's sampled runs, measured from its Views: how
     they ended, what the player faced at the end, what was gained, health lost. A small

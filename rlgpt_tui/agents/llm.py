@@ -260,6 +260,11 @@ class LLMFastAgent(_LLMRole, FastAgent):
         )
 
 
+def _round(run: Execution) -> str:
+    """``round N of the plan, `` for a call after earlier rounds of a code-alone plan."""
+    return f"round {run.round} of the plan, " if run.round > 1 else ""
+
+
 class LLMCritic(_LLMRole, Critic):
     def judge_code(self, task: Task, sub: SubAction, runs: list[Execution]) -> Verdict:
         shown = runs[:3]
@@ -267,7 +272,7 @@ class LLMCritic(_LLMRole, Critic):
             runs_summary(runs)
             + "\n\n"
             + "\n\n".join(
-                f"Run {i + 1} ({r.steps} steps, ended: {r.end_reason})\nBEFORE:\n"
+                f"Run {i + 1} ({_round(r)}{r.steps} steps, ended: {r.end_reason})\nBEFORE:\n"
                 f"{describe_view(r.before)}\nAFTER:\n{describe_view(r.after)}"
                 for i, r in enumerate(shown)
             )

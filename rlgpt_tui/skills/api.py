@@ -519,6 +519,8 @@ class SkillContext:
     def place(self, item: str) -> Steps:
         allowed = PLACEABLE_ON.get(item)
         if allowed is None:
+            if f"MAKE_{item.upper()}" in Action.__members__:  # a tool: made, not placed
+                raise ValueError(f"{item} is made, not placed: use `yield from ctx.make({item!r})`")
             raise ValueError(f"cannot place {item!r}; use one of {sorted(PLACEABLE_ON)}")
         action = Action[f"PLACE_{item.upper()}"]
         for _ in range(8):

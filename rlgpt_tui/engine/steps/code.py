@@ -1,10 +1,13 @@
 """The code step: the inner loop of each coded sub-action.
 
 Write code (a person's edit, else the fast agent's, approved), validate it, run one call in
-a few fresh worlds, let the critic judge, and repair, up to ``max_repairs`` times. In a plan
-of code alone (its steps run in order), a step's runs begin where the steps before it left
-the worlds: each earlier step's kept code runs one call first. The last
-valid code is kept with its verdict. Code the session already ran (the same source, e.g.
+a few fresh worlds, let the critic judge, and repair, up to ``max_repairs`` times. A plan of
+code alone runs its steps in order, in rounds (its routine is called again each time it
+returns), and so do a step's critic runs: each earlier step's kept code runs one call, then
+the step, round after round (up to :data:`PLAN_ROUNDS`) until the step's call gains
+something in each world; the critic sees, per world, the call of the first round that did
+(place_table in round 2, once two calls of a one-wood collect_wood made its 2 wood). The
+last valid code is kept with its verdict. Code the session already ran (the same source, e.g.
 a library skill planned again, or a repair that returns the code unchanged) is not run
 again: its validation is kept and the critic judges its recorded sample runs
 (:class:`Sampled`); the validating and critic runs' phases say from which iteration."""
@@ -15,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from rlgpt_tui.agents.base import Execution
-from rlgpt_tui.agents.grounding import changed_runs
+from rlgpt_tui.agents.grounding import changed_runs, gains, run_errors
 from rlgpt_tui.agents.schemas import Plan, SubAction, Verdict
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.control import CodeEdit
@@ -27,6 +30,9 @@ from rlgpt_tui.llm.client import LLMAnswerError
 from rlgpt_tui.skills.episodes import run_one_call_each
 from rlgpt_tui.skills.sandbox import CodeValidationError
 from rlgpt_tui.skills.validation import ValidatedAction, validate
+
+#: the most rounds of a code-alone plan's steps a step's critic runs follow
+PLAN_ROUNDS = 4
 
 
 @dataclass
@@ -48,6 +54,7 @@ class Sampled:
     iteration: int
     runs: list[Execution]
     lead_in: tuple[str, ...] = ()  # the earlier steps' sources run first in each world
+    rounds: int = 1  # the most rounds of the lead-in and the step the runs followed
 
     @property
     def source(self) -> str:
@@ -78,7 +85,8 @@ def code_step(
     session's last sample runs of each sub-action (read and updated)."""
     sampled = {} if sampled is None else sampled
     step = CodeStep()
-    in_order = not plan.learned()  # code alone: the steps run in order, each after the last
+    in_order = not plan.learned()  # code alone: the steps run in order, in rounds
+    rounds = PLAN_ROUNDS if in_order else 1
     for sub in plan.coded():
         lead_in = list(step.coded.values()) if in_order else []  # the steps before, in order
         ctx.safe_point()
@@ -89,7 +97,9 @@ def code_step(
                 code_table[sub.name] = source
             ctx.position.coded_done.add(sub.name)
             continue
-        action, verdict, notes = code_loop(ctx, sub, code_table.get(sub.name, ""), sampled, lead_in)
+        action, verdict, notes = code_loop(
+            ctx, sub, code_table.get(sub.name, ""), sampled, lead_in, rounds
+        )
         step.notes += notes
         if action is not None:
             step.coded[sub.name] = action
@@ -112,12 +122,14 @@ def code_loop(
     recorded: str,
     sampled: dict[str, Sampled],
     lead_in: Sequence[ValidatedAction] = (),
+    rounds: int = 1,
 ) -> tuple[ValidatedAction | None, Verdict, list[str]]:
     """Write, run, judge and repair ``sub``'s code: the last valid code (None: none), its
     verdict, and notes of what went wrong with the agents' answers. ``recorded``: the
     session's code of ``sub`` so far (what a person's edit replaces); ``sampled``: the
     session's last sample runs of each sub-action (code run before is not run again);
-    ``lead_in``: earlier steps whose code runs first in each sample world."""
+    ``lead_in``: earlier steps whose code runs first in each sample world, and ``rounds``
+    the most rounds of them and the step (see :func:`sample_runs`)."""
     action = verdict = None  # the last valid code and its verdict
     judged: list[tuple[ValidatedAction, Verdict, int]] = []  # each with its runs' gains
     notes: list[str] = []
@@ -134,7 +146,7 @@ def code_loop(
             previous, problem = tried.source, tried.error
             continue
         action, source = tried.action, tried.source
-        runs = runs_of(ctx, sub.name, action, sampled, lead_in)
+        runs = runs_of(ctx, sub.name, action, sampled, lead_in, rounds)
         verdict, note = judge_code(ctx, sub, runs)
         if note:  # no verdict: the critic's answer failed
             notes.append(note)
@@ -143,7 +155,9 @@ def code_loop(
         if verdict.success or source == previous:  # passed, or no new code to try
             break
         previous = source
-        problem = f"{verdict.reason}. {verdict.suggestion}"
+        problem = " ".join(
+            filter(None, [f"{verdict.reason}.", verdict.suggestion, run_errors(runs)])
+        )
     if judged and not verdict.success:  # no version passed: keep the one its runs favour
         kept = max(range(len(judged)), key=lambda i: (judged[i][2], i))
         if kept != len(judged) - 1:
@@ -224,40 +238,64 @@ def runs_of(
     action: ValidatedAction,
     sampled: dict[str, Sampled],
     lead_in: Sequence[ValidatedAction] = (),
+    rounds: int = 1,
 ) -> list[Execution]:
     """The sample runs the critic judges of ``action`` (sub-action ``name``): those the
     session recorded of the same code after the same earlier steps (its critic runs' phase
     says so, and from which iteration), else new ones, recorded in ``sampled``."""
     earlier = sampled.get(name)
     first = tuple(a.source for a in lead_in)
-    if earlier is not None and (earlier.source, earlier.lead_in) == (action.source, first):
+    if earlier is not None and (earlier.source, earlier.lead_in, earlier.rounds) == (
+        action.source,
+        first,
+        rounds,
+    ):
         ctx.phase("critic runs", f"{name}: reused, iteration {earlier.iteration + 1}'s runs")
         return earlier.runs
     after = f" after {', '.join(a.name for a in lead_in)}" if lead_in else ""
-    ctx.phase("critic runs", f"{name}{after}", total=ctx.settings.critic_runs)
-    runs = sample_runs(ctx, action, lead_in)
-    sampled[name] = Sampled(action, ctx.iteration, runs, first)
+    more = f" (up to {rounds} rounds of the plan)" if rounds > 1 else ""
+    ctx.phase("critic runs", f"{name}{after}{more}", total=ctx.settings.critic_runs)
+    runs = sample_runs(ctx, action, lead_in, rounds)
+    sampled[name] = Sampled(action, ctx.iteration, runs, first, rounds)
     return runs
 
 
 def sample_runs(
-    ctx: StepContext, action: ValidatedAction, lead_in: Sequence[ValidatedAction] = ()
+    ctx: StepContext,
+    action: ValidatedAction,
+    lead_in: Sequence[ValidatedAction] = (),
+    rounds: int = 1,
 ) -> list[Execution]:
-    """One call of ``action`` in each of a few fresh worlds (after one call of each
-    ``lead_in`` step), with its Views before and after (and frames, for a critic that sees
-    images)."""
+    """A call of ``action`` in each of a few fresh worlds, with its Views before and after
+    (and frames, for a critic that sees images). In rounds: one call of each ``lead_in``
+    step, then ``action``'s, again until its call gained something (the inventory or the
+    achievements) or failed (an error, a timeout, ...) in every world, at most ``rounds``
+    times; each world's run is its call of the first round that did, else of the last."""
     s = ctx.settings
     seed = s.seed + 7919 * (ctx.iteration + 1)
     world = make_world(s.env, s.critic_runs, seed=seed, task=s.task)
     world.reset(seed)
-    for earlier in lead_in:
-        run_one_call_each(world, earlier)
     shown = range(min(3, s.critic_runs)) if ctx.team.wants_frames else range(0)
-    first = {i: world.frame(i, 144) for i in shown}  # for a critic that sees images
-    before, after, calls = run_one_call_each(world, action)
-    frames = {i: (first[i], world.frame(i, 144)) for i in shown}
+    kept: list[Execution] = []
+    for round_ in range(1, rounds + 1):
+        for earlier in lead_in:
+            run_one_call_each(world, earlier)
+        first = {i: world.frame(i, 144) for i in shown}  # for a critic that sees images
+        before, after, calls = run_one_call_each(world, action)
+        frames = {i: (first[i], world.frame(i, 144)) for i in shown}
+        runs = [
+            Execution(b, a, c.steps, c.end, c.detail, frames.get(i), round_)
+            for i, (b, a, c) in enumerate(zip(before, after, calls, strict=True))
+        ]
+        if kept:  # a world whose step gained or failed keeps that round's run
+            runs = [old if _settled(old) else new for old, new in zip(kept, runs, strict=True)]
+        kept = runs
+        if all(_settled(run) for run in kept):
+            break
     world.close()
-    return [
-        Execution(b, a, c.steps, c.end, c.detail, frames.get(i))
-        for i, (b, a, c) in enumerate(zip(before, after, calls, strict=True))
-    ]
+    return kept
+
+
+def _settled(run: Execution) -> bool:
+    """Did the call gain something, or fail? Later rounds would not change what it shows."""
+    return run.end.failure or bool(gains(run))
