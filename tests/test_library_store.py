@@ -425,7 +425,8 @@ def test_a_session_started_from_the_library_shows_it_to_the_slow_agent_and_reuse
         assert session.team.fast.write_code(task, walk) == GO_TO_TREE
         assert len(server.requests) == asked and session.team.fast.origin == "library:llm:qwen"
         # a repair asks the LLM for new code (which becomes a new version)
-        session.team.fast.write_code(task, walk, previous=GO_TO_TREE, problem="it got lost")
+        lost = "def act(ctx):\n    yield Action.NOOP\n"
+        session.team.fast.write_code(task, walk, previous=lost, problem="it got lost")
         assert role_of(server.requests[-1]["messages"]) == "fast"
         assert session.team.fast.origin == "agent"
         # the choice is recorded and used again on resume

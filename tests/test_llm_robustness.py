@@ -242,6 +242,26 @@ def test_reward_code_failing_its_dry_run_is_repaired_by_the_model() -> None:
     assert "reward_code:" in repair and "not subscriptable" in repair
 
 
+def test_a_repair_answering_the_failing_code_unchanged_is_repaired() -> None:
+    """A 1.5B model answered a repair with the failing code itself (only its layout
+    changed), and the inner loop stopped with nothing new to try: such an answer is
+    refused, and the model's next answer is the code."""
+    failing = "def act(ctx):\n    yield from ctx.place('wood_pickaxe')\n"
+    same = "def act(ctx):\n\n    yield from ctx.place(  'wood_pickaxe' )  # again\n"
+    fixed = "def act(ctx):\n    yield from ctx.make('wood_pickaxe')\n"
+    sub = SubAction(name="make_wood_pickaxe", description="make a pickaxe", mode="code")
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [
+            {"content": json.dumps({"code": same, "explanation": "the same"})},
+            {"content": json.dumps({"code": fixed, "explanation": "make it"})},
+        ]
+        team = LLMTeam(client_for(server))
+        code = team.fast.write_code(TASK, sub, previous=failing, problem="it is made, not placed")
+    assert code == fixed
+    repair = server.requests[1]["messages"][-1]["content"]
+    assert "this is the previous code unchanged, which failed: change it" in repair
+
+
 @pytest.mark.parametrize(
     ("step", "expected"),
     [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import json
 from string import Template
@@ -151,6 +152,14 @@ class LLMSlowAgent(_LLMRole, SlowAgent):
         return Plan.model_validate(answer.model_dump())
 
 
+def _same_code(a: str, b: str) -> bool:
+    """Are two sources the same program (comments and layout aside)?"""
+    try:
+        return ast.dump(ast.parse(a)) == ast.dump(ast.parse(b))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return a.strip() == b.strip()
+
+
 class LLMFastAgent(_LLMRole, FastAgent):
     origin = "agent"  # where the last code came from: the LLM, or library:<author>
 
@@ -178,6 +187,11 @@ class LLMFastAgent(_LLMRole, FastAgent):
         linked: dict[str, str] = {}  # the answer's code, linked once by the check
 
         def links(answer: CodeAnswer) -> None:
+            if previous is not None and _same_code(answer.code, previous):
+                raise ValueError(  # a 1.5B model answered its failing code again as the fix
+                    "code: this is the previous code unchanged, which failed: change it to "
+                    "fix the problem given above"
+                )
             with contextlib.suppress(SyntaxError):  # validation names a syntax error
                 linked[answer.code] = link_skills(answer.code, library)
 
