@@ -11,6 +11,7 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, TextArea
 
 from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.provenance import code_author
 from rlgpt_tui.tui.widgets.plan import following
 
 
@@ -68,7 +69,9 @@ class CodePane(Vertical):
                 follow = following(table)
                 self.versions.append(version)
                 n = len(self.versions) - 1
-                who = "person" if version.source == "human" else event.agent
+                who = code_author(version.source, event.agent)
+                if version.source.startswith("library:"):  # reused as it is
+                    who = f"library: {who}"
                 table.add_row(
                     version.subaction,
                     f"v{number}",
