@@ -168,16 +168,18 @@ def code_evidence(texts: Iterable[str], runs: list[Execution]) -> set[str]:
     return evidence
 
 
+def _added(run: Execution) -> tuple[dict[str, int], list[str]]:
+    """What a run added: each item that grew with its increase, and the new achievements."""
+    had = run.before.inventory
+    items = {i: n - had.get(i, 0) for i, n in run.after.inventory.items() if n > had.get(i, 0)}
+    return items, sorted(set(run.after.achievements) - set(run.before.achievements))
+
+
 def gains(run: Execution) -> list[str]:
     """What a run added: ``wood +1`` per inventory item that grew, ``achievement X`` per
     achievement unlocked."""
-    items = [
-        f"{item} +{count - run.before.inventory.get(item, 0)}"
-        for item, count in run.after.inventory.items()
-        if count > run.before.inventory.get(item, 0)
-    ]
-    new = sorted(set(run.after.achievements) - set(run.before.achievements))
-    return items + [f"achievement {a}" for a in new]
+    items, new = _added(run)
+    return [f"{i} +{n}" for i, n in items.items()] + [f"achievement {a}" for a in new]
 
 
 def changed_runs(runs: list[Execution]) -> int:
@@ -249,11 +251,7 @@ _AMOUNT = frozenset(
 def gained_in_every_run(runs: list[Execution]) -> set[str]:
     """The thing names every run gained: items that grew and what each new achievement
     names (``collect_wood``: wood)."""
-    each = []
-    for run in runs:
-        items = {i for i, n in run.after.inventory.items() if n > run.before.inventory.get(i, 0)}
-        unlocked = set(run.after.achievements) - set(run.before.achievements)
-        each.append(_with_parts(items | unlocked) & thing_names())
+    each = [_with_parts([*items, *new]) & thing_names() for items, new in map(_added, runs)]
     return set.intersection(*each) if each else set()
 
 

@@ -5,7 +5,8 @@ a few fresh worlds, let the critic judge, and repair, up to ``max_repairs`` time
 code alone runs its steps in order, in rounds (its routine is called again each time it
 returns), and so do a step's critic runs: each earlier step's kept code runs one call, then
 the step, round after round (up to :data:`PLAN_ROUNDS`) until the step's call gains
-something in each world; the critic sees, per world, the call of the first round that did
+something or fails in each world; the critic sees, per world, the call of the first round
+that did
 (place_table in round 2, once two calls of a one-wood collect_wood made its 2 wood). The
 last valid code is kept with its verdict. Code the session already ran (the same source, e.g.
 a library skill planned again, or a repair that returns the code unchanged) is not run
