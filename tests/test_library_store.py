@@ -126,6 +126,11 @@ def test_sessions_fill_the_library_with_authors_versions_and_records(tmp_path: P
     assert v1.record.success_text.startswith("collect_wood 0.75 [0.51-0.90] (2 evaluations")
     assert v2.author == "person" and v2.source == edited
     assert store.skill("go_to_tree").id == v2.id  # the newest unless a version is asked
+    # a folder's skill reused as it is: its author, and that it was made elsewhere
+    folder = record_session(store, "llm:qwen", GO_TO_TREE + "\n", by="library:llm:small")
+    v3 = store.skill("go_to_tree", version=3)
+    assert v3.author == "llm:small"
+    assert v3.made_in == f"reused from a library in session {folder}, iteration 1"
     # deleting a session keeps the library
     store.delete(first)
     assert store.skill("go_to_tree", version=1).record.calls == 20

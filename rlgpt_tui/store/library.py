@@ -82,7 +82,7 @@ class LibrarySkill:
     made_iteration: int | None
     code_seq: int | None  # the code version (event sequence) in the session that made it
     made_in: str  # "session 3, iteration 1" (or where an imported one was made)
-    origin: str  # "session" or "import <folder>"
+    origin: str  # "session", "library" (reused as it is in a session) or "import <folder>"
     created_at: float
     record: SkillRecord = field(default_factory=SkillRecord)
 
@@ -153,6 +153,9 @@ def _skill_for(
     doc = docstring_of(source)
     if author == BUILTIN or not doc:
         doc = description or doc
+    # a library skill (a folder's, the builtin templates) reused as it is was made elsewhere
+    reused = origin.startswith("library:")
+    made_in = f"session {session_id}, iteration {made + 1}"
     return _insert_skill(
         db,
         name=name,
@@ -163,8 +166,8 @@ def _skill_for(
         made_session=session_id,
         made_iteration=made,
         code_seq=code_seq,
-        made_in=f"session {session_id}, iteration {made + 1}",
-        origin="session",
+        made_in=f"reused from a library in {made_in}" if reused else made_in,
+        origin="library" if reused else "session",
     )
 
 
