@@ -356,6 +356,12 @@ def test_the_call_after_a_worker_restart_runs_in_the_fresh_worker() -> None:
             'yield from ctx.place("wood_pickaxe")',
             "wood_pickaxe is made, not placed: use `yield from ctx.make('wood_pickaxe')`",
         ),
+        (  # the same model's collect_stone, copying the prompt example's made-up world
+            'bush = ctx.nearest("bush")',
+            "unknown block or creature 'bush' in this world: use one of grass, water, stone",
+        ),
+        ('ok = ctx.has("berry")', "unknown inventory item 'berry' in this world: use one of"),
+        ('t = ctx.recall("trees")', "'trees' in this world: did you mean tree? use one of"),
     ],
 )
 def test_a_missing_attribute_names_what_to_use_instead(line: str, hint: str) -> None:

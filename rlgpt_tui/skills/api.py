@@ -18,13 +18,23 @@ generators: use them with ``yield from``. Their return value tells whether they 
 
 from __future__ import annotations
 
+import difflib
 import random
 from collections import deque
 from collections.abc import Generator
 from enum import IntEnum
 from typing import Any
 
-from rlgpt_tui.envs.base import ACTION_NAMES, VIEW_COLS, VIEW_ROWS, WALKABLE, View
+from rlgpt_tui.envs.base import (
+    ACTION_NAMES,
+    BLOCK_NAMES,
+    INVENTORY_ITEMS,
+    MOB_NAMES,
+    VIEW_COLS,
+    VIEW_ROWS,
+    WALKABLE,
+    View,
+)
 from rlgpt_tui.skills.grid import Paths, nearest_tile, shortest_paths, visible_blocks
 
 Action = IntEnum("Action", {name.upper(): i for i, name in enumerate(ACTION_NAMES)}, start=0)
@@ -134,6 +144,8 @@ class SkillContext:
 
     def recall(self, *names: str) -> Position | None:
         """The closest block of those names seen in this episode (starts the map if off)."""
+        for name in names:
+            _known(name, THINGS, "block or creature")
         seen = self.memory.get(SEEN_KEY)
         if seen is None:
             seen = self.memory[SEEN_KEY] = {"blocks": {}, "where": {}, "last": None}
@@ -163,6 +175,7 @@ class SkillContext:
         return self.view.inventory
 
     def has(self, item: str, count: int = 1) -> bool:
+        _known(item, INVENTORY_ITEMS, "inventory item")
         return self.view.inventory.get(item, 0) >= count
 
     def log(self, message: Any) -> None:
@@ -197,9 +210,12 @@ class SkillContext:
         return self._visible_blocks() + [(name, (x, y)) for name, x, y in self.view.mobs]
 
     def nearest(self, *names: str) -> Position | None:
+        for name in names:
+            _known(name, THINGS, "block or creature")
         return nearest_tile(self.view, set(names), self._paths())
 
     def is_near(self, name: str, distance: int = 1) -> bool:
+        _known(name, THINGS, "block or creature")
         px, py = self.view.position
         return any(
             block == name and max(abs(x - px), abs(y - py)) <= distance
@@ -543,6 +559,23 @@ class SkillContext:
         before = self.view.inventory.get(item, 0)
         yield action
         return self.view.inventory.get(item, 0) > before
+
+
+#: what a View's map shows: the names ``nearest``, ``recall`` and ``is_near`` look for
+THINGS: tuple[str, ...] = tuple(
+    n for n in BLOCK_NAMES + MOB_NAMES if n not in ("unknown", "out_of_bounds")
+)
+
+
+def _known(name: str, names: tuple[str, ...], kind: str) -> None:
+    """Raise naming the right names when ``name`` is none of ``names`` (a 1.5B model looked
+    for the prompt example's ``bush`` in a world that has none)."""
+    if name not in names:
+        close = difflib.get_close_matches(str(name), names, n=2, cutoff=0.6)
+        hint = f"did you mean {' or '.join(close)}? " if close else ""
+        raise ValueError(
+            f"unknown {kind} {name!r} in this world: {hint}use one of {', '.join(names)}"
+        )
 
 
 PROVIDED_NAMES: dict[str, Any] = {"Action": Action}
