@@ -224,6 +224,35 @@ def test_names_a_model_repeats_are_kept_once() -> None:
     assert plan.subactions[1].high_level_actions == ["go_to_tree"]
 
 
+def test_a_code_alone_plan_out_of_the_goals_order_is_repaired() -> None:
+    """A 1.5B model planned go_to_table, make_wood_pickaxe, place_table for
+    make_wood_pickaxe: code alone runs its steps in turn, so the pickaxe step never had a
+    table. Such a plan is refused naming the order; with RL the order is free."""
+
+    def step(name: str, mode: str = "code") -> dict:
+        return {"name": name, "description": f"do {name}", "mode": mode, "reason": ""} | {
+            "high_level_actions": []
+        }
+
+    wrong = {"subactions": [step("go_to_table"), step("make_wood_pickaxe"), step("place_table")]}
+    right = {"subactions": [step("collect_wood"), step("place_table"), step("make_wood_pickaxe")]}
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [{"content": json.dumps(wrong)}, {"content": json.dumps(right)}]
+        team = LLMTeam(client_for(server))
+        plan = team.slow.plan(get_task("make_wood_pickaxe"), [])
+        assert [s.name for s in plan.subactions] == [s["name"] for s in right["subactions"]]
+        repair = server.requests[1]["messages"][-1]["content"]
+        assert (
+            "place_table (step 2 of the goal) is planned after make_wood_pickaxe (step 3); a "
+            "plan of code alone runs its steps in turn: list the goal's steps in order "
+            "(collect_wood, place_table, make_wood_pickaxe)"
+        ) in repair
+        learned = {"subactions": [*wrong["subactions"][1:], step("learn", "rl")]}
+        server.script = [{"content": json.dumps(learned)}]
+        plan = team.slow.plan(get_task("make_wood_pickaxe"), [])
+    assert [s.name for s in plan.subactions] == ["make_wood_pickaxe", "place_table", "learn"]
+
+
 def test_reward_code_failing_its_dry_run_is_repaired_by_the_model() -> None:
     """Reward code indexing a View like a dict fails its dry run (in the validation worker);
     the model gets the error and its fixed code is what the answer holds."""

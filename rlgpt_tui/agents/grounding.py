@@ -102,6 +102,27 @@ def example_check(example: str) -> Check:
     return check
 
 
+def step_order_check(steps: list[str]) -> Check:
+    """A check refusing a plan of code alone that lists the goal's ``steps`` out of their
+    order: it runs its steps in turn, so a step before the one that makes what it needs
+    never succeeds (a 1.5B model planned make_wood_pickaxe before place_table)."""
+    rank = {name: i for i, name in enumerate(steps)}
+
+    def check(plan: Any) -> None:
+        if any(sub.mode != "code" for sub in plan.subactions):
+            return  # with RL, coded steps are options the policy picks in any order
+        named = [sub.name for sub in plan.subactions if sub.name in rank]
+        for before, after in zip(named, named[1:], strict=False):
+            if rank[before] > rank[after]:
+                raise ValueError(
+                    f"subactions: {after} (step {rank[after] + 1} of the goal) is planned "
+                    f"after {before} (step {rank[before] + 1}); a plan of code alone runs "
+                    f"its steps in turn: list the goal's steps in order ({', '.join(steps)})"
+                )
+
+    return check
+
+
 def both(*checks: Check | None) -> Check:
     """One check running each of ``checks`` in turn."""
 

@@ -27,6 +27,7 @@ from rlgpt_tui.agents.grounding import (
     overrule_code,
     overrule_rl,
     runs_summary,
+    step_order_check,
     text_evidence,
 )
 from rlgpt_tui.agents.schemas import (
@@ -146,9 +147,8 @@ class LLMSlowAgent(_LLMRole, SlowAgent):
             example=PlanAnswer.EXAMPLE,
             open_ended=open_ended_text("slow", task),
         )
-        answer = self.client.structured(
-            "slow", messages, PlanAnswer, example_check(PlanAnswer.EXAMPLE)
-        )
+        check = both(example_check(PlanAnswer.EXAMPLE), step_order_check(self.step_names(task)))
+        answer = self.client.structured("slow", messages, PlanAnswer, check)
         return Plan.model_validate(answer.model_dump())
 
 
