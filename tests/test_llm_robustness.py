@@ -226,8 +226,9 @@ def test_names_a_model_repeats_are_kept_once() -> None:
 
 def test_a_code_alone_plan_out_of_the_goals_order_is_repaired() -> None:
     """A 1.5B model planned go_to_table, make_wood_pickaxe, place_table for
-    make_wood_pickaxe: code alone runs its steps in turn, so the pickaxe step never had a
-    table. Such a plan is refused naming the order; with RL the order is free."""
+    make_wood_pickaxe, and go_to_table, make_wood_pickaxe in another session: code alone
+    runs its steps in turn, so the pickaxe step never had a table. Such plans are refused
+    naming the order; one coded step may do the whole goal; with RL the order is free."""
 
     def step(name: str, mode: str = "code") -> dict:
         return {"name": name, "description": f"do {name}", "mode": mode, "reason": ""} | {
@@ -247,6 +248,18 @@ def test_a_code_alone_plan_out_of_the_goals_order_is_repaired() -> None:
             "plan of code alone runs its steps in turn: list the goal's steps in order "
             "(collect_wood, place_table, make_wood_pickaxe)"
         ) in repair
+        # the next session's plan: a walk to a table, then the pickaxe (no wood, no table)
+        short = {"subactions": [step("go_to_table"), step("make_wood_pickaxe")]}
+        server.script = [{"content": json.dumps(short)}, {"content": json.dumps(right)}]
+        team.slow.plan(get_task("make_wood_pickaxe"), [])
+        repair = server.requests[-1]["messages"][-1]["content"]
+        assert (
+            "subactions: collect_wood, place_table missing before make_wood_pickaxe (step 3 "
+            "of the goal), which needs what they make; a plan of code alone runs"
+        ) in repair
+        alone = {"subactions": [step("make_wood_pickaxe")]}  # one step may do it all
+        server.script = [{"content": json.dumps(alone)}]
+        assert len(team.slow.plan(get_task("make_wood_pickaxe"), []).subactions) == 1
         learned = {"subactions": [*wrong["subactions"][1:], step("learn", "rl")]}
         server.script = [{"content": json.dumps(learned)}]
         plan = team.slow.plan(get_task("make_wood_pickaxe"), [])

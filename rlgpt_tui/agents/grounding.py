@@ -103,22 +103,35 @@ def example_check(example: str) -> Check:
 
 
 def step_order_check(steps: list[str]) -> Check:
-    """A check refusing a plan of code alone that lists the goal's ``steps`` out of their
-    order: it runs its steps in turn, so a step before the one that makes what it needs
-    never succeeds (a 1.5B model planned make_wood_pickaxe before place_table)."""
+    """A check refusing a plan of code alone, of several sub-actions, that lists the goal's
+    ``steps`` out of their order or leaves out one before a step it lists: it runs its steps
+    in turn, so a step whose materials no earlier step makes never succeeds (a 1.5B model
+    planned make_wood_pickaxe before place_table, or after only a walk to a table). One
+    coded sub-action may do the whole goal."""
     rank = {name: i for i, name in enumerate(steps)}
 
     def check(plan: Any) -> None:
-        if any(sub.mode != "code" for sub in plan.subactions):
+        subs = plan.subactions
+        if len(subs) < 2 or any(sub.mode != "code" for sub in subs):
             return  # with RL, coded steps are options the policy picks in any order
-        named = [sub.name for sub in plan.subactions if sub.name in rank]
+        named = [sub.name for sub in subs if sub.name in rank]
+        in_order = (
+            "a plan of code alone runs its steps in turn: list the goal's steps in order "
+            f"({', '.join(steps)})"
+        )
         for before, after in zip(named, named[1:], strict=False):
             if rank[before] > rank[after]:
                 raise ValueError(
                     f"subactions: {after} (step {rank[after] + 1} of the goal) is planned "
-                    f"after {before} (step {rank[before] + 1}); a plan of code alone runs "
-                    f"its steps in turn: list the goal's steps in order ({', '.join(steps)})"
+                    f"after {before} (step {rank[before] + 1}); {in_order}"
                 )
+        last = max((rank[n] for n in named), default=-1)
+        missing = [step for step in steps[:last] if step not in named]
+        if missing:
+            raise ValueError(
+                f"subactions: {', '.join(missing)} missing before {steps[last]} (step "
+                f"{last + 1} of the goal), which needs what they make; {in_order}"
+            )
 
     return check
 
