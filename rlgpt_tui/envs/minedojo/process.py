@@ -136,7 +136,9 @@ class WorkerProcess:
         self.process.wait()
         for stream in (self.process.stdin, self.process.stdout):
             if stream is not None:
-                stream.close()
+                # closing flushes what a dead worker never read: a broken pipe, not an error
+                with contextlib.suppress(BrokenPipeError):
+                    stream.close()
 
     def close(self, timeout: float = 10.0) -> None:
         """Ask the worker to close its env and exit; kill the group if it does not."""
