@@ -46,6 +46,7 @@ def main() -> None:
     p.add_argument("--rollout-decisions", type=int, default=256, help="0: no cap")
     p.add_argument("--batch", type=int, default=512)
     p.add_argument("--interrupt", action="store_true", help="interrupt_on_damage")
+    p.add_argument("--danger", type=int, default=0, help="interrupt_on_danger (steps)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--eval-seed", type=int, default=20_000)
     p.add_argument("--episodes", type=int, default=32)
@@ -68,6 +69,7 @@ def main() -> None:
         critic_warmup=a.warmup,
         start_rollout_decisions=a.rollout_decisions or None,
         interrupt_on_damage=a.interrupt,
+        interrupt_on_danger=a.danger,
     )
     config.ppo.n_steps = a.n_steps
     config.ppo.learning_rate = a.lr
@@ -123,8 +125,10 @@ def main() -> None:
     if not a.no_code:
         code = evaluate(config, only_coded=script, episodes=a.episodes, seed=seed)
         out["code"] = code.as_dict()
-        if a.interrupt:  # the code alone as the table runs it: calls not interrupted
-            plain = config.model_copy(update={"interrupt_on_damage": False})
+        if a.interrupt or a.danger:  # the code alone as the table runs it: not interrupted
+            plain = config.model_copy(
+                update={"interrupt_on_damage": False, "interrupt_on_danger": 0}
+            )
             code = evaluate(plain, only_coded=script, episodes=a.episodes, seed=seed)
             out["code_uninterrupted"] = code.as_dict()
     out["wall_s"] = round(time.perf_counter() - began, 1)
