@@ -3,7 +3,8 @@ and the code alone on the same evaluation episodes.
 
     python benchmarks/climb_probe.py --task make_iron_pickaxe --samples 200000 \
         [--extra survive eat_cow collect_drink] [--share 0.95] [--primitive-share 0.2] \
-        [--anchor 0.1] [--decay 1.0] [--death 0] [--seed 0] [--episodes 32]
+        [--anchor 0.1] [--decay 1.0] [--death 0] [--seed 0] [--episodes 32] \
+        [--danger 2] [--interrupt] [--gamma 0.99]
 
 Uses table2.py's skills for ``rl_from_code`` (plus ``--extra``); prints one JSON line.
 """
@@ -42,6 +43,7 @@ def main() -> None:
     p.add_argument("--n-steps", type=int, default=64)
     p.add_argument("--max-steps", type=int, default=None, help="every coded call's budget")
     p.add_argument("--lr", type=float, default=3e-4)
+    p.add_argument("--gamma", type=float, default=0.99, help="per primitive step")
     p.add_argument("--epochs", type=int, default=4)
     p.add_argument("--rollout-decisions", type=int, default=256, help="0: no cap")
     p.add_argument("--batch", type=int, default=512)
@@ -73,6 +75,7 @@ def main() -> None:
     )
     config.ppo.n_steps = a.n_steps
     config.ppo.learning_rate = a.lr
+    config.ppo.gamma = a.gamma
     config.ppo.n_epochs = a.epochs
     config.ppo.batch_size = a.batch
     if a.max_steps:
