@@ -241,6 +241,7 @@ class EpisodeRunner:
         self._finished.clear()
         self.last = self.world.reset(seed)
         self.scheduler.reset_memory(list(range(self.num_envs)))
+        self._hostile = None  # (danger points: measured afresh from the next step)
         self._episode_return[:] = 0
         self._episode_length[:] = 0
         self._episode_start[:] = time.time()
@@ -372,6 +373,8 @@ class EpisodeRunner:
         if ended.any() and self.reset_ended:
             self.last = self.world.reset_envs(ended)
             self.scheduler.reset_memory(np.flatnonzero(ended).tolist())
+            if self._hostile is not None:  # a new game: what its first View shows
+                self._hostile[ended] = hostile_distances(self.last.obs[ended])
 
     def _hurt(self, result: StepResult, stepping: np.ndarray, running: np.ndarray) -> list[int]:
         """The envs among ``running`` whose player lost health this step (with
