@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from rlgpt_tui.agents.builtin import template_code
 from rlgpt_tui.envs.base import (
     ACHIEVEMENTS,
     BLOCK_NAMES,
@@ -20,7 +21,9 @@ from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.train import coded_actions_for, make_model, task_for, train
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.episodes import EpisodeRunner, run_episodes
-from tests.still_world import StillWorld
+from rlgpt_tui.skills.runtime import recorded_views
+from rlgpt_tui.skills.validation import validate
+from tests.still_world import StillWorld, run_call
 
 DO = 5  # the primitive 'do' in the world's action numbering
 WAIT = "def act(ctx):\n    for _ in range(20):\n        yield Action.NOOP\n"
@@ -153,3 +156,14 @@ def test_rl_from_code_climbs_where_the_code_ignores_the_danger() -> None:
     finally:
         code.close()
         rl.close()
+
+
+def test_the_skills_to_choose_at_a_danger_point_validate() -> None:
+    """``recover`` and ``fight`` are library skills; with no zombie or skeleton in sight,
+    ``fight`` returns without acting (the runner then takes one no-op for it)."""
+    for name in ("recover", "fight"):
+        validate(name, template_code(name))
+    view = recorded_views()[0]
+    assert not any(name in ("zombie", "skeleton") for name, _, _ in view.mobs)
+    taken, record, _ = run_call(validate("fight", template_code("fight")), steps=20)
+    assert taken == [0] and record.steps == 0
