@@ -3,7 +3,8 @@ and the code alone on the same evaluation episodes.
 
     python benchmarks/climb_probe.py --task make_iron_pickaxe --samples 200000 \
         [--extra survive eat_cow collect_drink] [--share 0.95] [--primitive-share 0.2] \
-        [--anchor 0.1] [--decay 1.0] [--death 0] [--seed 0] [--episodes 32]
+        [--anchor 0.1] [--decay 1.0] [--death 0] [--seed 0] [--episodes 32] \
+        [--danger 2] [--interrupt] [--gamma 0.99]
 
 Uses table2.py's skills for ``rl_from_code`` (plus ``--extra``); prints one JSON line.
 """
@@ -42,10 +43,12 @@ def main() -> None:
     p.add_argument("--n-steps", type=int, default=64)
     p.add_argument("--max-steps", type=int, default=None, help="every coded call's budget")
     p.add_argument("--lr", type=float, default=3e-4)
+    p.add_argument("--gamma", type=float, default=0.99, help="per primitive step")
     p.add_argument("--epochs", type=int, default=4)
     p.add_argument("--rollout-decisions", type=int, default=256, help="0: no cap")
     p.add_argument("--batch", type=int, default=512)
     p.add_argument("--interrupt", action="store_true", help="interrupt_on_damage")
+    p.add_argument("--danger", type=int, default=0, help="interrupt_on_danger (steps)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--eval-seed", type=int, default=20_000)
     p.add_argument("--episodes", type=int, default=32)
@@ -68,9 +71,11 @@ def main() -> None:
         critic_warmup=a.warmup,
         start_rollout_decisions=a.rollout_decisions or None,
         interrupt_on_damage=a.interrupt,
+        interrupt_on_danger=a.danger,
     )
     config.ppo.n_steps = a.n_steps
     config.ppo.learning_rate = a.lr
+    config.ppo.gamma = a.gamma
     config.ppo.n_epochs = a.epochs
     config.ppo.batch_size = a.batch
     if a.max_steps:
@@ -123,8 +128,10 @@ def main() -> None:
     if not a.no_code:
         code = evaluate(config, only_coded=script, episodes=a.episodes, seed=seed)
         out["code"] = code.as_dict()
-        if a.interrupt:  # the code alone as the table runs it: calls not interrupted
-            plain = config.model_copy(update={"interrupt_on_damage": False})
+        if a.interrupt or a.danger:  # the code alone as the table runs it: not interrupted
+            plain = config.model_copy(
+                update={"interrupt_on_damage": False, "interrupt_on_danger": 0}
+            )
             code = evaluate(plain, only_coded=script, episodes=a.episodes, seed=seed)
             out["code_uninterrupted"] = code.as_dict()
     out["wall_s"] = round(time.perf_counter() - began, 1)

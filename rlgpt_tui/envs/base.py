@@ -127,6 +127,23 @@ OBSERVATION_SEGMENTS: dict[str, slice] = {
 OBSERVATION_SIZE = MAP_FEATURES + 22
 
 
+HOSTILE_MOBS: tuple[str, ...] = ("zombie", "skeleton", "arrow")
+
+
+def hostile_distances(obs: np.ndarray) -> np.ndarray:
+    """Per row of ``obs`` (the symbolic observation, :data:`OBSERVATION_SEGMENTS`' layout):
+    the Manhattan distance from the player to the nearest hostile mob (zombie, skeleton,
+    arrow) in its 7x9 View; ``inf`` where none is in sight."""
+    channels = len(BLOCK_NAMES) + len(MOB_NAMES)
+    cells = np.asarray(obs)[:, :MAP_FEATURES].reshape(-1, VIEW_ROWS, VIEW_COLS, channels)
+    hostile = [len(BLOCK_NAMES) + MOB_NAMES.index(m) for m in HOSTILE_MOBS]
+    present = cells[..., hostile].max(-1) > 0.5
+    rows = np.abs(np.arange(VIEW_ROWS) - VIEW_ROWS // 2)[:, None]
+    cols = np.abs(np.arange(VIEW_COLS) - VIEW_COLS // 2)[None, :]
+    distance = (rows + cols).astype(np.float64)
+    return np.where(present, distance, np.inf).min(axis=(1, 2))
+
+
 class WorldSetupError(ValueError):
     """A world's machine-level setting (e.g. an environment variable) is invalid."""
 

@@ -165,6 +165,10 @@ class RLConfig(BaseModel):
     death_penalty: float = Field(0.0, ge=0, le=100)
     # a coded call ends at the step the player loses health, so the policy decides then
     interrupt_on_damage: bool = False
+    # a coded call ends at the step a zombie, skeleton or arrow comes within this many steps
+    # (Manhattan) of the player, from farther or out of sight (0: never), so the policy
+    # decides there (fight, step away, wall in, or go on with the code)
+    interrupt_on_danger: int = Field(0, ge=0, le=8)
 
     @field_validator("task")
     @classmethod

@@ -85,6 +85,7 @@ def build_env(
         seed=seed,
         death_penalty=config.death_penalty,
         interrupt_on_damage=config.interrupt_on_damage,
+        interrupt_on_danger=config.interrupt_on_danger,
     )
 
 

@@ -80,6 +80,7 @@ class CodedActionVecEnv(VecEnv):
         workers: int | None = None,
         death_penalty: float = 0.0,
         interrupt_on_damage: bool = False,
+        interrupt_on_danger: int = 0,
     ):
         self._features = feature_index(world, observation)
         table = build_action_table(primitives, list(coded or []))
@@ -93,6 +94,7 @@ class CodedActionVecEnv(VecEnv):
             workers=workers,
             death_penalty=death_penalty,
             interrupt_on_damage=interrupt_on_damage,
+            interrupt_on_danger=interrupt_on_danger,
         )
         self.world = world
         self.task = task

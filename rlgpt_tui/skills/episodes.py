@@ -30,7 +30,16 @@ from typing import Any
 
 import numpy as np
 
-from rlgpt_tui.envs.base import ACTION_NAMES, EpisodeEnd, StepResult, View, World, death_cause
+from rlgpt_tui.envs.base import (
+    ACTION_NAMES,
+    OBSERVATION_SEGMENTS,
+    EpisodeEnd,
+    StepResult,
+    View,
+    World,
+    death_cause,
+    hostile_distances,
+)
 from rlgpt_tui.skills.outcomes import CallEnd
 from rlgpt_tui.skills.pool import CallScheduler, RewardSpec
 from rlgpt_tui.skills.runtime import CallRecord, CodedAction
@@ -143,6 +152,7 @@ class EpisodeRunner:
         workers: int | None = None,
         death_penalty: float = 0.0,
         interrupt_on_damage: bool = False,
+        interrupt_on_danger: int = 0,
     ):
         self.world = world
         self.death_penalty = death_penalty  # subtracted when an episode ends in death
@@ -150,6 +160,13 @@ class EpisodeRunner:
         segment = getattr(world, "observation_segments", {}).get("intrinsics")
         self._health_column = segment.start if interrupt_on_damage and segment else None
         self._health: np.ndarray | None = None
+        # a coded call ends at the step a hostile mob comes within ``interrupt_on_danger``
+        # steps of the player (from farther, or out of sight): the policy decides there
+        segments = getattr(world, "observation_segments", {})
+        self._danger = (
+            interrupt_on_danger if segments.get("map") == OBSERVATION_SEGMENTS["map"] else 0
+        )
+        self._hostile: np.ndarray | None = None
         self.task = task
         self.table = list(table)
         self.gamma = gamma
@@ -224,6 +241,7 @@ class EpisodeRunner:
         self._finished.clear()
         self.last = self.world.reset(seed)
         self.scheduler.reset_memory(list(range(self.num_envs)))
+        self._hostile = None  # (danger points: measured afresh from the next step)
         self._episode_return[:] = 0
         self._episode_length[:] = 0
         self._episode_start[:] = time.time()
@@ -339,7 +357,9 @@ class EpisodeRunner:
         calls_cut = np.flatnonzero(ended & self._coded).tolist()
         if calls_cut:
             self.records.extend(self.scheduler.stop(calls_cut, CallEnd.EPISODE_ENDED))
-        hurt = self._hurt(result, stepping, stepping & self._coded & ~ended & ~self._final)
+        running = stepping & self._coded & ~ended & ~self._final
+        hurt = self._hurt(result, stepping, running)
+        hurt += [i for i in self._endangered(result, stepping, running) if i not in hurt]
         finished = ended | (self._final & stepping)
         if hurt:
             self.interrupt(hurt)
@@ -353,6 +373,8 @@ class EpisodeRunner:
         if ended.any() and self.reset_ended:
             self.last = self.world.reset_envs(ended)
             self.scheduler.reset_memory(np.flatnonzero(ended).tolist())
+            if self._hostile is not None:  # a new game: what its first View shows
+                self._hostile[ended] = hostile_distances(self.last.obs[ended])
 
     def _hurt(self, result: StepResult, stepping: np.ndarray, running: np.ndarray) -> list[int]:
         """The envs among ``running`` whose player lost health this step (with
@@ -365,6 +387,21 @@ class EpisodeRunner:
         hurt = np.flatnonzero(running & (health < self._health - 1e-6)).tolist()
         self._health[stepping] = health[stepping]
         return hurt
+
+    def _endangered(
+        self, result: StepResult, stepping: np.ndarray, running: np.ndarray
+    ) -> list[int]:
+        """The envs among ``running`` where a hostile mob came within ``interrupt_on_danger``
+        steps of the player this step (it was farther, or out of sight, before)."""
+        if not self._danger:
+            return []
+        distance = hostile_distances(result.obs)
+        if self._hostile is None:
+            self._hostile = distance.copy()
+        near = distance <= self._danger
+        came = running & near & (self._hostile > self._danger)
+        self._hostile[stepping] = distance[stepping]
+        return np.flatnonzero(came).tolist()
 
     def settle(self) -> None:
         """Land every step in flight."""

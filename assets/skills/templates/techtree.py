@@ -39,6 +39,38 @@ def rest(ctx):
     return True
 
 
+def recover(ctx):
+    """Hurt: fight what is adjacent, wall in (ctx.shelter, mining stone for it when none is
+    held) and wait there, asleep while tired (health comes back twice as fast), until
+    health is back to 7; False when no shelter could be made."""
+    health = 7
+    ctx.recall("water")
+    yield from ctx.defend()
+    if not ctx.view.sleeping and not ctx.enclosed() and not (yield from ctx.shelter()):
+        if not ctx.has("stone", 2) and ctx.has("wood_pickaxe"):
+            for _ in range(2):
+                yield from ctx.collect("stone", max_steps=10)
+        if not (yield from ctx.shelter()):
+            return False
+    for _ in range(300):
+        v = ctx.view
+        if v.health >= health and not v.sleeping:
+            break
+        if not v.sleeping and not ctx.enclosed():
+            return False
+        yield Action.NOOP if v.sleeping or v.energy >= 9 else Action.SLEEP
+    return ctx.view.health >= health
+
+
+def fight(ctx):
+    """Fight the nearest zombie or skeleton in sight (none: returns at once)."""
+    yield from ctx.defend()
+    for name in ("zombie", "skeleton"):
+        if ctx.nearest(name) is not None:
+            return (yield from hunt(ctx, name, tries=6))
+    return False
+
+
 def drink(ctx):
     water = ctx.nearest("water") or ctx.recall("water")
     if water is None or not (yield from ctx.go_to(water, 80, ctx.has("wood_pickaxe"))):
