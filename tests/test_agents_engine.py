@@ -694,15 +694,27 @@ def test_in_a_plan_of_code_alone_each_steps_runs_begin_where_the_steps_before_le
     assert all(not run.before.inventory.get("wood") for run in sampled["place_table"].runs)
 
 
+def code_step_over_http(monkeypatch, responder, steps: list[dict], task: str, **settings):
+    """One code step of a plan of ``steps`` with an LLM team answering from ``responder``
+    over HTTP: the sample runs of each sub-action, and the requests the server got."""
+    from rlgpt_tui.agents.schemas import Plan
+    from rlgpt_tui.engine.steps.code import Sampled, code_step
+    from rlgpt_tui.tasks import get_task
+
+    with ScriptedLLMServer(responder=responder) as server:
+        team = llm_team(server, monkeypatch)
+        engine = Engine(tiny_settings(critic_runs=4, **settings), team, lambda e: None)
+        sampled: dict[str, Sampled] = {}
+        plan = Plan.model_validate({"subactions": steps})
+        code_step(engine._context(get_task(task)), plan, {}, {}, sampled)
+    return sampled, server.requests
+
+
 def test_a_code_alone_plans_step_is_judged_in_the_round_its_turn_comes(monkeypatch) -> None:
     """A code-alone plan runs its steps again each time its routine returns, so a 1.5B
     model's one-wood collect_wood made place_table's 2 wood in its second round; judged
     after one call of it, that place_table never placed a table, and the loop rewrote
     working code. The critic now sees each step's call of the first round that gained."""
-    from rlgpt_tui.agents.schemas import Plan
-    from rlgpt_tui.engine.steps.code import Sampled, code_step
-    from rlgpt_tui.tasks import get_task
-
     code = {
         "collect_wood": 'def act(ctx):\n    yield from ctx.collect("tree")\n',
         "place_table": 'def act(ctx):\n    yield from ctx.place("table")\n',
@@ -718,13 +730,8 @@ def test_a_code_alone_plans_step_is_judged_in_the_round_its_turn_comes(monkeypat
         {"name": "collect_wood", "description": "chop a tree once", "mode": "code"},
         {"name": "place_table", "description": "place a table", "mode": "code"},
     ]
-    with ScriptedLLMServer(responder=responder) as server:
-        team = llm_team(server, monkeypatch)
-        engine = Engine(tiny_settings(critic_runs=4), team, lambda e: None)
-        sampled: dict[str, Sampled] = {}
-        plan = Plan.model_validate({"subactions": steps})
-        code_step(engine._context(get_task("place_table")), plan, {}, {}, sampled)
-        critic = [m for m in server.requests if role_of(m["messages"]) == "critic"]
+    sampled, requests = code_step_over_http(monkeypatch, responder, steps, "place_table")
+    critic = [m for m in requests if role_of(m["messages"]) == "critic"]
     runs = sampled["place_table"].runs
     placed = [r for r in runs if "place_table" in r.after.achievements]
     assert len(placed) >= 3, [(r.round, r.after.inventory) for r in runs]
@@ -737,10 +744,6 @@ def test_an_error_in_the_runs_reaches_the_repair_request(monkeypatch) -> None:
     """A 1.5B model's make step called ``ctx.place("wood_pickaxe")``, which raises only
     where wood is at hand; the critic's verdict did not mention the error, so the repairs
     never heard of it. The repair request now quotes the runs' error, which names the fix."""
-    from rlgpt_tui.agents.schemas import Plan
-    from rlgpt_tui.engine.steps.code import Sampled, code_step
-    from rlgpt_tui.tasks import get_task
-
     chop = 'def act(ctx):\n    yield from ctx.collect("tree")\n'
     make = (
         "def act(ctx):\n"
@@ -767,13 +770,10 @@ def test_an_error_in_the_runs_reaches_the_repair_request(monkeypatch) -> None:
         {"name": "chop", "description": "chop a tree once", "mode": "code"},
         {"name": "make_pickaxe", "description": "make a wood pickaxe", "mode": "code"},
     ]
-    with ScriptedLLMServer(responder=responder) as server:
-        team = llm_team(server, monkeypatch)
-        engine = Engine(tiny_settings(max_repairs=1, critic_runs=4), team, lambda e: None)
-        sampled: dict[str, Sampled] = {}
-        plan = Plan.model_validate({"subactions": steps})
-        code_step(engine._context(get_task("make_wood_pickaxe")), plan, {}, {}, sampled)
-        fast = [m for m in server.requests if role_of(m["messages"]) == "fast"]
+    _, requests = code_step_over_http(
+        monkeypatch, responder, steps, "make_wood_pickaxe", max_repairs=1
+    )
+    fast = [m for m in requests if role_of(m["messages"]) == "fast"]
     repair = fast[-1]["messages"][-1]["content"]
     assert "Your previous code was rejected or failed: no pickaxe was made." in repair
     assert "runs ended with this error: " in repair

@@ -531,32 +531,6 @@ def test_a_pass_for_code_whose_every_run_failed_is_overruled() -> None:
     assert "inventory or achievements changed in 0 of 4; health lost in 0 of 4." in prompt
 
 
-def test_a_code_verdict_judging_the_step_by_the_tasks_goal_is_repaired() -> None:
-    """A step is judged by its own description: "no table placed" is no reason to fail a
-    collect_wood routine of the place_table task whose runs show only trees and grass."""
-    from rlgpt_tui.agents.base import Execution
-    from rlgpt_tui.envs.craftax_world import CraftaxWorld
-    from rlgpt_tui.skills.episodes import run_one_call_each
-    from rlgpt_tui.skills.validation import validate
-
-    chop = validate("collect_wood", 'def act(ctx):\n    yield from ctx.collect("tree")\n')
-    world = CraftaxWorld(num_envs=2, seed=3)
-    world.reset(3)
-    before, after, records = run_one_call_each(world, chop)
-    world.close()
-    runs = [Execution(b, a, r.steps, r.end) for b, a, r in zip(before, after, records, strict=True)]
-    goal = {"success": False, "reason": "the player did not place a table", "suggestion": ""}
-    step = {"success": True, "reason": "wood +1 in 2 of 2 runs", "suggestion": ""}
-    sub = SubAction(name="collect_wood", description="chop a tree once", mode="code")
-    with ScriptedLLMServer(responder=scripted_agent) as server:
-        server.script = [{"content": json.dumps(goal)}, {"content": json.dumps(step)}]
-        team = LLMTeam(client_for(server))
-        verdict = team.critic.judge_code(get_task("place_table"), sub, runs)
-    repair = server.requests[1]["messages"][-1]["content"]
-    assert "the reason names table, which the evidence does not show" in repair
-    assert verdict.success and verdict.reason == step["reason"]
-
-
 def _chop_runs(envs: int = 2) -> list:
     """Real runs of one call of a routine that chops the nearest tree (each gains wood)."""
     from rlgpt_tui.agents.base import Execution
@@ -570,6 +544,22 @@ def _chop_runs(envs: int = 2) -> list:
     before, after, records = run_one_call_each(world, chop)
     world.close()
     return [Execution(b, a, r.steps, r.end) for b, a, r in zip(before, after, records, strict=True)]
+
+
+def test_a_code_verdict_judging_the_step_by_the_tasks_goal_is_repaired() -> None:
+    """A step is judged by its own description: "no table placed" is no reason to fail a
+    collect_wood routine of the place_table task whose runs show only trees and grass."""
+    runs = _chop_runs()
+    goal = {"success": False, "reason": "the player did not place a table", "suggestion": ""}
+    step = {"success": True, "reason": "wood +1 in 2 of 2 runs", "suggestion": ""}
+    sub = SubAction(name="collect_wood", description="chop a tree once", mode="code")
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [{"content": json.dumps(goal)}, {"content": json.dumps(step)}]
+        team = LLMTeam(client_for(server))
+        verdict = team.critic.judge_code(get_task("place_table"), sub, runs)
+    repair = server.requests[1]["messages"][-1]["content"]
+    assert "the reason names table, which the evidence does not show" in repair
+    assert verdict.success and verdict.reason == step["reason"]
 
 
 def test_a_fail_denying_what_every_run_gained_is_overruled_by_the_runs() -> None:
