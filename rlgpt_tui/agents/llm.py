@@ -135,19 +135,20 @@ class _LLMRole:
 class LLMSlowAgent(_LLMRole, SlowAgent):
     def plan(self, task: Task, history: list[IterationFeedback]) -> Plan:
         feedback = "\n".join(h.text() for h in history) or "None yet: this is the first plan."
+        names = self.step_names(task)  # the goal's steps: the library's first, and the order
         messages = render(
             "slow",
             task=task.prompt_text(),
             environment=self.environment,
             steps=self.goal_steps(task),
             skill_api=SKILL_API_DOC,
-            library=self.shelf.prompt_text(task, first=self.step_names(task)),
+            library=self.shelf.prompt_text(task, first=names),
             feedback=feedback,
             schema=answer_shape(PlanAnswer),
             example=PlanAnswer.EXAMPLE,
             open_ended=open_ended_text("slow", task),
         )
-        check = both(example_check(PlanAnswer.EXAMPLE), step_order_check(self.step_names(task)))
+        check = both(example_check(PlanAnswer.EXAMPLE), step_order_check(names))
         answer = self.client.structured("slow", messages, PlanAnswer, check)
         return Plan.model_validate(answer.model_dump())
 

@@ -30,12 +30,17 @@ PROVENANCE_EVENTS = (
 )
 
 
+def reused_from_library(source: str | None) -> bool:
+    """Is a code version a library skill reused as it is (source ``library:<author>``)?"""
+    return bool(source) and source.startswith("library:")
+
+
 def code_author(source: str | None, agent: str | None) -> str:
     """Who wrote a code version: a person's edit, the builtin templates, the agent, or (a
     library skill reused as it is, source ``library:<author>``) the skill's author."""
     if source == "human":
         return PERSON
-    if source and source.startswith("library:"):
+    if reused_from_library(source):
         return source.removeprefix("library:") or BUILTIN
     if agent in (None, "", "builtin"):
         return BUILTIN
@@ -45,7 +50,7 @@ def code_author(source: str | None, agent: str | None) -> str:
 def written_by(source: str | None, agent: str | None) -> str:
     """How a code version is introduced: ``by AUTHOR``, and for a library skill reused as
     it is, ``by AUTHOR, reused from the library``."""
-    reused = ", reused from the library" if source and source.startswith("library:") else ""
+    reused = ", reused from the library" if reused_from_library(source) else ""
     return f"by {code_author(source, agent)}{reused}"
 
 

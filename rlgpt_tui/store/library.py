@@ -31,7 +31,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from rlgpt_tui.engine import events as ev
-from rlgpt_tui.engine.provenance import BUILTIN, code_author
+from rlgpt_tui.engine.provenance import BUILTIN, code_author, reused_from_library
 from rlgpt_tui.skills.compose import COMPOSED_PLAN
 from rlgpt_tui.skills.record import SkillRecord, TaskRecord, count_of, end_counts
 from rlgpt_tui.tasks import Measure
@@ -154,7 +154,7 @@ def _skill_for(
     if author == BUILTIN or not doc:
         doc = description or doc
     # a library skill (a folder's, the builtin templates) reused as it is was made elsewhere
-    reused = origin.startswith("library:")
+    reused = reused_from_library(origin)
     made_in = f"session {session_id}, iteration {made + 1}"
     return _insert_skill(
         db,

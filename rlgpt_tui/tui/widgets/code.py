@@ -11,7 +11,7 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, TextArea
 
 from rlgpt_tui.engine import events as ev
-from rlgpt_tui.engine.provenance import code_author
+from rlgpt_tui.engine.provenance import code_author, reused_from_library
 from rlgpt_tui.tui.widgets.plan import following
 
 
@@ -70,7 +70,7 @@ class CodePane(Vertical):
                 self.versions.append(version)
                 n = len(self.versions) - 1
                 who = code_author(version.source, event.agent)
-                if version.source.startswith("library:"):  # reused as it is
+                if reused_from_library(version.source):
                     who = f"library: {who}"
                 table.add_row(
                     version.subaction,
