@@ -361,6 +361,16 @@ def test_the_call_after_a_worker_restart_runs_in_the_fresh_worker() -> None:
             "unknown block or creature 'bush' in this world: use one of grass, water, stone",
         ),
         ('ok = ctx.has("berry")', "unknown inventory item 'berry' in this world: use one of"),
+        (  # the same model's collect_stone from a library with make_wood_pickaxe in it
+            'yield from ctx.make("stone")',
+            "stone is collected, not made: use `yield from ctx.collect('stone')`",
+        ),
+        ('yield from ctx.make("table")', "table is placed, not made: use `yield from ctx.place("),
+        ('yield from ctx.make("bed")', "cannot make 'bed'; use one of wood_pickaxe, stone_pickaxe"),
+        (  # the same model's place_table, walking to a table before placing one
+            'yield from ctx.go_to(ctx.nearest("table"))',
+            "go_to got None: nothing of that name is in sight; check for None",
+        ),
         ('t = ctx.recall("trees")', "'trees' in this world: did you mean tree? use one of"),
     ],
 )

@@ -343,6 +343,11 @@ class SkillContext:
         return self.view.position != before
 
     def go_to(self, target: Position, max_steps: int = 30, dig: bool = False) -> Steps:
+        if target is None:  # a 1.5B model walked to ctx.nearest("table") before placing one
+            raise ValueError(
+                "go_to got None: nothing of that name is in sight; check for None and "
+                "`yield from ctx.explore()` to find it, or make/place it first"
+            )
         stuck = 0
         target = tuple(target)
         for _ in range(max_steps):
@@ -555,11 +560,24 @@ class SkillContext:
         return False
 
     def make(self, item: str) -> Steps:
+        if f"MAKE_{str(item).upper()}" not in Action.__members__:
+            if item in INVENTORY_ITEMS:  # a 1.5B model's collect_stone
+                fix = f"{item} is collected, not made: use `yield from ctx.collect({item!r})`"
+            elif item in PLACEABLE_ON:
+                fix = f"{item} is placed, not made: use `yield from ctx.place({item!r})`"
+            else:
+                fix = f"cannot make {item!r}; use one of {', '.join(MAKEABLE)}"
+            raise ValueError(fix)
         action = Action[f"MAKE_{item.upper()}"]
         before = self.view.inventory.get(item, 0)
         yield action
         return self.view.inventory.get(item, 0) > before
 
+
+#: what ``ctx.make`` makes (at a table; iron tools also need a furnace)
+MAKEABLE: tuple[str, ...] = tuple(
+    name[len("MAKE_") :].lower() for name in Action.__members__ if name.startswith("MAKE_")
+)
 
 #: what a View's map shows: the names ``nearest``, ``recall`` and ``is_near`` look for
 THINGS: tuple[str, ...] = tuple(
