@@ -13,7 +13,7 @@ from typing import Any
 
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.phases import SessionPhases
-from rlgpt_tui.engine.provenance import solution_provenance
+from rlgpt_tui.engine.provenance import planned_by, solution_provenance
 from rlgpt_tui.store import SessionStore, StoreError
 from rlgpt_tui.tasks import Measure, result_text
 
@@ -95,7 +95,8 @@ def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str
     lines += ["", "## Plans", ""]
     for row in store.rows("plans", session_id):
         plan = json.loads(row["plan"])
-        lines.append(f"**Iteration {row['iteration'] + 1}** ({row['source']}, {row['agent']}):")
+        by = planned_by(row["source"], row["agent"])
+        lines.append(f"**Iteration {row['iteration'] + 1}** (plan by {by}):")
         for sub in plan.get("subactions", []):
             extra = sub.get("high_level_actions") or []
             hl = f"; high-level actions: {', '.join(extra)}" if extra else ""

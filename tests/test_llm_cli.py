@@ -237,6 +237,62 @@ def test_no_plan_at_all_ends_the_session_as_an_error_in_one_line(sessions_dir, c
     assert session.reason.startswith("error: no plan could be made: the model's slow answer")
 
 
+def test_refused_first_plans_give_way_to_the_recipes_steps_and_the_models_code_runs(
+    sessions_dir, capsys
+) -> None:
+    """A 1.5B model's three first plans for make_wood_pickaxe were refused (out of order,
+    then twice the example copied after the repair request showed it again), and the
+    session ended with nothing measured. Plans that are refused, not absent, now give way
+    to the goal's steps from the world's recipes, labelled as such; the model still writes
+    the code, and its code is what runs and is measured."""
+    from rlgpt_tui.agents.schemas import PlanAnswer
+
+    out_of_order = {
+        "subactions": [
+            {"name": n, "description": f"do {n}", "mode": "code", "reason": "easy"}
+            for n in ("place_table", "collect_wood")
+        ]
+    }
+    copied = json.loads(PlanAnswer.EXAMPLE)
+    code = {
+        "collect_wood": 'def act(ctx):\n    yield from ctx.collect("tree")\n',
+        "place_table": 'def act(ctx):\n    yield from ctx.place("table")\n',
+    }
+    requests: list[str] = []
+
+    def responder(messages):
+        role = role_of(messages)
+        if role == "slow":
+            requests.append(messages[-1]["content"])
+            return json.dumps(out_of_order if len(requests) == 1 else copied)
+        if role == "fast":
+            name = next(n for n in code if f"coded sub-action `{n}`" in messages[-1]["content"])
+            return json.dumps({"code": code[name], "explanation": "chop, then place"})
+        return json.dumps(VERDICT_OK)
+
+    with ScriptedLLMServer(responder=responder) as server:
+        exit_code = llm_run(server, "--task", "place_table", "--iterations", "1")
+    err = " ".join(capsys.readouterr().err.split())
+    assert exit_code == 0 and "Traceback" not in err
+    assert "plan by the world's recipes (the slow agent's plans failed)" in err
+    # the repair request names the problem; with structured output it shows no example
+    assert "collect_wood (step 1 of the goal) is planned after place_table" in requests[1]
+    assert PlanAnswer.EXAMPLE not in requests[1] and "collect_clay" not in requests[1]
+    store = SessionStore(sessions_dir)
+    (session,) = store.list_sessions()
+    assert session.status == "finished"
+    (plan,) = store.rows("plans", session.id)
+    assert plan["source"] == "recipes"
+    assert [s["name"] for s in json.loads(plan["plan"])["subactions"]] == [
+        "collect_wood",
+        "place_table",
+    ]
+    ran = sessions_dir / str(session.id) / "code"
+    assert {p.name: p.read_text() for p in ran.iterdir()} == {f"{n}.py": c for n, c in code.items()}
+    evaluations = store.rows("evaluations", session.id)
+    assert max(e["value"] for e in evaluations) >= 0.5  # the model's code placed tables
+
+
 def test_a_slow_server_gets_timed_out_after_n_seconds_with_the_fix(
     sessions_dir, tmp_path, capsys
 ) -> None:

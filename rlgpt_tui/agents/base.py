@@ -100,6 +100,11 @@ class SlowAgent(ABC):
     @abstractmethod
     def plan(self, task: Task, history: list[IterationFeedback]) -> Plan: ...
 
+    def fallback_plan(self, task: Task) -> Plan | None:
+        """A plan not of this agent's making, for when it can make no first plan (its
+        answers all failed); ``None``: there is none, and the session cannot go on."""
+        return None
+
 
 class FastAgent(ABC):
     """Writes code for coded sub-actions and RL configurations for learned ones."""

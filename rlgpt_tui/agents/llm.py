@@ -152,6 +152,24 @@ class LLMSlowAgent(_LLMRole, SlowAgent):
         answer = self.client.structured("slow", messages, PlanAnswer, check)
         return Plan.model_validate(answer.model_dump())
 
+    def fallback_plan(self, task: Task) -> Plan:
+        """The goal's steps from the world's recipes, each coded (one coded sub-action for
+        the whole task where the recipes do not say): the first plan when every answer of
+        the model's failed (a 1.5B model's three plans for make_wood_pickaxe: out of order,
+        then twice the example), so that the model still writes and repairs the code."""
+        reason = "from the world's recipes: the model's plans failed"
+        subs = [
+            SubAction(
+                name=s.name, description=s.text().partition(": ")[2], mode="code", reason=reason
+            )
+            for s in self.docs.steps_to(task.goal.achievement)
+        ]
+        if not subs:
+            subs = [
+                SubAction(name=task.name, description=task.description, mode="code", reason=reason)
+            ]
+        return Plan(subactions=subs)
+
 
 def _same_code(a: str, b: str) -> bool:
     """Are two sources the same program (comments and layout aside)?"""

@@ -6,7 +6,12 @@ from rich.console import Console
 from rich.markup import escape
 
 from rlgpt_tui.engine import events as ev
-from rlgpt_tui.engine.provenance import PROVENANCE_EVENTS, solution_provenance, written_by
+from rlgpt_tui.engine.provenance import (
+    PROVENANCE_EVENTS,
+    planned_by,
+    solution_provenance,
+    written_by,
+)
 from rlgpt_tui.skills.outcomes import CallEnd
 from rlgpt_tui.tasks import Measure, result_text
 from rlgpt_tui.text import safe_text
@@ -36,9 +41,9 @@ class EventPrinter:
                 chain = _e(" -> ".join(event.subtasks))
                 c.rule(f"task plan for {_e(event.task)} ({who}): {chain}")
             case ev.PlanProposed():
-                c.print(
-                    f"[bold]iteration {event.iteration + 1}[/] plan ({_e(event.source)}, {who}):"
-                )
+                by = planned_by(event.source, event.agent)
+                kept = " (kept)" if event.source == "previous plan" else ""
+                c.print(f"[bold]iteration {event.iteration + 1}[/] plan{kept} by {_e(by)}:")
                 for sub in event.plan["subactions"]:
                     extra = (
                         f" + high-level {_e(', '.join(sub['high_level_actions']))}"

@@ -54,6 +54,16 @@ def written_by(source: str | None, agent: str | None) -> str:
     return f"by {code_author(source, agent)}{reused}"
 
 
+def planned_by(source: str | None, agent: str | None) -> str:
+    """Who made a plan: a person (an edit), the world's recipes (the slow agent's first
+    answers all failed), or the agent (also for its previous plan kept)."""
+    if source == "human":
+        return "a person"
+    if source == "recipes":
+        return "the world's recipes (the slow agent's plans failed)"
+    return str(agent)
+
+
 def is_llm(author: str) -> bool:
     return author.startswith("llm:")
 

@@ -55,7 +55,13 @@ class LLMError(Exception):
 
 class LLMAnswerError(LLMError):
     """One answer could not be used (it failed validation after its repair rounds, or the
-    response was malformed). The session goes on: that sub-action is marked failed."""
+    response was malformed). The session goes on: that sub-action is marked failed.
+    ``well_formed``: some round's answer had the schema's form and was refused only by the
+    check (e.g. a plan that copies the prompt's example), so the model does answer."""
+
+    def __init__(self, message: str, well_formed: bool = False):
+        super().__init__(message)
+        self.well_formed = well_formed
 
 
 class _Deadline(Exception):
@@ -608,6 +614,7 @@ class LLMClient:
         every round failed, LLMError when the endpoint cannot be used."""
         conversation = list(messages)
         problem = ""
+        well_formed = False  # a round's answer had the schema's form
         rounds = self.settings.repair_rounds + 1
         for repair_round in range(rounds):
             started = time.perf_counter()
@@ -666,6 +673,7 @@ class LLMClient:
                         "the answer is the JSON Schema itself, not an answer: fill in values"
                     )
                 answer = schema.model_validate(data)
+                well_formed = True
                 if check is not None:
                     check(answer)
             except (ValueError, ValidationError) as error:
@@ -684,15 +692,22 @@ class LLMClient:
                     mode=mode,
                     answered=True,
                 )
-                example = getattr(schema, "EXAMPLE", "")
+                # the schema holds the form where the server takes it: showing the example
+                # again there only invites a copy (a 1.5B model's repaired plans copied it)
+                example = getattr(schema, "EXAMPLE", "") if mode == "plain" else ""
+                shape = (
+                    f"with the same keys as this example (your own values, for this task):\n"
+                    f"{example}"
+                    if example
+                    else "(your own values, for this task)"
+                )
                 conversation = conversation + [
                     {"role": "assistant", "content": text[:4000]},
                     {
                         "role": "user",
                         "content": (
                             f"Your answer could not be used: {problem}. Answer again with only "
-                            "one JSON object with the same keys as this example (your own "
-                            f"values, for this task):\n{example}"
+                            f"one JSON object {shape}"
                         ),
                     },
                 ]
@@ -712,7 +727,8 @@ class LLMClient:
             return answer
         raise LLMAnswerError(
             f"the model's {role} answer failed validation {rounds} times ({problem}): try a "
-            "stronger model, or structured output (an endpoint that accepts response_format)"
+            "stronger model, or structured output (an endpoint that accepts response_format)",
+            well_formed=well_formed,
         )
 
     @property

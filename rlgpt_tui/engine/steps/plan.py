@@ -18,8 +18,10 @@ def plan_step(ctx: StepContext, history: list[IterationFeedback]) -> tuple[Plan,
 
     A person's queued plan is used as it is; otherwise the slow agent plans from the
     history, and an approver may reject its plan (up to :data:`MAX_PLAN_REJECTIONS` times,
-    then the run stops). A failed answer keeps the last plan; with no plan yet the run
-    cannot go on (``LLMError``)."""
+    then the run stops). A failed answer keeps the last plan. With no plan yet, answers that
+    had a plan's form but were refused (copies, steps out of order) give way to the slow
+    agent's fallback plan (source ``recipes``); otherwise the run cannot go on
+    (``LLMError``)."""
     ctx.phase("planning", f"iteration {ctx.iteration + 1}")
     edited = apply_plan_edit(ctx, history)
     if edited is not None:
@@ -28,13 +30,22 @@ def plan_step(ctx: StepContext, history: list[IterationFeedback]) -> tuple[Plan,
         try:
             plan = drop_unknown_high_level_actions(ctx.team.slow.plan(ctx.task, history))
         except LLMAnswerError as error:
-            if not history:  # no plan at all: the session cannot go on
-                raise LLMError(f"no plan could be made: {error}") from None
-            # one failed answer never ends a session: keep the last plan, say so
-            message = f"the slow agent's answer failed ({error}); the previous plan is kept"
+            # one failed answer never ends a session: keep the last plan (or, for the first,
+            # take the agent's fallback), say so
+            if history:
+                plan, source, instead = (
+                    history[-1].plan.model_copy(deep=True),
+                    "previous plan",
+                    ("the previous plan is kept"),
+                )
+            else:
+                plan = ctx.team.slow.fallback_plan(ctx.task) if error.well_formed else None
+                if plan is None:  # no plan at all: the session cannot go on
+                    raise LLMError(f"no plan could be made: {error}") from None
+                source, instead = "recipes", "the goal's steps from the world's recipes are planned"
+            message = f"the slow agent's answer failed ({error}); {instead}"
             ctx.emit(ev.EngineError, message=message)
-            plan = history[-1].plan.model_copy(deep=True)
-            ctx.emit(ev.PlanProposed, plan=plan.model_dump(), source="previous plan")
+            ctx.emit(ev.PlanProposed, plan=plan.model_dump(), source=source)
             return plan, [message]
         try:
             plan = drop_unknown_high_level_actions(ctx.approve("plan", "", plan))

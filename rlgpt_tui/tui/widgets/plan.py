@@ -10,6 +10,7 @@ from textual.markup import escape
 from textual.widgets import DataTable, Static
 
 from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.provenance import planned_by
 
 
 class PlanPane(Vertical):
@@ -47,7 +48,7 @@ class PlanPane(Vertical):
                 self.stage_task = event.task
             case ev.PlanProposed():
                 self.plan, self.plan_iteration = event.plan, i
-                who = "a person" if event.source == "human" else event.agent
+                who = planned_by(event.source, event.agent)
                 self.query_one("#plan-summary", Static).update(
                     f"iteration {i + 1}: plan by {escape(who)} "
                     f"({len(event.plan['subactions'])} sub-actions)"
