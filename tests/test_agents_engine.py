@@ -696,7 +696,8 @@ def test_in_a_plan_of_code_alone_each_steps_runs_begin_where_the_steps_before_le
 
 def code_step_over_http(monkeypatch, responder, steps: list[dict], task: str, **settings):
     """One code step of a plan of ``steps`` with an LLM team answering from ``responder``
-    over HTTP: the sample runs of each sub-action, and the requests the server got."""
+    over HTTP: the sample runs of each sub-action, the requests the server got, and the
+    step's notes for the slow agent."""
     from rlgpt_tui.agents.schemas import Plan
     from rlgpt_tui.engine.steps.code import Sampled, code_step
     from rlgpt_tui.tasks import get_task
@@ -706,8 +707,8 @@ def code_step_over_http(monkeypatch, responder, steps: list[dict], task: str, **
         engine = Engine(tiny_settings(critic_runs=4, **settings), team, lambda e: None)
         sampled: dict[str, Sampled] = {}
         plan = Plan.model_validate({"subactions": steps})
-        code_step(engine._context(get_task(task)), plan, {}, {}, sampled)
-    return sampled, server.requests
+        step = code_step(engine._context(get_task(task)), plan, {}, {}, sampled)
+    return sampled, server.requests, step.notes
 
 
 def test_a_code_alone_plans_step_is_judged_in_the_round_its_turn_comes(monkeypatch) -> None:
@@ -730,7 +731,7 @@ def test_a_code_alone_plans_step_is_judged_in_the_round_its_turn_comes(monkeypat
         {"name": "collect_wood", "description": "chop a tree once", "mode": "code"},
         {"name": "place_table", "description": "place a table", "mode": "code"},
     ]
-    sampled, requests = code_step_over_http(monkeypatch, responder, steps, "place_table")
+    sampled, requests, _ = code_step_over_http(monkeypatch, responder, steps, "place_table")
     critic = [m for m in requests if role_of(m["messages"]) == "critic"]
     runs = sampled["place_table"].runs
     placed = [r for r in runs if "place_table" in r.after.achievements]
@@ -770,7 +771,7 @@ def test_an_error_in_the_runs_reaches_the_repair_request(monkeypatch) -> None:
         {"name": "chop", "description": "chop a tree once", "mode": "code"},
         {"name": "make_pickaxe", "description": "make a wood pickaxe", "mode": "code"},
     ]
-    _, requests = code_step_over_http(
+    _, requests, _ = code_step_over_http(
         monkeypatch, responder, steps, "make_wood_pickaxe", max_repairs=1
     )
     fast = [m for m in requests if role_of(m["messages"]) == "fast"]
@@ -778,6 +779,40 @@ def test_an_error_in_the_runs_reaches_the_repair_request(monkeypatch) -> None:
     assert "Your previous code was rejected or failed: no pickaxe was made." in repair
     assert "runs ended with this error: " in repair
     assert "wood_pickaxe is made, not placed: use `yield from ctx.make('wood_pickaxe')`" in repair
+
+
+def test_a_goal_step_whose_runs_lack_what_it_needs_tells_the_slow_agent_which_steps_make_it(
+    monkeypatch,
+) -> None:
+    """A 1.5B model planned collect_stone alone: its code walked to stone and hit it, and
+    no run ever held a pickaxe, which the critic's "did not collect any stone" never said.
+    The slow agent's feedback now names what the recipes say the step needs, how many runs
+    started without it, and the goal's steps that make it."""
+    hit = (
+        "def act(ctx):\n    stone = ctx.nearest('stone')\n    if stone is None:\n"
+        "        yield from ctx.explore(6)\n        return False\n"
+        "    yield from ctx.collect('stone')\n"
+    )
+
+    def responder(messages: list[dict[str, str]]) -> str:
+        if role_of(messages) == "fast":
+            return json.dumps({"code": hit, "explanation": "a try"})
+        return json.dumps({"success": False, "reason": "no stone collected", "suggestion": ""})
+
+    steps = [{"name": "collect_stone", "description": "mine a stone", "mode": "code"}]
+    sampled, _, notes = code_step_over_http(
+        monkeypatch, responder, steps, "collect_stone", max_repairs=0
+    )
+    runs = sampled["collect_stone"].runs
+    assert runs and not any(r.before.inventory.get("wood_pickaxe") for r in runs)
+    assert (
+        f"collect_stone needs 1 wood_pickaxe (the world's recipes), which {len(runs)} of its "
+        f"{len(runs)} runs started without: the goal's steps before it make that "
+        "(collect_wood, place_table, make_wood_pickaxe): plan them first, in order, each coded"
+    ) in notes
+    chop = [{"name": "collect_wood", "description": "chop a tree", "mode": "code"}]
+    _, _, notes = code_step_over_http(monkeypatch, responder, chop, "collect_stone", max_repairs=0)
+    assert not any("needs" in note for note in notes)  # it needs nothing: no such note
 
 
 def test_when_no_version_passes_the_critic_the_one_whose_runs_gained_most_is_kept(

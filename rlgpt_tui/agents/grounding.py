@@ -26,6 +26,7 @@ from pydantic import BaseModel
 from rlgpt_tui.agents.base import Execution
 from rlgpt_tui.agents.schemas import SubAction, Verdict
 from rlgpt_tui.envs.base import BLOCK_NAMES, INVENTORY_ITEMS, MOB_NAMES, View
+from rlgpt_tui.envs.knowledge import Step
 
 #: things a verdict may name: the world's blocks, creatures and inventory items
 _NOT_THINGS = {"unknown", "out_of_bounds"}
@@ -229,6 +230,36 @@ def run_errors(runs: list[Execution]) -> str:
         return ""
     detail, n = details.most_common(1)[0]
     return f"{n} of {len(runs)} runs ended with this error: {detail}"
+
+
+def unmet_needs(name: str, steps: list[Step], runs: list[Execution]) -> str:
+    """For a goal step ``name`` whose code failed: a note for the slow agent when most of
+    its runs started without what the world's recipes say the step needs, naming the
+    goal's earlier steps that provide it ('' otherwise, or for a name not among ``steps``).
+    A 1.5B model planned collect_stone alone, and its runs never held a pickaxe."""
+    step = next((s for s in steps if s.name == name), None)
+    if step is None or not step.uses or not runs:
+        return ""
+
+    def lacks(run: Execution, item: str) -> bool:
+        return run.before.inventory.get(item, 0) < step.uses[item]
+
+    short = [run for run in runs if any(lacks(run, item) for item in step.uses)]
+    if 2 * len(short) < len(runs):
+        return ""
+    lacking = [item for item in step.uses if any(lacks(run, item) for run in short)]
+    needs = ", ".join(f"{step.uses[item]} {item}" for item in lacking)
+    earlier = [s.name for s in steps[: steps.index(step)]]
+    fix = (
+        f"the goal's steps before it make that ({', '.join(earlier)}): plan them first, in "
+        "order, each coded"
+        if earlier
+        else "nothing in the goal's steps makes it"
+    )
+    return (
+        f"{name} needs {needs} (the world's recipes), which {len(short)} of its {len(runs)} runs "
+        f"started without: {fix}"
+    )
 
 
 def runs_summary(runs: list[Execution]) -> str:

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from rlgpt_tui.agents.base import Execution
-from rlgpt_tui.agents.grounding import changed_runs, gains, run_errors
+from rlgpt_tui.agents.grounding import changed_runs, gains, run_errors, unmet_needs
 from rlgpt_tui.agents.schemas import Plan, SubAction, Verdict
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.control import CodeEdit
@@ -27,6 +27,7 @@ from rlgpt_tui.engine.steps.context import ProposalRejected, StepContext
 from rlgpt_tui.engine.steps.critic import judge_code
 from rlgpt_tui.engine.steps.edits import apply_code_edit
 from rlgpt_tui.envs import make_world
+from rlgpt_tui.envs.registry import world_info
 from rlgpt_tui.llm.client import LLMAnswerError
 from rlgpt_tui.skills.episodes import run_one_call_each
 from rlgpt_tui.skills.sandbox import CodeValidationError
@@ -135,6 +136,7 @@ def code_loop(
     judged: list[tuple[ValidatedAction, Verdict, int]] = []  # each with its runs' gains
     notes: list[str] = []
     previous = problem = None
+    runs: list[Execution] = []  # the last sample runs
     failed_answer = ""
     for attempt in range(ctx.settings.max_repairs + 1):
         tried = write_code(ctx, sub, attempt, previous, problem, recorded, sampled.get(sub.name))
@@ -176,6 +178,11 @@ def code_loop(
             verdict = verdict.model_copy(
                 update={"reason": f"{verdict.reason} ({kept_because})"[:2000]}
             )
+    if verdict is not None and not verdict.success and runs:
+        steps = world_info(ctx.settings.env).documentation().steps_to(ctx.task.goal.achievement)
+        note = unmet_needs(sub.name, steps, runs)
+        if note:
+            notes.append(note)
     if action is None:
         reason = (
             f"no valid code: the fast agent's answer failed ({failed_answer})"
