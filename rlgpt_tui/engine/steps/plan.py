@@ -30,19 +30,17 @@ def plan_step(ctx: StepContext, history: list[IterationFeedback]) -> tuple[Plan,
         try:
             plan = drop_unknown_high_level_actions(ctx.team.slow.plan(ctx.task, history))
         except LLMAnswerError as error:
-            # one failed answer never ends a session: keep the last plan (or, for the first,
-            # take the agent's fallback), say so
+            # one failed answer never ends a session: keep the last plan (for the first,
+            # take the agent's fallback), and say so
             if history:
-                plan, source, instead = (
-                    history[-1].plan.model_copy(deep=True),
-                    "previous plan",
-                    ("the previous plan is kept"),
-                )
+                plan, source = history[-1].plan.model_copy(deep=True), "previous plan"
+                instead = "the previous plan is kept"
             else:
                 plan = ctx.team.slow.fallback_plan(ctx.task) if error.well_formed else None
                 if plan is None:  # no plan at all: the session cannot go on
                     raise LLMError(f"no plan could be made: {error}") from None
-                source, instead = "recipes", "the goal's steps from the world's recipes are planned"
+                source = "recipes"
+                instead = "the goal's steps from the world's recipes are planned"
             message = f"the slow agent's answer failed ({error}); {instead}"
             ctx.emit(ev.EngineError, message=message)
             ctx.emit(ev.PlanProposed, plan=plan.model_dump(), source=source)
