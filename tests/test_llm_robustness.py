@@ -304,6 +304,38 @@ def test_a_repair_answering_the_failing_code_unchanged_is_repaired() -> None:
     assert "this is the previous code unchanged, which failed: change it" in repair
 
 
+def test_place_code_that_looks_for_what_it_is_to_place_is_repaired() -> None:
+    """A 1.5B model's place_table walked to `ctx.nearest("table")` in each of 6 versions:
+    there is no table until the step places one. Such code is refused naming the fix; the
+    model's next answer places it. place_stone may look for stone (it is mined first)."""
+    walks = (
+        "def act(ctx):\n    table = ctx.nearest('table')\n    if table is None:\n"
+        "        yield from ctx.explore(6)\n        return False\n"
+        "    yield from ctx.go_to(table)\n    yield from ctx.face(table)\n"
+        "    yield Action.PLACE_TABLE\n"
+    )
+    places = "def act(ctx):\n    yield from ctx.place('table')\n"
+    mines = (
+        "def act(ctx):\n    yield from ctx.collect('stone')\n    yield from ctx.place('stone')\n"
+    )
+    table = SubAction(name="place_table", description="place a table", mode="code")
+    stone = SubAction(name="place_stone", description="mine, then place stone", mode="code")
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [
+            {"content": json.dumps({"code": walks, "explanation": "walk to the table"})},
+            {"content": json.dumps({"code": places, "explanation": "place it"})},
+            {"content": json.dumps({"code": mines, "explanation": "mine, then place"})},
+        ]
+        team = LLMTeam(client_for(server))
+        assert team.fast.write_code(TASK, table) == places
+        assert team.fast.write_code(TASK, stone) == mines
+    repair = server.requests[1]["messages"][-1]["content"]
+    assert (
+        "code: place_table looks for a table (ctx.nearest('table')), but there is none until "
+        "this step places it: face a free tile and `yield from ctx.place('table')`"
+    ) in repair
+
+
 @pytest.mark.parametrize(
     ("step", "expected"),
     [

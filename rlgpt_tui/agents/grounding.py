@@ -15,6 +15,7 @@ last word over a critic.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections import Counter
@@ -260,6 +261,42 @@ def unmet_needs(name: str, steps: list[Step], runs: list[Execution]) -> str:
         f"{name} needs {needs} (the world's recipes), which {len(short)} of its {len(runs)} runs "
         f"started without: {fix}"
     )
+
+
+#: the ``ctx`` helpers that look a thing up on the map
+_LOOKUPS = frozenset({"nearest", "recall", "is_near"})
+
+
+def placed_item_check(name: str) -> Check | None:
+    """For a step ``place_X`` where X is no inventory item (a table, a furnace, a plant): a
+    check refusing code that looks X up on the map without placing it with ``ctx.place``.
+    None exists until the step places it; a 1.5B model's place_table walked to the nearest
+    table in each of 6 versions, and the repairs never saw why it found none."""
+    item = name.removeprefix("place_")
+    if item == name or item in INVENTORY_ITEMS:  # stone is mined first: looking is right
+        return None
+
+    def check(answer: Any) -> None:
+        try:
+            tree = ast.parse(answer.code)
+        except (SyntaxError, ValueError):
+            return  # validation names it
+        looked, placed = None, False
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            named = any(isinstance(a, ast.Constant) and a.value == item for a in node.args)
+            if node.func.attr in _LOOKUPS and named:
+                looked = node.func.attr
+            placed = placed or (node.func.attr == "place" and named)
+        if looked and not placed:
+            raise ValueError(
+                f"code: {name} looks for a {item} (ctx.{looked}({item!r})), but there is none "
+                f"until this step places it: face a free tile and `yield from "
+                f"ctx.place({item!r})`"
+            )
+
+    return check
 
 
 def runs_summary(runs: list[Execution]) -> str:

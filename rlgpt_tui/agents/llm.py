@@ -26,6 +26,7 @@ from rlgpt_tui.agents.grounding import (
     example_check,
     overrule_code,
     overrule_rl,
+    placed_item_check,
     runs_summary,
     step_order_check,
     text_evidence,
@@ -204,6 +205,7 @@ class LLMFastAgent(_LLMRole, FastAgent):
             )
 
         linked: dict[str, str] = {}  # the answer's code, linked once by the check
+        placing = placed_item_check(sub.name)
 
         def links(answer: CodeAnswer) -> None:
             if previous is not None and _same_code(answer.code, previous):
@@ -211,6 +213,8 @@ class LLMFastAgent(_LLMRole, FastAgent):
                     "code: this is the previous code unchanged, which failed: change it to "
                     "fix the problem given above"
                 )
+            if placing is not None:
+                placing(answer)
             with contextlib.suppress(SyntaxError):  # validation names a syntax error
                 linked[answer.code] = link_skills(answer.code, library)
 
