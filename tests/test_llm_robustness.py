@@ -312,7 +312,7 @@ def test_place_code_that_looks_for_what_it_is_to_place_is_repaired() -> None:
         "def act(ctx):\n    table = ctx.nearest('table')\n    if table is None:\n"
         "        yield from ctx.explore(6)\n        return False\n"
         "    yield from ctx.go_to(table)\n    yield from ctx.face(table)\n"
-        "    yield Action.PLACE_TABLE\n"
+        "    yield from ctx.place('table')\n"
     )
     places = "def act(ctx):\n    yield from ctx.place('table')\n"
     mines = (
@@ -329,10 +329,13 @@ def test_place_code_that_looks_for_what_it_is_to_place_is_repaired() -> None:
         team = LLMTeam(client_for(server))
         assert team.fast.write_code(TASK, table) == places
         assert team.fast.write_code(TASK, stone) == mines
+    first = server.requests[0]["messages"][-1]["content"]
+    assert CodeAnswer.PLACE_EXAMPLE in first and CodeAnswer.EXAMPLE not in first
     repair = server.requests[1]["messages"][-1]["content"]
     assert (
         "code: place_table looks for a table (ctx.nearest('table')), but there is none until "
-        "this step places it: face a free tile and `yield from ctx.place('table')`"
+        "this step places it: do not look for one; face a free tile and `yield from "
+        "ctx.place('table')`"
     ) in repair
 
 

@@ -263,15 +263,16 @@ def unmet_needs(name: str, steps: list[Step], runs: list[Execution]) -> str:
     )
 
 
-#: the ``ctx`` helpers that look a thing up on the map
-_LOOKUPS = frozenset({"nearest", "recall", "is_near"})
+#: the ``ctx`` helpers that find where a thing is on the map
+_LOOKUPS = frozenset({"nearest", "recall"})
 
 
 def placed_item_check(name: str) -> Check | None:
     """For a step ``place_X`` where X is no inventory item (a table, a furnace, a plant): a
-    check refusing code that looks X up on the map without placing it with ``ctx.place``.
+    check refusing code that looks for an X to go to (``ctx.nearest``, ``ctx.recall``).
     None exists until the step places it; a 1.5B model's place_table walked to the nearest
-    table in each of 6 versions, and the repairs never saw why it found none."""
+    table in each of 9 versions over two sessions (placing one there in some), and the
+    repairs never saw why it found none. ``ctx.is_near`` (already placed?) stays allowed."""
     item = name.removeprefix("place_")
     if item == name or item in INVENTORY_ITEMS:  # stone is mined first: looking is right
         return None
@@ -281,20 +282,18 @@ def placed_item_check(name: str) -> Check | None:
             tree = ast.parse(answer.code)
         except (SyntaxError, ValueError):
             return  # validation names it
-        looked, placed = None, False
         for node in ast.walk(tree):
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
-                continue
-            named = any(isinstance(a, ast.Constant) and a.value == item for a in node.args)
-            if node.func.attr in _LOOKUPS and named:
-                looked = node.func.attr
-            placed = placed or (node.func.attr == "place" and named)
-        if looked and not placed:
-            raise ValueError(
-                f"code: {name} looks for a {item} (ctx.{looked}({item!r})), but there is none "
-                f"until this step places it: face a free tile and `yield from "
-                f"ctx.place({item!r})`"
-            )
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in _LOOKUPS
+                and any(isinstance(a, ast.Constant) and a.value == item for a in node.args)
+            ):
+                raise ValueError(
+                    f"code: {name} looks for a {item} (ctx.{node.func.attr}({item!r})), but "
+                    f"there is none until this step places it: do not look for one; face a "
+                    f"free tile and `yield from ctx.place({item!r})`"
+                )
 
     return check
 

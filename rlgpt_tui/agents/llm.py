@@ -218,7 +218,7 @@ class LLMFastAgent(_LLMRole, FastAgent):
             with contextlib.suppress(SyntaxError):  # validation names a syntax error
                 linked[answer.code] = link_skills(answer.code, library)
 
-        example = self.shelf.code_example(sub.name)
+        example = self.shelf.code_example(sub.name) or CodeAnswer.example_for(sub.name)
         code = self._ask(task, request, CodeAnswer, links, example=example).code
         return linked.get(code, code)
 

@@ -116,6 +116,22 @@ class CodeAnswer(BaseModel):
         }
     )
 
+    # a place step of the same made-up world: it places the thing, it does not look for one
+    PLACE_EXAMPLE: ClassVar[str] = json.dumps(
+        {
+            "code": "def act(ctx):\n"
+            '    if not ctx.has("clay", 3):\n'
+            "        return False\n"
+            '    return (yield from ctx.place("kiln"))\n',
+            "explanation": "place a kiln on a free tile next to the player (it takes 3 clay)",
+        }
+    )
+
+    @classmethod
+    def example_for(cls, name: str) -> str:
+        """The example for a sub-action ``name``: a place step's, or the routine's."""
+        return cls.PLACE_EXAMPLE if name.startswith("place_") else cls.EXAMPLE
+
     @field_validator("code")
     @classmethod
     def _defines_act(cls, value: str) -> str:

@@ -58,8 +58,14 @@ class SkillShelf:
     def code_example(self, name: str, limit: int = EXAMPLE_CHARS) -> str | None:
         """A short validated skill of the shelf (not ``name`` itself) as a code answer's
         example, so the fast agent sees real code of this world rather than one fixed
-        example; ``None`` when no skill is short enough."""
-        short = [s for s in self.skills if s.name != name and len(s.source) <= limit]
+        example; for a place step (``place_X``) only a place skill; ``None`` when no skill
+        fits."""
+        kind = "place_" if name.startswith("place_") else ""
+        short = [
+            s
+            for s in self.skills
+            if s.name != name and len(s.source) <= limit and s.name.startswith(kind)
+        ]
         if not short:
             return None
         skill = min(short, key=lambda s: (len(s.source), s.name))
