@@ -781,6 +781,42 @@ def test_an_error_in_the_runs_reaches_the_repair_request(monkeypatch) -> None:
     assert "wood_pickaxe is made, not placed: use `yield from ctx.make('wood_pickaxe')`" in repair
 
 
+def test_runs_that_return_before_acting_tell_the_repair_what_the_inventory_held(
+    monkeypatch,
+) -> None:
+    """A 1.5B model's place_table checked for 2 stone in worlds that held 2 wood, and each
+    repair kept the check: the critic said only "no table was placed". The repair request
+    now says the runs returned before a single action, and what they held."""
+    chop = 'def act(ctx):\n    yield from ctx.collect("tree")\n'
+    stone = (
+        "def act(ctx):\n    if not ctx.has('stone', 2):\n        return False\n"
+        "    return (yield from ctx.place('table'))\n"
+    )
+
+    def responder(messages: list[dict[str, str]]) -> str:
+        if role_of(messages) == "fast":
+            code = chop if "`collect_wood`" in messages[-1]["content"] else stone
+            return json.dumps({"code": code, "explanation": "a try"})
+        return json.dumps({"success": False, "reason": "no table was placed", "suggestion": ""})
+
+    steps = [
+        {"name": "collect_wood", "description": "chop a tree once", "mode": "code"},
+        {"name": "place_table", "description": "place a table", "mode": "code"},
+    ]
+    _, requests, _ = code_step_over_http(
+        monkeypatch, responder, steps, "place_table", max_repairs=1
+    )
+    (repair,) = {  # the repair request (then asked again: its answer was the same code)
+        m["messages"][-1]["content"]
+        for m in requests
+        if role_of(m["messages"]) == "fast" and "Your previous code" in m["messages"][-1]["content"]
+    }
+    assert "runs returned before a single action: a check at the start of the code was false" in (
+        repair
+    )
+    assert "of them held wood " in repair
+
+
 def test_a_goal_step_whose_runs_lack_what_it_needs_tells_the_slow_agent_which_steps_make_it(
     monkeypatch,
 ) -> None:

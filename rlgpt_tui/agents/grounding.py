@@ -28,6 +28,7 @@ from rlgpt_tui.agents.base import Execution
 from rlgpt_tui.agents.schemas import SubAction, Verdict
 from rlgpt_tui.envs.base import BLOCK_NAMES, INVENTORY_ITEMS, MOB_NAMES, View
 from rlgpt_tui.envs.knowledge import Step
+from rlgpt_tui.skills.outcomes import CallEnd
 
 #: things a verdict may name: the world's blocks, creatures and inventory items
 _NOT_THINGS = {"unknown", "out_of_bounds"}
@@ -231,6 +232,24 @@ def run_errors(runs: list[Execution]) -> str:
         return ""
     detail, n = details.most_common(1)[0]
     return f"{n} of {len(runs)} runs ended with this error: {detail}"
+
+
+def idle_runs(runs: list[Execution]) -> str:
+    """A sentence for a repair request when most runs returned before one action, with
+    what their inventory held ('' otherwise): a 1.5B model's place_table checked for 2
+    stone in worlds that held 2 wood, and its repairs kept the check."""
+    idle = [r for r in runs if r.end is CallEnd.RETURNED and r.steps == 0]
+    if not runs or 2 * len(idle) < len(runs):
+        return ""
+    held = Counter(
+        ", ".join(f"{k} {v}" for k, v in sorted(r.before.inventory.items()) if v) or "nothing"
+        for r in idle
+    )
+    common, n = held.most_common(1)[0]
+    return (
+        f"{len(idle)} of {len(runs)} runs returned before a single action: a check at the "
+        f"start of the code was false there ({n} of them held {common})"
+    )
 
 
 def unmet_needs(name: str, steps: list[Step], runs: list[Execution]) -> str:

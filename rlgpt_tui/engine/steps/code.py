@@ -19,7 +19,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from rlgpt_tui.agents.base import Execution
-from rlgpt_tui.agents.grounding import changed_runs, gains, run_errors, unmet_needs
+from rlgpt_tui.agents.grounding import (
+    changed_runs,
+    gains,
+    idle_runs,
+    run_errors,
+    unmet_needs,
+)
 from rlgpt_tui.agents.schemas import Plan, SubAction, Verdict
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.control import CodeEdit
@@ -159,7 +165,10 @@ def code_loop(
             break
         previous = source
         problem = " ".join(
-            filter(None, [f"{verdict.reason}.", verdict.suggestion, run_errors(runs)])
+            filter(
+                None,
+                [f"{verdict.reason}.", verdict.suggestion, run_errors(runs), idle_runs(runs)],
+            )
         )
     if judged and not verdict.success:  # no version passed: keep the one its runs favour
         kept = max(range(len(judged)), key=lambda i: (judged[i][2], i))
