@@ -566,14 +566,15 @@ def test_a_pass_for_code_whose_every_run_failed_is_overruled() -> None:
     assert "inventory or achievements changed in 0 of 4; health lost in 0 of 4." in prompt
 
 
-def _chop_runs(envs: int = 2) -> list:
-    """Real runs of one call of a routine that chops the nearest tree (each gains wood)."""
+def _chop_runs(envs: int = 2, code: str = 'yield from ctx.collect("tree")') -> list:
+    """Real runs of one call of a routine that chops the nearest tree (each gains wood),
+    or of ``code`` (the body of ``act``)."""
     from rlgpt_tui.agents.base import Execution
     from rlgpt_tui.envs.craftax_world import CraftaxWorld
     from rlgpt_tui.skills.episodes import run_one_call_each
     from rlgpt_tui.skills.validation import validate
 
-    chop = validate("collect_wood", 'def act(ctx):\n    yield from ctx.collect("tree")\n')
+    chop = validate("routine", f"def act(ctx):\n    {code}\n")
     world = CraftaxWorld(num_envs=envs, seed=3)
     world.reset(3)
     before, after, records = run_one_call_each(world, chop)
@@ -621,6 +622,28 @@ def test_a_fail_denying_what_every_run_gained_is_overruled_by_the_runs() -> None
         f"denies (the critic said fail: {denial['reason']})"
     )
     assert not kept.success and kept.reason == amount["reason"]
+
+
+def test_a_fail_of_a_step_whose_every_run_unlocked_its_achievement_is_overruled() -> None:
+    """A 1.5B critic failed a reused make_wood_pickaxe "did not collect any wood" and the
+    loop rewrote working library code. A place or make step whose every run unlocked the
+    achievement it is named for passes (saying so); where no run did, the fail stands."""
+    from rlgpt_tui.agents.grounding import overrule_code
+    from rlgpt_tui.agents.schemas import Verdict
+
+    places = _chop_runs(
+        code='yield from ctx.collect("tree")\n    yield from ctx.collect("tree")\n'
+        '    yield from ctx.place("table")'
+    )
+    assert all("place_table" in r.after.achievements for r in places)
+    fail = Verdict(success=False, reason="the step did not do as described: it faced a table")
+    overruled = overrule_code(fail, places, "place_table")
+    assert overruled.success and overruled.reason == (
+        "overruled by the runs: every run unlocked place_table (2 of 2), the achievement this "
+        f"step is named for (the critic said fail: {fail.reason})"
+    )
+    assert overrule_code(fail, _chop_runs(), "place_table") == fail  # none placed a table
+    assert overrule_code(fail, places, "collect_wood") == fail  # amounts may matter there
 
 
 def test_with_no_verdict_runs_that_gained_what_the_step_is_named_for_pass_it() -> None:

@@ -325,7 +325,7 @@ class LLMCritic(_LLMRole, Critic):
         # (a 1.5B model failed collect_wood runs that all got wood for placing no table)
         evidence = code_evidence([subaction], shown)
         verdict = self._judge(task, subaction, executions, evidence, images)
-        return overrule_code(verdict, runs)
+        return overrule_code(verdict, runs, sub.name)
 
     def judge_rl(self, task, sub, evaluation: dict[str, Any], target: float) -> Verdict:
         if task.scored:
