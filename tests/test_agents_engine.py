@@ -694,6 +694,9 @@ def test_in_a_plan_of_code_alone_each_steps_runs_begin_where_the_steps_before_le
     assert all(not run.before.inventory.get("wood") for run in sampled["place_table"].runs)
 
 
+CHOP = 'def act(ctx):\n    yield from ctx.collect("tree")\n'  # one call: one tree's wood
+
+
 def code_step_over_http(monkeypatch, responder, steps: list[dict], task: str, **settings):
     """One code step of a plan of ``steps`` with an LLM team answering from ``responder``
     over HTTP: the sample runs of each sub-action, the requests the server got, and the
@@ -741,41 +744,37 @@ def test_a_code_alone_plans_step_is_judged_in_the_round_its_turn_comes(monkeypat
     assert all(r.round == 1 for r in sampled["collect_wood"].runs)  # it gained at once
 
 
+def first_repair_request(monkeypatch, code: dict[str, str], task: str, reason: str) -> str:
+    """The fast agent's first repair request for the last of ``code``'s sub-actions, in a
+    code step of a plan of them (each answered with its code), the critic failing each
+    with ``reason``."""
+
+    def responder(messages: list[dict[str, str]]) -> str:
+        if role_of(messages) == "fast":
+            asked = messages[-1]["content"]
+            name = next((n for n in code if f"sub-action `{n}`" in asked), list(code)[-1])
+            return json.dumps({"code": code[name], "explanation": "a try"})
+        return json.dumps({"success": False, "reason": reason, "suggestion": ""})
+
+    steps = [{"name": n, "description": n.replace("_", " "), "mode": "code"} for n in code]
+    _, requests, _ = code_step_over_http(monkeypatch, responder, steps, task, max_repairs=1)
+    last = f"sub-action `{list(code)[-1]}`"
+    asked = [m["messages"][-1]["content"] for m in requests if role_of(m["messages"]) == "fast"]
+    return next(a for a in asked if last in a and "Your previous code" in a)
+
+
 def test_an_error_in_the_runs_reaches_the_repair_request(monkeypatch) -> None:
     """A 1.5B model's make step called ``ctx.place("wood_pickaxe")``, which raises only
     where wood is at hand; the critic's verdict did not mention the error, so the repairs
     never heard of it. The repair request now quotes the runs' error, which names the fix."""
-    chop = 'def act(ctx):\n    yield from ctx.collect("tree")\n'
     make = (
         "def act(ctx):\n"
         "    if ctx.view.inventory.get('wood', 0) == 1:\n"
         "        yield from ctx.place('wood_pickaxe')\n"
         "    yield Action.NOOP\n"
     )
-    fixed = make.replace("place", "make")
-
-    def responder(messages: list[dict[str, str]]) -> str:
-        if role_of(messages) == "fast":
-            asked = messages[-1]["content"]
-            code = (
-                chop
-                if "sub-action `chop`" in asked
-                else fixed
-                if "Previous code" in asked
-                else make
-            )
-            return json.dumps({"code": code, "explanation": "a try"})
-        return json.dumps({"success": False, "reason": "no pickaxe was made", "suggestion": ""})
-
-    steps = [
-        {"name": "chop", "description": "chop a tree once", "mode": "code"},
-        {"name": "make_pickaxe", "description": "make a wood pickaxe", "mode": "code"},
-    ]
-    _, requests, _ = code_step_over_http(
-        monkeypatch, responder, steps, "make_wood_pickaxe", max_repairs=1
-    )
-    fast = [m for m in requests if role_of(m["messages"]) == "fast"]
-    repair = fast[-1]["messages"][-1]["content"]
+    code = {"chop": CHOP, "make_pickaxe": make}
+    repair = first_repair_request(monkeypatch, code, "make_wood_pickaxe", "no pickaxe was made")
     assert "Your previous code was rejected or failed: no pickaxe was made." in repair
     assert "runs ended with this error: " in repair
     assert "wood_pickaxe is made, not placed: use `yield from ctx.make('wood_pickaxe')`" in repair
@@ -787,30 +786,12 @@ def test_runs_that_return_before_acting_tell_the_repair_what_the_inventory_held(
     """A 1.5B model's place_table checked for 2 stone in worlds that held 2 wood, and each
     repair kept the check: the critic said only "no table was placed". The repair request
     now says the runs returned before a single action, and what they held."""
-    chop = 'def act(ctx):\n    yield from ctx.collect("tree")\n'
     stone = (
         "def act(ctx):\n    if not ctx.has('stone', 2):\n        return False\n"
         "    return (yield from ctx.place('table'))\n"
     )
-
-    def responder(messages: list[dict[str, str]]) -> str:
-        if role_of(messages) == "fast":
-            code = chop if "`collect_wood`" in messages[-1]["content"] else stone
-            return json.dumps({"code": code, "explanation": "a try"})
-        return json.dumps({"success": False, "reason": "no table was placed", "suggestion": ""})
-
-    steps = [
-        {"name": "collect_wood", "description": "chop a tree once", "mode": "code"},
-        {"name": "place_table", "description": "place a table", "mode": "code"},
-    ]
-    _, requests, _ = code_step_over_http(
-        monkeypatch, responder, steps, "place_table", max_repairs=1
-    )
-    (repair,) = {  # the repair request (then asked again: its answer was the same code)
-        m["messages"][-1]["content"]
-        for m in requests
-        if role_of(m["messages"]) == "fast" and "Your previous code" in m["messages"][-1]["content"]
-    }
+    code = {"collect_wood": CHOP, "place_table": stone}
+    repair = first_repair_request(monkeypatch, code, "place_table", "no table was placed")
     assert "runs returned before a single action: a check at the start of the code was false" in (
         repair
     )
