@@ -521,6 +521,26 @@ def test_the_measured_figure_overrules_a_verdict_that_contradicts_it(
     assert verdict.reason.endswith("the player did not collect any wood)")
 
 
+def test_a_steps_code_example_is_a_library_skill_of_its_kind() -> None:
+    """A 1.5B model's collect_stone copied the library's shortest skill, its place_table
+    ("no wood held? return; place"), as "no stone held? return; collect". A step's example
+    is a skill of its own kind; a place step gets no other kind, any other step no place
+    skill (the made-up world's example where none fits)."""
+    from rlgpt_tui.agents.shelf import ShelfSkill, SkillShelf
+
+    def skill(name: str, body: str) -> ShelfSkill:
+        return ShelfSkill(name, name, f"def act(ctx):\n    {body}\n", "llm:m")
+
+    chop = skill("collect_wood", 'yield from ctx.collect("tree")\n    yield Action.DO')
+    place = skill("place_table", 'return (yield from ctx.place("table"))')
+    shelf = SkillShelf(skills=[chop, place])
+    assert json.loads(shelf.code_example("collect_stone"))["code"] == chop.source
+    assert json.loads(shelf.code_example("place_furnace"))["code"] == place.source
+    assert json.loads(shelf.code_example("go_to_stone"))["code"] == chop.source
+    assert SkillShelf(skills=[chop]).code_example("place_table") is None
+    assert SkillShelf(skills=[place]).code_example("collect_stone") is None
+
+
 def test_code_repeating_the_example_is_repaired_and_the_example_comes_from_the_library() -> None:
     from rlgpt_tui.agents.shelf import builtin_shelf
 

@@ -58,14 +58,15 @@ class SkillShelf:
     def code_example(self, name: str, limit: int = EXAMPLE_CHARS) -> str | None:
         """A short validated skill of the shelf (not ``name`` itself) as a code answer's
         example, so the fast agent sees real code of this world rather than one fixed
-        example; for a place step (``place_X``) only a place skill; ``None`` when no skill
-        fits."""
-        kind = "place_" if name.startswith("place_") else ""
-        short = [
-            s
-            for s in self.skills
-            if s.name != name and len(s.source) <= limit and s.name.startswith(kind)
-        ]
+        example: a skill of the same kind (``collect_``, ``place_``, ``make_``, ...) where
+        there is one; else, except for a place step, any but a place skill (a 1.5B model's
+        collect_stone copied the library's place_table: "no stone held? return"); ``None``
+        when no skill fits."""
+        kind = name.split("_")[0] + "_"
+        others = [s for s in self.skills if s.name != name and len(s.source) <= limit]
+        short = [s for s in others if s.name.startswith(kind)]
+        if not short and kind != "place_":
+            short = [s for s in others if not s.name.startswith("place_")]
         if not short:
             return None
         skill = min(short, key=lambda s: (len(s.source), s.name))
