@@ -257,6 +257,15 @@ def test_a_code_alone_plan_out_of_the_goals_order_is_repaired() -> None:
             "subactions: collect_wood, place_table missing before make_wood_pickaxe (step 3 "
             "of the goal), which needs what they make; a plan of code alone runs"
         ) in repair
+        # collect_stone's plan that stops at the pickaxe (the library held those three)
+        stops = {"subactions": right["subactions"]}
+        server.script = [{"content": json.dumps(stops)}, {"content": json.dumps(stops)}] * 2
+        with pytest.raises(LLMAnswerError):
+            team.slow.plan(get_task("collect_stone"), [])
+        assert (
+            "subactions: the plan ends at make_wood_pickaxe (step 3 of 4), before the goal: add "
+            "collect_stone; a plan of code alone runs"
+        ) in server.requests[-1]["messages"][-1]["content"]
         alone = {"subactions": [step("make_wood_pickaxe")]}  # one step may do it all
         server.script = [{"content": json.dumps(alone)}]
         assert len(team.slow.plan(get_task("make_wood_pickaxe"), []).subactions) == 1

@@ -107,10 +107,12 @@ def example_check(example: str) -> Check:
 
 def step_order_check(steps: list[str]) -> Check:
     """A check refusing a plan of code alone, of several sub-actions, that lists the goal's
-    ``steps`` out of their order or leaves out one before a step it lists: it runs its steps
-    in turn, so a step whose materials no earlier step makes never succeeds (a 1.5B model
-    planned make_wood_pickaxe before place_table, or after only a walk to a table). One
-    coded sub-action may do the whole goal."""
+    ``steps`` out of their order, leaves out one before a step it lists, or ends on a step
+    before the goal's last: it runs its steps in turn, so a step whose materials no earlier
+    step makes never succeeds (a 1.5B model planned make_wood_pickaxe before place_table,
+    or after only a walk to a table), and a plan that stops short never reaches the goal
+    (its collect_stone plan ended at make_wood_pickaxe). One coded sub-action may do the
+    whole goal."""
     rank = {name: i for i, name in enumerate(steps)}
 
     def check(plan: Any) -> None:
@@ -129,6 +131,12 @@ def step_order_check(steps: list[str]) -> Check:
                     f"after {before} (step {rank[before] + 1}); {in_order}"
                 )
         last = max((rank[n] for n in named), default=-1)
+        if subs[-1].name in rank and last < len(steps) - 1:  # ends on an earlier step
+            raise ValueError(
+                f"subactions: the plan ends at {subs[-1].name} (step {last + 1} of "
+                f"{len(steps)}), before the goal: add {', '.join(steps[last + 1 :])}; "
+                f"{in_order}"
+            )
         missing = [step for step in steps[:last] if step not in named]
         if missing:
             raise ValueError(
