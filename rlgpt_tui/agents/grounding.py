@@ -28,6 +28,7 @@ from rlgpt_tui.agents.base import Execution
 from rlgpt_tui.agents.schemas import SubAction, Verdict
 from rlgpt_tui.envs.base import BLOCK_NAMES, INVENTORY_ITEMS, MOB_NAMES, View
 from rlgpt_tui.envs.knowledge import Step
+from rlgpt_tui.skills.compose import method_calls
 from rlgpt_tui.skills.outcomes import CallEnd
 
 #: things a verdict may name: the world's blocks, creatures and inventory items
@@ -306,18 +307,13 @@ def placed_item_check(name: str) -> Check | None:
 
     def check(answer: Any) -> None:
         try:
-            tree = ast.parse(answer.code)
+            lookups = method_calls(answer.code, _LOOKUPS)
         except (SyntaxError, ValueError):
             return  # validation names it
-        for node in ast.walk(tree):
-            if (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and node.func.attr in _LOOKUPS
-                and any(isinstance(a, ast.Constant) and a.value == item for a in node.args)
-            ):
+        for call in lookups:
+            if any(isinstance(a, ast.Constant) and a.value == item for a in call.args):
                 raise ValueError(
-                    f"code: {name} looks for a {item} (ctx.{node.func.attr}({item!r})), but "
+                    f"code: {name} looks for a {item} (ctx.{call.func.attr}({item!r})), but "
                     f"there is none until this step places it: do not look for one; face a "
                     f"free tile and `yield from ctx.place({item!r})`"
                 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Collection
 
 #: the name of a plan's coded steps composed into one routine (code alone, in order)
 COMPOSED_PLAN = "plan"
@@ -53,21 +54,29 @@ def _prefixed(tree: ast.Module, prefix: str) -> ast.Module:
 MAX_SKILL_DEPTH = 4
 
 
+def method_calls(source: str, methods: Collection[str]) -> list[ast.Call]:
+    """The ``<expr>.<method>(...)`` calls of ``source`` for ``methods``, in order (raises
+    SyntaxError as ``ast.parse`` does)."""
+    calls = [
+        node
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in methods
+    ]
+    return sorted(calls, key=lambda c: (c.lineno, c.col_offset))
+
+
 def skill_calls(source: str) -> list[ast.Call]:
     """The ``<expr>.skill("name")`` calls of ``source`` with a literal name, in order."""
-    calls = []
-    for node in ast.walk(ast.parse(source)):
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "skill"
-            and len(node.args) == 1
-            and not node.keywords
-            and isinstance(node.args[0], ast.Constant)
-            and isinstance(node.args[0].value, str)
-        ):
-            calls.append(node)
-    return sorted(calls, key=lambda c: (c.lineno, c.col_offset))
+    return [
+        call
+        for call in method_calls(source, {"skill"})
+        if len(call.args) == 1
+        and not call.keywords
+        and isinstance(call.args[0], ast.Constant)
+        and isinstance(call.args[0].value, str)
+    ]
 
 
 def _entry(name: str) -> str:
