@@ -785,9 +785,10 @@ def test_runs_that_return_before_acting_tell_the_repair_what_the_inventory_held(
 ) -> None:
     """A 1.5B model's place_table checked for 2 stone in worlds that held 2 wood, and each
     repair kept the check: the critic said only "no table was placed". The repair request
-    now says the runs returned before a single action, and what they held."""
+    now says the runs returned before a single action, and what they held (a check of
+    stone is refused before it runs, naming the recipe; a wrong count is seen in the runs)."""
     stone = (
-        "def act(ctx):\n    if not ctx.has('stone', 2):\n        return False\n"
+        "def act(ctx):\n    if not ctx.has('wood', 9):\n        return False\n"
         "    return (yield from ctx.place('table'))\n"
     )
     code = {"collect_wood": CHOP, "place_table": stone}

@@ -228,7 +228,8 @@ def test_a_code_alone_plan_out_of_the_goals_order_is_repaired() -> None:
     """A 1.5B model planned go_to_table, make_wood_pickaxe, place_table for
     make_wood_pickaxe, and go_to_table, make_wood_pickaxe in another session: code alone
     runs its steps in turn, so the pickaxe step never had a table. Such plans are refused
-    naming the order; one coded step may do the whole goal; with RL the order is free."""
+    naming the order; so is the goal's last step planned alone (its code never had a
+    pickaxe); one routine of another name may do the whole goal; with RL the order is free."""
 
     def step(name: str, mode: str = "code") -> dict:
         return {"name": name, "description": f"do {name}", "mode": mode, "reason": ""} | {
@@ -266,8 +267,18 @@ def test_a_code_alone_plan_out_of_the_goals_order_is_repaired() -> None:
             "subactions: the plan ends at make_wood_pickaxe (step 3 of 4), before the goal: add "
             "collect_stone; a plan of code alone runs"
         ) in server.requests[-1]["messages"][-1]["content"]
-        alone = {"subactions": [step("make_wood_pickaxe")]}  # one step may do it all
-        server.script = [{"content": json.dumps(alone)}]
+        # a 1.5B model's first collect_stone plan, in 5 sessions: the last step alone
+        alone = {"subactions": [step("collect_stone")]}
+        server.script = [{"content": json.dumps(alone)}] * 3
+        with pytest.raises(LLMAnswerError):
+            team.slow.plan(get_task("collect_stone"), [])
+        assert (
+            "subactions: collect_stone (step 4 of the goal) is planned alone, but it needs "
+            "what the steps before it make: plan collect_wood, place_table, "
+            "make_wood_pickaxe, collect_stone, in order, each coded"
+        ) in server.requests[-1]["messages"][-1]["content"]
+        one = {"subactions": [step("pickaxe_from_scratch")]}  # one routine may do it all
+        server.script = [{"content": json.dumps(one)}]
         assert len(team.slow.plan(get_task("make_wood_pickaxe"), []).subactions) == 1
         learned = {"subactions": [*wrong["subactions"][1:], step("learn", "rl")]}
         server.script = [{"content": json.dumps(learned)}]
@@ -346,6 +357,50 @@ def test_place_code_that_looks_for_what_it_is_to_place_is_repaired() -> None:
         "this step places it: do not look for one; face a free tile and `yield from "
         "ctx.place('table')`"
     ) in repair
+
+
+def test_step_code_is_held_to_the_worlds_recipe() -> None:
+    """A 1.5B model's place_table for collect_stone waited for 2 stone in every version (the
+    recipe uses 2 wood) and its make_stone_pickaxe hit the table with `do`. The request
+    gives the step's recipe and helper; code checking for an item the recipe does not
+    involve, or never doing a place or make step, is refused quoting the recipe, and the
+    model's next answer is what the step gets."""
+    stone_wait = "def act(ctx):\n    if not ctx.has('stone', 2):\n        return False\n" + (
+        "    return (yield from ctx.place('table'))\n"
+    )
+    wood_wait = stone_wait.replace("'stone'", "'wood'")
+    hits = (
+        "def act(ctx):\n    table = ctx.nearest('table')\n    if table is None:\n"
+        "        return False\n    yield from ctx.go_to(table)\n    yield from ctx.face(table)\n"
+        "    yield Action.DO\n"
+    )
+    makes = hits.replace("yield Action.DO", "return (yield from ctx.make('stone_pickaxe'))")
+    table = SubAction(name="place_table", description="place a table", mode="code")
+    pickaxe = SubAction(name="make_stone_pickaxe", description="make it", mode="code")
+    task = get_task("collect_stone")
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [
+            {"content": json.dumps({"code": code, "explanation": "x"})}
+            for code in (stone_wait, wood_wait, hits, makes)
+        ]
+        team = LLMTeam(client_for(server))
+        assert team.fast.write_code(task, table) == wood_wait
+        assert team.fast.write_code(get_task("make_stone_pickaxe"), pickaxe) == makes
+    asks = [r["messages"][-1]["content"] for r in server.requests]
+    assert (
+        "The world's recipe for this step: place_table: face a free tile (grass, sand, path) "
+        "and use the place_table action (uses 2 wood). The helper that does it once: "
+        "`yield from ctx.place('table')`."
+    ) in asks[0]
+    assert (
+        "code: place_table checks for stone (ctx.has('stone')), which its recipe does not "
+        "involve: place_table: face a free tile"
+    ) in asks[1]
+    assert (
+        "code: make_stone_pickaxe never does the step: make_stone_pickaxe: within a few tiles "
+        "of table, use the make_stone_pickaxe action (uses 1 wood, 1 stone); the helper: "
+        "`yield from ctx.make('stone_pickaxe')`"
+    ) in asks[3]
 
 
 @pytest.mark.parametrize(

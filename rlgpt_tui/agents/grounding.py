@@ -113,13 +113,24 @@ def step_order_check(steps: list[str]) -> Check:
     step makes never succeeds (a 1.5B model planned make_wood_pickaxe before place_table,
     or after only a walk to a table), and a plan that stops short never reaches the goal
     (its collect_stone plan ended at make_wood_pickaxe). One coded sub-action may do the
-    whole goal."""
+    whole goal, under a name of its own: one named for a goal step after the first (a 1.5B
+    model's first plan for collect_stone, in each of 5 sessions, was `collect_stone` alone,
+    whose code mines stone without a pickaxe) is refused naming the steps before it."""
     rank = {name: i for i, name in enumerate(steps)}
 
     def check(plan: Any) -> None:
         subs = plan.subactions
-        if len(subs) < 2 or any(sub.mode != "code" for sub in subs):
+        if any(sub.mode != "code" for sub in subs):
             return  # with RL, coded steps are options the policy picks in any order
+        if len(subs) == 1 and rank.get(subs[0].name, 0) > 0:
+            name = subs[0].name
+            raise ValueError(
+                f"subactions: {name} (step {rank[name] + 1} of the goal) is planned alone, "
+                f"but it needs what the steps before it make: plan "
+                f"{', '.join(steps[: rank[name] + 1])}, in order, each coded"
+            )
+        if len(subs) < 2:
+            return
         named = [sub.name for sub in subs if sub.name in rank]
         in_order = (
             "a plan of code alone runs its steps in turn: list the goal's steps in order "
@@ -317,6 +328,49 @@ def placed_item_check(name: str) -> Check | None:
                     f"there is none until this step places it: do not look for one; face a "
                     f"free tile and `yield from ctx.place({item!r})`"
                 )
+
+    return check
+
+
+def _literal_args(call: ast.Call) -> list[str]:
+    return [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+
+
+def recipe_check(step: Step) -> Check:
+    """For code of a step the world's recipes describe: a check refusing code that never
+    does the step (a place or make step without ``ctx.place``/``ctx.make`` of its item or
+    its primitive action) or that checks the inventory for an item the recipe does not
+    involve. A 1.5B model's place_table for collect_stone waited for "2 stone" (the task's
+    material; the recipe uses 2 wood) in every version, and its make_stone_pickaxe hit the
+    table with ``do`` instead of making the pickaxe."""
+    involved = {step.product, *step.uses}
+    primitive = f"{step.kind.upper()}_{step.product.upper()}"
+
+    def check(answer: Any) -> None:
+        try:
+            calls = method_calls(answer.code, {"has", step.kind})
+            tree = ast.parse(answer.code)
+        except (SyntaxError, ValueError):
+            return  # validation names it
+        for call in calls:
+            if call.func.attr != "has":
+                continue
+            for item in _literal_args(call)[:1]:
+                if item not in involved:
+                    raise ValueError(
+                        f"code: {step.name} checks for {item} (ctx.has({item!r})), which its "
+                        f"recipe does not involve: {step.text()}"
+                    )
+        if step.kind == "collect":
+            return
+        does = any(
+            call.func.attr == step.kind and step.product in _literal_args(call) for call in calls
+        ) or any(isinstance(n, ast.Attribute) and n.attr == primitive for n in ast.walk(tree))
+        if not does:
+            raise ValueError(
+                f"code: {step.name} never does the step: {step.text()}; the helper: "
+                f"`{step.helper()}`"
+            )
 
     return check
 

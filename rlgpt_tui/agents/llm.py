@@ -27,6 +27,7 @@ from rlgpt_tui.agents.grounding import (
     overrule_code,
     overrule_rl,
     placed_item_check,
+    recipe_check,
     runs_summary,
     step_order_check,
     text_evidence,
@@ -192,6 +193,12 @@ class LLMFastAgent(_LLMRole, FastAgent):
             return reused.source
         self.origin = "agent"
         request = f"Write the code of the coded sub-action `{sub.name}`: {sub.description}."
+        step = self.docs.step(sub.name)
+        if step is not None:  # a 1.5B model wrote place_table to wait for the task's stone
+            request += (
+                f"\nThe world's recipe for this step: {step.text()}. The helper that does it "
+                f"once: `{step.helper()}`."
+            )
         library = {s.name: s.source for s in self.shelf.skills if s.name != sub.name}
         if library:
             request += (
@@ -206,6 +213,7 @@ class LLMFastAgent(_LLMRole, FastAgent):
 
         linked: dict[str, str] = {}  # the answer's code, linked once by the check
         placing = placed_item_check(sub.name)
+        recipe = None if step is None else recipe_check(step)
 
         def links(answer: CodeAnswer) -> None:
             if previous is not None and _same_code(answer.code, previous):
@@ -213,8 +221,9 @@ class LLMFastAgent(_LLMRole, FastAgent):
                     "code: this is the previous code unchanged, which failed: change it to "
                     "fix the problem given above"
                 )
-            if placing is not None:
-                placing(answer)
+            for check in (placing, recipe):
+                if check is not None:
+                    check(answer)
             with contextlib.suppress(SyntaxError):  # validation names a syntax error
                 linked[answer.code] = link_skills(answer.code, library)
 

@@ -138,6 +138,21 @@ class Step:
     uses: dict[str, int]  # collect: the tools it needs; place/make: the materials used
     where: tuple[str, ...] = ()  # place: onto these tiles; make: near these stations
 
+    @property
+    def kind(self) -> str:
+        """collect, place or make."""
+        return self.name.partition("_")[0]
+
+    @property
+    def product(self) -> str:
+        """The item the step adds (wood for collect_wood, table for place_table)."""
+        return self.name.partition("_")[2]
+
+    def helper(self) -> str:
+        """The ``ctx`` helper call that does the step once, e.g.
+        ``yield from ctx.collect('tree')`` or ``yield from ctx.make('wood_pickaxe')``."""
+        return f"yield from ctx.{self.kind}({self.target!r})"
+
     def text(self) -> str:
         if self.name.startswith("collect_"):
             item = self.name.removeprefix("collect_")
@@ -174,6 +189,12 @@ class WorldDocs:
         if self.recipes is None or not achievement:
             return []
         return self.recipes.steps_to(achievement)
+
+    def step(self, name: str) -> Step | None:
+        """The recipes' step named ``name`` (collect_stone, place_table, ...), as the last
+        step toward the achievement of that name; None where the recipes do not say."""
+        steps = self.steps_to(name)
+        return steps[-1] if steps and steps[-1].name == name else None
 
     def steps_text(self, achievement: str | None, note: Callable[[Step], str] | None = None) -> str:
         """The steps ``achievement`` needs, from the recipes ('' where they do not say);
