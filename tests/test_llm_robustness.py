@@ -364,7 +364,7 @@ def test_step_code_is_held_to_the_worlds_recipe() -> None:
     recipe uses 2 wood) and its make_stone_pickaxe hit the table with `do`. The request
     gives the step's recipe and helper; code checking for an item the recipe does not
     involve, or never doing a place or make step, is refused quoting the recipe, and the
-    model's next answer is what the step gets."""
+    model's next answer (sampled hotter) is what the step gets."""
     stone_wait = "def act(ctx):\n    if not ctx.has('stone', 2):\n        return False\n" + (
         "    return (yield from ctx.place('table'))\n"
     )
@@ -387,6 +387,8 @@ def test_step_code_is_held_to_the_worlds_recipe() -> None:
         assert team.fast.write_code(task, table) == wood_wait
         assert team.fast.write_code(get_task("make_stone_pickaxe"), pickaxe) == makes
     asks = [r["messages"][-1]["content"] for r in server.requests]
+    # each repair round samples hotter: at 0.2 the model answered the same code 3 times
+    assert [r["temperature"] for r in server.requests] == [0.2, 0.6, 0.2, 0.6]
     assert (
         "The world's recipe for this step: place_table: face a free tile (grass, sand, path) "
         "and use the place_table action (uses 2 wood). The helper that does it once: "

@@ -119,11 +119,8 @@ class CodeAnswer(BaseModel):
     # a place step of the same made-up world: it places the thing, it does not look for one
     PLACE_EXAMPLE: ClassVar[str] = json.dumps(
         {
-            "code": "def act(ctx):\n"
-            '    if not ctx.has("clay", 3):\n'
-            "        return False\n"
-            '    return (yield from ctx.place("kiln"))\n',
-            "explanation": "place a kiln on a free tile next to the player (it takes 3 clay)",
+            "code": 'def act(ctx):\n    return (yield from ctx.place("kiln"))\n',
+            "explanation": "place a kiln on a free tile next to the player",
         }
     )
 

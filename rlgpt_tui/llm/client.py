@@ -284,6 +284,16 @@ def _narrow(node: dict[str, Any], names: list[str]) -> None:
         node["anyOf"] = [b for b in branches if b.get("type") != "string"]
 
 
+REPAIR_HEAT = 0.4  # added to the temperature per repair round
+
+
+def repair_temperature(temperature: float, repair_round: int) -> float:
+    """The sampling temperature of a repair round: hotter each round, up to 1.0 (or the
+    setting, where it is higher). At 0.2 a 1.5B model answered the same refused code in
+    each of its repair rounds (a place_table waiting for stone, told the recipe uses wood)."""
+    return round(max(temperature, min(1.0, temperature + REPAIR_HEAT * repair_round)), 3)
+
+
 def _is_echoed_schema(data: Any) -> bool:
     return isinstance(data, dict) and (
         "$defs" in data or ("properties" in data and data.get("type") == "object")
@@ -463,18 +473,22 @@ class LLMClient:
         return safe_text(content, MAX_ANSWER_CHARS * 2), tokens[0], tokens[1]
 
     def _complete(
-        self, messages: list[dict[str, Any]], response_format: dict[str, Any] | None = None
+        self,
+        messages: list[dict[str, Any]],
+        response_format: dict[str, Any] | None = None,
+        repair_round: int = 0,
     ) -> tuple[str, int, int, int]:
         """One completion, retried on transient failures: (text, prompt tokens, completion
-        tokens, attempts). Raises LLMError (endpoint unusable) or LLMAnswerError (bad
-        response); a refused ``response_format`` raises ``_FormatRefused``."""
+        tokens, attempts). A repair round samples hotter (:func:`repair_temperature`).
+        Raises LLMError (endpoint unusable) or LLMAnswerError (bad response); a refused
+        ``response_format`` raises ``_FormatRefused``."""
         openai = self._openai
         httpx = self._httpx
         s = self.settings
         request: dict[str, Any] = {
             "model": s.model,
             "messages": messages,
-            "temperature": s.temperature,
+            "temperature": repair_temperature(s.temperature, repair_round),
             "max_tokens": s.max_tokens,
         }
         if response_format is not None:
@@ -633,7 +647,7 @@ class LLMClient:
             )
             try:
                 text, prompt_tokens, completion_tokens, attempts = self._complete(
-                    conversation, response_format
+                    conversation, response_format, repair_round
                 )
             except _FormatRefused as refused:
                 if self.mode is not None:  # it was known to work: a real refusal
@@ -653,7 +667,9 @@ class LLMClient:
                 started = time.perf_counter()
                 mode = "plain"
                 try:
-                    text, prompt_tokens, completion_tokens, attempts = self._complete(conversation)
+                    text, prompt_tokens, completion_tokens, attempts = self._complete(
+                        conversation, repair_round=repair_round
+                    )
                 except _Failed as failed:
                     self._record(
                         role, conversation, "", started, failed.attempts, error=str(failed)
