@@ -712,8 +712,9 @@ def test_a_fail_denying_what_every_run_gained_is_overruled_by_the_runs() -> None
 
 def test_a_fail_of_a_step_whose_every_run_unlocked_its_achievement_is_overruled() -> None:
     """A 1.5B critic failed a reused make_wood_pickaxe "did not collect any wood" and the
-    loop rewrote working library code. A place or make step whose every run unlocked the
-    achievement it is named for passes (saying so); where no run did, the fail stands."""
+    loop rewrote working library code, and another that made it in 7 of 8 runs. A place or
+    make step whose runs (3 in 4 or more) unlocked the achievement it is named for passes
+    (saying so); where fewer did, the fail stands."""
     from rlgpt_tui.agents.grounding import overrule_code
     from rlgpt_tui.agents.schemas import Verdict
 
@@ -730,6 +731,13 @@ def test_a_fail_of_a_step_whose_every_run_unlocked_its_achievement_is_overruled(
     )
     assert overrule_code(fail, _chop_runs(), "place_table") == fail  # none placed a table
     assert overrule_code(fail, places, "collect_wood") == fail  # amounts may matter there
+    # another critic failed a make_wood_pickaxe that made its pickaxe in 7 of 8 runs
+    chops = _chop_runs()
+    most = overrule_code(fail, places * 3 + chops, "place_table")
+    assert most.success and most.reason.startswith(
+        "overruled by the runs: 6 of 8 runs unlocked place_table, the achievement this step"
+    )
+    assert overrule_code(fail, places + chops, "place_table") == fail  # 2 of 4: it stands
 
 
 def test_with_no_verdict_runs_that_gained_what_the_step_is_named_for_pass_it() -> None:
