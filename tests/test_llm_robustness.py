@@ -590,8 +590,9 @@ def test_the_measured_figure_overrules_a_verdict_that_contradicts_it(
 def test_a_steps_code_example_is_a_library_skill_of_its_kind() -> None:
     """A 1.5B model's collect_stone copied the library's shortest skill, its place_table
     ("no wood held? return; place"), as "no stone held? return; collect". A step's example
-    is a skill of its own kind; a place step gets no other kind, any other step no place
-    skill (the made-up world's example where none fits)."""
+    is a skill of its own kind; a place or make step gets no other kind (a make step shown
+    a walk and three `do`s hit the table), any other step no place skill (the made-up
+    world's example of its kind where none fits)."""
     from rlgpt_tui.agents.shelf import ShelfSkill, SkillShelf
 
     def skill(name: str, body: str) -> ShelfSkill:
@@ -605,6 +606,10 @@ def test_a_steps_code_example_is_a_library_skill_of_its_kind() -> None:
     assert json.loads(shelf.code_example("go_to_stone"))["code"] == chop.source
     assert SkillShelf(skills=[chop]).code_example("place_table") is None
     assert SkillShelf(skills=[place]).code_example("collect_stone") is None
+    # a make step gets no walk-and-hit routine: the made-up world's make example instead
+    assert shelf.code_example("make_stone_pickaxe") is None
+    assert CodeAnswer.example_for("make_stone_pickaxe") == CodeAnswer.MAKE_EXAMPLE
+    assert 'ctx.make(\\"brick\\")' in CodeAnswer.MAKE_EXAMPLE
 
 
 def test_code_repeating_the_example_is_repaired_and_the_example_comes_from_the_library() -> None:

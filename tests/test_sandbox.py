@@ -372,6 +372,10 @@ def test_the_call_after_a_worker_restart_runs_in_the_fresh_worker() -> None:
             "go_to got None: nothing of that name is in sight; check for None",
         ),
         ('t = ctx.recall("trees")', "'trees' in this world: did you mean tree? use one of"),
+        (  # the same model's place_table, facing the tile beside it
+            "yield from ctx.face((ctx.view.x + 1, ctx.view.y))",
+            "the position is a pair: `x, y = ctx.view.position`",
+        ),
     ],
 )
 def test_a_missing_attribute_names_what_to_use_instead(line: str, hint: str) -> None:

@@ -124,10 +124,28 @@ class CodeAnswer(BaseModel):
         }
     )
 
+    # a make step of the same world: it walks to the station and makes the thing there
+    MAKE_EXAMPLE: ClassVar[str] = json.dumps(
+        {
+            "code": "def act(ctx):\n"
+            '    kiln = ctx.nearest("kiln")\n'
+            "    if kiln is None:\n"
+            "        return False\n"
+            "    if not (yield from ctx.go_to(kiln)):\n"
+            "        return False\n"
+            '    return (yield from ctx.make("brick"))\n',
+            "explanation": "walk next to the nearest kiln and make a brick there",
+        }
+    )
+
     @classmethod
     def example_for(cls, name: str) -> str:
-        """The example for a sub-action ``name``: a place step's, or the routine's."""
-        return cls.PLACE_EXAMPLE if name.startswith("place_") else cls.EXAMPLE
+        """The example for a sub-action ``name``: a place or make step's, or the
+        routine's (a 1.5B model's make_stone_pickaxe, shown only the routine, walked to the
+        table and hit it three times, like picking the routine's berries)."""
+        if name.startswith("place_"):
+            return cls.PLACE_EXAMPLE
+        return cls.MAKE_EXAMPLE if name.startswith("make_") else cls.EXAMPLE
 
     @field_validator("code")
     @classmethod

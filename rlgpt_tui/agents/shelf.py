@@ -59,13 +59,15 @@ class SkillShelf:
         """A short validated skill of the shelf (not ``name`` itself) as a code answer's
         example, so the fast agent sees real code of this world rather than one fixed
         example: a skill of the same kind (``collect_``, ``place_``, ``make_``, ...) where
-        there is one; else, except for a place step, any but a place skill (a 1.5B model's
-        collect_stone copied the library's place_table: "no stone held? return"); ``None``
-        when no skill fits."""
+        there is one; else, except for a place or make step, any but a place skill (a 1.5B
+        model's collect_stone copied the library's place_table: "no stone held? return");
+        ``None`` when no skill fits (a place or make step then gets the made-up world's
+        example of its kind: given a walk and three `do`s, the model's make steps hit the
+        table)."""
         kind = name.split("_")[0] + "_"
         others = [s for s in self.skills if s.name != name and len(s.source) <= limit]
         short = [s for s in others if s.name.startswith(kind)]
-        if not short and kind != "place_":
+        if not short and kind not in ("place_", "make_"):
             short = [s for s in others if not s.name.startswith("place_")]
         if not short:
             return None
