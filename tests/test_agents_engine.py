@@ -718,10 +718,12 @@ def test_a_code_alone_plans_step_is_judged_in_the_round_its_turn_comes(monkeypat
     """A code-alone plan runs its steps again each time its routine returns, so a 1.5B
     model's one-wood collect_wood made place_table's 2 wood in its second round; judged
     after one call of it, that place_table never placed a table, and the loop rewrote
-    working code. The critic now sees each step's call of the first round that gained."""
+    working code. The critic now sees each step's call of the first round that gained (the
+    step is named put_table here: a place_table whose runs placed tables passes by its runs
+    without a critic)."""
     code = {
         "collect_wood": 'def act(ctx):\n    yield from ctx.collect("tree")\n',
-        "place_table": 'def act(ctx):\n    yield from ctx.place("table")\n',
+        "put_table": 'def act(ctx):\n    yield from ctx.place("table")\n',
     }
 
     def responder(messages: list[dict[str, str]]) -> str:
@@ -732,11 +734,11 @@ def test_a_code_alone_plans_step_is_judged_in_the_round_its_turn_comes(monkeypat
 
     steps = [
         {"name": "collect_wood", "description": "chop a tree once", "mode": "code"},
-        {"name": "place_table", "description": "place a table", "mode": "code"},
+        {"name": "put_table", "description": "place a table", "mode": "code"},
     ]
     sampled, requests, _ = code_step_over_http(monkeypatch, responder, steps, "place_table")
     critic = [m for m in requests if role_of(m["messages"]) == "critic"]
-    runs = sampled["place_table"].runs
+    runs = sampled["put_table"].runs
     placed = [r for r in runs if "place_table" in r.after.achievements]
     assert len(placed) >= 3, [(r.round, r.after.inventory) for r in runs]
     assert all(r.round == 2 and r.before.inventory.get("wood") == 2 for r in placed)

@@ -462,37 +462,37 @@ def measured_verdict(sub: SubAction, runs: list[Execution], why: str) -> Verdict
     return Verdict(success=False, reason=f"no verdict: the critic's answer failed ({why})")
 
 
-#: the share of a step's runs that must unlock its achievement to overrule a critic's fail
+#: the share of a step's runs that must unlock its achievement to pass it without a critic
 UNLOCKED_SHARE = 0.75
 
 
-def overrule_code(verdict: Verdict, runs: list[Execution], name: str = "") -> Verdict:
+def passed_by_runs(runs: list[Execution], name: str) -> Verdict | None:
+    """A pass for a place or make step ``name`` whose runs unlocked the achievement it is
+    named for, in at least :data:`UNLOCKED_SHARE` of them, without asking the critic (None
+    otherwise). Such a step makes one item a call, so the runs decide: a 1.5B critic failed
+    a reused make_wood_pickaxe for collecting no wood, and another that made the pickaxe in
+    7 of 8 runs, and each time the loop rewrote working code."""
+    if not runs or not name.startswith(("place_", "make_")) or name not in ACHIEVEMENTS:
+        return None
+    n = len(runs)
+    unlocked = sum(name in _added(run)[1] for run in runs)
+    if unlocked < UNLOCKED_SHARE * n:
+        return None
+    return Verdict(
+        success=True,
+        reason=f"passed by the runs: {unlocked} of {n} runs unlocked {name}, the achievement "
+        "this step is named for (the critic was not asked)",
+    )
+
+
+def overrule_code(verdict: Verdict, runs: list[Execution]) -> Verdict:
     """A code verdict that the runs contradict is overruled: a pass when every run failed
-    (an error, a timeout, ...: code that never ran to an end does not pass); a fail whose
+    (an error, a timeout, ...: code that never ran to an end does not pass), and a fail whose
     reason denies what every run gained ("did not collect any wood" beside wood +1 in each
-    run); and a fail of a place or make step ``name`` whose runs unlocked the achievement it
-    is named for, in at least :data:`UNLOCKED_SHARE` of them (a 1.5B critic failed a reused
-    make_wood_pickaxe for collecting no wood, and another that made the pickaxe in 7 of 8
-    runs; each time the loop rewrote working code)."""
+    run)."""
     if not runs:
         return verdict
     n = len(runs)
-    unlocked = sum(name in _added(run)[1] for run in runs)
-    made = name.startswith(("place_", "make_")) and name in ACHIEVEMENTS  # one item a call
-    if not verdict.success and made and unlocked >= UNLOCKED_SHARE * n:
-        share = (
-            f"every run unlocked {name} ({n} of {n})"
-            if unlocked == n
-            else (f"{unlocked} of {n} runs unlocked {name}")
-        )
-        return Verdict(
-            success=True,
-            reason=(
-                f"overruled by the runs: {share}, the achievement this step is named for "
-                f"(the critic said fail: {verdict.reason})"
-            )[:2000],
-            suggestion=verdict.suggestion,
-        )
     denied = set() if verdict.success else denied_gains(verdict.reason, runs)
     if denied:
         return Verdict(

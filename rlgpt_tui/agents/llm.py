@@ -26,6 +26,7 @@ from rlgpt_tui.agents.grounding import (
     example_check,
     overrule_code,
     overrule_rl,
+    passed_by_runs,
     placed_item_check,
     recipe_check,
     runs_summary,
@@ -313,6 +314,9 @@ def _round(run: Execution) -> str:
 
 class LLMCritic(_LLMRole, Critic):
     def judge_code(self, task: Task, sub: SubAction, runs: list[Execution]) -> Verdict:
+        decided = passed_by_runs(runs, sub.name)  # its runs made what it is named for
+        if decided is not None:
+            return decided
         shown = runs[:3]
         executions = (
             runs_summary(runs)
@@ -334,7 +338,7 @@ class LLMCritic(_LLMRole, Critic):
         # (a 1.5B model failed collect_wood runs that all got wood for placing no table)
         evidence = code_evidence([subaction], shown)
         verdict = self._judge(task, subaction, executions, evidence, images)
-        return overrule_code(verdict, runs, sub.name)
+        return overrule_code(verdict, runs)
 
     def judge_rl(self, task, sub, evaluation: dict[str, Any], target: float) -> Verdict:
         if task.scored:
