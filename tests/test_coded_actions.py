@@ -380,3 +380,43 @@ def test_builtin_plans_are_valid_for_every_catalog_task() -> None:
             plan = slow.plan(task, [None] * stage)
             # scored tasks get a library of skills; the others keep 8 at most
             assert 1 <= len(plan.subactions) <= (MAX_SUBACTIONS if task.scored else 8)
+
+
+def test_a_plans_rounds_make_a_tool_once_and_place_a_station_once_in_sight() -> None:
+    """A code-alone plan is called round after round: a 1.5B model's make_stone_pickaxe
+    plan made a second wood pickaxe and placed a second table each round, so the wood the
+    stone pickaxe needs was never left. Composed, a make step is skipped while its tool is
+    held and a place step while its station is in sight; chained by hand without that,
+    the same steps make a pickaxe a round."""
+    from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
+
+    steps = [
+        ("collect_wood", 'def act(ctx):\n    yield from ctx.collect("tree")\n'),
+        ("place_table", 'def act(ctx):\n    return (yield from ctx.place("table"))\n'),
+        ("make_wood_pickaxe", 'def act(ctx):\n    yield from ctx.make("wood_pickaxe")\n'),
+    ]
+    unguarded = (
+        "def act(ctx):\n"
+        '    yield from ctx.collect("tree")\n'
+        '    yield from ctx.place("table")\n'
+        '    yield from ctx.make("wood_pickaxe")\n'
+    )
+
+    def after_rounds(source: str, rounds: int = 10) -> tuple[list[int], list[int]]:
+        """Each world's pickaxes and tables in sight after ``rounds`` calls."""
+        action = validate(COMPOSED_PLAN, source)
+        world = CraftaxWorld(num_envs=4, seed=5)
+        world.reset(5)
+        try:
+            for _ in range(rounds):
+                _, after, _ = run_one_call_each(world, action)
+        finally:
+            world.close()
+        tables = [sum(row.count("table") for row in view.grid) for view in after]
+        return [view.inventory.get("wood_pickaxe", 0) for view in after], tables
+
+    pickaxes, tables = after_rounds(unguarded)  # the steps as they are, without the guards
+    assert max(pickaxes) >= 2 and max(tables) >= 2, (pickaxes, tables)
+    pickaxes, tables = after_rounds(compose_sources(steps))
+    assert pickaxes.count(1) >= 3 and max(pickaxes) == 1, pickaxes
+    assert max(tables) == 1, tables

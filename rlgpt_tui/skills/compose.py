@@ -23,8 +23,29 @@ def compose_sources(parts: list[tuple[str, str]]) -> str:
         ) from None
 
 
+#: stations a place step makes: one in sight serves the steps after it
+STATIONS = ("table", "furnace")
+
+
+def round_guard(name: str) -> str | None:
+    """The condition under which a plan's step ``name`` runs in a round, or None (always):
+    a step making a tool (``make_wood_pickaxe``) is skipped while the tool is held, and a
+    step placing a station (``place_table``) while one is in sight. Called round after
+    round, a 1.5B model's plan for make_stone_pickaxe made a second wood pickaxe and
+    placed a second table each round, and never had the wood the stone pickaxe needs."""
+    from rlgpt_tui.skills.api import MAKEABLE
+
+    kind, _, item = name.partition("_")
+    if kind == "make" and item in MAKEABLE:
+        return f"not ctx.has({item!r})"
+    if kind == "place" and item in STATIONS:
+        return f"ctx.nearest({item!r}) is None"
+    return None
+
+
 def _compose(parts: list[tuple[str, str]]) -> str:
-    """One source whose ``act(ctx)`` runs each part's ``act(ctx)`` in turn.
+    """One source whose ``act(ctx)`` runs each part's ``act(ctx)`` in turn (a step whose
+    work is already done in this world skipped: :func:`round_guard`).
 
     Each part's top-level functions are renamed ``<part>_<function>`` (references too),
     so helpers with the same name in two parts do not collide. The result is validated
@@ -34,7 +55,9 @@ def _compose(parts: list[tuple[str, str]]) -> str:
     calls: list[str] = []
     for name, source in parts:
         bodies.append(ast.unparse(_prefixed(ast.parse(source), f"{name}_")))
-        calls.append(f"    yield from {name}_act(ctx)")
+        guard = round_guard(name)
+        call = f"yield from {name}_act(ctx)"
+        calls.append(f"    if {guard}:\n        {call}" if guard else f"    {call}")
     return "\n\n\n".join(bodies) + "\n\n\ndef act(ctx):\n" + "\n".join(calls) + "\n"
 
 

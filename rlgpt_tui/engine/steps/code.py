@@ -35,6 +35,7 @@ from rlgpt_tui.engine.steps.edits import apply_code_edit
 from rlgpt_tui.envs import make_world
 from rlgpt_tui.envs.registry import world_info
 from rlgpt_tui.llm.client import LLMAnswerError
+from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
 from rlgpt_tui.skills.episodes import run_one_call_each
 from rlgpt_tui.skills.sandbox import CodeValidationError
 from rlgpt_tui.skills.validation import ValidatedAction, validate
@@ -289,14 +290,15 @@ def sample_runs(
     achievements) or failed (an error, a timeout, ...) in every world, at most ``rounds``
     times; each world's run is its call of the first round that did, else of the last."""
     s = ctx.settings
+    earlier = _lead_in_routine(lead_in)
     seed = s.seed + 7919 * (ctx.iteration + 1)
     world = make_world(s.env, s.critic_runs, seed=seed, task=s.task)
     world.reset(seed)
     shown = range(min(3, s.critic_runs)) if ctx.team.wants_frames else range(0)
     kept: list[Execution] = []
     for round_ in range(1, rounds + 1):
-        for earlier in lead_in:
-            run_one_call_each(world, earlier)
+        for routine in earlier:
+            run_one_call_each(world, routine)
         first = {i: world.frame(i, 144) for i in shown}  # for a critic that sees images
         before, after, calls = run_one_call_each(world, action)
         frames = {i: (first[i], world.frame(i, 144)) for i in shown}
@@ -311,6 +313,18 @@ def sample_runs(
             break
     world.close()
     return kept
+
+
+def _lead_in_routine(lead_in: Sequence[ValidatedAction]) -> list[ValidatedAction]:
+    """The earlier steps as the plan runs them: one routine calling each once, a step whose
+    work is already done in a world skipped (:func:`round_guard`); each step on its own
+    where they cannot be composed."""
+    if not lead_in:
+        return []
+    try:
+        return [validate(COMPOSED_PLAN, compose_sources([(a.name, a.source) for a in lead_in]))]
+    except CodeValidationError:
+        return list(lead_in)
 
 
 def _settled(run: Execution) -> bool:
