@@ -398,6 +398,12 @@ def test_step_code_is_held_to_the_worlds_recipe() -> None:
         "code: place_table checks for stone (ctx.has('stone')), which its recipe does not "
         "involve: place_table: face a free tile"
     ) in asks[1]
+    from rlgpt_tui.agents.grounding import recipe_check
+
+    tooled = "def act(ctx):\n    if not ctx.has('wood_pickaxe'):\n        return False\n" + (
+        "    yield from ctx.collect('stone')\n    yield from ctx.place('stone')\n"
+    )
+    recipe_check(team.fast.docs.step("place_stone"))(CodeAnswer(code=tooled, explanation=""))
     assert (
         "code: make_stone_pickaxe never does the step: make_stone_pickaxe: within a few tiles "
         "of table, use the make_stone_pickaxe action (uses 1 wood, 1 stone); the helper: "

@@ -28,6 +28,7 @@ from rlgpt_tui.agents.base import Execution
 from rlgpt_tui.agents.schemas import SubAction, Verdict
 from rlgpt_tui.envs.base import ACHIEVEMENTS, BLOCK_NAMES, INVENTORY_ITEMS, MOB_NAMES, View
 from rlgpt_tui.envs.knowledge import Step
+from rlgpt_tui.skills.api import MAKEABLE
 from rlgpt_tui.skills.compose import method_calls
 from rlgpt_tui.skills.outcomes import CallEnd
 
@@ -340,9 +341,10 @@ def recipe_check(step: Step) -> Check:
     """For code of a step the world's recipes describe: a check refusing code that never
     does the step (a place or make step without ``ctx.place``/``ctx.make`` of its item or
     its primitive action) or that checks the inventory for an item the recipe does not
-    involve. A 1.5B model's place_table for collect_stone waited for "2 stone" (the task's
-    material; the recipe uses 2 wood) in every version, and its make_stone_pickaxe hit the
-    table with ``do`` instead of making the pickaxe."""
+    involve (a material: a held tool may be checked). A 1.5B model's place_table for
+    collect_stone waited for "2 stone" (the task's material; the recipe uses 2 wood) in
+    every version, and its make_stone_pickaxe hit the table with ``do`` instead of making
+    the pickaxe."""
     involved = {step.product, *step.uses}
     primitive = f"{step.kind.upper()}_{step.product.upper()}"
 
@@ -356,7 +358,7 @@ def recipe_check(step: Step) -> Check:
             if call.func.attr != "has":
                 continue
             for item in _literal_args(call)[:1]:
-                if item not in involved:
+                if item not in involved and item not in MAKEABLE:  # a tool may be checked
                     raise ValueError(
                         f"code: {step.name} checks for {item} (ctx.has({item!r})), which its "
                         f"recipe does not involve: {step.text()}"
