@@ -681,11 +681,12 @@ def _chop_runs(envs: int = 2, code: str = 'yield from ctx.collect("tree")') -> l
 
 def test_a_code_verdict_judging_the_step_by_the_tasks_goal_is_repaired() -> None:
     """A step is judged by its own description: "no table placed" is no reason to fail a
-    collect_wood routine of the place_table task whose runs show only trees and grass."""
+    wood routine of the place_table task whose runs show only trees and grass (named
+    gather_wood: a collect_wood whose every run gained wood passes by its runs)."""
     runs = _chop_runs()
     goal = {"success": False, "reason": "the player did not place a table", "suggestion": ""}
     step = {"success": True, "reason": "wood +1 in 2 of 2 runs", "suggestion": ""}
-    sub = SubAction(name="collect_wood", description="chop a tree once", mode="code")
+    sub = SubAction(name="gather_wood", description="chop a tree once", mode="code")
     with ScriptedLLMServer(responder=scripted_agent) as server:
         server.script = [{"content": json.dumps(goal)}, {"content": json.dumps(step)}]
         team = LLMTeam(client_for(server))
@@ -698,7 +699,8 @@ def test_a_code_verdict_judging_the_step_by_the_tasks_goal_is_repaired() -> None
 def test_a_fail_denying_what_every_run_gained_is_overruled_by_the_runs() -> None:
     """A 1.5B critic said "did not collect any wood" of a reused collect_wood whose 8 runs
     each gained wood, and the loop rewrote working code. Such a fail is overruled (and says
-    so); a fail about the amount ("not 2 wood") stands."""
+    so); a fail about the amount ("not 2 wood") stands. (A step named collect_wood whose
+    every run gained wood is not judged at all: it passes by its runs.)"""
     runs = _chop_runs()
     assert all(r.after.inventory.get("wood", 0) > r.before.inventory.get("wood", 0) for r in runs)
     denial = {
@@ -707,7 +709,7 @@ def test_a_fail_denying_what_every_run_gained_is_overruled_by_the_runs() -> None
         "suggestion": "go to a tree",
     }
     amount = {"success": False, "reason": "it did not hold 2 wood at the end", "suggestion": ""}
-    sub = SubAction(name="collect_wood", description="chop trees until 2 wood", mode="code")
+    sub = SubAction(name="gather_wood", description="chop trees until 2 wood", mode="code")
     with ScriptedLLMServer(responder=scripted_agent) as server:
         server.script = [{"content": json.dumps(denial)}, {"content": json.dumps(amount)}]
         team = LLMTeam(client_for(server))
@@ -748,18 +750,22 @@ def test_a_step_whose_runs_unlocked_its_achievement_passes_without_the_critic() 
     )
     assert not judged.success and judged.reason == fail["reason"]
     assert len(server.requests) == 1
-    assert passed_by_runs(places, "collect_wood") is None  # amounts may matter there
+    assert passed_by_runs(chops, "collect_stone") is None  # no run gained stone
+    assert passed_by_runs(chops, "collect_wood").reason == (  # every run gained wood
+        "passed by the runs: every run gained wood (2 of 2), which collect_wood is named for "
+        "(the critic was not asked)"
+    )
 
 
 def test_with_no_verdict_runs_that_gained_what_the_step_is_named_for_pass_it() -> None:
     """A critic whose every answer is refused (a 1.5B model named the task's table in each
-    verdict on collect_wood) leaves the runs to decide: each gained wood, so collect_wood
+    verdict on collect_wood) leaves the runs to decide: each gained wood, so gather_wood
     passes, saying why; a step named for nothing they gained still fails."""
     from rlgpt_tui.agents.grounding import measured_verdict
 
     runs = _chop_runs()
     table = {"success": False, "reason": "no table was placed", "suggestion": ""}
-    sub = SubAction(name="collect_wood", description="chop trees until 2 wood", mode="code")
+    sub = SubAction(name="gather_wood", description="chop trees until 2 wood", mode="code")
     with ScriptedLLMServer(responder=scripted_agent) as server:
         server.script = [{"content": json.dumps(table)}] * 3
         team = LLMTeam(client_for(server))
@@ -768,7 +774,7 @@ def test_with_no_verdict_runs_that_gained_what_the_step_is_named_for_pass_it() -
     verdict = measured_verdict(sub, runs, str(failed.value))
     assert verdict.success
     assert verdict.reason.startswith(
-        "passed by the runs: every run gained wood (2 of 2), which collect_wood is named for "
+        "passed by the runs: every run gained wood (2 of 2), which gather_wood is named for "
         "(the critic gave no verdict: "
     )
     go = SubAction(name="go_to_table", description="walk to the table", mode="code")

@@ -469,14 +469,25 @@ UNLOCKED_SHARE = 0.75
 
 
 def passed_by_runs(runs: list[Execution], name: str) -> Verdict | None:
-    """A pass for a place or make step ``name`` whose runs unlocked the achievement it is
-    named for, in at least :data:`UNLOCKED_SHARE` of them, without asking the critic (None
-    otherwise). Such a step makes one item a call, so the runs decide: a 1.5B critic failed
-    a reused make_wood_pickaxe for collecting no wood, and another that made the pickaxe in
-    7 of 8 runs, and each time the loop rewrote working code."""
-    if not runs or not name.startswith(("place_", "make_")) or name not in ACHIEVEMENTS:
+    """A pass, without asking the critic, for a step its runs show done (None otherwise): a
+    place or make step ``name`` whose runs unlocked the achievement it is named for, in at
+    least :data:`UNLOCKED_SHARE` of them (it makes one item a call), or a step
+    ``collect_X`` whose every run gained X. A 1.5B critic failed a reused
+    make_wood_pickaxe for collecting no wood, another one that made the pickaxe in 7 of 8
+    runs, and most collect_wood steps whose every run gained wood; each answer cost about
+    2,700 tokens, and each fail that stood rewrote working code."""
+    if not runs:
         return None
     n = len(runs)
+    kind, _, item = name.partition("_")
+    if kind == "collect" and item in gained_in_every_run(runs):
+        return Verdict(
+            success=True,
+            reason=f"passed by the runs: every run gained {item} ({n} of {n}), which {name} "
+            "is named for (the critic was not asked)",
+        )
+    if kind not in ("place", "make") or name not in ACHIEVEMENTS:
+        return None
     unlocked = sum(name in _added(run)[1] for run in runs)
     if unlocked < UNLOCKED_SHARE * n:
         return None
