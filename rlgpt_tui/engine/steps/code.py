@@ -3,11 +3,12 @@
 Write code (a person's edit, else the fast agent's, approved), validate it, run one call in
 a few fresh worlds, let the critic judge, and repair, up to ``max_repairs`` times. A plan of
 code alone runs its steps in order, in rounds (its routine is called again each time it
-returns), and so do a step's critic runs: each earlier step's kept code runs one call, then
-the step, round after round (up to :data:`PLAN_ROUNDS`) until the step's call gains
-something or fails in each world; the critic sees, per world, the call of the first round
-that did
-(place_table in round 2, once two calls of a one-wood collect_wood made its 2 wood). The
+returns; a step whose tool is held or whose station is in sight skipped, see
+:func:`~rlgpt_tui.skills.compose.round_guard`), and so do a step's critic runs: the earlier
+steps' kept code runs as the plan runs it, then the step, round after round (up to
+:data:`PLAN_ROUNDS`) until the step's call gains something or fails in each world; the
+critic sees, per world, the call of the first round that did (place_table in round 2,
+once two calls of a one-wood collect_wood made its 2 wood). The
 last valid code is kept with its verdict. Code the session already ran (the same source, e.g.
 a library skill planned again, or a repair that returns the code unchanged) is not run
 again: its validation is kept and the critic judges its recorded sample runs
