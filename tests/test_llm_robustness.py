@@ -404,6 +404,9 @@ def test_step_code_is_held_to_the_worlds_recipe() -> None:
         "    yield from ctx.collect('stone')\n    yield from ctx.place('stone')\n"
     )
     recipe_check(team.fast.docs.step("place_stone"))(CodeAnswer(code=tooled, explanation=""))
+    # the model's collect_stone, copied from the library's collect_wood down to its return
+    copied = "def act(ctx):\n    yield from ctx.collect('stone')\n    return ctx.has('wood')\n"
+    recipe_check(team.fast.docs.step("collect_stone"))(CodeAnswer(code=copied, explanation=""))
     assert (
         "code: make_stone_pickaxe never does the step: make_stone_pickaxe: within a few tiles "
         "of table, use the make_stone_pickaxe action (uses 1 wood, 1 stone); the helper: "

@@ -337,26 +337,39 @@ def _literal_args(call: ast.Call) -> list[str]:
     return [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
 
 
+def _condition_calls(tree: ast.AST, method: str) -> list[ast.Call]:
+    """The ``<expr>.<method>(...)`` calls in the conditions of ``tree``'s ifs and loops (a
+    call in a return value decides nothing)."""
+    tests = [n.test for n in ast.walk(tree) if isinstance(n, ast.If | ast.While | ast.IfExp)]
+    return [
+        node
+        for test in tests
+        for node in ast.walk(test)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == method
+    ]
+
+
 def recipe_check(step: Step) -> Check:
     """For code of a step the world's recipes describe: a check refusing code that never
     does the step (a place or make step without ``ctx.place``/``ctx.make`` of its item or
-    its primitive action) or that checks the inventory for an item the recipe does not
-    involve (a material: a held tool may be checked). A 1.5B model's place_table for
-    collect_stone waited for "2 stone" (the task's material; the recipe uses 2 wood) in
-    every version, and its make_stone_pickaxe hit the table with ``do`` instead of making
-    the pickaxe."""
+    its primitive action) or whose condition checks the inventory for an item the recipe
+    does not involve (a material: a held tool may be checked; a return value decides
+    nothing: a copied collect_wood's ``return ctx.has("wood")`` in collect_stone stays).
+    A 1.5B model's place_table for collect_stone waited for "2 stone" (the task's material;
+    the recipe uses 2 wood) in every version, and its make_stone_pickaxe hit the table with
+    ``do`` instead of making the pickaxe."""
     involved = {step.product, *step.uses}
     primitive = f"{step.kind.upper()}_{step.product.upper()}"
 
     def check(answer: Any) -> None:
         try:
-            calls = method_calls(answer.code, {"has", step.kind})
+            calls = method_calls(answer.code, {step.kind})
             tree = ast.parse(answer.code)
         except (SyntaxError, ValueError):
             return  # validation names it
-        for call in calls:
-            if call.func.attr != "has":
-                continue
+        for call in _condition_calls(tree, "has"):
             for item in _literal_args(call)[:1]:
                 if item not in involved and item not in MAKEABLE:  # a tool may be checked
                     raise ValueError(
