@@ -29,7 +29,7 @@ from rlgpt_tui.agents.schemas import SubAction, Verdict
 from rlgpt_tui.envs.base import ACHIEVEMENTS, BLOCK_NAMES, INVENTORY_ITEMS, MOB_NAMES, View
 from rlgpt_tui.envs.knowledge import Step
 from rlgpt_tui.skills.api import MAKEABLE
-from rlgpt_tui.skills.compose import method_calls
+from rlgpt_tui.skills.compose import calls_in, method_calls
 from rlgpt_tui.skills.outcomes import CallEnd
 
 #: things a verdict may name: the world's blocks, creatures and inventory items
@@ -323,7 +323,7 @@ def placed_item_check(name: str) -> Check | None:
         except (SyntaxError, ValueError):
             return  # validation names it
         for call in lookups:
-            if any(isinstance(a, ast.Constant) and a.value == item for a in call.args):
+            if item in _literal_args(call):
                 raise ValueError(
                     f"code: {name} looks for a {item} (ctx.{call.func.attr}({item!r})), but "
                     f"there is none until this step places it: do not look for one; face a "
@@ -341,14 +341,7 @@ def _condition_calls(tree: ast.AST, method: str) -> list[ast.Call]:
     """The ``<expr>.<method>(...)`` calls in the conditions of ``tree``'s ifs and loops (a
     call in a return value decides nothing)."""
     tests = [n.test for n in ast.walk(tree) if isinstance(n, ast.If | ast.While | ast.IfExp)]
-    return [
-        node
-        for test in tests
-        for node in ast.walk(test)
-        if isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == method
-    ]
+    return [call for test in tests for call in calls_in(test, {method})]
 
 
 def recipe_check(step: Step) -> Check:

@@ -80,9 +80,14 @@ MAX_SKILL_DEPTH = 4
 def method_calls(source: str, methods: Collection[str]) -> list[ast.Call]:
     """The ``<expr>.<method>(...)`` calls of ``source`` for ``methods``, in order (raises
     SyntaxError as ``ast.parse`` does)."""
+    return calls_in(ast.parse(source), methods)
+
+
+def calls_in(tree: ast.AST, methods: Collection[str]) -> list[ast.Call]:
+    """The ``<expr>.<method>(...)`` calls inside ``tree`` for ``methods``, in order."""
     calls = [
         node
-        for node in ast.walk(ast.parse(source))
+        for node in ast.walk(tree)
         if isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
         and node.func.attr in methods
