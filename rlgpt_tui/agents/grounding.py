@@ -358,10 +358,10 @@ def recipe_check(step: Step) -> Check:
 
     def check(answer: Any) -> None:
         try:
-            calls = method_calls(answer.code, {step.kind})
             tree = ast.parse(answer.code)
         except (SyntaxError, ValueError):
             return  # validation names it
+        calls = calls_in(tree, {step.kind})
         for call in _condition_calls(tree, "has"):
             for item in _literal_args(call)[:1]:
                 if item not in involved and item not in MAKEABLE:  # a tool may be checked
