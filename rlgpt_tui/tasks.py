@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from rlgpt_tui import ASSETS_DIR
 from rlgpt_tui.envs.base import ACHIEVEMENTS, INVENTORY_ITEMS
+from rlgpt_tui.envs.knowledge import Step, WorldDocs
 
 TASKS_DIR = ASSETS_DIR / "tasks"
 
@@ -172,6 +173,11 @@ class Task(BaseModel):
     @property
     def scored(self) -> bool:
         return self.goal.score is not None
+
+    def steps(self, docs: WorldDocs) -> list[Step]:
+        """The steps toward the goal from ``docs``' recipes, in order: a step per
+        achievement for a score (:meth:`WorldDocs.score_steps`), none where they do not say."""
+        return docs.score_steps() if self.scored else docs.steps_to(self.goal.achievement)
 
     @property
     def measure(self) -> Measure:

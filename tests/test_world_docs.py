@@ -6,6 +6,7 @@ from __future__ import annotations
 from rlgpt_tui.agents.schemas import SubAction
 from rlgpt_tui.agents.shelf import ShelfSkill, SkillShelf
 from rlgpt_tui.envs import world_info
+from rlgpt_tui.envs.base import ACHIEVEMENTS
 from rlgpt_tui.envs.craftax_world import CraftaxWorld
 from rlgpt_tui.envs.crafter_world import CrafterWorld
 from rlgpt_tui.envs.minedojo.world import MineDojoWorld
@@ -125,3 +126,47 @@ def test_the_goals_steps_point_at_the_library_skills_that_do_them() -> None:
     assert [line.split(" ")[1] for line in library[:2]] == ["collect_wood", "place_table"]
     furnace = prompts_of("craftax", "place_furnace", judge=False)["slow"]
     assert "place_furnace action (uses 1 stone)" in furnace
+
+
+def test_a_scored_task_lists_a_step_for_every_achievement_in_tech_tree_order() -> None:
+    """crafter_score has no recipe of its own: a 1.5B model's plan for it, told only "the
+    recipes do not list steps", was 22 made-up steps (collect_zombie, make_iron_pickaxe
+    next to the stone pickaxe). The world's documentation gives a step for every
+    achievement, each after what it needs (a table before a pickaxe, a stone pickaxe
+    before iron), those whose moment may not come (nothing to fight, nothing ripe) last,
+    and for a step without a recipe what the tech tree says it does; a model whose plans
+    all fail gets those steps, coded, to write."""
+    docs = world_info("craftax").documentation()
+    task = get_task("crafter_score")
+    prompts = prompts_of("craftax", "crafter_score", judge=False)
+    section = prompts["slow"].split("(from the world's recipes)\n")[1].split("\n# ")[0]
+    names = [line.split(":")[0].split(". ")[1] for line in section.strip().splitlines()]
+    assert sorted(names) == sorted(ACHIEVEMENTS)
+    order = [
+        "collect_wood",
+        "place_table",
+        "make_wood_pickaxe",
+        "collect_stone",
+        "make_stone_pickaxe",
+        "collect_iron",
+        "make_iron_pickaxe",
+        "collect_diamond",
+    ]
+    assert [n for n in names if n in order] == order
+    assert names.index("place_furnace") < names.index("make_iron_pickaxe")
+    assert set(names[-4:]) == set(docs.tech_tree.situational)
+    assert f"eat_cow: {docs.tech_tree.skills['eat_cow']}" in section
+    assert "recipes do not list steps" not in prompts["slow"]
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        llm = LLMSettings.resolve(server.base_url, server.model, backoff=0.01, max_retries=1)
+        team = make_team(llm, "craftax")
+        fallback = team.slow.fallback_plan(task)
+        assert [s.name for s in fallback.subactions] == names
+        assert all(s.mode == "code" for s in fallback.subactions)
+        eat = next(s for s in fallback.subactions if s.name == "eat_cow")
+        team.fast.write_code(task, eat)
+        request = server.requests[-1]["messages"][-1]["content"]
+    assert "What this step does in this world: find a cow" in request
+    assert "`yield from ctx.collect('cow')` reaches and hits a cow" in request
+    assert [s.name for s in task.steps(docs)] == names
+    assert get_task("collect_stone").steps(docs)[-1].name == "collect_stone"

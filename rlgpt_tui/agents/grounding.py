@@ -107,7 +107,7 @@ def example_check(example: str) -> Check:
     return check
 
 
-def step_order_check(steps: list[str]) -> Check:
+def step_order_check(steps: list[str], complete: bool = True) -> Check:
     """A check refusing a plan of code alone, of several sub-actions, that lists the goal's
     ``steps`` out of their order, leaves out one before a step it lists, or ends on a step
     before the goal's last: it runs its steps in turn, so a step whose materials no earlier
@@ -116,14 +116,16 @@ def step_order_check(steps: list[str]) -> Check:
     (its collect_stone plan ended at make_wood_pickaxe). One coded sub-action may do the
     whole goal, under a name of its own: one named for a goal step after the first (a 1.5B
     model's first plan for collect_stone, in each of 5 sessions, was `collect_stone` alone,
-    whose code mines stone without a pickaxe) is refused naming the steps before it."""
+    whose code mines stone without a pickaxe) is refused naming the steps before it.
+    With ``complete`` False (a scored task: every step is an achievement of its own) only
+    the order is checked."""
     rank = {name: i for i, name in enumerate(steps)}
 
     def check(plan: Any) -> None:
         subs = plan.subactions
         if any(sub.mode != "code" for sub in subs):
             return  # with RL, coded steps are options the policy picks in any order
-        if len(subs) == 1 and rank.get(subs[0].name, 0) > 0:
+        if complete and len(subs) == 1 and rank.get(subs[0].name, 0) > 0:
             name = subs[0].name
             raise ValueError(
                 f"subactions: {name} (step {rank[name] + 1} of the goal) is planned alone, "
@@ -144,7 +146,7 @@ def step_order_check(steps: list[str]) -> Check:
                     f"after {before} (step {rank[before] + 1}); {in_order}"
                 )
         last = max((rank[n] for n in named), default=-1)
-        if subs[-1].name in rank and last < len(steps) - 1:  # ends on an earlier step
+        if complete and subs[-1].name in rank and last < len(steps) - 1:  # ends early
             raise ValueError(
                 f"subactions: the plan ends at {subs[-1].name} (step {last + 1} of "
                 f"{len(steps)}), before the goal: add {', '.join(steps[last + 1 :])}; "
@@ -476,8 +478,8 @@ UNLOCKED_SHARE = 0.75
 
 def passed_by_runs(runs: list[Execution], name: str) -> Verdict | None:
     """A pass, without asking the critic, for a step its runs show done (None otherwise): a
-    place or make step ``name`` whose runs unlocked the achievement it is named for, in at
-    least :data:`UNLOCKED_SHARE` of them (it makes one item a call), or a step
+    step ``name`` whose runs unlocked the achievement it is named for (place_table, eat_cow),
+    in at least :data:`UNLOCKED_SHARE` of them (it makes one item a call), or a step
     ``collect_X`` whose every run gained X. A 1.5B critic failed a reused
     make_wood_pickaxe for collecting no wood, another one that made the pickaxe in 7 of 8
     runs, and most collect_wood steps whose every run gained wood; each answer cost about
@@ -492,7 +494,7 @@ def passed_by_runs(runs: list[Execution], name: str) -> Verdict | None:
             reason=f"passed by the runs: every run gained {item} ({n} of {n}), which {name} "
             "is named for (the critic was not asked)",
         )
-    if kind not in ("place", "make") or name not in ACHIEVEMENTS:
+    if name not in ACHIEVEMENTS:
         return None
     unlocked = sum(name in _added(run)[1] for run in runs)
     if unlocked < UNLOCKED_SHARE * n:

@@ -46,7 +46,7 @@ from rlgpt_tui.agents.schemas import (
 )
 from rlgpt_tui.agents.shelf import SkillShelf
 from rlgpt_tui.envs.base import describe_view
-from rlgpt_tui.envs.knowledge import Step, WorldDocs
+from rlgpt_tui.envs.knowledge import Step, WorldDocs, steps_text
 from rlgpt_tui.envs.registry import world_info
 from rlgpt_tui.llm.client import LLMClient
 from rlgpt_tui.rl.config import world_actions, world_segments
@@ -116,12 +116,12 @@ class _LLMRole:
     def goal_steps(self, task: Task) -> str:
         """The steps the task's goal needs, ordered from the world's recipes (a line
         saying so where the recipes do not say, e.g. a score or a creature)."""
-        steps = self.docs.steps_text(task.goal.achievement, self._library_note)
+        steps = steps_text(task.steps(self.docs), self._library_note)
         return steps or "The world's recipes do not list steps for this goal."
 
     def step_names(self, task: Task) -> list[str]:
         """The names of the goal's steps (``collect_wood``, ``place_table``, ...)."""
-        return [step.name for step in self.docs.steps_to(task.goal.achievement)]
+        return [step.name for step in task.steps(self.docs)]
 
     def _library_note(self, step: Step) -> str:
         """Where the shelf holds a skill named like ``step``: say so, and how to reuse it."""
@@ -151,7 +151,8 @@ class LLMSlowAgent(_LLMRole, SlowAgent):
             example=PlanAnswer.EXAMPLE,
             open_ended=open_ended_text("slow", task),
         )
-        check = both(example_check(PlanAnswer.EXAMPLE), step_order_check(names))
+        order = step_order_check(names, complete=not task.scored)
+        check = both(example_check(PlanAnswer.EXAMPLE), order)
         answer = self.client.structured("slow", messages, PlanAnswer, check)
         return Plan.model_validate(answer.model_dump())
 
@@ -165,7 +166,7 @@ class LLMSlowAgent(_LLMRole, SlowAgent):
             SubAction(
                 name=s.name, description=s.text().partition(": ")[2], mode="code", reason=reason
             )
-            for s in self.docs.steps_to(task.goal.achievement)
+            for s in task.steps(self.docs)
         ]
         if not subs:
             subs = [
@@ -200,6 +201,8 @@ class LLMFastAgent(_LLMRole, FastAgent):
                 f"\nThe world's recipe for this step: {step.text()}. The helper that does it "
                 f"once: `{step.helper()}`."
             )
+        else:
+            request += self._step_note(task, sub.name)
         library = {s.name: s.source for s in self.shelf.skills if s.name != sub.name}
         if library:
             request += (
@@ -231,6 +234,17 @@ class LLMFastAgent(_LLMRole, FastAgent):
         example = self.shelf.code_example(sub.name) or CodeAnswer.example_for(sub.name)
         code = self._ask(task, request, CodeAnswer, links, example=example).code
         return linked.get(code, code)
+
+    def _step_note(self, task: Task, name: str) -> str:
+        """What the world's documentation says of a goal step its recipes do not cover
+        (eat_cow, wake_up on a scored task), and the creature or block it reaches."""
+        step = next((s for s in task.steps(self.docs) if s.name == name), None)
+        if step is None or not step.description:
+            return ""
+        note = f"\nWhat this step does in this world: {step.description}."
+        if step.target:
+            note += f" `yield from ctx.collect({step.target!r})` reaches and hits a {step.target}."
+        return note
 
     def write_rl(self, task, sub, coded, env: str = "craftax") -> RLAnswer:
         segments, actions = world_segments(env), world_actions(env)

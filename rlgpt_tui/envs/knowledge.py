@@ -65,6 +65,14 @@ class Recipes:
         """The steps that unlock ``achievement`` from an empty inventory, in order (a
         material's collecting merged into its first step, with everything it is for);
         empty where the recipes do not say (e.g. eat_cow, defeat_zombie)."""
+        return self.steps_for([achievement])
+
+    def steps_for(
+        self, achievements: list[str], other: Callable[[str], Step] | None = None
+    ) -> list[Step]:
+        """The steps that unlock each of ``achievements`` in turn, from an empty inventory
+        (:meth:`steps_to` for several, sharing what earlier ones made); an achievement the
+        recipes do not cover gets ``other(achievement)`` in its place (left out without)."""
         steps: list[Step] = []
         placed: set[str] = set()
 
@@ -102,28 +110,25 @@ class Recipes:
                 placed.add(item)
             steps.append(Step(f"{kind}_{item}", item, 1, [], uses, where))
 
-        kind, _, item = achievement.partition("_")
-        try:
-            if kind == "collect" and self.source_of(item):
-                collect(item, 1, achievement)
-            elif kind in ("place", "make") and item in (
-                self.place if kind == "place" else self.make
-            ):
-                build(kind, item)
-            else:
-                return []
-        except LookupError:
-            return []
+        for achievement in achievements:
+            kind, _, item = achievement.partition("_")
+            done = [s.name for s in steps]
+            if achievement in done:
+                continue
+            try:
+                if kind == "collect" and self.source_of(item):
+                    collect(item, 1, achievement)
+                elif kind in ("place", "make") and item in (
+                    self.place if kind == "place" else self.make
+                ):
+                    build(kind, item)
+                elif other is not None:
+                    steps.append(other(achievement))
+            except LookupError:
+                del steps[len(done) :]
+                if other is not None:
+                    steps.append(other(achievement))
         return steps
-
-    def steps_text(self, achievement: str, note: Callable[[Step], str] | None = None) -> str:
-        """:meth:`steps_to` as numbered lines for prompts ('' where the recipes do not say),
-        each followed by ``note(step)`` where given (e.g. the library skill that does it)."""
-        lines = []
-        for n, step in enumerate(self.steps_to(achievement), 1):
-            extra = note(step) if note else ""
-            lines.append(f"{n}. {step.text()}" + (f" {extra}" if extra else ""))
-        return "\n".join(lines)
 
 
 @dataclass
@@ -137,6 +142,7 @@ class Step:
     purposes: list[str]  # collect: what the material is for
     uses: dict[str, int]  # collect: the tools it needs; place/make: the materials used
     where: tuple[str, ...] = ()  # place: onto these tiles; make: near these stations
+    description: str = ""  # a step the recipes do not cover (eat_cow): what it does
 
     @property
     def kind(self) -> str:
@@ -154,6 +160,8 @@ class Step:
         return f"yield from ctx.{self.kind}({self.target!r})"
 
     def text(self) -> str:
+        if self.description:
+            return f"{self.name}: {self.description}"
         if self.name.startswith("collect_"):
             item = self.name.removeprefix("collect_")
             needs = f" (needs {_fmt(self.uses)} in the inventory)" if self.uses else ""
@@ -196,12 +204,24 @@ class WorldDocs:
         steps = self.steps_to(name)
         return steps[-1] if steps and steps[-1].name == name else None
 
-    def steps_text(self, achievement: str | None, note: Callable[[Step], str] | None = None) -> str:
-        """The steps ``achievement`` needs, from the recipes ('' where they do not say);
-        see :meth:`Recipes.steps_text`."""
-        if self.recipes is None or not achievement:
-            return ""
-        return self.recipes.steps_text(achievement, note)
+    def score_steps(self) -> list[Step]:
+        """A step for every achievement, for a scored task (open-ended play): the recipes'
+        steps toward each, in the tech tree's order, and for those the recipes do not cover
+        (eat_cow, wake_up) what the tech tree says its skill does; the situational ones
+        (whose moment may not come: nothing to fight, nothing ripe) last, so that a plan
+        run in turn does not wait on them before the tech tree. Empty without recipes."""
+        if self.recipes is None:
+            return []
+        tree = self.tech_tree
+        ordered = [name for name in tree.skills if name in ACHIEVEMENTS]
+        ordered += [name for name in ACHIEVEMENTS if name not in ordered]
+        ordered.sort(key=lambda name: name in tree.situational)  # stable: tech order kept
+
+        def described(name: str) -> Step:
+            what = tree.skills.get(name, name.replace("_", " "))
+            return Step(name, tree.targets.get(name, ""), 1, [], {}, description=what)
+
+        return self.recipes.steps_for(ordered, described)
 
     def text(self) -> str:
         return "\n".join(
@@ -217,6 +237,16 @@ class WorldDocs:
                 self.observation,
             ]
         )
+
+
+def steps_text(steps: list[Step], note: Callable[[Step], str] | None = None) -> str:
+    """``steps`` as numbered lines for prompts ('' for none), each followed by
+    ``note(step)`` where given (e.g. the library skill that does it)."""
+    lines = []
+    for n, step in enumerate(steps, 1):
+        extra = note(step) if note else ""
+        lines.append(f"{n}. {step.text()}" + (f" {extra}" if extra else ""))
+    return "\n".join(lines)
 
 
 def _fmt(uses: dict) -> str:

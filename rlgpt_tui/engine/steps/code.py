@@ -190,7 +190,7 @@ def code_loop(
                 update={"reason": f"{verdict.reason} ({kept_because})"[:2000]}
             )
     if verdict is not None and not verdict.success and runs:
-        steps = world_info(ctx.settings.env).documentation().steps_to(ctx.task.goal.achievement)
+        steps = ctx.task.steps(world_info(ctx.settings.env).documentation())
         note = unmet_needs(sub.name, steps, runs)
         if note:
             notes.append(note)
