@@ -826,3 +826,20 @@ def test_a_plan_copying_only_the_examples_notes_keeps_its_plan_without_the_notes
         plan = LLMTeam(client_for(server)).slow.plan(TASK, [])
     assert [s.name for s in plan.subactions] == ["go_to_tree", "collect_wood"]
     assert plan.notes == "" and len(server.requests) == 1  # dropped, no repair round
+
+
+def test_a_verdict_whose_reason_says_the_other_verdict_is_repaired() -> None:
+    """A 1.5B critic passed a step with the reason "fail: the player did not place a
+    table": the answer contradicts itself, so it is repaired, and the verdict that stands
+    is the repaired one."""
+    torn = {"success": True, "reason": "Fail: the runs placed no table", "suggestion": ""}
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [{"content": json.dumps(torn)}, {"content": json.dumps(VERDICT_OK)}]
+        team = LLMTeam(client_for(server))
+        sub = PlanAnswer.model_validate(PLAN).subactions[1]
+        verdict = team.critic.judge_rl(TASK, sub, {"success_rate": 0.95}, 0.9)
+    assert verdict.reason == VERDICT_OK["reason"] and verdict.success
+    repair = server.requests[1]["messages"][-1]["content"]
+    assert "it opens with 'fail' but success is true" in repair
+    agreeing = {"success": False, "reason": "failed: no run placed a table", "suggestion": ""}
+    assert VerdictAnswer.model_validate(agreeing).reason == agreeing["reason"]

@@ -14,6 +14,7 @@ Each answer class carries ``EXAMPLE``, a short answer for a task that is not in 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -189,6 +190,11 @@ class RLAnswer(BaseModel):
         return data
 
 
+#: a verdict's reason opening with one of these says pass, or fail
+_PASS_WORDS = frozenset({"pass", "passed", "passes", "success", "succeeded", "successful"})
+_FAIL_WORDS = frozenset({"fail", "failed", "fails", "failure", "unsuccessful"})
+
+
 class Verdict(BaseModel):
     """The critic's judgement of one sub-action."""
 
@@ -288,6 +294,20 @@ class RLAnswerStrict(RLAnswer):
 
 class VerdictAnswer(Verdict):
     reason: str = Field(min_length=1, max_length=2000)
+
+    @model_validator(mode="after")
+    def _reason_agrees(self) -> VerdictAnswer:
+        """A reason that opens with the other verdict ("fail: ..." beside success true, as a
+        1.5B critic answered) contradicts itself: repaired like any invalid answer."""
+        opening = re.match(r"\W*(\w+)", self.reason.lower())
+        word = opening.group(1) if opening else ""
+        said = True if word in _PASS_WORDS else False if word in _FAIL_WORDS else None
+        if said is not None and said != self.success:
+            raise ValueError(
+                f"reason: it opens with {word!r} but success is {str(self.success).lower()}: "
+                "make success and the reason say the same verdict"
+            )
+        return self
 
     # the form only: a concrete verdict was copied word for word by small models (a 1.5B
     # coder model repeated it in 6 of 6 answers, on a task without grass)
