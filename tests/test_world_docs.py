@@ -156,6 +156,8 @@ def test_a_scored_task_lists_a_step_for_every_achievement_in_tech_tree_order() -
     assert names.index("place_furnace") < names.index("make_iron_pickaxe")
     assert set(names[-4:]) == set(docs.tech_tree.situational)
     assert f"eat_cow: {docs.tech_tree.skills['eat_cow']}" in section
+    # a 1.5B model's collect_drink waited for drink in the inventory
+    assert "collect_drink: `do` facing water, once (drink is a stat, ctx.view.drink," in section
     assert "recipes do not list steps" not in prompts["slow"]
     with ScriptedLLMServer(responder=scripted_agent) as server:
         llm = LLMSettings.resolve(server.base_url, server.model, backoff=0.01, max_retries=1)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from rlgpt_tui import ASSETS_DIR
-from rlgpt_tui.envs.base import ACHIEVEMENTS, ACTION_NAMES
+from rlgpt_tui.envs.base import ACHIEVEMENTS, ACTION_NAMES, INVENTORY_ITEMS
 
 TECH_TREE_FILE = ASSETS_DIR / "worlds" / "crafter_tech_tree.toml"
 
@@ -168,7 +168,12 @@ class Step:
             times = "once" if self.count == 1 else f"{self.count} times"
             purposes = [p for p in self.purposes if p != self.name]
             usage = f"; {self.count} {item} for {', '.join(purposes)}" if purposes else ""
-            return f"{self.name}: `do` facing {self.target}, {times}{needs}{usage}"
+            stat = (  # a 1.5B model's collect_drink waited for `drink` in the inventory
+                f" ({item} is a stat, ctx.view.{item}, not an inventory item)"
+                if item not in INVENTORY_ITEMS
+                else ""
+            )
+            return f"{self.name}: `do` facing {self.target}, {times}{needs}{usage}{stat}"
         if self.name.startswith("place_"):
             return (
                 f"{self.name}: face a free tile ({', '.join(self.where)}) and use the "
