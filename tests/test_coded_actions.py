@@ -447,3 +447,37 @@ def test_a_step_that_raises_ends_itself_and_the_round_goes_on() -> None:
     ]
     assert wood.count(2) >= 3, wood  # both collecting steps ran, around the failing one
     assert all(r.end.value == "returned" for r in records), [r.end for r in records]
+
+
+def test_a_plans_rounds_place_an_item_only_until_its_achievement_is_unlocked() -> None:
+    """A 1.5B model's crafter_score plan placed its one stone every round, so the stone
+    pickaxe after it never had stone. Composed, a step placing an item that is not a
+    station runs until its achievement is unlocked: what later rounds collect is kept."""
+    from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
+
+    steps = [
+        ("collect_sapling", 'def act(ctx):\n    yield from ctx.collect("grass")\n'),
+        ("place_plant", 'def act(ctx):\n    yield from ctx.place("plant")\n'),
+    ]
+    unguarded = (
+        'def act(ctx):\n    yield from ctx.collect("grass")\n    yield from ctx.place("plant")\n'
+    )
+
+    def after_rounds(source: str) -> tuple[list[bool], list[int]]:
+        """Each world's place_plant unlocked, and its saplings, after 8 calls."""
+        action = validate(COMPOSED_PLAN, source)
+        world = CraftaxWorld(num_envs=4, seed=3)
+        world.reset(3)
+        try:
+            for _ in range(8):
+                _, after, _ = run_one_call_each(world, action)
+        finally:
+            world.close()
+        placed = ["place_plant" in view.achievements for view in after]
+        return placed, [view.inventory.get("sapling", 0) for view in after]
+
+    placed, saplings = after_rounds(unguarded)  # a sapling placed each round it got one
+    assert sum(placed) >= 3 and max(saplings) <= 1, (placed, saplings)
+    placed, saplings = after_rounds(compose_sources(steps))
+    assert sum(placed) >= 3, placed
+    assert sum(saplings) >= 8 and min(saplings) >= 1, saplings

@@ -29,10 +29,13 @@ STATIONS = ("table", "furnace")
 
 def round_guard(name: str) -> str | None:
     """The condition under which a plan's step ``name`` runs in a round, or None (always):
-    a step making a tool (``make_wood_pickaxe``) is skipped while the tool is held, and a
-    step placing a station (``place_table``) while one is in sight. Called round after
-    round, a 1.5B model's plan for make_stone_pickaxe made a second wood pickaxe and
-    placed a second table each round, and never had the wood the stone pickaxe needs."""
+    a step making a tool (``make_wood_pickaxe``) is skipped while the tool is held, a step
+    placing a station (``place_table``) while one is in sight, and one placing anything
+    else (``place_stone``) once its achievement is unlocked. Called round after round, a
+    1.5B model's plan for make_stone_pickaxe made a second wood pickaxe and placed a
+    second table each round, and never had the wood the stone pickaxe needs; its
+    crafter_score plan placed its one stone each round, before the stone pickaxe."""
+    from rlgpt_tui.envs.base import ACHIEVEMENTS
     from rlgpt_tui.skills.api import MAKEABLE
 
     kind, _, item = name.partition("_")
@@ -40,6 +43,8 @@ def round_guard(name: str) -> str | None:
         return f"not ctx.has({item!r})"
     if kind == "place" and item in STATIONS:
         return f"ctx.nearest({item!r}) is None"
+    if kind == "place" and name in ACHIEVEMENTS:
+        return f"{name!r} not in ctx.view.achievements"
     return None
 
 
