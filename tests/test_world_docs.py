@@ -3,7 +3,8 @@ of a world from its documentation (real HTTP to the scripted local LLM server)."
 
 from __future__ import annotations
 
-from rlgpt_tui.agents.schemas import SubAction
+from rlgpt_tui.agents.base import IterationFeedback
+from rlgpt_tui.agents.schemas import Plan, SubAction, Verdict
 from rlgpt_tui.agents.shelf import ShelfSkill, SkillShelf
 from rlgpt_tui.envs import world_info
 from rlgpt_tui.envs.base import ACHIEVEMENTS
@@ -172,3 +173,28 @@ def test_a_scored_task_lists_a_step_for_every_achievement_in_tech_tree_order() -
     assert "`yield from ctx.collect('cow')` reaches and hits a cow" in request
     assert [s.name for s in task.steps(docs)] == names
     assert get_task("collect_stone").steps(docs)[-1].name == "collect_stone"
+
+
+def test_a_scored_replan_with_every_steps_verdict_stays_bounded() -> None:
+    """A 1.5B model's crafter_score re-plan, with 22 coded steps' verdicts (reasons of up
+    to 2,000 characters), was 8,249 tokens: over its server's 8,192-token context, so the
+    plan could not be revised. Each verdict's reason and suggestion is clipped in the
+    feedback, and every step still says how it did."""
+    task = get_task("crafter_score")
+    docs = world_info("craftax").documentation()
+    subs = [SubAction(name=s.name, description=s.text(), mode="code") for s in task.steps(docs)]
+    verdicts = {
+        s.name: Verdict(
+            success=False, reason="the runs show " + "no change " * 198, suggestion="x" * 2000
+        )
+        for s in subs
+    }
+    history = [IterationFeedback(0, Plan(subactions=subs), verdicts, 5.6, 0, measure=task.measure)]
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        llm = LLMSettings.resolve(server.base_url, server.model, backoff=0.01, max_retries=1)
+        make_team(llm, "craftax").slow.plan(task, history)
+        prompt = server.requests[0]["messages"][-1]["content"]
+    feedback = prompt.split("# Feedback so far\n")[1].split("\n# ")[0]
+    assert all(f"- {s.name} failed: the runs show no change" in feedback for s in subs)
+    assert len(feedback) < 22 * 700, len(feedback)  # not 22 x 4,000 characters
+    assert len(prompt) < 24_000, len(prompt)  # about 6,000 tokens

@@ -56,10 +56,22 @@ class IterationFeedback:
         lines += evaluation_lines(self.evaluation, m)
         for name, verdict in self.verdicts.items():
             state = "succeeded" if verdict.success else "failed"
-            lines.append(f"- {name} {state}: {verdict.reason}. Suggestion: {verdict.suggestion}")
+            reason, suggestion = _clip(verdict.reason), _clip(verdict.suggestion)
+            lines.append(f"- {name} {state}: {reason}. Suggestion: {suggestion}")
         for note in self.extra.get("notes", []):
-            lines.append(f"- note: {note}")
+            lines.append(f"- note: {_clip(note)}")
         return "\n".join(lines)
+
+
+#: the most characters of one verdict's reason, suggestion or note in the slow agent's
+#: feedback: with 22 coded steps and reasons up to 2,000 characters each, a 1.5B model's
+#: crafter_score re-plan (8,249 tokens) no longer fit its server's 8,192-token context
+FEEDBACK_CLIP = 200
+
+
+def _clip(text: str, limit: int = FEEDBACK_CLIP) -> str:
+    """``text`` cut to ``limit`` characters, the cut marked."""
+    return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
 
 
 def evaluation_lines(evaluation: dict[str, Any], measure: Measure) -> list[str]:
