@@ -48,7 +48,7 @@ from rlgpt_tui.agents.shelf import SkillShelf
 from rlgpt_tui.envs.base import describe_view
 from rlgpt_tui.envs.knowledge import Step, WorldDocs, steps_text
 from rlgpt_tui.envs.registry import world_info
-from rlgpt_tui.llm.client import LLMClient
+from rlgpt_tui.llm.client import LLMClient, Unrepairable
 from rlgpt_tui.rl.config import world_actions, world_segments
 from rlgpt_tui.skills.api import SKILL_API_DOC
 from rlgpt_tui.skills.compose import link_skills
@@ -221,9 +221,8 @@ class LLMFastAgent(_LLMRole, FastAgent):
 
         def links(answer: CodeAnswer) -> None:
             if previous is not None and _same_code(answer.code, previous):
-                raise ValueError(  # a 1.5B model answered its failing code again as the fix
-                    "code: this is the previous code unchanged, which failed: change it to "
-                    "fix the problem given above"
+                raise Unrepairable(  # a 1.5B model's unchanged fix: asked again, it repeats
+                    "code: the previous code unchanged, which failed: the model keeps it"
                 )
             for check in (placing, recipe):
                 if check is not None:

@@ -53,6 +53,12 @@ class LLMError(Exception):
     """The endpoint could not be used; the message is one line that names the fix."""
 
 
+class Unrepairable(ValueError):
+    """A check's refusal that repair rounds would not change: the answer fails at once
+    (recorded), without asking again. A 1.5B model asked to fix its failing code answered
+    it unchanged 51 times in one session, and a repair round changed it once in 20."""
+
+
 class LLMAnswerError(LLMError):
     """One answer could not be used (it failed validation after its repair rounds, or the
     response was malformed). The session goes on: that sub-action is marked failed.
@@ -708,6 +714,10 @@ class LLMClient:
                     mode=mode,
                     answered=True,
                 )
+                if isinstance(error, Unrepairable):
+                    raise LLMAnswerError(
+                        f"the model's {role} answer was refused ({problem})", well_formed=True
+                    ) from None
                 # the schema holds the form where the server takes it: showing the example
                 # again there only invites a copy (a 1.5B model's repaired plans copied it)
                 example = getattr(schema, "EXAMPLE", "") if mode == "plain" else ""
