@@ -28,6 +28,11 @@ def safe_text(text: str, limit: int = MAX_TEXT) -> str:
     return text
 
 
+def clipped(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters, a cut marked with "..."."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def safe_data(value: Any, limit: int = MAX_TEXT) -> Any:
     """``safe_text`` applied to every string inside dicts, lists and tuples."""
     if isinstance(value, str):

@@ -10,6 +10,7 @@ from rlgpt_tui.agents.schemas import Plan, RLAnswer, SubAction, Verdict
 from rlgpt_tui.envs.base import View
 from rlgpt_tui.skills.outcomes import CallEnd
 from rlgpt_tui.tasks import Measure, Task
+from rlgpt_tui.text import clipped
 
 
 @dataclass
@@ -56,10 +57,11 @@ class IterationFeedback:
         lines += evaluation_lines(self.evaluation, m)
         for name, verdict in self.verdicts.items():
             state = "succeeded" if verdict.success else "failed"
-            reason, suggestion = _clip(verdict.reason), _clip(verdict.suggestion)
+            reason = clipped(verdict.reason, FEEDBACK_CLIP)
+            suggestion = clipped(verdict.suggestion, FEEDBACK_CLIP)
             lines.append(f"- {name} {state}: {reason}. Suggestion: {suggestion}")
         for note in self.extra.get("notes", []):
-            lines.append(f"- note: {_clip(note)}")
+            lines.append(f"- note: {clipped(note, FEEDBACK_CLIP)}")
         return "\n".join(lines)
 
 
@@ -67,11 +69,6 @@ class IterationFeedback:
 #: feedback: with 22 coded steps and reasons up to 2,000 characters each, a 1.5B model's
 #: crafter_score re-plan (8,249 tokens) no longer fit its server's 8,192-token context
 FEEDBACK_CLIP = 200
-
-
-def _clip(text: str, limit: int = FEEDBACK_CLIP) -> str:
-    """``text`` cut to ``limit`` characters, the cut marked."""
-    return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
 
 
 def evaluation_lines(evaluation: dict[str, Any], measure: Measure) -> list[str]:

@@ -31,6 +31,7 @@ from rlgpt_tui.envs.knowledge import Step
 from rlgpt_tui.skills.api import MAKEABLE
 from rlgpt_tui.skills.compose import calls_in, method_calls
 from rlgpt_tui.skills.outcomes import CallEnd
+from rlgpt_tui.text import clipped
 
 #: things a verdict may name: the world's blocks, creatures and inventory items
 _NOT_THINGS = {"unknown", "out_of_bounds"}
@@ -88,10 +89,9 @@ def _scrub(model: BaseModel, examples: list[str]) -> None:
         if _free_comment(model, key):
             setattr(model, key, "")  # a copied comment says nothing: dropped
             continue
-        shown = copied if len(copied) <= 80 else copied[:77] + "..."
         raise ValueError(
-            f"{key} repeats the prompt's example ({shown!r}): the example is for another "
-            "task; answer for this task from its own evidence"
+            f"{key} repeats the prompt's example ({clipped(copied, 80)!r}): the example is "
+            "for another task; answer for this task from its own evidence"
         )
 
 
