@@ -128,8 +128,12 @@ class TrainingPane(Vertical):
         return f"{self.measure.label} vs samples"
 
     def redraw(self) -> None:
+        plots = self.query(PlotextPlot)
+        if not plots:  # not composed yet, or being removed: draw on a later tick
+            self._dirty = True
+            return
         self._dirty = False
-        widget = self.query_one(PlotextPlot)
+        widget = plots.first()
         plt = widget.plt
         plt.clear_data()
         plt.clear_figure()
