@@ -481,3 +481,47 @@ def test_a_plans_rounds_place_an_item_only_until_its_achievement_is_unlocked() -
     placed, saplings = after_rounds(compose_sources(steps))
     assert sum(placed) >= 3, placed
     assert sum(saplings) >= 8 and min(saplings) >= 1, saplings
+
+
+def test_make_walks_back_to_a_table_left_out_of_sight() -> None:
+    """A 1.5B model's make_stone_pickaxe pressed the action wherever its search for stone
+    had led it. ``ctx.make`` first walks back to the table seen earlier in the episode:
+    with the table out of sight, the helper makes the pickaxe where pressing the action
+    does not."""
+    walk_off = code(  # no table, or still in sight: the call idles to its step budget
+        """
+        def act(ctx):
+            for _ in range(4):
+                yield from ctx.collect("tree")
+            placed = yield from ctx.place("table")
+            for _ in range(12):
+                if not placed or ctx.nearest("table") is None:
+                    break
+                yield from ctx.explore(4)
+            while not placed or ctx.nearest("table") is not None:
+                yield Action.NOOP
+        """
+    )
+
+    def made(finish: str) -> list[bool]:
+        """For each world where the table went out of sight: was the pickaxe made?"""
+        source = walk_off + f"    {finish}\n    return ctx.has('wood_pickaxe')\n"
+        limits = CodedActionLimits(max_steps=300, seconds=60)
+        action = validate("make_far", source, limits=limits)
+        world = CraftaxWorld(num_envs=8, seed=3)
+        world.reset(3)
+        try:
+            _, after, records = run_one_call_each(world, action)
+        finally:
+            world.close()
+        return [
+            after[i].inventory.get("wood_pickaxe", 0) > 0
+            for i, r in enumerate(records)
+            if r.end is CallEnd.RETURNED
+        ]
+
+    pressed = made("yield Action.MAKE_WOOD_PICKAXE")
+    helped = made("yield from ctx.make('wood_pickaxe')")
+    assert len(helped) >= 4 and len(pressed) >= 4, (helped, pressed)
+    assert not any(pressed)
+    assert sum(helped) >= len(helped) - 1, helped

@@ -76,9 +76,9 @@ generators: call them with `yield from` (their return value is True on success).
   (e.g. "tree", "water", "stone", "cow", "table"), preferring reachable ones.
 - ctx.is_near(name, distance=1) -> bool: a block of that name within `distance` tiles.
 - ctx.recall(*names) -> (x, y) or None: the closest block of those names seen so far in this
-  episode (a map of every View since the first recall call, kept in ctx.memory), e.g. water
-  or a table out of sight. ctx.enclosed() -> bool: no mob can reach the player (the walkable
-  tiles around it are walled off).
+  episode (a map of every View, kept in ctx.memory), e.g. water or a table out of sight.
+  ctx.enclosed() -> bool: no mob can reach the player (the walkable tiles around it are
+  walled off).
 - yield from ctx.go_to((x, y), max_steps=30, dig=False): walk until next to that position
   (far targets: over remembered tiles); dig=True mines stone/ores in the way (needs pickaxes).
 - yield from ctx.face((x, y)): turn toward an adjacent position.
@@ -91,7 +91,8 @@ generators: call them with `yield from` (their return value is True on success).
 - yield from ctx.collect(name, max_steps=40): find, reach, face and `do` a block or creature
   until the inventory, achievements, food or drink change.
 - yield from ctx.place(item): place "table", "furnace", "stone" or "plant" on a free tile.
-- yield from ctx.make(item): craft e.g. "wood_pickaxe" (needs the station nearby).
+- yield from ctx.make(item): craft e.g. "wood_pickaxe" at a table (iron tools: a table and a
+  furnace), first walking back to the ones seen in this episode when none is next to you.
 - yield from ctx.skill("name"): run a skill of the session's library (the request lists
   them) and get its result; the library's validated code runs, not a copy you rewrite.
 - ctx.memory: a dict kept across calls of this action within one episode.
@@ -120,11 +121,15 @@ class SkillContext:
     @view.setter
     def view(self, view: View) -> None:
         self._view = view
-        seen = self.memory.get(SEEN_KEY)
-        if seen is not None and seen["last"] is not view:
+        seen = self._map()
+        if seen["last"] is not view:
             self._record(seen, view)
 
-    # -- the remembered map (on from the first ctx.recall of an episode) -----------------
+    # -- the remembered map (every View of the episode, kept in ctx.memory) ---------------
+    def _map(self) -> dict:
+        """The remembered map: every View of the episode (kept in ctx.memory)."""
+        return self.memory.setdefault(SEEN_KEY, {"blocks": {}, "where": {}, "last": None})
+
     @staticmethod
     def _record(seen: dict, view: View) -> None:
         """Fold one View into the remembered map: {pos: block} and {block: {pos}}."""
@@ -143,14 +148,10 @@ class SkillContext:
                     where.setdefault(name, set()).add(pos)
 
     def recall(self, *names: str) -> Position | None:
-        """The closest block of those names seen in this episode (starts the map if off)."""
+        """The closest block of those names seen in this episode (by this coded action)."""
         for name in names:
             _known(name, THINGS, "block or creature")
-        seen = self.memory.get(SEEN_KEY)
-        if seen is None:
-            seen = self.memory[SEEN_KEY] = {"blocks": {}, "where": {}, "last": None}
-        if seen["last"] is not self.view:
-            self._record(seen, self.view)
+        seen = self._map()
         px, py = self.view.position
         best: tuple[int, Position] | None = None
         for name in names:
@@ -164,9 +165,7 @@ class SkillContext:
         """The block at ``pos``: from the View when visible, else remembered, else unknown."""
         block = self.view.block_at(*pos)
         if block == "unknown":
-            seen = self.memory.get(SEEN_KEY)
-            if seen is not None:
-                return seen["blocks"].get(pos, "unknown")
+            return self._map()["blocks"].get(pos, "unknown")
         return block
 
     # -- reading the view ---------------------------------------------------------------
@@ -357,7 +356,7 @@ class SkillContext:
             if self._threat() is not None:
                 yield from self.defend()
                 continue
-            far = self.view.block_at(*target) == "unknown" and SEEN_KEY in self.memory
+            far = self.view.block_at(*target) == "unknown"
             if dig or far:
                 key = (target, dig)
                 if self._route is None or self._route[0] != key or not self._route[1]:
@@ -569,9 +568,24 @@ class SkillContext:
                 fix = f"cannot make {item!r}; use one of {', '.join(MAKEABLE)}"
             raise ValueError(fix)
         action = Action[f"MAKE_{item.upper()}"]
+        for station in ("table", "furnace") if item.startswith("iron") else ("table",):
+            yield from self._back_to(station)
         before = self.view.inventory.get(item, 0)
         yield action
         return self.view.inventory.get(item, 0) > before
+
+
+    def _back_to(self, station: str, max_steps: int = 60) -> Steps:
+        """Next to a ``station`` (table, furnace): the one in sight or seen in this episode.
+        A 1.5B model's make_stone_pickaxe pressed the action where it stood, after walking
+        off to find stone: its failed episodes ended holding wood, stone and a wood pickaxe."""
+        if self.is_near(station, 1):
+            return True
+        target = self.nearest(station) or self.recall(station)
+        if target is None:
+            return False
+        yield from self.go_to(target, max_steps=max_steps)
+        return self.is_near(station, 1)
 
 
 #: what ``ctx.make`` makes (at a table; iron tools also need a furnace)
