@@ -39,9 +39,7 @@ async def run_screen(pilot, app: RlgptApp) -> RunScreen:
     """The run screen once it is shown (a dialog may already sit on top of it)."""
 
     def shown() -> list[RunScreen]:  # composed: its panes can be queried
-        return [
-            s for s in app.screen_stack if isinstance(s, RunScreen) and s.query(TrainingPane)
-        ]
+        return [s for s in app.screen_stack if isinstance(s, RunScreen) and s.query(TrainingPane)]
 
     await until(pilot, shown, 60, "the run screen")
     return shown()[-1]

@@ -574,7 +574,6 @@ class SkillContext:
         yield action
         return self.view.inventory.get(item, 0) > before
 
-
     def _back_to(self, station: str, max_steps: int = 60) -> Steps:
         """Next to a ``station`` (table, furnace): the one in sight or seen in this episode.
         A 1.5B model's make_stone_pickaxe pressed the action where it stood, after walking
