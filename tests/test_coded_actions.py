@@ -447,6 +447,37 @@ def test_a_step_that_raises_ends_itself_and_the_round_goes_on() -> None:
     ]
     assert wood.count(2) >= 3, wood  # both collecting steps ran, around the failing one
     assert all(r.end.value == "returned" for r in records), [r.end for r in records]
+    # the step's error, logged by the plan (ctx.log), is in each call's record
+    assert all(r.detail.startswith("eat_cow failed: ") for r in records), records
+
+
+def test_what_a_plan_logged_reaches_its_evaluation_and_the_slow_agents_feedback() -> None:
+    """ctx.log notes were kept inside the worker and shown nowhere, so a plan whose step
+    raised in every round evaluated as if nothing had gone wrong. Its evaluation now
+    counts the notes, and the evaluation summary the slow agent reads names them."""
+    from rlgpt_tui.agents.base import evaluation_lines
+    from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
+    from rlgpt_tui.rl.train import evaluate
+    from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
+    from rlgpt_tui.tasks import Measure
+
+    steps = [
+        ("collect_wood", 'def act(ctx):\n    yield from ctx.collect("tree")\n'),
+        ("eat_cow", 'def act(ctx):\n    yield from ctx.face("cow")\n'),  # TypeError
+    ]
+    action = validate(COMPOSED_PLAN, compose_sources(steps))
+    config = RLConfig(
+        task="place_table",  # never placed: the plan runs round after round
+        coded_actions=[CodedActionSpec.of(action)],
+        num_envs=4,
+        horizon=60,
+    )
+    result = evaluate(config, only_coded=COMPOSED_PLAN, episodes=4, seed=5)
+    noted = result.notes[COMPOSED_PLAN]
+    assert list(noted)[0].startswith("eat_cow failed: "), noted
+    assert sum(noted.values()) >= 4, noted  # a call per round, in every episode
+    lines = evaluation_lines(result.as_dict(), Measure.SUCCESS_RATE)
+    assert any(line.startswith("- plan logged: eat_cow failed: ") for line in lines), lines
 
 
 def test_a_plans_rounds_place_an_item_only_until_its_achievement_is_unlocked() -> None:

@@ -21,7 +21,7 @@ class Execution:
     after: View
     steps: int
     end: CallEnd
-    detail: str = ""  # the error message, for failures
+    detail: str = ""  # the error message of a failure, and what the code logged (ctx.log)
     frames: tuple[Any, Any] | None = None  # RGB arrays before/after, for critics that see
     round: int = 1  # a plan of code alone runs its steps in rounds: the round of this call
 
@@ -100,6 +100,9 @@ def evaluation_lines(evaluation: dict[str, Any], measure: Measure) -> list[str]:
             "- coded action calls in training: "
             + ", ".join(f"{k} {n}" for k, n in sorted(calls.items(), key=lambda kv: -kv[1]))
         )
+    for name, notes in (evaluation.get("coded_notes") or {}).items():
+        said = "; ".join(f"{clipped(note, 120)} ({n} calls)" for note, n in notes.items())
+        lines.append(f"- {name} logged: {said}")
     return lines
 
 

@@ -92,6 +92,8 @@ class EventPrinter:
             case ev.EvaluationDone():
                 r = event.result
                 c.print(f"  eval {_e(event.subject)}: {_e(result_text(r))}")
+                for line in notes_lines(r.get("coded_notes") or {}):
+                    c.print(f"  [dim]{_e(line)}[/]")
             case ev.VerdictGiven():
                 mark = "[green]ok[/]" if event.success else "[red]fail[/]"
                 c.print(f"  critic ({who}) {_e(event.subaction)}: {mark} {_e(event.reason)}")
@@ -180,6 +182,15 @@ def coded_failure_lines(usage: dict) -> list[str]:
             last = stats.get("last_failure", "")
             lines.append(f"coded {name}: {counts} of {stats['calls']} calls; last {last}"[:200])
     return lines
+
+
+def notes_lines(notes: dict[str, dict[str, int]]) -> list[str]:
+    """One line per coded action whose calls logged notes (``ctx.log``; a plan's steps that
+    raised log their error): the most common notes and how many calls logged each."""
+    return [
+        f"coded {name} noted: " + "; ".join(f"{note} ({n} calls)" for note, n in counts.items())
+        for name, counts in notes.items()
+    ]
 
 
 def _e(text: object) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import zip_longest
@@ -368,6 +369,8 @@ class EvalResult:
     # each episode's success, achievements and end, to pool evaluations (e.g. over seeds)
     tally: EpisodeTally | None = field(default=None, repr=False)
     decision: Decision | None = None  # stopped early: what its episodes answered
+    # each coded action's ctx.log notes in these episodes' calls: {action: {note: calls}}
+    notes: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @property
     def episodes(self) -> int:
@@ -412,6 +415,7 @@ class EvalResult:
                 "samples": self.samples,
             }
             | (self._decided() if self.decision else {})
+            | ({"coded_notes": self.notes} if self.notes else {})
         )
 
     def _decided(self) -> dict[str, Any]:
@@ -506,10 +510,15 @@ def evaluate(
         return bool(decision)
 
     kept = (runner.tally, runner.reset_ended, runner.samples)
+    noted = {name: Counter(stats.notes) for name, stats in runner.stats.items()}
     runner.tally, runner.reset_ended = EpisodeTally(), False  # the training's are kept
     try:
         outcomes = run_episodes(runner, choose, seed, until=until, rounds=rounds)
         samples = runner.samples - kept[2]
+        notes = {
+            name: dict((stats.notes - noted.get(name, Counter())).most_common(3))
+            for name, stats in runner.stats.items()
+        }
     finally:
         runner.tally, runner.reset_ended = kept[0], kept[1]
         if own:
@@ -522,6 +531,7 @@ def evaluate(
         samples=samples,
         tally=tally,
         decision=decision[0] if decision else None,
+        notes={name: n for name, n in notes.items() if n},
     )
 
 

@@ -147,7 +147,8 @@ class CodedCall:
 
     def _end(self, reason: CallEnd, detail: str = "") -> None:
         self.end = reason
-        self.detail = safe_text(detail)
+        notes = self.ctx.notes if self.ctx is not None else []
+        self.detail = safe_text("; ".join(filter(None, [detail, *notes])))  # ctx.log's notes
         generator, self._generator = self._generator, None
         if reason is not CallEnd.RETURNED and generator is not None:
             # a `finally:` in the code runs now: a small budget, its failures swallowed
@@ -198,6 +199,7 @@ class CodedActionStats:
     end_reasons: Counter = field(default_factory=Counter)
     versions: Counter = field(default_factory=Counter)  # code version -> calls
     last_failure: str = ""
+    notes: Counter = field(default_factory=Counter)  # a returned call's ctx.log notes -> calls
 
     @property
     def mean_length(self) -> float:
@@ -210,6 +212,8 @@ class CodedActionStats:
         self.versions[record.version] += 1
         if record.end.failure and record.detail:
             self.last_failure = f"{record.end.value}: {record.detail}"
+        elif record.detail and (record.detail in self.notes or len(self.notes) < MAX_NOTES):
+            self.notes[record.detail] += 1
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -219,7 +223,12 @@ class CodedActionStats:
             "end_reasons": dict(self.end_reasons.most_common(13)),
             "versions": {str(k): v for k, v in self.versions.items()},
             "last_failure": self.last_failure,
+            "notes": dict(self.notes.most_common(3)),
         }
+
+
+#: the distinct notes a coded action's usage counts (a note naming positions is new each call)
+MAX_NOTES = 20
 
 
 @cache
