@@ -295,6 +295,29 @@ def test_go_to_tree_and_collect_wood_succeeds_on_most_seeds() -> None:
     assert stats.end_reasons["returned"] >= 12
 
 
+def test_an_exported_skill_file_is_a_coded_action_named_by_its_header(tmp_path) -> None:
+    """`rlgpt-tui train --coded collect_coal-craftax-v1.py` (a file `skills export` wrote)
+    was refused: the file's stem is no identifier. The header's name is the action's."""
+    from rlgpt_tui.skills.skillfile import SkillFile, format_skill_file
+
+    source = (ASSETS_DIR / "skills" / "collect_wood.py").read_text()
+    skill = SkillFile(name="wood_first", world="craftax", source=source, docstring="wood")
+    path = tmp_path / skill.file_name
+    path.write_text(format_skill_file(skill))
+    action = validate_file(path)
+    assert (action.name, action.description) == ("wood_first", "wood")
+    world = CraftaxWorld(num_envs=8, seed=123)
+    world.reset(123)
+    try:
+        _, after, _ = run_one_call_each(world, action)
+    finally:
+        world.close()
+    assert sum(v.inventory["wood"] > 0 for v in after) >= 6
+    path.write_text(path.read_text().replace('# name = "wood_first"\n', ""))
+    with pytest.raises(CodeValidationError, match="lacks name"):
+        validate_file(path)
+
+
 def test_reward_code_is_validated_and_runs_in_the_workers() -> None:
     # wood gained, plus a constant: in a world where nothing changes only the constant shows
     source = code(

@@ -28,6 +28,7 @@ from rlgpt_tui.skills.runtime import (
     recorded_views,
 )
 from rlgpt_tui.skills.sandbox import CodeValidationError
+from rlgpt_tui.skills.skillfile import HEADER_START, SkillFileError, parse_skill_file
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,8 @@ def validate(
 
 
 def validate_file(path: str | Path, **kwargs) -> ValidatedAction:
-    """Validate a ``.py`` file as a coded action named after the file's stem."""
+    """Validate a ``.py`` file as a coded action named after the file's stem, or, for a
+    skill file that ``rlgpt-tui skills export`` wrote, after its header's name."""
     path = Path(path)
     try:
         source = path.read_bytes().decode("utf-8")
@@ -93,6 +95,12 @@ def validate_file(path: str | Path, **kwargs) -> ValidatedAction:
         raise CodeValidationError(
             f"coded action {str(path)!r} is not UTF-8 text: give a Python source file"
         ) from None
+    if source.startswith(HEADER_START):  # an exported skill: its header names it
+        try:
+            skill = parse_skill_file(path)
+        except SkillFileError as error:
+            raise CodeValidationError(str(error)) from None
+        return validate(skill.name, skill.source, description=skill.docstring, **kwargs)
     doc = source.split('"""')[1].strip() if source.lstrip().startswith('"""') else ""
     return validate(path.stem, source, description=doc, **kwargs)
 
