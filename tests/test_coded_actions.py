@@ -26,6 +26,17 @@ from rlgpt_tui.tasks import get_task
 from tests.still_world import StillWorld, run_call
 
 
+def one_call_in_new_worlds(action, num_envs: int, seed: int):
+    """One call of ``action`` in each of ``num_envs`` new Craftax worlds: the Views before
+    and after, and the call records (see ``run_one_call_each``)."""
+    world = CraftaxWorld(num_envs=num_envs, seed=seed)
+    world.reset(seed)
+    try:
+        return run_one_call_each(world, action)
+    finally:
+        world.close()
+
+
 def code(body: str) -> str:
     return textwrap.dedent(body)
 
@@ -283,9 +294,7 @@ def test_runtime_errors_and_bad_actions_end_the_call_with_a_reason() -> None:
 
 def test_go_to_tree_and_collect_wood_succeeds_on_most_seeds() -> None:
     action = validate_file(ASSETS_DIR / "skills" / "collect_wood.py")
-    world = CraftaxWorld(num_envs=16, seed=123)
-    world.reset(123)
-    before, after, calls = run_one_call_each(world, action)
+    before, after, calls = one_call_in_new_worlds(action, 16, 123)
     stats = CodedActionStats()
     for call in calls:
         stats.record(call)
@@ -306,12 +315,7 @@ def test_an_exported_skill_file_is_a_coded_action_named_by_its_header(tmp_path) 
     path.write_text(format_skill_file(skill))
     action = validate_file(path)
     assert (action.name, action.description) == ("wood_first", "wood")
-    world = CraftaxWorld(num_envs=8, seed=123)
-    world.reset(123)
-    try:
-        _, after, _ = run_one_call_each(world, action)
-    finally:
-        world.close()
+    _, after, _ = one_call_in_new_worlds(action, 8, 123)
     assert sum(v.inventory["wood"] > 0 for v in after) >= 6
     path.write_text(path.read_text().replace('# name = "wood_first"\n', ""))
     with pytest.raises(CodeValidationError, match="lacks name"):
@@ -377,10 +381,7 @@ def test_shelter_walls_the_player_in_and_recall_remembers_the_table() -> None:
     )
     limits = CodedActionLimits(max_steps=400, seconds=60)
     action = validate("shelter", source, limits=limits)
-    world = CraftaxWorld(num_envs=8, seed=7)
-    world.reset(7)
-    _, views, records = run_one_call_each(world, action)
-    world.close()
+    _, views, records = one_call_in_new_worlds(action, 8, 7)
     # the routine raises when it failed, so its end reason says whether it worked
     sheltered = [i for i, r in enumerate(records) if r.end is CallEnd.RETURNED]
     assert len(sheltered) >= 5, [(r.end.value, r.detail) for r in records]
@@ -439,7 +440,8 @@ def test_a_plans_rounds_make_a_tool_once_and_place_a_station_once_in_sight() -> 
         return [view.inventory.get("wood_pickaxe", 0) for view in after], tables
 
     pickaxes, tables = after_rounds(unguarded)  # the steps as they are, without the guards
-    assert max(pickaxes) >= 2 and max(tables) >= 2, (pickaxes, tables)
+    # (ctx.make walks back to the first table, so their wood goes mostly into pickaxes)
+    assert max(pickaxes) >= 2, (pickaxes, tables)
     pickaxes, tables = after_rounds(compose_sources(steps))
     assert pickaxes.count(1) >= 3 and max(pickaxes) == 1, pickaxes
     assert max(tables) == 1, tables
@@ -458,12 +460,7 @@ def test_a_step_that_raises_ends_itself_and_the_round_goes_on() -> None:
         ("collect_more_wood", 'def act(ctx):\n    yield from ctx.collect("tree")\n'),
     ]
     action = validate(COMPOSED_PLAN, compose_sources(steps))
-    world = CraftaxWorld(num_envs=4, seed=5)
-    world.reset(5)
-    try:
-        before, after, records = run_one_call_each(world, action)
-    finally:
-        world.close()
+    before, after, records = one_call_in_new_worlds(action, 4, 5)
     wood = [
         a.inventory.get("wood", 0) - b.inventory.get("wood", 0)
         for a, b in zip(after, before, strict=True)
@@ -562,12 +559,7 @@ def test_make_walks_back_to_a_table_left_out_of_sight() -> None:
         source = walk_off + f"    {finish}\n    return ctx.has('wood_pickaxe')\n"
         limits = CodedActionLimits(max_steps=300, seconds=60)
         action = validate("make_far", source, limits=limits)
-        world = CraftaxWorld(num_envs=8, seed=3)
-        world.reset(3)
-        try:
-            _, after, records = run_one_call_each(world, action)
-        finally:
-            world.close()
+        _, after, records = one_call_in_new_worlds(action, 8, 3)
         return [
             after[i].inventory.get("wood_pickaxe", 0) > 0
             for i, r in enumerate(records)
