@@ -341,8 +341,20 @@ def _config_from_args(args: argparse.Namespace, base: dict[str, Any] | None = No
     if args.num_envs is None and "num_envs" not in (base or {}) and data.get("env") in WORLDS:
         data.setdefault("num_envs", WORLDS[data["env"]].default_num_envs)
     coded = list(data.get("coded_actions", []))
+    trained = [spec["name"] for spec in (base or {}).get("coded_actions", [])]
     for path in args.coded:
-        coded.append(_coded_spec(path))
+        spec = _coded_spec(path)
+        names = [c["name"] if isinstance(c, dict) else c.name for c in coded]
+        if spec.name in names:  # a trained policy's action, or --config's: this code runs
+            coded[names.index(spec.name)] = spec
+        elif trained:
+            raise UsageError(
+                f"--coded {path}: the policy in --model was trained with the coded actions "
+                f"{', '.join(trained)}; a file can replace one of those (same name), a new "
+                "action needs a new training"
+            )
+        else:
+            coded.append(spec)
     data["coded_actions"] = coded
     if args.reward:
         data["reward_code"] = _read(args.reward, "--reward")

@@ -111,6 +111,16 @@ def test_train_then_eval_round_trip(tmp_path, capsys) -> None:
     assert main(["eval", "--model", str(run), "--episodes", "8", "--json"]) == 0
     result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert result["evaluated"] == "policy" and result["eval"]["episodes"] == 8
+    # the policy's own coded action given again (or edited): it replaces the trained one's
+    # code; an action the policy was not trained with is refused in one line
+    skill = str(ASSETS_DIR / "skills" / "go_to_tree.py")
+    again = ["eval", "--model", str(run), "--episodes", "8", "--json", "--coded", skill]
+    assert main(again) == 0
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["eval"]["episodes"] == 8
+    other = str(ASSETS_DIR / "skills" / "collect_wood.py")
+    assert main(["eval", "--model", str(run), "--coded", other]) == 2
+    error = capsys.readouterr().err.strip()
+    assert "trained with the coded actions go_to_tree" in error and len(error.splitlines()) == 1
     assert (
         main(
             [
