@@ -21,6 +21,12 @@ Methods:
   starts from the code;
 - ``agent``: the two loops (builtin agent, or an LLM team with ``--llm-base-url``); its
   best iteration's solution is evaluated like the others.
+
+``--skills DIR``: ``code``, ``rl_code`` and ``rl_from_code`` take their coded skills from a
+folder of skill files (``rlgpt-tui skills export`` writes them; e.g. what an LLM wrote in a
+session) instead of the builtin agent's hand-written library: the script is the skill
+``--script`` names (default ``plan`` when the folder has one, else the task's name), and RL
+is offered every other skill of the folder.
 """
 
 from __future__ import annotations
@@ -136,6 +142,54 @@ def coded_specs(names: list[str]) -> list[CodedActionSpec]:
     return specs
 
 
+class FolderSkills:
+    """Coded skills from a folder of skill files (or plain ``.py`` files named after their
+    action): who wrote them is in each file's header."""
+
+    def __init__(self, folder: Path, script: str | None = None) -> None:
+        from rlgpt_tui.skills.validation import validate_file
+
+        files = sorted(Path(folder).glob("*.py"))
+        if not files:
+            raise ValueError(f"--skills {folder}: no .py skill files there")
+        self.folder = folder
+        self.sources: dict[str, str] = {}
+        self.authors: dict[str, str] = {}
+        for path in files:
+            action = validate_file(path)  # header name, validated like any coded action
+            if action.name in self.sources:
+                raise ValueError(f"--skills {folder}: two files define {action.name!r}")
+            self.sources[action.name] = action.source
+            self.authors[action.name] = _author(path)
+        if script is not None and script not in self.sources:
+            raise ValueError(f"--script {script}: not a skill of {folder}")
+        self.script_name = script
+
+    def script(self, task: Task) -> str:
+        if self.script_name:
+            return self.script_name
+        name = "plan" if "plan" in self.sources else task.name
+        if name not in self.sources:
+            raise ValueError(f"no script for {task.name} in {self.folder}: pass --script NAME")
+        return name
+
+    def offered(self, task: Task) -> list[str]:
+        script = self.script(task)
+        return [name for name in self.sources if name != script]
+
+    def specs(self, names: list[str]) -> list[CodedActionSpec]:
+        return [CodedActionSpec(name=name, source=self.sources[name]) for name in names]
+
+
+def _author(path: Path) -> str:
+    """A skill file's author (its header's), or ``person`` for a plain file."""
+    from rlgpt_tui.skills.skillfile import HEADER_START, parse_skill_file
+
+    if not path.read_text().startswith(HEADER_START):
+        return "person"
+    return parse_skill_file(path).author
+
+
 def script_skill(task: Task) -> str:
     """The fixed script of the pure-code method: the task's own skill, or the library's."""
     return SCRIPT_SKILL if task.scored else task.name
@@ -164,6 +218,16 @@ class Bench:
     def __init__(self, args: argparse.Namespace, team_factory) -> None:
         self.args = args
         self.team_factory = team_factory
+        self.folder = FolderSkills(args.skills, args.script) if args.skills else None
+
+    def script(self, task: Task) -> str:
+        return self.folder.script(task) if self.folder else script_skill(task)
+
+    def offered(self, task: Task) -> list[str]:
+        return self.folder.offered(task) if self.folder else rl_skills(task)
+
+    def specs(self, names: list[str]) -> list[CodedActionSpec]:
+        return self.folder.specs(names) if self.folder else coded_specs(names)
 
     def config(
         self, task: Task, seed: int, coded: list[str] | None = None, start_from: str | None = None
@@ -175,7 +239,7 @@ class Bench:
             samples=a.samples,
             seed=seed,
             num_envs=a.num_envs,
-            coded_actions=coded_specs(coded or []),
+            coded_actions=self.specs(coded or []),
             start_from=start_from,
         )
 
@@ -217,16 +281,16 @@ class Bench:
         return self._trained(task, seed, [])
 
     def run_rl_code(self, task: Task, seed: int) -> SeedRun:
-        return self._trained(task, seed, rl_skills(task))
+        return self._trained(task, seed, self.offered(task))
 
     def run_rl_from_code(self, task: Task, seed: int) -> SeedRun:
-        script = script_skill(task)
-        skills = list(dict.fromkeys([*rl_skills(task), script]))
+        script = self.script(task)
+        skills = list(dict.fromkeys([*self.offered(task), script]))
         return self._trained(task, seed, skills, start_from=script)
 
     def run_code(self, task: Task, seed: int) -> SeedRun:
         started = time.perf_counter()
-        name = script_skill(task)
+        name = self.script(task)
         config = self.config(task, seed, [name])
         evaluation = evaluate(
             config, only_coded=name, episodes=self.args.episodes, seed=self.eval_seed(seed)
@@ -442,6 +506,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         choices=("empty", "builtin"),
         help="what an LLM agent starts from (default: empty, every coded action its own)",
     )
+    parser.add_argument(
+        "--skills",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="coded skills for code, rl_code and rl_from_code from this folder of skill files "
+        "(default: the builtin agent's hand-written library)",
+    )
+    parser.add_argument(
+        "--script", default=None, help="with --skills: the skill the code method runs"
+    )
     parser.add_argument("--llm-base-url", default=None)
     parser.add_argument("--llm-model", default=None)
     parser.add_argument(
@@ -508,7 +583,11 @@ def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     catalog = load_catalog()
     factory, agent = team_factory(args)
-    bench = Bench(args, factory)
+    try:
+        bench = Bench(args, factory)
+    except ValueError as error:  # a bad --skills folder (CodeValidationError included)
+        print(f"table2.py: error: {error}", file=sys.stderr)
+        sys.exit(2)
     started = time.perf_counter()
     cells: list[dict[str, Any]] = []
     complete = True
@@ -553,7 +632,12 @@ def main(argv: list[str] | None = None) -> None:
                 + " ".join(sys.argv[1:] if argv is None else argv),
                 "env": args.env,
                 "agent": agent,
-                "library": args.library if args.llm_base_url else "builtin agent",
+                "library": args.library
+                if args.llm_base_url
+                else (f"skills folder {args.skills}" if args.skills else "builtin agent"),
+                "skills": None
+                if bench.folder is None
+                else {"folder": str(args.skills), "authors": bench.folder.authors},
                 "seeds": args.seeds,
                 "budget": args.samples,
                 "episodes_per_seed": args.episodes,
