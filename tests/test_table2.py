@@ -134,3 +134,30 @@ def test_table2_agent_row_for_an_llm_names_its_code_tokens_and_time(tmp_path: Pa
     assert run["authors"] == {"go_to_tree": "llm:scripted-model"}
     assert run["llm_share"] == 1.0
     assert "LLM-written share: 100%; by llm:scripted-model" in "\n".join(lines[:-1])
+
+
+@pytest.mark.slow
+def test_table2_measures_a_folder_of_skills_an_llm_wrote(tmp_path: Path) -> None:
+    """--skills: the code and RL methods over skills from a folder (here what Qwen2.5-Coder-
+    1.5B wrote for crafter_score), no LLM needed; the report names each skill's author."""
+    folder = ROOT / "assets" / "skills" / "llm" / "qwen2.5-coder-1.5b-crafter_score"
+    done = run_table2(
+        *("--tasks", "collect_wood", "--skills", str(folder), "--script", "collect_wood"),
+        *("--methods", "code", "rl_from_code", "--seeds", "0", "--samples", "2048"),
+        *("--episodes", "8", "--num-envs", "8"),
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    authors = report["skills"]["authors"]
+    assert len(authors) == 17 and set(authors.values()) == {"llm:models/qwen2.5-coder-1.5b.gguf"}
+    by = {c["method"]: c for c in report["cells"]}
+    assert by["code"]["value"] >= 0.5, by["code"]  # the model's collect_wood gets wood
+    assert by["rl_from_code"]["kind"] == "RL + code" and by["rl_from_code"]["samples"][0] >= 2048
+    for flags, fix in (
+        (["--skills", str(tmp_path)], "no .py skill files there"),
+        (["--skills", str(folder), "--script", "fly"], "--script fly: not a skill of"),
+    ):
+        done = run_table2(*flags, timeout=120)
+        assert done.returncode == 2, flags
+        assert len(done.stderr.strip().splitlines()) == 1 and fix in done.stderr, done.stderr
