@@ -576,8 +576,9 @@ class SkillContext:
 
     def _back_to(self, station: str, max_steps: int = 60) -> Steps:
         """Next to a ``station`` (table, furnace): the one in sight or seen in this episode.
-        A 1.5B model's make_stone_pickaxe pressed the action where it stood, after walking
-        off to find stone: its failed episodes ended holding wood, stone and a wood pickaxe."""
+        A 1.5B model's make_stone_pickaxe gave up when no table was in sight, after its
+        rounds had walked off to find stone: 3 of its 11 failed episodes in 64 ended holding
+        the wood, stone and wood pickaxe the stone pickaxe needs."""
         if self.is_near(station, 1):
             return True
         target = self.nearest(station) or self.recall(station)
