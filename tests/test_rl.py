@@ -256,3 +256,35 @@ def test_numpy_decisions_follow_the_policys_distribution() -> None:
         np.testing.assert_allclose(log_probs, np.log(probs[rows, actions]), atol=1e-4)
         np.testing.assert_allclose(action_values, values, rtol=1e-4, atol=1e-5)
     assert np.abs(counts / 2000 - probs).max() < 0.05  # 4.5 standard errors at most
+
+
+def test_a_decision_discounts_what_follows_by_gamma_to_its_steps() -> None:
+    """A coded call of k steps hands PPO gamma ** k with its reward, and the advantage of
+    that decision discounts the next decision's value by it (a one-step action: gamma, as
+    SB3 does). Discounted once per decision, a long call's future counted as a step's."""
+    from rlgpt_tui.rl.rollout import _Decisions, decision_advantages
+
+    gamma = 0.99
+    env = CodedActionVecEnv(
+        CraftaxWorld(4, seed=3), get_task("collect_wood"), coded=[walker(5)], gamma=gamma
+    )
+    env.reset()
+    env.runner.begin(np.arange(4), np.array([17, 17, 0, 0]))  # two wait5 calls, two noops
+    while env.runner.busy.any():
+        env.runner.advance()
+        env.runner.prepare()
+    done = env.take_finished()
+    env.close()
+    by_env = dict(zip(done.envs.tolist(), done.discounts.tolist(), strict=True))
+    np.testing.assert_allclose([by_env[i] for i in range(4)], [gamma**5] * 2 + [gamma] * 2)
+
+    # one env: a 5-step call, then a one-step action; values 1, then 2 after the rollout
+    rows = _Decisions.empty(2, 1)
+    rows.rewards[:] = [0.5, 0.0]
+    rows.values[:] = [1.0, 1.0]
+    rows.discounts[:] = [gamma**5, gamma]
+    lam = 0.95
+    advantages = decision_advantages(rows, np.array([2.0]), lam)
+    second = 0.0 + gamma * 2.0 - 1.0
+    first = 0.5 + gamma**5 * 1.0 - 1.0 + gamma**5 * lam * second
+    np.testing.assert_allclose(advantages, [first, second], rtol=1e-6)

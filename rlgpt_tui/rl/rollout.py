@@ -50,6 +50,7 @@ class _Decisions:
     rewards: np.ndarray
     ends: np.ndarray  # the episode ended with this decision
     envs: np.ndarray  # which env took it
+    discounts: np.ndarray  # gamma ** the steps it took: what the next decision's value is worth
 
     @classmethod
     def empty(cls, size: int, obs_size: int) -> _Decisions:
@@ -62,7 +63,27 @@ class _Decisions:
             rewards=np.zeros(size, dtype=np.float32),
             ends=np.zeros(size, dtype=np.float32),
             envs=np.zeros(size, dtype=np.int64),
+            discounts=np.ones(size, dtype=np.float32),
         )
+
+
+def decision_advantages(rows: _Decisions, last_values: np.ndarray, lam: float) -> np.ndarray:
+    """GAE over each env's decisions, a decision that took k primitive steps discounting
+    what follows it by gamma ** k (a semi-MDP). Discounted by gamma once per decision, a
+    64-step coded call's future counted as much as one step's, and PPO raised the
+    probability of the longest action whatever it earned."""
+    advantages = np.zeros_like(rows.rewards)
+    rewards, values, ends = rows.rewards.tolist(), rows.values.tolist(), rows.ends.tolist()
+    discounts = rows.discounts.tolist()
+    for env_index in np.unique(rows.envs).tolist():
+        next_value, gae = float(last_values[env_index]), 0.0
+        for row in np.flatnonzero(rows.envs == env_index)[::-1].tolist():
+            carry = discounts[row] * (1.0 - ends[row])
+            delta = rewards[row] + carry * next_value - values[row]
+            gae = delta + carry * lam * gae
+            advantages[row] = gae
+            next_value = values[row]
+    return advantages
 
 
 class OwnClockPPO(PPO):
@@ -158,6 +179,7 @@ class OwnClockPPO(PPO):
                     ended_rows = row_of[done.envs]
                     rows.rewards[ended_rows] = done.rewards + self._timeout_bootstrap(done, fast)
                     rows.ends[ended_rows] = done.dones
+                    rows.discounts[ended_rows] = done.discounts
                     obs[done.envs] = done.obs
                     starts[done.envs] = done.dones
                 deciding = members[~env.busy[members]][: total - started]
@@ -194,16 +216,7 @@ class OwnClockPPO(PPO):
 
     def _fill_buffer(self, rows: _Decisions, last_values: np.ndarray) -> None:
         """GAE per env over its decisions in order; then the rollout buffer, flat."""
-        advantages = np.zeros_like(rows.rewards)
-        rewards, values, ends = rows.rewards.tolist(), rows.values.tolist(), rows.ends.tolist()
-        for env_index in np.unique(rows.envs).tolist():
-            next_value, gae = float(last_values[env_index]), 0.0
-            for row in np.flatnonzero(rows.envs == env_index)[::-1].tolist():
-                alive = 1.0 - ends[row]
-                delta = rewards[row] + self.gamma * next_value * alive - values[row]
-                gae = delta + self.gamma * self.gae_lambda * alive * gae
-                advantages[row] = gae
-                next_value = values[row]
+        advantages = decision_advantages(rows, last_values, self.gae_lambda)
         buffer = self._flat_buffer(len(rows.rewards))
         buffer.observations[:, 0] = rows.obs
         buffer.actions[:, 0, 0] = rows.actions
@@ -234,10 +247,11 @@ class OwnClockPPO(PPO):
         return buffer
 
     def _timeout_bootstrap(self, done, fast: NumpyPolicy | None) -> np.ndarray:
-        """gamma * V(terminal observation) for episodes cut by the horizon (as SB3 does)."""
+        """V(terminal observation), discounted over the action's steps, for episodes cut by
+        the horizon (as SB3 does for one-step actions)."""
         extra = np.zeros(len(done), dtype=np.float32)
         cut = [k for k, info in enumerate(done.infos) if info.get("TimeLimit.truncated")]
         if cut:
             terminal = np.stack([done.infos[k]["terminal_observation"] for k in cut])
-            extra[cut] = self.gamma * self._values(terminal, fast)
+            extra[cut] = done.discounts[cut] * self._values(terminal, fast)
         return extra

@@ -45,6 +45,7 @@ class DecisionPoints:
     obs: np.ndarray
     rewards: np.ndarray
     dones: np.ndarray
+    discounts: np.ndarray  # gamma ** the action's steps
     infos: list[dict[str, Any]] = field(default_factory=list)
 
     def __len__(self) -> int:
@@ -188,6 +189,7 @@ class CodedActionVecEnv(VecEnv):
             obs=self.features(self.runner.last.obs[done.envs]),
             rewards=done.rewards,
             dones=done.dones,
+            discounts=done.discounts,
             infos=infos,
         )
 

@@ -122,11 +122,13 @@ class EpisodeTally:
 @dataclass
 class ActionsEnded:
     """Actions that ended: per env, the discounted reward sum, whether its episode ended,
+    gamma to the power of the steps the action took (what the value after it is worth now),
     and SB3-style infos (``episode``, ``is_success``, ``terminal_view`` ...) for those."""
 
     envs: np.ndarray
     rewards: np.ndarray
     dones: np.ndarray
+    discounts: np.ndarray
     infos: list[dict[str, Any]] = field(default_factory=list)
 
     def __len__(self) -> int:
@@ -206,7 +208,7 @@ class EpisodeRunner:
         self._final = np.zeros(n, dtype=bool)  # the action ends after that step
         self._reward = np.zeros(n)  # discounted reward of the action so far
         self._discount = np.ones(n)
-        self._finished: list[tuple[np.ndarray, np.ndarray, np.ndarray, list[dict]]] = []
+        self._finished: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list]] = []
         self.groups = world.env_groups()
         self._in_flight: dict[int, tuple[Any, np.ndarray, Any]] = {}
 
@@ -451,7 +453,8 @@ class EpisodeRunner:
         self._final[envs] = False
         self._next[envs] = -1
         rewards = self._reward[envs].astype(np.float32)
-        self._finished.append((envs, rewards, dones, infos or [{} for _ in envs]))
+        discounts = self._discount[envs].astype(np.float32)
+        self._finished.append((envs, rewards, dones, discounts, infos or [{} for _ in envs]))
 
     def take_finished(self) -> ActionsEnded:
         """The actions that ended since the last call."""
@@ -460,7 +463,8 @@ class EpisodeRunner:
             envs=np.concatenate([np.zeros(0, dtype=np.int64)] + [p[0] for p in parts]),
             rewards=np.concatenate([np.zeros(0, dtype=np.float32)] + [p[1] for p in parts]),
             dones=np.concatenate([np.zeros(0, dtype=bool)] + [p[2] for p in parts]),
-            infos=[info for p in parts for info in p[3]],
+            discounts=np.concatenate([np.zeros(0, dtype=np.float32)] + [p[3] for p in parts]),
+            infos=[info for p in parts for info in p[4]],
         )
 
     def take_records(self) -> list[CallRecord]:
