@@ -233,6 +233,13 @@ class Bench:
         self, task: Task, seed: int, coded: list[str] | None = None, start_from: str | None = None
     ) -> RLConfig:
         a = self.args
+        start = {}
+        if start_from is not None:  # RL from the code: how firmly it starts there
+            start = {
+                k: v
+                for k, v in (("start_share", a.start_share), ("start_anchor_decay", a.anchor_decay))
+                if v is not None
+            }
         return RLConfig(
             task=task.name,
             env=a.env,
@@ -241,6 +248,7 @@ class Bench:
             num_envs=a.num_envs,
             coded_actions=self.specs(coded or []),
             start_from=start_from,
+            **start,
         )
 
     def eval_seed(self, seed: int) -> int:
@@ -517,6 +525,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--script", default=None, help="with --skills: the skill the code method runs"
     )
+    parser.add_argument(
+        "--start-share",
+        type=float,
+        default=None,
+        help="rl_from_code: the starting policy's probability of the script (default: "
+        "RLConfig's start_share)",
+    )
+    parser.add_argument(
+        "--anchor-decay",
+        type=float,
+        default=None,
+        help="rl_from_code: the pull toward the script is multiplied by this after every "
+        "update (default: RLConfig's start_anchor_decay)",
+    )
     parser.add_argument("--llm-base-url", default=None)
     parser.add_argument("--llm-model", default=None)
     parser.add_argument(
@@ -547,6 +569,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         args.num_envs = DEFAULT_ENVS[args.env]
     if not 1 <= args.num_envs <= 4096:
         parser.error(f"--num-envs must be in 1..4096, got {args.num_envs}")
+    if args.start_share is not None and not 0 < args.start_share < 1:
+        parser.error(f"--start-share must be between 0 and 1, got {args.start_share}")
+    if args.anchor_decay is not None and not 0 < args.anchor_decay <= 1:
+        parser.error(f"--anchor-decay must be in (0, 1], got {args.anchor_decay}")
     if args.eval_seed < 0:
         parser.error(f"--eval-seed must be 0 or more, got {args.eval_seed}")
     if bool(args.llm_base_url) != bool(args.llm_model):
@@ -640,6 +666,10 @@ def main(argv: list[str] | None = None) -> None:
                 else {"folder": str(args.skills), "authors": bench.folder.authors},
                 "seeds": args.seeds,
                 "budget": args.samples,
+                "rl_from_code": {
+                    "start_share": args.start_share,
+                    "anchor_decay": args.anchor_decay,
+                },
                 "episodes_per_seed": args.episodes,
                 "num_envs": args.num_envs,
                 "eval_seeds": [args.eval_seed + s for s in args.seeds],
