@@ -69,9 +69,9 @@ class _Decisions:
 
 def decision_advantages(rows: _Decisions, last_values: np.ndarray, lam: float) -> np.ndarray:
     """GAE over each env's decisions, a decision that took k primitive steps discounting
-    what follows it by gamma ** k (a semi-MDP). Discounted by gamma once per decision, a
-    64-step coded call's future counted as much as one step's, and PPO raised the
-    probability of the longest action whatever it earned."""
+    what follows it by gamma ** k (a semi-MDP). Discounted by gamma once per decision, the
+    future after a 64-step coded call counted as much as after one step: long actions
+    looked cheaper in time than they are."""
     advantages = np.zeros_like(rows.rewards)
     rewards, values, ends = rows.rewards.tolist(), rows.values.tolist(), rows.ends.tolist()
     discounts = rows.discounts.tolist()
