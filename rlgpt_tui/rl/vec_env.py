@@ -3,7 +3,8 @@
 The policy picks from a table of actions: a chosen subset of the world's primitives, then
 K coded actions. Picking a coded action runs its routine (in a sandbox worker) in that env
 until it returns or runs out of budget: temporal abstraction. Rewards inside a coded
-action are summed with discount ``gamma``. Every primitive step counts as one sample.
+action are summed with discount ``gamma``, and the decision after it is worth ``gamma`` to
+the power of its steps (``DecisionPoints.discounts``). Every primitive step is one sample.
 
 All of that is :class:`rlgpt_tui.skills.episodes.EpisodeRunner`'s; this class adds SB3's
 interface: observation features, ``reset``/``step_async``/``step_wait`` (all envs decide
