@@ -259,9 +259,9 @@ def test_numpy_decisions_follow_the_policys_distribution() -> None:
 
 
 def test_a_decision_discounts_what_follows_by_gamma_to_its_steps() -> None:
-    """A coded call of k steps hands PPO gamma ** k with its reward, and the advantage of
-    that decision discounts the next decision's value by it (a one-step action: gamma, as
-    SB3 does). Discounted once per decision, a long call's future counted as a step's."""
+    """A coded call of k steps hands PPO gamma ** k with its reward, and with
+    ``discount_per="step"`` the advantage of that decision discounts the next decision's
+    value by it (a one-step action: gamma, as SB3 does)."""
     from rlgpt_tui.rl.rollout import _Decisions, decision_advantages
 
     gamma = 0.99

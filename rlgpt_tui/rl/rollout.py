@@ -68,10 +68,9 @@ class _Decisions:
 
 
 def decision_advantages(rows: _Decisions, last_values: np.ndarray, lam: float) -> np.ndarray:
-    """GAE over each env's decisions, a decision that took k primitive steps discounting
-    what follows it by gamma ** k (a semi-MDP). Discounted by gamma once per decision, the
-    future after a 64-step coded call counted as much as after one step: long actions
-    looked cheaper in time than they are."""
+    """GAE over each env's decisions, each discounting what follows it by its row's
+    ``discounts``: gamma ** k for a decision that took k primitive steps (a semi-MDP), or
+    gamma for every decision (``PPOParams.discount_per``)."""
     advantages = np.zeros_like(rows.rewards)
     rewards, values, ends = rows.rewards.tolist(), rows.values.tolist(), rows.ends.tolist()
     discounts = rows.discounts.tolist()
@@ -106,6 +105,8 @@ class OwnClockPPO(PPO):
     critic_warmup = 0
     #: after each policy update the anchor's coefficient (``ent_coef``) is multiplied by this
     anchor_decay = 1.0
+    #: a coded call discounts what follows by gamma ** its steps (else by gamma once)
+    discount_per_step = False
 
     def train(self) -> None:
         torch.set_num_threads(self.update_threads)
@@ -216,6 +217,8 @@ class OwnClockPPO(PPO):
 
     def _fill_buffer(self, rows: _Decisions, last_values: np.ndarray) -> None:
         """GAE per env over its decisions in order; then the rollout buffer, flat."""
+        if not self.discount_per_step:  # gamma once per decision, whatever its length
+            rows.discounts[:] = self.gamma
         advantages = decision_advantages(rows, last_values, self.gae_lambda)
         buffer = self._flat_buffer(len(rows.rewards))
         buffer.observations[:, 0] = rows.obs
@@ -253,5 +256,6 @@ class OwnClockPPO(PPO):
         cut = [k for k, info in enumerate(done.infos) if info.get("TimeLimit.truncated")]
         if cut:
             terminal = np.stack([done.infos[k]["terminal_observation"] for k in cut])
-            extra[cut] = done.discounts[cut] * self._values(terminal, fast)
+            discount = done.discounts[cut] if self.discount_per_step else self.gamma
+            extra[cut] = discount * self._values(terminal, fast)
         return extra

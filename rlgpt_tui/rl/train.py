@@ -303,6 +303,7 @@ def make_model(config: RLConfig, env: CodedActionVecEnv) -> PPO:
         device=policy_device(),
         verbose=0,
     )
+    model.discount_per_step = p.discount_per == "step"
     if config.start_from is not None:
         index = env.coded_index(config.start_from)
         start_as(model, index, config.start_share, coded_mask(env), config.start_primitive_share)
