@@ -85,7 +85,7 @@ def test_run_on_a_scored_task_reports_its_crafter_score(tmp_path: Path, capsys) 
             "--iterations",
             "1",
             "--max-samples",
-            "2048",
+            "4096",  # (at 2,048 samples no training episode had ended)
             "--num-envs",
             "8",
             "--eval-episodes",
@@ -96,7 +96,7 @@ def test_run_on_a_scored_task_reports_its_crafter_score(tmp_path: Path, capsys) 
             str(tmp_path),
         ]
     )
-    printed = capsys.readouterr().err
+    printed = " ".join(capsys.readouterr().err.split())  # as read, whatever the line wraps
     assert code == 0, printed
     assert "iteration 1 done: Crafter score" in printed
     assert "result Crafter score" in printed and "all training episodes: Crafter score" in printed

@@ -123,6 +123,8 @@ class EventPrinter:
                 c.print(_e(finished_text(event)))
                 if event.run:
                     c.print(f"  all training episodes: {_e(result_text(event.run))}")
+                elif event.measure == Measure.CRAFTER_SCORE and event.total_samples:
+                    c.print("  all training episodes: none ended, so no Crafter score of them")
 
 
 def ended_why(event: ev.SessionFinished) -> str:
