@@ -50,7 +50,7 @@ class _Decisions:
     rewards: np.ndarray
     ends: np.ndarray  # the episode ended with this decision
     envs: np.ndarray  # which env took it
-    discounts: np.ndarray  # gamma ** the steps it took: what the next decision's value is worth
+    discounts: np.ndarray  # what the next decision's value is worth (see _discounts)
 
     @classmethod
     def empty(cls, size: int, obs_size: int) -> _Decisions:
@@ -180,7 +180,7 @@ class OwnClockPPO(PPO):
                     ended_rows = row_of[done.envs]
                     rows.rewards[ended_rows] = done.rewards + self._timeout_bootstrap(done, fast)
                     rows.ends[ended_rows] = done.dones
-                    rows.discounts[ended_rows] = done.discounts
+                    rows.discounts[ended_rows] = self._discounts(done)
                     obs[done.envs] = done.obs
                     starts[done.envs] = done.dones
                 deciding = members[~env.busy[members]][: total - started]
@@ -217,8 +217,6 @@ class OwnClockPPO(PPO):
 
     def _fill_buffer(self, rows: _Decisions, last_values: np.ndarray) -> None:
         """GAE per env over its decisions in order; then the rollout buffer, flat."""
-        if not self.discount_per_step:  # gamma once per decision, whatever its length
-            rows.discounts[:] = self.gamma
         advantages = decision_advantages(rows, last_values, self.gae_lambda)
         buffer = self._flat_buffer(len(rows.rewards))
         buffer.observations[:, 0] = rows.obs
@@ -249,13 +247,19 @@ class OwnClockPPO(PPO):
         buffer.reset()
         return buffer
 
+    def _discounts(self, done) -> np.ndarray:
+        """What the decision after each ended action is worth: gamma ** its steps (per
+        step), or gamma whatever its length (per decision, the default)."""
+        if self.discount_per_step:
+            return done.discounts
+        return np.full(len(done), self.gamma, dtype=np.float32)
+
     def _timeout_bootstrap(self, done, fast: NumpyPolicy | None) -> np.ndarray:
-        """V(terminal observation), discounted over the action's steps, for episodes cut by
-        the horizon (as SB3 does for one-step actions)."""
+        """V(terminal observation), discounted as :meth:`_discounts` says, for episodes cut
+        by the horizon (as SB3 does for one-step actions)."""
         extra = np.zeros(len(done), dtype=np.float32)
         cut = [k for k, info in enumerate(done.infos) if info.get("TimeLimit.truncated")]
         if cut:
             terminal = np.stack([done.infos[k]["terminal_observation"] for k in cut])
-            discount = done.discounts[cut] if self.discount_per_step else self.gamma
-            extra[cut] = discount * self._values(terminal, fast)
+            extra[cut] = self._discounts(done)[cut] * self._values(terminal, fast)
         return extra
