@@ -83,6 +83,9 @@ def test_table2_runs_every_method_at_one_budget(tmp_path: Path) -> None:
     from_code = by["rl_from_code"]["per_seed"][0]
     assert from_code["coded_actions"] == ["go_to_tree", "collect_wood"]
     assert from_code["start_from"] == "collect_wood" and from_code["kind"] == "RL + code"
+    # how it acts (mode or sampled) was chosen on worlds its evaluation never plays
+    assert from_code["selection"]["seed"] == 20_000 + 5_000 + seeds[0]
+    assert 0 <= from_code["selection"]["mode"] <= 1
     # the agent's row: its final choice, beside the fresh figure and the one that stopped it
     for run in by["agent"]["per_seed"]:
         assert run["agent_fresh"]["episodes"] == episodes  # --final-episodes

@@ -429,6 +429,22 @@ class EvalResult:
         return decided | {"value": value, "success_rate": value, "ci95": decided["range"]}
 
 
+def sampled_may_beat_mode(
+    config: RLConfig, history: list[dict[str, Any]], mode: EvalResult, scored: bool
+) -> float | None:
+    """The last training success rate, when a policy that started from code did better in
+    training (where it sampled) than its mode's interval allows; else None.
+
+    Evaluated by its mode, such a policy is the code until PPO learned better; but a policy
+    that learned to compose (say, a walk to water then ``do``) can have a mode that repeats
+    one of the parts forever. Then it is worth evaluating as trained, sampled, and keeping
+    the higher measurement (the engine and ``table2.py`` do, on worlds of their own)."""
+    rate = history[-1].get("success_rate") if history else None
+    if config.start_from is None or scored or rate is None or rate <= mode.ci_high:
+        return None
+    return float(rate)
+
+
 def evaluate(
     config: RLConfig,
     model: PPO | None = None,

@@ -32,7 +32,7 @@ from rlgpt_tui.engine.steps.train import (
 )
 from rlgpt_tui.llm.client import LLMAnswerError
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
-from rlgpt_tui.rl.train import EvalResult
+from rlgpt_tui.rl.train import EvalResult, sampled_may_beat_mode
 from rlgpt_tui.skills.episodes import EpisodeTally
 from rlgpt_tui.skills.sandbox import CodeValidationError
 from rlgpt_tui.skills.validation import ValidatedAction
@@ -147,9 +147,8 @@ def evaluate_sampled(
     measurement is kept. Returns the kept evaluation, how the policy acts (``False``:
     sampled; ``None``: the default) and a note for the slow agent ("" when not needed)."""
     config = trained.config
-    history = trained.result.history
-    rate = history[-1].get("success_rate") if history else None
-    if config.start_from is None or ctx.task.scored or rate is None or rate <= mode.ci_high:
+    rate = sampled_may_beat_mode(config, trained.result.history, mode, ctx.task.scored)
+    if rate is None:
         return mode, None, ""
     ctx.emit(
         ev.EvaluationDone,
