@@ -2,8 +2,8 @@
 and the code alone on the same evaluation episodes.
 
     python benchmarks/climb_probe.py --task make_iron_pickaxe --samples 200000 \
-        [--extra survive eat_cow collect_drink] [--share 0.95] [--primitive-share 0.2] \
-        [--anchor 0.1] [--decay 1.0] [--death 0] [--seed 0] [--episodes 32] \
+        [--extra survive eat_cow collect_drink] [--share 0.5] [--primitive-share 0.2] \
+        [--anchor 0.1] [--decay 0.9] [--death 0] [--seed 0] [--episodes 32] \
         [--danger 2] [--interrupt] [--gamma 0.99]
 
 Uses table2.py's skills for ``rl_from_code`` (plus ``--extra``); prints one JSON line.
@@ -34,10 +34,11 @@ def main() -> None:
     p.add_argument("--task", default="make_iron_pickaxe")
     p.add_argument("--samples", type=int, default=200_000)
     p.add_argument("--extra", nargs="*", default=[])
-    p.add_argument("--share", type=float, default=0.95)
+    defaults = RLConfig.model_fields
+    p.add_argument("--share", type=float, default=defaults["start_share"].default)
     p.add_argument("--primitive-share", type=float, default=None)
     p.add_argument("--anchor", type=float, default=0.1)
-    p.add_argument("--decay", type=float, default=1.0)
+    p.add_argument("--decay", type=float, default=defaults["start_anchor_decay"].default)
     p.add_argument("--death", type=float, default=0.0)
     p.add_argument("--warmup", type=int, default=2)
     p.add_argument("--n-steps", type=int, default=64)
