@@ -206,6 +206,58 @@ def test_a_plan_of_code_alone_credits_its_evaluation_to_each_of_its_steps(tmp_pa
     }
 
 
+def test_a_plan_of_code_alone_records_each_steps_calls(tmp_path) -> None:
+    """The library showed 0 calls for every step of a plan run as code alone: the plan ran
+    as one composed routine. The composed routine now marks where each step begins, and a
+    real evaluation's record gives each step the calls that ran it (and a coded action run
+    alone its own calls)."""
+    from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
+    from rlgpt_tui.rl.train import evaluate
+    from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
+    from rlgpt_tui.skills.validation import validate
+
+    place = 'def act(ctx):\n    yield from ctx.place("table")\n'
+    steps = {"collect_wood": COLLECT_WOOD, "place_table": place}
+    composed = validate(COMPOSED_PLAN, compose_sources(list(steps.items())))
+    config = RLConfig(task="place_table", coded_actions=[CodedActionSpec.of(composed)], num_envs=4)
+    result = evaluate(config, only_coded=COMPOSED_PLAN, episodes=4, seed=3).as_dict()
+    ran = result["coded_calls"][COMPOSED_PLAN]
+    begun = ran["begun"]
+    assert ran["calls"] >= 4 and set(begun) == set(steps), ran
+    # every call begins the plan's first step; the table only once wood is held (its guard
+    # skips it while a table is in sight, and its own code may return at once)
+    assert begun["collect_wood"] == ran["calls"] >= begun["place_table"] >= 1, begun
+
+    store = SessionStore(tmp_path)
+    sid = store.create_session("place_table", "craftax", "llm:qwen", {})
+    plan = {"subactions": [{"name": n, "mode": "code", "description": n} for n in steps]}
+    events = [
+        ev.SessionStarted(0, "llm:qwen", task="place_table", env="craftax", settings={}),
+        ev.PlanProposed(0, "llm:qwen", plan=plan),
+    ]
+    for name, code in steps.items():
+        events.append(ev.CodeWritten(0, "llm:qwen", subaction=name, code=code, attempt=0))
+    events.append(ev.EvaluationDone(0, "llm:qwen", subject="plan (code only)", result=result))
+    alone = evaluate(
+        config.model_copy(
+            update={"coded_actions": [CodedActionSpec(name="collect_wood", source=COLLECT_WOOD)]}
+        ),
+        only_coded="collect_wood",
+        episodes=4,
+        seed=3,
+    ).as_dict()
+    subject = "collect_wood (code only)"
+    events.append(ev.EvaluationDone(1, "llm:qwen", subject=subject, result=alone))
+    for event in events:
+        store.record(sid, event)
+    calls = {s.name: s.record.calls for s in store.skills("craftax")}
+    own = alone["coded_calls"]["collect_wood"]["calls"]
+    assert calls == {
+        "collect_wood": begun["collect_wood"] + own,
+        "place_table": begun["place_table"],
+    }
+
+
 def test_exported_folder_imported_into_a_fresh_database_gives_the_same_skills(
     tmp_path: Path,
 ) -> None:

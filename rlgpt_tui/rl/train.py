@@ -9,9 +9,9 @@ its episodes decide the question asked of it.
 
 from __future__ import annotations
 
+import copy
 import json
 import time
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import zip_longest
@@ -34,7 +34,7 @@ from rlgpt_tui.rl.rollout import OwnClockPPO
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.episodes import EpisodeOutcome, EpisodeTally, code_alone, run_episodes
 from rlgpt_tui.skills.reward import RewardCode
-from rlgpt_tui.skills.runtime import CodedAction
+from rlgpt_tui.skills.runtime import CodedAction, CodedActionStats
 from rlgpt_tui.tasks import Measurement, Task, crafter_score, get_task
 
 MetricsHandler = Callable[[dict[str, Any]], None]
@@ -372,6 +372,9 @@ class EvalResult:
     decision: Decision | None = None  # stopped early: what its episodes answered
     # each coded action's ctx.log notes in these episodes' calls: {action: {note: calls}}
     notes: dict[str, dict[str, int]] = field(default_factory=dict)
+    # each coded action's calls in these episodes: {action: {calls, steps, end_reasons,
+    # begun: {a composed plan's step: calls that ran it}}}
+    calls: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def episodes(self) -> int:
@@ -417,6 +420,7 @@ class EvalResult:
             }
             | (self._decided() if self.decision else {})
             | ({"coded_notes": self.notes} if self.notes else {})
+            | ({"coded_calls": self.calls} if self.calls else {})
         )
 
     def _decided(self) -> dict[str, Any]:
@@ -527,15 +531,17 @@ def evaluate(
         return bool(decision)
 
     kept = (runner.tally, runner.reset_ended, runner.samples)
-    noted = {name: Counter(stats.notes) for name, stats in runner.stats.items()}
+    before = {name: copy.deepcopy(stats) for name, stats in runner.stats.items()}
     runner.tally, runner.reset_ended = EpisodeTally(), False  # the training's are kept
     try:
         outcomes = run_episodes(runner, choose, seed, until=until, rounds=rounds)
         samples = runner.samples - kept[2]
-        notes = {
-            name: dict((stats.notes - noted.get(name, Counter())).most_common(3))
+        since = {
+            name: stats.since(before.get(name, CodedActionStats()))
             for name, stats in runner.stats.items()
         }
+        notes = {name: dict(stats.notes.most_common(3)) for name, stats in since.items()}
+        calls = {name: stats.totals() for name, stats in since.items() if stats.calls}
     finally:
         runner.tally, runner.reset_ended = kept[0], kept[1]
         if own:
@@ -549,6 +555,7 @@ def evaluate(
         tally=tally,
         decision=decision[0] if decision else None,
         notes={name: n for name, n in notes.items() if n},
+        calls=calls,
     )
 
 

@@ -36,6 +36,7 @@ from rlgpt_tui.envs.base import (
     View,
 )
 from rlgpt_tui.skills.grid import Paths, nearest_tile, shortest_paths, visible_blocks
+from rlgpt_tui.skills.protocol import MAX_STEP_NAME, MAX_STEPS_BEGUN
 
 Action = IntEnum("Action", {name.upper(): i for i, name in enumerate(ACTION_NAMES)}, start=0)
 Action.__doc__ = "Primitive actions by name: Action.DO, Action.MOVE_LEFT, ... (17 in all)."
@@ -108,6 +109,7 @@ class SkillContext:
         self.memory = memory
         self.random = rng
         self.notes: list[str] = []
+        self.begun: list[str] = []  # the plan steps this call began (begin_step)
         self._cached_paths: tuple[View | None, Paths | None] = (None, None)
         self._cached_distances: tuple[View | None, dict[Position, int]] = (None, {})
         self._cached_blocks: tuple[View | None, list[tuple[str, Position]]] = (None, [])
@@ -180,6 +182,14 @@ class SkillContext:
     def log(self, message: Any) -> None:
         if len(self.notes) < 20:
             self.notes.append(str(message)[:200])
+
+    def begin_step(self, name: Any) -> None:
+        """Mark that the plan's step ``name`` begins in this call. A plan composed of
+        several coded actions calls it before each step, so that the skill library counts,
+        for every step, the calls that ran it."""
+        name = str(name)[:MAX_STEP_NAME]
+        if name not in self.begun and len(self.begun) < MAX_STEPS_BEGUN:
+            self.begun.append(name)
 
     def _blocked(self) -> set[Position]:
         return {(x, y) for name, x, y in self.view.mobs}

@@ -50,7 +50,8 @@ def round_guard(name: str) -> str | None:
 
 def _compose(parts: list[tuple[str, str]]) -> str:
     """One source whose ``act(ctx)`` runs each part's ``act(ctx)`` in turn (a step whose
-    work is already done in this world skipped: :func:`round_guard`).
+    work is already done in this world skipped: :func:`round_guard`), marking where each
+    begins (``ctx.begin_step``: the library counts each step's calls).
 
     Each part's top-level functions are renamed ``<part>_<function>`` (references too),
     so helpers with the same name in two parts do not collide. The result is validated
@@ -60,7 +61,7 @@ def _compose(parts: list[tuple[str, str]]) -> str:
     calls: list[str] = []
     for name, source in parts:
         bodies.append(ast.unparse(_prefixed(ast.parse(source), f"{name}_")))
-        call = _isolated(f"yield from {name}_act(ctx)", name)
+        call = f"ctx.begin_step({name!r})\n" + _isolated(f"yield from {name}_act(ctx)", name)
         guard = round_guard(name)
         calls.append(f"if {guard}:\n{_indent(call)}" if guard else call)
     body = _indent("\n".join(calls))

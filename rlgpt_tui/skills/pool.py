@@ -53,9 +53,11 @@ from rlgpt_tui.skills.protocol import (
     DEBUG_ENV,
     HEADER,
     MAX_REPLY,
+    MAX_STEPS_BEGUN,
     SLOT,
     SLOT_SIZE,
     ActionProgram,
+    CallEnded,
     Hello,
     Load,
     Loaded,
@@ -434,6 +436,7 @@ class _Active:
     slot: int
     version: int | None  # the code version the call runs (edits swap code between calls)
     steps: int = 0
+    begun: list[str] = field(default_factory=list)  # a composed plan's steps it began
 
 
 @dataclass
@@ -616,16 +619,19 @@ class CallScheduler:
                 worker.kill()
                 ended.extend(self._died(w, asked, died))
                 continue
-            ends = {e.env: (e.reason, e.detail) for e in reply.ends}
+            ends = {e.env: e for e in reply.ends}
+            for env, steps in reply.begun:
+                if env in self.active:
+                    self.active[env].begun.extend(steps[:MAX_STEPS_BEGUN])
             for k, env, action in zip(positions, asked, reply.next, strict=True):
                 active = self.active[env]
                 if action >= 0:
                     active.steps += 1
                     actions[k] = action
                     continue
-                reason, detail = ends.get(env, (CallEnd.LOST.value, "no reason given"))
+                end = ends.get(env) or CallEnded(env, CallEnd.LOST.value, "no reason given")
                 del self.active[env]
-                ended.append(self._record(env, active, _end_of(reason), detail))
+                ended.append(self._record(env, active, _end_of(end.reason), end.detail))
         return actions, ended
 
     def _reply(self, worker: Worker, asked: list[int]) -> Stepped:
@@ -667,7 +673,9 @@ class CallScheduler:
 
     def _record(self, env: int, active: _Active, end: CallEnd, detail: str) -> CallRecord:
         name = self.actions[active.slot].name
-        record = CallRecord(env, name, active.version, active.steps, end, safe_text(detail))
+        record = CallRecord(
+            env, name, active.version, active.steps, end, safe_text(detail), tuple(active.begun)
+        )
         self.stats[name].record(record)
         return record
 

@@ -24,6 +24,7 @@ SLOT_SIZE = SLOT.size
 MAX_REPLY = 8 << 20
 MAX_REQUEST = 256 << 20
 DEBUG_ENV = "RLGPT_WORKER_DEBUG"  # 1: a worker's own errors go to the app's stderr
+MAX_STEPS_BEGUN, MAX_STEP_NAME = 32, 60  # a call's ctx.begin_step record: steps, name length
 
 
 class ProtocolError(Exception):
@@ -187,17 +188,19 @@ class CallEnded:
 
 @dataclass
 class Stepped:
-    """Each asked env's next primitive (-1: its call ended) and the calls that ended."""
+    """Each asked env's next primitive (-1: its call ended), the calls that ended, and the
+    plan steps that calls began during this request (``ctx.begin_step``)."""
 
     next: list[int]
     ends: list[CallEnded]
+    begun: list[tuple[int, list[str]]] = field(default_factory=list)
 
     @classmethod
     def parse(cls, data: Any, asked: int, actions: int) -> Stepped:
         """Check the shape: ``asked`` actions in ``[-1, actions)``, ends [env, reason,
-        detail]."""
-        data = _dict(data, "next", "ends")
-        chosen, ends = data["next"], data["ends"]
+        detail], begun [env, [step, ...]] (at most MAX_STEPS_BEGUN short names an env)."""
+        data = _dict(data, "next", "ends", "begun")
+        chosen, ends, begun = data["next"], data["ends"], data["begun"]
         if not (isinstance(chosen, list) and len(chosen) == asked and isinstance(ends, list)):
             raise ProtocolError("a step reply of the wrong length")
         if not all(type(a) is int and -1 <= a < actions for a in chosen):
@@ -212,10 +215,25 @@ class Stepped:
         )
         if not ok:
             raise ProtocolError("a step reply with a malformed end")
-        return cls(chosen, [CallEnded(*e) for e in ends])
+        ok = isinstance(begun, list) and all(
+            isinstance(b, list) and len(b) == 2 and type(b[0]) is int and _steps_begun(b[1])
+            for b in begun
+        )
+        if not ok:
+            raise ProtocolError("a step reply with malformed steps begun")
+        return cls(chosen, [CallEnded(*e) for e in ends], [(b[0], b[1]) for b in begun])
 
     def to_json(self) -> dict[str, Any]:
-        return {"next": self.next, "ends": [[e.env, e.reason, e.detail] for e in self.ends]}
+        ends = [[e.env, e.reason, e.detail] for e in self.ends]
+        return {"next": self.next, "ends": ends, "begun": [[e, b] for e, b in self.begun]}
+
+
+def _steps_begun(value: Any) -> bool:
+    return (
+        isinstance(value, list)
+        and len(value) <= MAX_STEPS_BEGUN
+        and all(isinstance(v, str) and len(v) <= MAX_STEP_NAME for v in value)
+    )
 
 
 @dataclass

@@ -188,6 +188,7 @@ class CallRecord:
     steps: int
     end: CallEnd
     detail: str = ""
+    begun: tuple[str, ...] = ()  # a composed plan's steps that this call began
 
 
 @dataclass
@@ -200,6 +201,7 @@ class CodedActionStats:
     versions: Counter = field(default_factory=Counter)  # code version -> calls
     last_failure: str = ""
     notes: Counter = field(default_factory=Counter)  # a returned call's ctx.log notes -> calls
+    begun: Counter = field(default_factory=Counter)  # a composed plan's step -> calls that ran it
 
     @property
     def mean_length(self) -> float:
@@ -214,6 +216,26 @@ class CodedActionStats:
             self.last_failure = f"{record.end.value}: {record.detail}"
         elif record.detail and (record.detail in self.notes or len(self.notes) < MAX_NOTES):
             self.notes[record.detail] += 1
+        self.begun.update(record.begun)
+
+    def since(self, before: CodedActionStats) -> CodedActionStats:
+        """The usage added after ``before`` (a copy of these stats taken earlier)."""
+        return CodedActionStats(
+            calls=self.calls - before.calls,
+            steps=self.steps - before.steps,
+            end_reasons=self.end_reasons - before.end_reasons,
+            versions=self.versions - before.versions,
+            notes=self.notes - before.notes,
+            begun=self.begun - before.begun,
+        )
+
+    def totals(self) -> dict[str, Any]:
+        """Calls, steps, why calls ended and, for a composed plan, each step's calls."""
+        return {
+            "calls": self.calls,
+            "steps": self.steps,
+            "end_reasons": dict(self.end_reasons),
+        } | ({"begun": dict(self.begun)} if self.begun else {})
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -224,7 +246,7 @@ class CodedActionStats:
             "versions": {str(k): v for k, v in self.versions.items()},
             "last_failure": self.last_failure,
             "notes": dict(self.notes.most_common(3)),
-        }
+        } | ({"begun": dict(self.begun)} if self.begun else {})
 
 
 #: the distinct notes a coded action's usage counts (a note naming positions is new each call)

@@ -183,6 +183,7 @@ class WorkerState:
         views = decode_views(request.rows, request.light) if asked else []
         actions: list[int] = []
         ends: list[CallEnded] = []
+        begun: list[tuple[int, list[str]]] = []
         for env, view in zip(asked, views, strict=True):
             call = self.calls.get(env)
             if call is None:
@@ -191,8 +192,11 @@ class WorkerState:
                 ends.append(CallEnded(env, CallEnd.LOST.value, lost))
                 continue
             self._mark(env)
+            before = len(call.ctx.begun) if call.ctx is not None else 0
             action = call.next_action(view)
             self._mark(-1)
+            if call.ctx is not None and len(call.ctx.begun) > before:
+                begun.append((env, call.ctx.begun[before:]))
             if action is None:
                 actions.append(-1)
                 ends.append(CallEnded(env, call.end.value, call.detail))
@@ -201,7 +205,7 @@ class WorkerState:
                     self.memories.pop(env, None)
             else:
                 actions.append(action)
-        return Stepped(actions, ends)
+        return Stepped(actions, ends, begun)
 
     # -- reward code -------------------------------------------------------------------------
     def _rewards(self, request: Rewards) -> RewardValues:

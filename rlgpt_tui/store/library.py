@@ -10,8 +10,9 @@ Filled from what sessions record, inside the transaction of the event that says 
   ``person`` (a human edit), ``builtin library`` (the builtin agent's templates), or the
   agent's label (``llm:MODEL``);
 - an evaluation (``EvaluationDone``) adds a use to every skill that took part: the calls,
-  steps and call end reasons of the training run it followed (an RL policy's), and the
-  measured success of the task it served with its 95% interval.
+  steps and call end reasons of the training run it followed (an RL policy's) or of the
+  evaluation itself (code alone; a composed plan's steps: the calls that began each), and
+  the measured success of the task it served with its 95% interval.
 
 A session's deletion keeps the library (its columns are not ``session_id``). Export writes
 each skill as a ``.py`` file with a TOML header (:mod:`rlgpt_tui.skills.skillfile`); import
@@ -242,12 +243,15 @@ def _add_uses(db: Database, session_id: int, seq: int, event: ev.EvaluationDone)
     (with the calls of the training before it), or the one coded action run alone."""
     result = event.result
     usage: dict[str, dict[str, Any]] = {}
+    ran = result.get("coded_calls") if isinstance(result.get("coded_calls"), dict) else {}
     if isinstance(result.get("coded_actions"), dict):
         usage = {n: s for n, s in result["coded_actions"].items() if isinstance(s, dict)}
     elif event.subject == COMPOSED_PLAN + CODE_ONLY:  # the plan's coded steps, in turn
-        usage = {name: {} for name in _plan_steps(db, session_id, seq)}
+        begun = (ran.get(COMPOSED_PLAN) or {}).get("begun") or {}
+        usage = {name: {"calls": begun.get(name)} for name in _plan_steps(db, session_id, seq)}
     elif event.subject.endswith(CODE_ONLY):
-        usage = {event.subject.removesuffix(CODE_ONLY): {}}
+        name = event.subject.removesuffix(CODE_ONLY)
+        usage = {name: ran.get(name) or {}}
     if not usage:
         return
     measure = result.get("measure", Measure.SUCCESS_RATE.value)
