@@ -20,6 +20,7 @@ from rlgpt_tui import ASSETS_DIR
 from rlgpt_tui.envs.base import ACTION_NAMES, View
 from rlgpt_tui.skills.api import SkillContext
 from rlgpt_tui.skills.outcomes import CallEnd, safe_text
+from rlgpt_tui.skills.protocol import MAX_STEPS_BEGUN
 from rlgpt_tui.skills.sandbox import BudgetExceeded, CodeValidationError, budget, describe_error
 
 RECORDED_VIEWS = ASSETS_DIR / "views" / "recorded_views.json"
@@ -216,7 +217,9 @@ class CodedActionStats:
             self.last_failure = f"{record.end.value}: {record.detail}"
         elif record.detail and (record.detail in self.notes or len(self.notes) < MAX_NOTES):
             self.notes[record.detail] += 1
-        self.begun.update(record.begun)
+        for step in record.begun:  # bounded: untrusted code may name any steps
+            if step in self.begun or len(self.begun) < MAX_STEPS_BEGUN:
+                self.begun[step] += 1
 
     def since(self, before: CodedActionStats) -> CodedActionStats:
         """The usage added after ``before`` (a copy of these stats taken earlier)."""
