@@ -500,6 +500,32 @@ def test_what_a_plan_logged_reaches_its_evaluation_and_the_slow_agents_feedback(
     assert any(line.startswith("- plan logged: eat_cow failed: ") for line in lines), lines
 
 
+def test_a_plan_of_builtin_library_skills_composes_under_the_size_limit_and_works() -> None:
+    """An LLM session with ``--library builtin`` planned collect_wood ... make_stone_pickaxe
+    with the library's skills, each the whole 18,000-character techtree module: composed,
+    135,523 characters, refused by the size limit, and the session had no solution. The
+    helpers they share are now composed once."""
+    from rlgpt_tui.agents.builtin import template_code
+    from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
+    from rlgpt_tui.rl.train import evaluate
+    from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
+    from rlgpt_tui.skills.runtime import MAX_SOURCE_CHARS
+
+    names = ["collect_wood", "place_table", "make_wood_pickaxe", "collect_stone"]
+    names.append("make_stone_pickaxe")
+    parts = [(name, template_code(name)) for name in names]
+    assert sum(len(source) for _, source in parts) > MAX_SOURCE_CHARS
+    action = validate(COMPOSED_PLAN, compose_sources(parts))
+    assert len(action.source) < 2 * len(parts[0][1])
+    config = RLConfig(
+        task="make_stone_pickaxe", coded_actions=[CodedActionSpec.of(action)], num_envs=4
+    )
+    result = evaluate(config, only_coded=COMPOSED_PLAN, episodes=4, seed=11)
+    assert result.success_rate >= 0.5, result.as_dict()  # the library's code alone: 0.97
+    begun = result.calls[COMPOSED_PLAN]["begun"]
+    assert begun["collect_wood"] >= 4 and begun["make_stone_pickaxe"] >= 1, begun
+
+
 def test_a_plans_rounds_place_an_item_only_until_its_achievement_is_unlocked() -> None:
     """A 1.5B model's crafter_score plan placed its one stone every round, so the stone
     pickaxe after it never had stone. Composed, a step placing an item that is not a

@@ -54,18 +54,36 @@ def _compose(parts: list[tuple[str, str]]) -> str:
     begins (``ctx.begin_step``: the library counts each step's calls).
 
     Each part's top-level functions are renamed ``<part>_<function>`` (references too),
-    so helpers with the same name in two parts do not collide. The result is validated
-    like any other coded action before use.
+    so helpers with the same name in two parts do not collide. A part whose helpers (all
+    but its ``act``) are those of an earlier part, word for word, adds only its ``act``,
+    calling the earlier part's: the builtin library's skills are each its whole 18,000-
+    character module, and a plan of four of them exceeded the code size limit. The result
+    is validated like any other coded action before use.
     """
     bodies: list[str] = []
     calls: list[str] = []
+    helpers_of: dict[str, str] = {}  # a part's helpers as written -> the prefix they got
     for name, source in parts:
-        bodies.append(ast.unparse(_prefixed(ast.parse(source), f"{name}_")))
+        tree = ast.parse(source)
+        helpers = ast.unparse(ast.Module([n for n in tree.body if not _is_act(n)], []))
+        prefix = helpers_of.get(helpers) if helpers else None
+        if prefix is None:
+            helpers_of[helpers] = f"{name}_"
+            bodies.append(ast.unparse(_prefixed(tree, f"{name}_")))
+        else:  # the helpers are already there: only this part's act, calling them
+            acts = [n for n in _prefixed(tree, prefix).body if _is_act(n, prefix)]
+            for act in acts:
+                act.name = f"{name}_act"
+            bodies.append(ast.unparse(ast.Module(acts, [])))
         call = f"ctx.begin_step({name!r})\n" + _isolated(f"yield from {name}_act(ctx)", name)
         guard = round_guard(name)
         calls.append(f"if {guard}:\n{_indent(call)}" if guard else call)
     body = _indent("\n".join(calls))
     return "\n\n\n".join(bodies) + "\n\n\ndef act(ctx):\n" + body + "\n"
+
+
+def _is_act(node: ast.stmt, prefix: str = "") -> bool:
+    return isinstance(node, ast.FunctionDef) and node.name == f"{prefix}act"
 
 
 def _isolated(call: str, name: str) -> str:
