@@ -17,6 +17,7 @@ from rlgpt_tui.rl.decide import AgainstTarget
 from rlgpt_tui.rl.train import EvalResult, evaluate
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
+from rlgpt_tui.skills.sandbox import CodeValidationError
 from rlgpt_tui.skills.validation import ValidatedAction, validate
 
 
@@ -52,8 +53,16 @@ def evaluate_code_only(
     if len(parts) == 1:  # validated when it was written
         action = parts[0]
     else:  # the plan's routines composed into one: a new program, validated once
-        composed = compose_sources([(a.name, a.source) for a in parts])
-        action = validate(COMPOSED_PLAN, composed)
+        try:
+            action = validate(COMPOSED_PLAN, compose_sources([(a.name, a.source) for a in parts]))
+        except CodeValidationError as error:  # e.g. too long together: nothing to measure
+            names = ", ".join(a.name for a in parts)
+            return Outcome(
+                notes=[
+                    f"the plan's coded steps ({names}) could not run as one "
+                    f"routine ({error}): plan fewer or shorter coded steps"
+                ]
+            )
     s = ctx.settings
     config = RLConfig(
         task=ctx.task.name,
