@@ -97,6 +97,14 @@ def test_the_printer_says_who_wrote_each_coded_action_and_the_llm_share_of_calls
     # the plan's steps composed into one routine: every call runs both steps' code
     mixed = printed(run_events("code", only_coded="plan"))
     assert "LLM-written code: calls not counted" in mixed  # an LLM's step and a person's
+    # recorded with each step's calls (the composed plan marks where each begins)
+    events = run_events("code", only_coded="plan")
+    begun = {"go_to_tree": 60, "code_collect_wood": 20}
+    events[-1].result["coded_calls"] = {"plan": {"calls": 60, "begun": begun}}
+    counted = printed(events)
+    assert "  go_to_tree: written by llm:qwen (60 calls)" in counted
+    assert "  code_collect_wood: written by person (20 calls)" in counted
+    assert "LLM-written code: 75% of the coded-action calls" in counted
     events = run_events("code", only_coded="plan")
     for event in events:
         if isinstance(event, ev.CodeWritten):

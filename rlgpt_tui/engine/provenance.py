@@ -83,9 +83,10 @@ class Provenance:
     @property
     def llm_share(self) -> float | None:
         """The share of the solution's coded-action calls that ran LLM-written code (None:
-        no calls counted, e.g. a plan's routines of LLM and other authors composed into
-        one program). Code alone whose routines are all LLM-written (or none): every
-        call ran LLM-written code (or none did)."""
+        no calls counted, e.g. a plan of LLM and other authors recorded before its steps'
+        calls were). Code alone whose routines are all LLM-written (or none): every call
+        ran LLM-written code (or none did); a plan of several authors: the calls that
+        began each step, by the step's author."""
         written = {is_llm(author) for author in self.authors.values()}
         if self.code_alone and len(written) == 1:
             return 1.0 if written.pop() else 0.0
@@ -141,9 +142,15 @@ def solution_provenance(events: list[ev.Event], chosen: dict) -> Provenance:
             subs = plans[-1].plan.get("subactions", []) if plans else []
             names = [s["name"] for s in subs if s.get("mode") == "code" and s["name"] in authors]
         result.code_alone = True
+        # the fresh evaluation's calls; a composed plan's: the calls that began each step
+        ran = (chosen.get("coded_calls") or {}).get(only) or {}
+        begun = ran.get("begun")
         for name in names:
             result.authors[name] = authors[name]
-            result.calls[name] = None
+            if isinstance(begun, dict):
+                result.calls[name] = int(begun.get(name, 0))
+            else:
+                result.calls[name] = ran.get("calls") if name == only else None
         _add_links(result, sources)
         return result
     usage: dict = {}
