@@ -78,9 +78,14 @@ def test_a_step_reply_of_the_wrong_shape_is_a_protocol_error(reply) -> None:
 
 
 def test_replies_read_back_as_what_the_worker_sent() -> None:
-    stepped = Stepped.parse({"next": [3, -1], "ends": [[1, "returned", ""]]}, 2, 17)
+    reply = {"next": [3, -1], "ends": [[1, "returned", ""]], "begun": [[1, ["collect_wood"]]]}
+    stepped = Stepped.parse(reply, 2, 17)
     assert stepped.next == [3, -1] and stepped.ends[0].reason == "returned"
+    assert stepped.begun == [(1, ["collect_wood"])]
     assert Stepped.parse(stepped.to_json(), 2, 17) == stepped
+    for begun in ([[1, "collect_wood"]], [[1, ["x" * 61]]], [[1, ["a"] * 33]], [["1", []]]):
+        with pytest.raises(ProtocolError):  # untrusted code's steps: bounded, typed
+            Stepped.parse(reply | {"begun": begun}, 2, 17)
     loaded = Loaded.parse({"actions": {"0": None, "1": "SyntaxError"}, "reward": None})
     assert loaded.errors == {1: "SyntaxError"}
     with pytest.raises(ProtocolError):
