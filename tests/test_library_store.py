@@ -181,13 +181,9 @@ def test_builtin_agent_code_is_labelled_builtin_library_and_code_only_runs_count
     assert store.skills("craftax") == []
 
 
-def test_a_plan_of_code_alone_credits_its_evaluation_to_each_of_its_steps(tmp_path) -> None:
-    """Code alone composes the plan's coded steps into one routine, evaluated as "plan":
-    each step's library record carries that evaluation (the next session's slow agent
-    reads it), not "not evaluated yet"."""
-    store = SessionStore(tmp_path)
-    sid = store.create_session("place_table", "craftax", "llm:qwen", {})
-    steps = {"collect_wood": COLLECT_WOOD, "place_table": "def act(ctx):\n    yield 10\n"}
+def plan_of_code_alone(steps: dict[str, str]) -> list[ev.Event]:
+    """A place_table session's first events: a plan of ``steps`` (name: code), each coded
+    by an LLM."""
     plan = {"subactions": [{"name": n, "mode": "code", "description": n} for n in steps]}
     events = [
         ev.SessionStarted(0, "llm:qwen", task="place_table", env="craftax", settings={}),
@@ -195,6 +191,17 @@ def test_a_plan_of_code_alone_credits_its_evaluation_to_each_of_its_steps(tmp_pa
     ]
     for name, code in steps.items():
         events.append(ev.CodeWritten(0, "llm:qwen", subaction=name, code=code, attempt=0))
+    return events
+
+
+def test_a_plan_of_code_alone_credits_its_evaluation_to_each_of_its_steps(tmp_path) -> None:
+    """Code alone composes the plan's coded steps into one routine, evaluated as "plan":
+    each step's library record carries that evaluation (the next session's slow agent
+    reads it), not "not evaluated yet"."""
+    store = SessionStore(tmp_path)
+    sid = store.create_session("place_table", "craftax", "llm:qwen", {})
+    steps = {"collect_wood": COLLECT_WOOD, "place_table": "def act(ctx):\n    yield 10\n"}
+    events = plan_of_code_alone(steps)
     result = {"measure": "success_rate", "value": 1.0, "ci95": [0.94, 1.0], "episodes": 64}
     result["success_rate"] = 1.0
     events.append(ev.EvaluationDone(0, "llm:qwen", subject="plan (code only)", result=result))
@@ -230,13 +237,7 @@ def test_a_plan_of_code_alone_records_each_steps_calls(tmp_path) -> None:
 
     store = SessionStore(tmp_path)
     sid = store.create_session("place_table", "craftax", "llm:qwen", {})
-    plan = {"subactions": [{"name": n, "mode": "code", "description": n} for n in steps]}
-    events = [
-        ev.SessionStarted(0, "llm:qwen", task="place_table", env="craftax", settings={}),
-        ev.PlanProposed(0, "llm:qwen", plan=plan),
-    ]
-    for name, code in steps.items():
-        events.append(ev.CodeWritten(0, "llm:qwen", subaction=name, code=code, attempt=0))
+    events = plan_of_code_alone(steps)
     events.append(ev.EvaluationDone(0, "llm:qwen", subject="plan (code only)", result=result))
     alone = evaluate(
         config.model_copy(
