@@ -218,6 +218,8 @@ def test_a_plan_of_code_alone_records_each_steps_calls(tmp_path) -> None:
     as one composed routine. The composed routine now marks where each step begins, and a
     real evaluation's record gives each step the calls that ran it (and a coded action run
     alone its own calls)."""
+    from rlgpt_tui.engine.choice import Candidate, Candidates, choose
+    from rlgpt_tui.engine.provenance import solution_provenance
     from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
     from rlgpt_tui.rl.train import evaluate
     from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
@@ -257,6 +259,17 @@ def test_a_plan_of_code_alone_records_each_steps_calls(tmp_path) -> None:
         "collect_wood": begun["collect_wood"] + own,
         "place_table": begun["place_table"],
     }
+    # the final choice of a plan of two authors (a person's place_table): its provenance
+    # counts each step's calls on the fresh worlds, so the LLM-written share is measured
+    candidates = Candidates()
+    candidates.offer(Candidate(config, 0, 1.0, only_coded=COMPOSED_PLAN))
+    final = choose(candidates, get_task("place_table"), 4, 30_003, 0.9)
+    events[3].source = "human"  # place_table's code, by a person
+    provenance = solution_provenance(events, final.as_dict())
+    fresh = final.as_dict()["coded_calls"][COMPOSED_PLAN]["begun"]
+    assert provenance.calls == fresh and sum(fresh.values()) > 0, fresh
+    llm = fresh["collect_wood"] / (fresh["collect_wood"] + fresh["place_table"])
+    assert provenance.llm_share == llm and 0 < llm < 1
 
 
 def test_exported_folder_imported_into_a_fresh_database_gives_the_same_skills(

@@ -125,7 +125,7 @@ class FinalChoice:
 
     def as_dict(self) -> dict[str, Any]:
         """The chosen candidate's fresh measurement, with its kind and iteration (and, a
-        score's, the question its rounds answered)."""
+        score's, the question its rounds answered), and its coded actions' calls there."""
         decided = self.fresh.decision.as_dict() if self.fresh.decision else {}
         return (
             self.fresh.measurement.as_dict()
@@ -140,6 +140,7 @@ class FinalChoice:
                 "target": self.target,
                 "reached": self.reached,
             }
+            | ({"coded_calls": self.fresh.calls} if self.fresh.calls else {})
         )
 
     def candidates_dicts(self) -> list[dict[str, Any]]:
