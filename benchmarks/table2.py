@@ -61,6 +61,7 @@ from rlgpt_tui.engine.provenance import solution_provenance  # noqa: E402
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig  # noqa: E402
 from rlgpt_tui.rl.train import (  # noqa: E402
     EvalResult,
+    TrainResult,
     evaluate,
     sampled_may_beat_mode,
     train,
@@ -301,7 +302,7 @@ class Bench:
         )
 
     def how_it_acts(
-        self, task: Task, config: RLConfig, result: Any, seed: int, extra: dict[str, Any]
+        self, task: Task, config: RLConfig, result: TrainResult, seed: int, extra: dict[str, Any]
     ) -> bool | None:
         """How a policy that started from code acts in its evaluation, chosen as the engine
         chooses (``sampled_may_beat_mode``): by its mode, unless it did better in training
