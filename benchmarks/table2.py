@@ -78,7 +78,7 @@ METHODS: dict[str, str] = {
 }
 ENVS = ("craftax", "crafter")
 # a policy that started from code chooses how it acts on worlds this far above its
-# evaluation's (rl_from_code; see Runner.how_it_acts), so the evaluation stays fresh
+# evaluation's (rl_from_code; see Bench.how_it_acts), so the evaluation stays fresh
 SELECTION_OFFSET = 5_000
 # the tech tree in order, then the other catalog tasks (as the table lists them)
 ORDER = (
