@@ -233,23 +233,23 @@ class CodedActionStats:
         )
 
     def totals(self) -> dict[str, Any]:
-        """Calls, steps, why calls ended and, for a composed plan, each step's calls."""
+        """Calls, steps, why calls ended (most frequent first) and, for a composed plan,
+        each step's calls."""
         return {
             "calls": self.calls,
             "steps": self.steps,
-            "end_reasons": dict(self.end_reasons),
+            "end_reasons": dict(self.end_reasons.most_common()),
         } | ({"begun": dict(self.begun)} if self.begun else {})
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "calls": self.calls,
-            "steps": self.steps,
+        """:meth:`totals`, with the mean call length, code versions, last failure and the
+        three most frequent notes."""
+        return self.totals() | {
             "mean_length": round(self.mean_length, 2),
-            "end_reasons": dict(self.end_reasons.most_common(13)),
             "versions": {str(k): v for k, v in self.versions.items()},
             "last_failure": self.last_failure,
             "notes": dict(self.notes.most_common(3)),
-        } | ({"begun": dict(self.begun)} if self.begun else {})
+        }
 
 
 #: the distinct notes a coded action's usage counts (a note naming positions is new each call)
