@@ -1,7 +1,7 @@
 """Where does the code die? Code alone on fresh evaluation episodes, every step watched.
 
     python benchmarks/death_probe.py --task crafter_score [--episodes 32] [--eval-seed 60000]
-        [--seed 0] [--interrupt-on-danger]
+        [--seed 0] [--keep 12] [--dump deaths.json]
 
 For every episode that ends in death: its cause, the step, the last 12 steps' health, food,
 drink, energy, daylight, sleeping, the nearest zombie's distance (Manhattan; None: none in
@@ -53,6 +53,7 @@ def main() -> None:
     p.add_argument("--skill", default=None, help="the coded action to run (default: script)")
     p.add_argument("--keep", type=int, default=12, help="steps kept before each death")
     p.add_argument("--show", type=int, default=6, help="steps shown of the first 8 deaths")
+    p.add_argument("--dump", default=None, help="write every death's kept steps to this JSON file")
     a = p.parse_args()
     task = get_task(a.task)
     skill = a.skill or script_skill(task)
@@ -169,6 +170,8 @@ def main() -> None:
         "summary": dict(summary),
         "damage": dict(damage),
     }
+    if a.dump:
+        Path(a.dump).write_text(json.dumps(deaths))
     print(json.dumps(out))
 
 

@@ -201,6 +201,7 @@ def crafter_cnn_rate(samples: int, seed: int) -> dict[str, Any]:
     import gymnasium as gym
     from stable_baselines3 import PPO
     from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.logger import Logger
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     class CrafterImages(gym.Env):
@@ -232,6 +233,7 @@ def crafter_cnn_rate(samples: int, seed: int) -> dict[str, Any]:
 
     env = DummyVecEnv([lambda i=i: CrafterImages(i) for i in range(CRAFTER_ENVS)])
     model = PPO("CnnPolicy", env, n_steps=CNN_N_STEPS, seed=seed, device="cpu", verbose=0)
+    model.set_logger(Logger(folder=None, output_formats=[]))  # no SB3-* folder in /tmp
     clock = Clock()
     started = time.perf_counter()
     model.learn(total_timesteps=samples, callback=clock)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import tempfile
+
 import numpy as np
 import pytest
 import torch
@@ -16,6 +18,7 @@ from rlgpt_tui.rl.train import (
     build_env,
     coded_actions_for,
     evaluate,
+    load_checkpoint,
     make_model,
     task_for,
     train,
@@ -141,6 +144,30 @@ def test_config_validation_names_the_fix() -> None:
         RLConfig(task="collect_wood", primitives=["jump"])
     with pytest.raises(ValueError, match="identifier"):
         CodedActionSpec(name="go to", source="")
+
+
+def test_training_and_resuming_leave_no_folder_in_the_temp_dir(tmp_path, monkeypatch) -> None:
+    """SB3's default logger makes tempdir/SB3-<time> at every learn(): one per training
+    and resume of every session would pile up in /tmp."""
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    config = RLConfig(
+        task="collect_wood",
+        num_envs=4,
+        samples=256,
+        seed=0,
+        ppo=PPOParams(n_steps=32, batch_size=64),
+        checkpoint_dir=tmp_path / "checkpoint",
+    )
+    first = train(config)
+    first.env.close()
+    model, samples = load_checkpoint(config.checkpoint_dir)
+    more = config.model_copy(update={"samples": samples + 128})
+    resumed = train(more, model=model, samples_done=samples)
+    resumed.env.close()
+    assert resumed.samples > samples  # the resumed run trained
+    assert not list(temp.glob("SB3-*"))
 
 
 def test_wilson_interval() -> None:

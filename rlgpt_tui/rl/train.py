@@ -229,7 +229,15 @@ def load_checkpoint(directory: Path) -> tuple[PPO, int] | None:
     samples = checkpoint_samples(directory)
     if samples is None:
         return None
-    return OwnClockPPO.load(Path(directory) / "latest.zip", device=policy_device()), samples
+    model = OwnClockPPO.load(Path(directory) / "latest.zip", device=policy_device())
+    return quiet(model), samples
+
+
+def quiet(model: PPO) -> PPO:
+    """Metrics go to on_metrics only: SB3's default logger would leave a folder in /tmp at
+    every learn()."""
+    model.set_logger(Logger(folder=None, output_formats=[]))
+    return model
 
 
 @dataclass
@@ -304,6 +312,7 @@ def make_model(config: RLConfig, env: CodedActionVecEnv) -> PPO:
         verbose=0,
     )
     model.discount_per_step = p.discount_per == "step"
+    quiet(model)
     if config.start_from is not None:
         index = env.coded_index(config.start_from)
         start_as(model, index, config.start_share, coded_mask(env), config.start_primitive_share)
@@ -345,7 +354,6 @@ def train(
             config.start_primitive_share,
         )
         model.anchor_decay = config.start_anchor_decay
-    model.set_logger(Logger(folder=None, output_formats=[]))  # metrics go to on_metrics only
     callback = MetricsCallback(env, config, on_metrics or (lambda m: None), samples_done)
     callback.init_callback(model)
     if samples_done < config.samples:  # a resumed run may already have spent its budget
