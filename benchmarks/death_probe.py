@@ -1,7 +1,7 @@
 """Where does the code die? Code alone on fresh evaluation episodes, every step watched.
 
     python benchmarks/death_probe.py --task crafter_score [--episodes 32] [--eval-seed 60000]
-        [--seed 0] [--keep 12] [--dump deaths.json]
+        [--seed 0] [--keep 12] [--dump deaths.json] [--skills FOLDER [--skill NAME]]
 
 For every episode that ends in death: its cause, the step, the last 12 steps' health, food,
 drink, energy, daylight, sleeping, the nearest zombie's distance (Manhattan; None: none in
@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
-from table2 import coded_specs, script_skill  # noqa: E402
+from table2 import FolderSkills, coded_specs, script_skill  # noqa: E402
 
 from rlgpt_tui.envs.base import View  # noqa: E402
 from rlgpt_tui.rl.config import RLConfig  # noqa: E402
@@ -51,13 +51,22 @@ def main() -> None:
     p.add_argument("--eval-seed", type=int, default=60_000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--skill", default=None, help="the coded action to run (default: script)")
+    p.add_argument(
+        "--skills", type=Path, default=None, help="a folder of skill files (as table2.py's)"
+    )
     p.add_argument("--keep", type=int, default=12, help="steps kept before each death")
     p.add_argument("--show", type=int, default=6, help="steps shown of the first 8 deaths")
     p.add_argument("--dump", default=None, help="write every death's kept steps to this JSON file")
     a = p.parse_args()
     task = get_task(a.task)
-    skill = a.skill or script_skill(task)
-    config = RLConfig(task=a.task, coded_actions=coded_specs([skill]), num_envs=a.episodes)
+    if a.skills is not None:
+        folder = FolderSkills(a.skills, a.skill)
+        skill = folder.script(task)
+        specs = folder.specs([skill])
+    else:
+        skill = a.skill or script_skill(task)
+        specs = coded_specs([skill])
+    config = RLConfig(task=a.task, coded_actions=specs, num_envs=a.episodes)
     env = build_env(config, num_envs=a.episodes, seed=a.eval_seed + a.seed)
     runner = env.runner
     n = a.episodes
@@ -161,7 +170,7 @@ def main() -> None:
         for h in d["last"][-a.show :]:
             print("   ", h)
     out = {
-        "args": vars(a),
+        "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(a).items()},
         "wall_s": round(wall, 1),
         "value": measured.value,
         "ci95": list(measured.ci95),
