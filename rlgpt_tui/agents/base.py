@@ -73,7 +73,8 @@ FEEDBACK_CLIP = 200
 
 def evaluation_lines(evaluation: dict[str, Any], measure: Measure) -> list[str]:
     """An evaluation summary as prompt lines: for scored tasks, achievements by success
-    rate and how episodes ended; for every task, how often each coded action was chosen."""
+    rate; for every task, how episodes ended, their mean length and how often each coded
+    action was chosen."""
     lines = []
     rates = evaluation.get("achievement_rates") or {}
     if measure is Measure.CRAFTER_SCORE and rates:
@@ -83,13 +84,13 @@ def evaluation_lines(evaluation: dict[str, Any], measure: Measure) -> list[str]:
             + ", ".join(f"{k} {v:.2f}" for k, v in ordered)
         )
     ends = evaluation.get("episode_ends") or {}
-    if ends and measure is Measure.CRAFTER_SCORE:
+    if ends:  # a plan whose failures die of thirst needs a step that drinks, not a rewrite
         total = sum(ends.values())
         lines.append(
             "- how episodes ended: "
             + ", ".join(f"{k} {n}/{total}" for k, n in sorted(ends.items(), key=lambda kv: -kv[1]))
         )
-    if "mean_length" in evaluation and measure is Measure.CRAFTER_SCORE:
+    if "mean_length" in evaluation:
         lines.append(f"- mean episode length {evaluation['mean_length']:.0f} steps")
     calls = {
         name: stats.get("calls", 0)

@@ -1,0 +1,24 @@
+# /// rlgpt-skill
+# name = "collect_stone"
+# world = "craftax"
+# version = 1
+# author = "llm:models/qwen2.5-coder-1.5b.gguf"
+# docstring = "walk to the nearest stone and do until 1 stone is held"
+# made_in = "session 1, iteration 1"
+# [record]
+# calls = 0
+# steps = 0
+# end_reasons = {}
+# tasks = {"make_stone_pickaxe" = {"measure" = "success_rate", "evaluations" = 3, "successes" = 72, "episodes" = 82, "best" = 0.875}}
+# ///
+def act(ctx):
+    stone = ctx.nearest("stone")
+    if stone is None:
+        yield from ctx.explore(6)
+        return False
+    if not (yield from ctx.go_to(stone)):
+        return False
+    yield from ctx.face(stone)
+    for _ in range(1):
+        yield Action.DO
+    return ctx.has("stone")

@@ -1,0 +1,24 @@
+# /// rlgpt-skill
+# name = "collect_wood"
+# world = "craftax"
+# version = 1
+# author = "llm:models/qwen2.5-coder-1.5b.gguf"
+# docstring = "walk to the nearest tree and do until 4 wood are held"
+# made_in = "session 1, iteration 1"
+# [record]
+# calls = 0
+# steps = 0
+# end_reasons = {}
+# tasks = {"make_stone_pickaxe" = {"measure" = "success_rate", "evaluations" = 3, "successes" = 72, "episodes" = 82, "best" = 0.875}}
+# ///
+def act(ctx):
+    tree = ctx.nearest("tree")
+    if tree is None:
+        yield from ctx.explore(6)
+        return False
+    if not (yield from ctx.go_to(tree)):
+        return False
+    yield from ctx.face(tree)
+    for _ in range(4):
+        yield Action.DO
+    return ctx.has("wood")
