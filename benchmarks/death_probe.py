@@ -97,6 +97,8 @@ def main() -> None:
             history[i].append(
                 {
                     "step": v.step,
+                    "position": list(v.position),
+                    "inventory": {k: n for k, n in v.inventory.items() if n},
                     "health": v.health,
                     "food": v.food,
                     "drink": v.drink,

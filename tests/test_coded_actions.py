@@ -531,6 +531,41 @@ def test_a_plan_of_builtin_library_skills_composes_under_the_size_limit_and_work
     assert begun["collect_wood"] >= 4 and begun["make_stone_pickaxe"] >= 1, begun
 
 
+def test_a_plans_steps_wait_for_what_its_earlier_steps_bring() -> None:
+    """A 1.5B model's make_stone_pickaxe plan, with no tree in sight, walked back to its
+    table each round to make a pickaxe it had no wood for, and never explored past it.
+    Composed with the world's recipes, a make step waits for the materials that an earlier
+    collect step brings, and a collect step for the tool an earlier make step makes."""
+    from rlgpt_tui.envs.knowledge import craftax_classic_documentation
+    from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
+    from rlgpt_tui.rl.train import evaluate
+    from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
+
+    steps = [  # the collecting step never collects: no wood, ever
+        ("collect_wood", "def act(ctx):\n    yield from ctx.explore(4)\n"),
+        ("make_wood_pickaxe", 'def act(ctx):\n    yield from ctx.make("wood_pickaxe")\n'),
+        ("collect_stone", 'def act(ctx):\n    yield from ctx.collect("stone")\n'),
+    ]
+
+    def steps_begun(source: str) -> dict[str, int]:
+        action = validate(COMPOSED_PLAN, source)
+        config = RLConfig(
+            task="collect_stone",
+            coded_actions=[CodedActionSpec.of(action)],
+            num_envs=4,
+            horizon=80,
+        )
+        result = evaluate(config, only_coded=COMPOSED_PLAN, episodes=4, seed=5)
+        return result.calls[COMPOSED_PLAN]["begun"]
+
+    unguarded = steps_begun(compose_sources(steps))  # every step, every round
+    assert unguarded["make_wood_pickaxe"] >= 4 and unguarded["collect_stone"] >= 4, unguarded
+    recipes = craftax_classic_documentation().recipes
+    waiting = steps_begun(compose_sources(steps, recipes))
+    assert waiting["collect_wood"] >= 4, waiting  # it explores round after round
+    assert "make_wood_pickaxe" not in waiting and "collect_stone" not in waiting, waiting
+
+
 def test_a_plans_rounds_place_an_item_only_until_its_achievement_is_unlocked() -> None:
     """A 1.5B model's crafter_score plan placed its one stone every round, so the stone
     pickaxe after it never had stone. Composed, a step placing an item that is not a

@@ -142,6 +142,7 @@ def recorded_stage_solution(run: Records, checkpoint_dir: Callable[[int, str], P
     Returns ``(StageSolution | None, training samples the stage spent)``.
     """
     from rlgpt_tui.engine.solution import StageSolution
+    from rlgpt_tui.envs.registry import world_info
     from rlgpt_tui.rl.config import RLConfig
     from rlgpt_tui.rl.train import load_checkpoint
     from rlgpt_tui.skills.compose import compose_sources
@@ -183,5 +184,7 @@ def recorded_stage_solution(run: Records, checkpoint_dir: Callable[[int, str], P
     parts = [(s.name, code[s.name]) for s in plan.coded() if s.name in code] if plan else []
     if not parts:
         return None, state.total_samples
-    name, source = parts[0] if len(parts) == 1 else ("plan", compose_sources(parts))
+    env = next(e.env for e in events if isinstance(e, ev.SessionStarted))
+    recipes = world_info(env).documentation().recipes
+    name, source = parts[0] if len(parts) == 1 else ("plan", compose_sources(parts, recipes))
     return StageSolution(task, coded=validate(name, source)), state.total_samples

@@ -5,17 +5,22 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Collection
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rlgpt_tui.envs.knowledge import Recipes
 
 #: the name of a plan's coded steps composed into one routine (code alone, in order)
 COMPOSED_PLAN = "plan"
 
 
-def compose_sources(parts: list[tuple[str, str]]) -> str:
-    """See :func:`_compose`; code too deep for the parser here is a validation failure."""
+def compose_sources(parts: list[tuple[str, str]], recipes: Recipes | None = None) -> str:
+    """See :func:`_compose`; code too deep for the parser here is a validation failure.
+    ``recipes``: the world's, for the guards that wait on earlier steps' materials."""
     from rlgpt_tui.skills.sandbox import CodeValidationError
 
     try:
-        return _compose(parts)
+        return _compose(parts, recipes)
     except (SyntaxError, RecursionError, MemoryError, ValueError) as error:
         names = ", ".join(name for name, _ in parts)
         raise CodeValidationError(
@@ -27,28 +32,74 @@ def compose_sources(parts: list[tuple[str, str]]) -> str:
 STATIONS = ("table", "furnace")
 
 
-def round_guard(name: str) -> str | None:
+def round_guard(
+    name: str,
+    recipes: Recipes | None = None,
+    earlier: Collection[str] = (),
+    later: Collection[str] = (),
+) -> str | None:
     """The condition under which a plan's step ``name`` runs in a round, or None (always):
     a step making a tool (``make_wood_pickaxe``) is skipped while the tool is held, a step
     placing a station (``place_table``) while one is in sight, and one placing anything
     else (``place_stone``) once its achievement is unlocked. Called round after round, a
     1.5B model's plan for make_stone_pickaxe made a second wood pickaxe and placed a
     second table each round, and never had the wood the stone pickaxe needs; its
-    crafter_score plan placed its one stone each round, before the stone pickaxe."""
+    crafter_score plan placed its one stone each round, before the stone pickaxe.
+
+    With the world's ``recipes``, a step also waits, round after round, for what the
+    ``earlier`` steps of the plan obtain for it: a make or place step for its materials
+    (``make_wood_pickaxe`` while ``collect_wood`` has not brought the wood), a collect step
+    for its tool (``collect_stone`` until ``make_wood_pickaxe`` made the pickaxe); and a
+    collect step rests while what the ``later`` steps use of its item is held. The same
+    model's plan, with no tree in sight, walked back to its table each round to make a
+    pickaxe it had no wood for and never explored past it; with the tree in sight it
+    mined stone every round, up to 9, for a pickaxe that needs one."""
     from rlgpt_tui.envs.base import ACHIEVEMENTS
     from rlgpt_tui.skills.api import MAKEABLE
 
     kind, _, item = name.partition("_")
+    done = None
     if kind == "make" and item in MAKEABLE:
-        return f"not ctx.has({item!r})"
-    if kind == "place" and item in STATIONS:
-        return f"ctx.nearest({item!r}) is None"
-    if kind == "place" and name in ACHIEVEMENTS:
-        return f"{name!r} not in ctx.view.achievements"
-    return None
+        done = f"not ctx.has({item!r})"
+    elif kind == "place" and item in STATIONS:
+        done = f"ctx.nearest({item!r}) is None"
+    elif kind == "place" and name in ACHIEVEMENTS:
+        done = f"{name!r} not in ctx.view.achievements"
+    waits = [f"ctx.has({m!r}, {n})" for m, n in _inputs(name, recipes) if _made_by(m, earlier)]
+    if kind == "collect" and (needed := _used(item, later, recipes)):
+        done = f"not ctx.has({item!r}, {needed})"
+    return " and ".join(filter(None, [*waits, done])) or None
 
 
-def _compose(parts: list[tuple[str, str]]) -> str:
+def _used(item: str, steps: Collection[str], recipes: Recipes | None) -> int:
+    """How much of ``item`` the make and place ``steps`` use together, by the recipes."""
+    return sum(
+        dict(_inputs(step, recipes)).get(item, 0)
+        for step in steps
+        if step.partition("_")[0] in ("make", "place")
+    )
+
+
+def _inputs(name: str, recipes: Recipes | None) -> list[tuple[str, int]]:
+    """What the recipes say step ``name`` consumes or needs held: a make or place step's
+    materials, a collect step's tools."""
+    if recipes is None:
+        return []
+    kind, _, item = name.partition("_")
+    if kind == "make" and item in recipes.make:
+        return list(recipes.make[item][0].items())
+    if kind == "place" and item in recipes.place:
+        return list(recipes.place[item][0].items())
+    block = recipes.source_of(item) if kind == "collect" else None
+    return list(recipes.collect[block][0].items()) if block else []
+
+
+def _made_by(item: str, steps: Collection[str]) -> bool:
+    """Whether one of ``steps`` obtains ``item`` (``collect_wood``, ``make_wood_pickaxe``)."""
+    return f"collect_{item}" in steps or f"make_{item}" in steps
+
+
+def _compose(parts: list[tuple[str, str]], recipes: Recipes | None = None) -> str:
     """One source whose ``act(ctx)`` runs each part's ``act(ctx)`` in turn (a step whose
     work is already done in this world skipped: :func:`round_guard`), marking where each
     begins (``ctx.begin_step``: the library counts each step's calls).
@@ -63,7 +114,7 @@ def _compose(parts: list[tuple[str, str]]) -> str:
     bodies: list[str] = []
     calls: list[str] = []
     helpers_of: dict[str, str] = {}  # a part's helpers as written -> the prefix they got
-    for name, source in parts:
+    for index, (name, source) in enumerate(parts):
         tree = ast.parse(source)
         helpers = ast.unparse(ast.Module([n for n in tree.body if not _is_act(n)], []))
         prefix = helpers_of.get(helpers) if helpers else None
@@ -76,7 +127,8 @@ def _compose(parts: list[tuple[str, str]]) -> str:
                 act.name = f"{name}_act"
             bodies.append(ast.unparse(ast.Module(acts, [])))
         call = f"ctx.begin_step({name!r})\n" + _isolated(f"yield from {name}_act(ctx)", name)
-        guard = round_guard(name)
+        names = [n for n, _ in parts]
+        guard = round_guard(name, recipes, names[:index], names[index + 1 :])
         calls.append(f"if {guard}:\n{_indent(call)}" if guard else call)
     body = _indent("\n".join(calls))
     return "\n\n\n".join(bodies) + "\n\n\ndef act(ctx):\n" + body + "\n"

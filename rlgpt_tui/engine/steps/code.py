@@ -34,6 +34,7 @@ from rlgpt_tui.engine.steps.context import ProposalRejected, StepContext
 from rlgpt_tui.engine.steps.critic import judge_code
 from rlgpt_tui.engine.steps.edits import apply_code_edit
 from rlgpt_tui.envs import make_world
+from rlgpt_tui.envs.knowledge import Recipes
 from rlgpt_tui.envs.registry import world_info
 from rlgpt_tui.llm.client import LLMAnswerError
 from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
@@ -291,7 +292,7 @@ def sample_runs(
     achievements) or failed (an error, a timeout, ...) in every world, at most ``rounds``
     times; each world's run is its call of the first round that did, else of the last."""
     s = ctx.settings
-    earlier = _lead_in_routine(lead_in)
+    earlier = _lead_in_routine(lead_in, ctx.recipes)
     seed = s.seed + 7919 * (ctx.iteration + 1)
     world = make_world(s.env, s.critic_runs, seed=seed, task=s.task)
     world.reset(seed)
@@ -316,14 +317,17 @@ def sample_runs(
     return kept
 
 
-def _lead_in_routine(lead_in: Sequence[ValidatedAction]) -> list[ValidatedAction]:
+def _lead_in_routine(
+    lead_in: Sequence[ValidatedAction], recipes: Recipes | None
+) -> list[ValidatedAction]:
     """The earlier steps as the plan runs them: one routine calling each once, a step whose
     work is already done in a world skipped (:func:`round_guard`); each step on its own
     where they cannot be composed."""
     if not lead_in:
         return []
     try:
-        return [validate(COMPOSED_PLAN, compose_sources([(a.name, a.source) for a in lead_in]))]
+        composed = compose_sources([(a.name, a.source) for a in lead_in], recipes)
+        return [validate(COMPOSED_PLAN, composed)]
     except CodeValidationError:
         return list(lead_in)
 

@@ -18,6 +18,8 @@ from rlgpt_tui.agents.schemas import Plan
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.control import ControlPlane
 from rlgpt_tui.engine.settings import EngineSettings
+from rlgpt_tui.envs.knowledge import Recipes
+from rlgpt_tui.envs.registry import world_info
 from rlgpt_tui.tasks import Task
 
 Emit = Callable[..., Any]  # emit(EventType, **data) -> what the event handler returns
@@ -100,6 +102,12 @@ class StepContext:
     def target(self) -> float:
         """The run's target in the task's measure."""
         return self.settings.target_for(self.task)
+
+    @property
+    def recipes(self) -> Recipes | None:
+        """The world's recipes (None where they are not data): a composed plan's steps wait
+        on what earlier steps obtain for them."""
+        return world_info(self.settings.env).documentation().recipes
 
     def phase(self, phase: str, detail: str = "", total: int | None = None) -> None:
         """The run enters ``phase`` (planning, coding, validating, critic runs, critic,

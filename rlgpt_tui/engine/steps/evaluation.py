@@ -54,7 +54,8 @@ def evaluate_code_only(
         action = parts[0]
     else:  # the plan's routines composed into one: a new program, validated once
         try:
-            action = validate(COMPOSED_PLAN, compose_sources([(a.name, a.source) for a in parts]))
+            composed = compose_sources([(a.name, a.source) for a in parts], ctx.recipes)
+            action = validate(COMPOSED_PLAN, composed)
         except CodeValidationError as error:  # e.g. too long together: nothing to measure
             names = ", ".join(a.name for a in parts)
             return Outcome(
