@@ -566,6 +566,33 @@ def test_a_plans_steps_wait_for_what_its_earlier_steps_bring() -> None:
     assert "make_wood_pickaxe" not in waiting and "collect_stone" not in waiting, waiting
 
 
+def test_a_collecting_step_rests_while_what_the_later_steps_use_is_held() -> None:
+    """The same plan mined stone every round, up to 9, for a pickaxe that needs one. A
+    collect step now rests while the later steps' use of its item is held; the critic's
+    runs compose the steps before a step with that step as the later one."""
+    from rlgpt_tui.envs.knowledge import craftax_classic_documentation
+    from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
+
+    steps = [("collect_wood", 'def act(ctx):\n    yield from ctx.collect("tree")\n')]
+    recipes = craftax_classic_documentation().recipes
+
+    def wood_after_rounds(source: str) -> list[int]:
+        action = validate(COMPOSED_PLAN, source)
+        world = CraftaxWorld(num_envs=4, seed=3)
+        world.reset(3)
+        try:
+            for _ in range(6):
+                _, after, _ = run_one_call_each(world, action)
+        finally:
+            world.close()
+        return [view.inventory.get("wood", 0) for view in after]
+
+    hoarded = wood_after_rounds(compose_sources(steps, recipes))  # nothing later uses wood
+    assert max(hoarded) >= 3, hoarded
+    enough = wood_after_rounds(compose_sources(steps, recipes, then=["make_wood_pickaxe"]))
+    assert enough == [1, 1, 1, 1], enough  # the wood pickaxe's one wood, then it rests
+
+
 def test_a_plans_rounds_place_an_item_only_until_its_achievement_is_unlocked() -> None:
     """A 1.5B model's crafter_score plan placed its one stone every round, so the stone
     pickaxe after it never had stone. Composed, a step placing an item that is not a

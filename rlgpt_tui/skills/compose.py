@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -14,13 +14,16 @@ if TYPE_CHECKING:
 COMPOSED_PLAN = "plan"
 
 
-def compose_sources(parts: list[tuple[str, str]], recipes: Recipes | None = None) -> str:
+def compose_sources(
+    parts: list[tuple[str, str]], recipes: Recipes | None = None, then: Sequence[str] = ()
+) -> str:
     """See :func:`_compose`; code too deep for the parser here is a validation failure.
-    ``recipes``: the world's, for the guards that wait on earlier steps' materials."""
+    ``recipes``: the world's, for the guards that wait on earlier steps' materials;
+    ``then``: the steps that run after these (what they use is collected too)."""
     from rlgpt_tui.skills.sandbox import CodeValidationError
 
     try:
-        return _compose(parts, recipes)
+        return _compose(parts, recipes, then)
     except (SyntaxError, RecursionError, MemoryError, ValueError) as error:
         names = ", ".join(name for name, _ in parts)
         raise CodeValidationError(
@@ -99,7 +102,9 @@ def _made_by(item: str, steps: Collection[str]) -> bool:
     return f"collect_{item}" in steps or f"make_{item}" in steps
 
 
-def _compose(parts: list[tuple[str, str]], recipes: Recipes | None = None) -> str:
+def _compose(
+    parts: list[tuple[str, str]], recipes: Recipes | None = None, then: Sequence[str] = ()
+) -> str:
     """One source whose ``act(ctx)`` runs each part's ``act(ctx)`` in turn (a step whose
     work is already done in this world skipped: :func:`round_guard`), marking where each
     begins (``ctx.begin_step``: the library counts each step's calls).
@@ -127,7 +132,7 @@ def _compose(parts: list[tuple[str, str]], recipes: Recipes | None = None) -> st
                 act.name = f"{name}_act"
             bodies.append(ast.unparse(ast.Module(acts, [])))
         call = f"ctx.begin_step({name!r})\n" + _isolated(f"yield from {name}_act(ctx)", name)
-        names = [n for n, _ in parts]
+        names = [n for n, _ in parts] + list(then)
         guard = round_guard(name, recipes, names[:index], names[index + 1 :])
         calls.append(f"if {guard}:\n{_indent(call)}" if guard else call)
     body = _indent("\n".join(calls))

@@ -292,7 +292,7 @@ def sample_runs(
     achievements) or failed (an error, a timeout, ...) in every world, at most ``rounds``
     times; each world's run is its call of the first round that did, else of the last."""
     s = ctx.settings
-    earlier = _lead_in_routine(lead_in, ctx.recipes)
+    earlier = _lead_in_routine(lead_in, ctx.recipes, action.name)
     seed = s.seed + 7919 * (ctx.iteration + 1)
     world = make_world(s.env, s.critic_runs, seed=seed, task=s.task)
     world.reset(seed)
@@ -318,15 +318,15 @@ def sample_runs(
 
 
 def _lead_in_routine(
-    lead_in: Sequence[ValidatedAction], recipes: Recipes | None
+    lead_in: Sequence[ValidatedAction], recipes: Recipes | None, step: str
 ) -> list[ValidatedAction]:
-    """The earlier steps as the plan runs them: one routine calling each once, a step whose
-    work is already done in a world skipped (:func:`round_guard`); each step on its own
-    where they cannot be composed."""
+    """The earlier steps as the plan runs them before ``step``: one routine calling each
+    once, a step whose work is already done in a world, or whose materials are not there
+    yet, skipped (:func:`round_guard`); each step on its own where they cannot be composed."""
     if not lead_in:
         return []
     try:
-        composed = compose_sources([(a.name, a.source) for a in lead_in], recipes)
+        composed = compose_sources([(a.name, a.source) for a in lead_in], recipes, [step])
         return [validate(COMPOSED_PLAN, composed)]
     except CodeValidationError:
         return list(lead_in)
