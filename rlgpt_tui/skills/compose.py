@@ -106,7 +106,8 @@ def _compose(
     parts: list[tuple[str, str]], recipes: Recipes | None = None, then: Sequence[str] = ()
 ) -> str:
     """One source whose ``act(ctx)`` runs each part's ``act(ctx)`` in turn (a step whose
-    work is already done in this world skipped: :func:`round_guard`), marking where each
+    work is already done in this world, or whose materials are not there yet, skipped:
+    :func:`round_guard`; ``then`` names steps that run after these), marking where each
     begins (``ctx.begin_step``: the library counts each step's calls).
 
     Each part's top-level functions are renamed ``<part>_<function>`` (references too),
@@ -119,6 +120,7 @@ def _compose(
     bodies: list[str] = []
     calls: list[str] = []
     helpers_of: dict[str, str] = {}  # a part's helpers as written -> the prefix they got
+    names = [name for name, _ in parts] + list(then)  # the steps in the order they run
     for index, (name, source) in enumerate(parts):
         tree = ast.parse(source)
         helpers = ast.unparse(ast.Module([n for n in tree.body if not _is_act(n)], []))
@@ -132,7 +134,6 @@ def _compose(
                 act.name = f"{name}_act"
             bodies.append(ast.unparse(ast.Module(acts, [])))
         call = f"ctx.begin_step({name!r})\n" + _isolated(f"yield from {name}_act(ctx)", name)
-        names = [n for n, _ in parts] + list(then)
         guard = round_guard(name, recipes, names[:index], names[index + 1 :])
         calls.append(f"if {guard}:\n{_indent(call)}" if guard else call)
     body = _indent("\n".join(calls))
