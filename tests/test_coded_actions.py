@@ -566,6 +566,24 @@ def test_a_plans_steps_wait_for_what_its_earlier_steps_bring() -> None:
     assert "make_wood_pickaxe" not in waiting and "collect_stone" not in waiting, waiting
 
 
+def test_a_step_that_gathers_the_rest_itself_is_not_kept_waiting() -> None:
+    """Waiting for a step's full materials deadlocked the builtin library's place_table
+    plan (0.00 in an LLM session): its collect_wood stops at 1 wood, and its place_table,
+    which gathers the second wood itself, never ran. A step now waits for some of each."""
+    from rlgpt_tui.agents.builtin import template_code
+    from rlgpt_tui.envs.knowledge import craftax_classic_documentation
+    from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
+    from rlgpt_tui.rl.train import evaluate
+    from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
+
+    parts = [(name, template_code(name)) for name in ("collect_wood", "place_table")]
+    source = compose_sources(parts, craftax_classic_documentation().recipes)
+    action = validate(COMPOSED_PLAN, source)
+    config = RLConfig(task="place_table", coded_actions=[CodedActionSpec.of(action)], num_envs=4)
+    result = evaluate(config, only_coded=COMPOSED_PLAN, episodes=4, seed=11)
+    assert result.success_rate >= 0.75, result.as_dict()  # the library's code alone: 1.00
+
+
 def test_a_collecting_step_rests_while_what_the_later_steps_use_is_held() -> None:
     """The same plan mined stone every round, up to 9, for a pickaxe that needs one. A
     collect step now rests while the later steps' use of its item is held; the critic's

@@ -50,10 +50,13 @@ def round_guard(
     crafter_score plan placed its one stone each round, before the stone pickaxe.
 
     With the world's ``recipes``, a step also waits, round after round, for what the
-    ``earlier`` steps of the plan obtain for it: a make or place step for its materials
-    (``make_wood_pickaxe`` while ``collect_wood`` has not brought the wood), a collect step
-    for its tool (``collect_stone`` until ``make_wood_pickaxe`` made the pickaxe); and a
-    collect step rests while what the ``later`` steps use of its item is held. The same
+    ``earlier`` steps of the plan obtain for it: a make or place step until some of each
+    material is held (``make_wood_pickaxe`` while ``collect_wood`` has brought no wood), a
+    collect step for its tool (``collect_stone`` until ``make_wood_pickaxe`` made the
+    pickaxe); and a collect step rests while what the ``later`` steps use of its item is
+    held. (Waiting for the full amount deadlocked the builtin library's plan for
+    place_table: its collect_wood stops at 1 wood, and its place_table, which gathers the
+    second itself, never ran.) The same
     model's plan, with no tree in sight, walked back to its table each round to make a
     pickaxe it had no wood for and never explored past it; with the tree in sight it
     mined stone every round, up to 9, for a pickaxe that needs one."""
@@ -68,7 +71,8 @@ def round_guard(
         done = f"ctx.nearest({item!r}) is None"
     elif kind == "place" and name in ACHIEVEMENTS:
         done = f"{name!r} not in ctx.view.achievements"
-    waits = [f"ctx.has({m!r}, {n})" for m, n in _inputs(name, recipes) if _made_by(m, earlier)]
+    # some of each: a step that gathers the rest itself (the builtin library's) still runs
+    waits = [f"ctx.has({m!r})" for m, _ in _inputs(name, recipes) if _made_by(m, earlier)]
     if kind == "collect" and (needed := _used(item, later, recipes)):
         done = f"not ctx.has({item!r}, {needed})"
     return " and ".join(filter(None, [*waits, done])) or None
