@@ -54,12 +54,12 @@ def round_guard(
     material is held (``make_wood_pickaxe`` while ``collect_wood`` has brought no wood), a
     collect step for its tool (``collect_stone`` until ``make_wood_pickaxe`` made the
     pickaxe); and a collect step rests while what the ``later`` steps use of its item is
-    held. (Waiting for the full amount deadlocked the builtin library's plan for
-    place_table: its collect_wood stops at 1 wood, and its place_table, which gathers the
-    second itself, never ran.) The same
-    model's plan, with no tree in sight, walked back to its table each round to make a
-    pickaxe it had no wood for and never explored past it; with the tree in sight it
-    mined stone every round, up to 9, for a pickaxe that needs one."""
+    held. The same model's plan, with no tree in sight, walked back to its table each
+    round to make a pickaxe it had no wood for and never explored past it; with the tree
+    in sight it mined stone every round, up to 9, for a pickaxe that needs one. (Waiting
+    for the full amount deadlocked the builtin library's plan for place_table: its
+    collect_wood stops at 1 wood, and its place_table, which gathers the second itself,
+    never ran.)"""
     from rlgpt_tui.envs.base import ACHIEVEMENTS
     from rlgpt_tui.skills.api import MAKEABLE
 
