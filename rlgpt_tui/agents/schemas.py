@@ -318,4 +318,5 @@ class VerdictAnswer(Verdict):
 
 
 class TaskPlanAnswer(TaskPlan):
-    EXAMPLE: ClassVar[str] = '{"subtasks": ["collect_sapling", "place_plant"]}'
+    # sub-tasks of a made-up world: every Crafter achievement is a catalog task
+    EXAMPLE: ClassVar[str] = '{"subtasks": ["collect_clay", "place_kiln"]}'
