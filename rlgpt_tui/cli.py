@@ -179,9 +179,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--library",
         default="user",
-        metavar="empty|builtin|user|DIR",
+        metavar="empty|builtin|user|own|DIR",
         help="what an LLM session's agents start from: empty; builtin (the hand-written "
-        "templates, labelled builtin library); user (your skill library, then builtin); or a "
+        "templates, labelled builtin library); user (your skill library, then builtin); own "
+        "(your skill library alone); or a "
         "folder of skill files. The slow agent sees the most relevant skills; a coded "
         "sub-action named like one reuses its code (default: user)",
     )
@@ -623,7 +624,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     # LLM session's checks of its endpoint, or of a library folder, come first: a bad one
     # fails without waiting), and torch's optimizer support imports while the world's
     # build waits on them
-    nothing_to_check = llm is None and args.library in ("empty", "builtin", "user")
+    nothing_to_check = llm is None and args.library in ("empty", "builtin", "user", "own")
     preparing = [settings.prepare_first_worlds()] if nothing_to_check else []
     try:
         from rlgpt_tui.rl.train import load_optimizer_support

@@ -17,6 +17,7 @@ from rlgpt_tui.agents.base import AgentTeam
 from rlgpt_tui.agents.shelf import (
     BUILTIN,
     EMPTY,
+    OWN,
     USER,
     ShelfSkill,
     SkillShelf,
@@ -55,19 +56,20 @@ def make_team(
     return LLMTeam(client, env, shelf)
 
 
-LIBRARY_CHOICES = (EMPTY, BUILTIN, USER)
+LIBRARY_CHOICES = (EMPTY, BUILTIN, USER, OWN)
 
 
 def session_shelf(store: SessionStore, choice: str, env: str) -> SkillShelf:
     """What a session starts from (``--library``): ``empty``; ``builtin`` (the builtin
     templates); ``user`` (the sessions database's library for ``env``, newest version of each
-    name with its record, then the builtin templates for names it lacks); or a folder of
-    skill files. A bad choice raises StoreError naming the fix."""
+    name with its record, then the builtin templates for names it lacks); ``own`` (that
+    library alone); or a folder of skill files. A bad choice raises StoreError naming the
+    fix."""
     if choice == EMPTY:
         return SkillShelf()
     if choice == BUILTIN:
         return _builtin_for(env)
-    if choice == USER:
+    if choice in (USER, OWN):
         newest = {s.name: s for s in store.skills(env)}  # ordered by version: the last wins
         mine = [
             ShelfSkill(
@@ -79,11 +81,13 @@ def session_shelf(store: SessionStore, choice: str, env: str) -> SkillShelf:
             )
             for s in newest.values()
         ]
+        if choice == OWN:
+            return SkillShelf(OWN, mine)
         return merged(USER, mine, _builtin_for(env))
     folder = Path(choice)
     if not folder.is_dir():
         raise StoreError(
-            f"--library {choice}: no such folder: use empty, builtin, user or a folder "
+            f"--library {choice}: no such folder: use empty, builtin, user, own or a folder "
             "written by `rlgpt-tui skills export`"
         )
     try:

@@ -515,6 +515,13 @@ def test_a_session_started_from_the_library_shows_it_to_the_slow_agent_and_reuse
         assert store.get(default.id).settings["library"] == "user"
         assert default.team.fast.shelf.find("go_to_tree").author == "llm:qwen"  # yours first
         assert default.team.fast.shelf.find("place_table").author == "builtin library"
+        # own: your library alone, no hand-written skill filling the names it lacks
+        own = Session.create(store, tiny_settings(), llm, library="own")
+        own.team.slow.plan(task, [])
+        prompt = server.requests[-1]["messages"][-1]["content"]
+        assert "- go_to_tree (llm:qwen" in prompt and "builtin library" not in prompt
+        assert own.team.fast.shelf.find("place_table") is None
+        assert [s.name for s in own.team.fast.shelf.skills] == ["go_to_tree"]
     many = SkillShelf(
         "user", [ShelfSkill(f"skill_{i}", "x" * 250, "", "person") for i in range(300)]
     )

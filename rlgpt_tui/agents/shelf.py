@@ -2,8 +2,9 @@
 
 ``empty``: nothing. ``builtin``: the builtin agent's hand-written templates (labelled
 ``builtin library``). ``user`` (the default): the user's library (the sessions database's,
-built by the session layer) with the builtin templates for the names it lacks. A folder: the skill
-files in it (``skills export`` writes them).
+built by the session layer) with the builtin templates for the names it lacks. ``own``: the
+user's library alone (a curriculum of sessions that builds on what they wrote, with no
+hand-written skill). A folder: the skill files in it (``skills export`` writes them).
 
 The slow agent sees the shelf's skills most relevant to the task (names, docstrings,
 measured records; bounded), and the fast agent answers a coded sub-action named like a shelf
@@ -23,6 +24,7 @@ from rlgpt_tui.tasks import Task
 
 EMPTY, BUILTIN = "empty", "builtin"
 USER = "user"  # the user's library (the sessions database's), then the builtin templates
+OWN = "own"  # the user's library alone: what the LLM sessions of this database wrote
 PROMPT_SKILLS = 16  # skills shown to the slow agent at most
 PROMPT_CHARS = 3_000  # and characters of the shelf's section at most
 EXAMPLE_CHARS = 700  # a shelf skill shown as the fast agent's example is at most this long

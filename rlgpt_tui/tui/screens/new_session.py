@@ -22,7 +22,7 @@ NUMBER_FIELDS = {
     "num_envs": ("parallel envs", "64", int),
     "seed": ("seed", "0", int),
 }
-LIBRARY_HINT = "user (yours, then builtin), builtin, empty, or a folder of skill files"
+LIBRARY_HINT = "user (yours, then builtin), own (yours alone), builtin, empty, or a folder"
 OPTIONAL = {
     "samples_per_iteration": "30000; scored tasks: budget / iterations",
     "target": "success rate 0.9; Crafter score 50.5",
