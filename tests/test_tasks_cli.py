@@ -37,6 +37,15 @@ def test_catalog_has_the_paper_tasks() -> None:
         assert all(p in catalog for p in task.prerequisites)
 
 
+def test_every_achievement_is_a_task_whose_prerequisites_are_tasks_too() -> None:
+    """A curriculum (benchmarks/curriculum.py) can build a skill for each achievement."""
+    catalog = load_catalog()
+    by_goal = {t.goal.achievement: t for t in catalog.values() if t.goal.achievement}
+    assert set(by_goal) == set(ACHIEVEMENTS)
+    for task in by_goal.values():
+        assert task.name == task.goal.achievement and task.name not in task.prerequisites
+
+
 def test_goal_predicate() -> None:
     task = get_task("collect_stone")
     achievements = np.zeros((2, 22), dtype=bool)
