@@ -7,6 +7,8 @@ skill is ever offered. ``--then`` (default crafter_score) runs last, from the wh
 Run again with the same ``--sessions-dir``, it skips the tasks that already have a finished
 session there (a stopped curriculum goes on where it stopped).
 
+Any other flag goes to every ``rlgpt-tui run`` as it is (``--final-episodes 32``, ``--target
+0.8``); a session that exits on bad input (code 2) stops the curriculum with its one-line error.
 Prints a line per session and, at the end, one JSON line: each session's fresh result (the
 engine's final choice on worlds no decision used), its kind, samples, tokens, wall time and
 end, and the library the curriculum left (skills per author).
@@ -55,7 +57,8 @@ ACHIEVEMENT_TASKS = (
 )
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, list[str]]:
+    """The curriculum's flags, and the others (passed to every ``rlgpt-tui run``)."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--tasks", nargs="+", default=list(ACHIEVEMENT_TASKS))
     p.add_argument("--then", default="crafter_score", help="the last task ('' for none)")
@@ -74,7 +77,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=None,
         help="the last task's samples per iteration (default: --samples-per-iteration)",
     )
-    return p.parse_args(argv)
+    return p.parse_known_args(argv)
 
 
 def finished_sessions(store: SessionStore) -> dict[str, dict]:
@@ -100,7 +103,7 @@ def finished_sessions(store: SessionStore) -> dict[str, dict]:
     return done
 
 
-def run_session(args: argparse.Namespace, task: str, samples: int) -> int:
+def run_session(args: argparse.Namespace, extra: list[str], task: str, samples: int) -> int:
     """One ``rlgpt-tui run`` from the folder's own library; its exit code."""
     command = [
         sys.executable,
@@ -129,6 +132,7 @@ def run_session(args: argparse.Namespace, task: str, samples: int) -> int:
         args.llm_model,
         "--llm-timeout",
         str(args.llm_timeout),
+        *extra,
     ]
     log = args.sessions_dir / f"{task}.log"
     with log.open("a") as out:
@@ -136,7 +140,7 @@ def run_session(args: argparse.Namespace, task: str, samples: int) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
+    args, extra = parse_args(argv)
     args.sessions_dir.mkdir(parents=True, exist_ok=True)
     store = SessionStore(args.sessions_dir)
     tasks = list(args.tasks) + ([args.then] if args.then else [])
@@ -148,7 +152,11 @@ def main(argv: list[str] | None = None) -> int:
         samples = args.samples_per_iteration
         if task == args.then and args.then_samples:
             samples = args.then_samples
-        code = run_session(args, task, samples)
+        code = run_session(args, extra, task, samples)
+        if code == 2:  # bad input: the session's one-line error, nothing more to run
+            lines = (args.sessions_dir / f"{task}.log").read_text().strip().splitlines()
+            print(f"{task}: {lines[-1] if lines else 'exit 2'}", file=sys.stderr)
+            return 2
         line = finished_sessions(store).get(task)
         shown = "no finished session" if line is None else json.dumps(line)
         print(f"{task}: exit {code}; {shown}", flush=True)
