@@ -625,6 +625,34 @@ def test_a_steps_code_example_is_a_library_skill_of_its_kind() -> None:
     assert 'ctx.make(\\"brick\\")' in CodeAnswer.MAKE_EXAMPLE
 
 
+def test_a_copied_library_skill_that_does_another_step_is_told_what_to_change() -> None:
+    """A 1.5B model's place_furnace (curriculum session, library with its own place_stone)
+    was the library's place_stone word for word in 3 of 3 answers, each refused only as a
+    copy of the example. The recipe's line comes first; adapted to the furnace, the
+    model's own skill is an answer."""
+    from rlgpt_tui.agents.shelf import ShelfSkill, SkillShelf
+
+    stone = ShelfSkill(
+        "place_stone",
+        "place a stone",
+        "def act(ctx):\n    if not ctx.has('stone'):\n        return False\n"
+        "    return (yield from ctx.place('stone'))\n",
+        "llm:m",
+    )
+    shelf = SkillShelf(skills=[stone])
+    copied = {"code": stone.source, "explanation": "place it"}
+    adapted = {"code": stone.source.replace("'stone'", "'furnace'", 2), "explanation": "x"}
+    adapted["code"] = adapted["code"].replace("ctx.has('furnace')", "ctx.has('stone')")
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [{"content": json.dumps(copied)}, {"content": json.dumps(adapted)}]
+        team = LLMTeam(client_for(server), shelf=shelf)
+        sub = SubAction(name="place_furnace", description="place a furnace", mode="code")
+        code = team.fast.write_code(get_task("place_furnace"), sub)
+    repair = server.requests[1]["messages"][-1]["content"]
+    assert "place_furnace never does the step" in repair and "ctx.place('furnace')" in repair
+    assert "ctx.place('furnace')" in code and code != stone.source
+
+
 def test_code_repeating_the_example_is_repaired_and_the_example_comes_from_the_library() -> None:
     from rlgpt_tui.agents.shelf import builtin_shelf
 
