@@ -4,8 +4,8 @@ Voyager's idea in RL-GPT's setting: each task of ``--tasks`` is one ``rlgpt-tui 
 real CLI, in its own process) with ``--library own`` in one sessions folder, so every
 session starts from the skills the earlier ones wrote and adds its own; no hand-written
 skill is ever offered. ``--then`` (default crafter_score) runs last, from the whole library.
-Run again with the same ``--sessions-dir``, it skips the tasks that already have a finished
-session there (a stopped curriculum goes on where it stopped).
+Run again with the same ``--sessions-dir``, it skips the tasks whose session there reached
+its target (a stopped curriculum goes on where it stopped; a task that fell short runs again).
 
 Any other flag goes to every ``rlgpt-tui run`` as it is (``--final-episodes 32``, ``--target
 0.8``); a session that exits on bad input (code 2) stops the curriculum with its one-line error.
@@ -86,6 +86,7 @@ def finished_sessions(store: SessionStore) -> dict[str, dict]:
     for s in sorted(store.list_sessions(), key=lambda s: s.id):
         if s.status != "finished":
             continue
+        target = s.settings.get("target") or s.measure.default_target
         done[s.task] = {
             "task": s.task,
             "session": s.id,
@@ -99,6 +100,7 @@ def finished_sessions(store: SessionStore) -> dict[str, dict]:
             "iterations": s.iterations,
             "seconds": round(s.updated_at - s.created_at, 1),
             "end": s.reason,
+            "reached": s.result is not None and s.result >= target,
         }
     return done
 
@@ -146,8 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     tasks = list(args.tasks) + ([args.then] if args.then else [])
     started = time.perf_counter()
     for task in tasks:
-        if task in finished_sessions(store):
-            print(f"{task}: finished earlier, skipped", flush=True)
+        if finished_sessions(store).get(task, {}).get("reached"):
+            print(f"{task}: reached its target earlier, skipped", flush=True)
             continue
         samples = args.samples_per_iteration
         if task == args.then and args.then_samples:
