@@ -651,6 +651,15 @@ def test_a_copied_library_skill_that_does_another_step_is_told_what_to_change() 
     repair = server.requests[1]["messages"][-1]["content"]
     assert "place_furnace never does the step" in repair and "ctx.place('furnace')" in repair
     assert "ctx.place('furnace')" in code and code != stone.source
+    # copied in every round, whatever the repair line says: asked once more with the
+    # made-up world's example of its kind instead of the library's skill
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [{"content": json.dumps(copied)}] * 3 + [{"content": json.dumps(adapted)}]
+        team = LLMTeam(client_for(server), shelf=shelf)
+        code = team.fast.write_code(get_task("place_furnace"), sub)
+    assert "ctx.place('furnace')" in code
+    last = server.requests[-1]["messages"][1]["content"]
+    assert CodeAnswer.PLACE_EXAMPLE in last and json.dumps(copied["code"])[1:-1] not in last
 
 
 def test_code_repeating_the_example_is_repaired_and_the_example_comes_from_the_library() -> None:

@@ -48,7 +48,7 @@ from rlgpt_tui.agents.shelf import SkillShelf
 from rlgpt_tui.envs.base import describe_view
 from rlgpt_tui.envs.knowledge import Step, WorldDocs, steps_text
 from rlgpt_tui.envs.registry import world_info
-from rlgpt_tui.llm.client import LLMClient, Unrepairable
+from rlgpt_tui.llm.client import LLMAnswerError, LLMClient, Unrepairable
 from rlgpt_tui.rl.config import world_actions, world_segments
 from rlgpt_tui.skills.api import SKILL_API_DOC
 from rlgpt_tui.skills.compose import link_skills
@@ -230,8 +230,17 @@ class LLMFastAgent(_LLMRole, FastAgent):
             with contextlib.suppress(SyntaxError):  # validation names a syntax error
                 linked[answer.code] = link_skills(answer.code, library)
 
-        example = self.shelf.code_example(sub.name) or CodeAnswer.example_for(sub.name)
-        code = self._ask(task, request, CodeAnswer, links, example=example).code
+        fixed = CodeAnswer.example_for(sub.name)
+        example = self.shelf.code_example(sub.name)
+        try:
+            code = self._ask(task, request, CodeAnswer, links, example=example or fixed).code
+        except LLMAnswerError as error:
+            if example is None or not error.well_formed:
+                raise
+            # a library skill shown as the example was copied (a 1.5B model's place_furnace
+            # was the library's place_stone in 9 of 9 answers, whatever the repair line
+            # said): asked once more with the made-up world's example of its kind
+            code = self._ask(task, request, CodeAnswer, links, example=fixed).code
         return linked.get(code, code)
 
     def _step_note(self, task: Task, name: str) -> str:
