@@ -45,7 +45,7 @@ import sys, xllamacpp as x
 p = x.CommonParams()
 p.model.path = sys.argv[1]
 p.port = int(sys.argv[2])
-p.n_ctx = 8192
+p.n_ctx = int(sys.argv[4]) if len(sys.argv) > 4 else 8192
 p.n_parallel = 1
 p.cpuparams.n_threads = int(sys.argv[3])
 p.cpuparams_batch.n_threads = int(sys.argv[3])
@@ -65,14 +65,22 @@ def _free_port() -> int:
 
 @contextmanager
 def llama_server(
-    threads: int = 1, log: Path | None = None, gguf: Path | None = None
+    threads: int = 1, log: Path | None = None, gguf: Path | None = None, context: int = 8192
 ) -> Iterator[tuple[str, str]]:
     """(base_url, model id) of a running llama.cpp server for ``gguf`` (default:
-    SmolLM2-135M); stopped on exit."""
+    SmolLM2-135M) with a ``context`` of tokens; stopped on exit."""
     port = _free_port()
     out = open(log or os.devnull, "w")  # noqa: SIM115 - closed below
     process = subprocess.Popen(
-        [sys.executable, "-c", SERVE, str(gguf or gguf_path()), str(port), str(threads)],
+        [
+            sys.executable,
+            "-c",
+            SERVE,
+            str(gguf or gguf_path()),
+            str(port),
+            str(threads),
+            str(context),
+        ],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=out,
@@ -108,7 +116,8 @@ def llama_server(
 if __name__ == "__main__":  # python -m tests.local_llama [MODEL.gguf]
     gguf = Path(sys.argv[1]) if len(sys.argv) > 1 else None
     threads = int(os.environ.get("LLAMA_THREADS", "1"))
-    with llama_server(threads=threads, gguf=gguf) as (url, model):
+    context = int(os.environ.get("LLAMA_CONTEXT", "8192"))  # a scored task's prompt: 16384
+    with llama_server(threads=threads, gguf=gguf, context=context) as (url, model):
         print(f"--llm-base-url {url} --llm-model {model}", flush=True)
         try:
             while True:
