@@ -309,12 +309,12 @@ class Bench:
         than its mode measures, and sampled measured higher, both on selection worlds
         (``SELECTION_OFFSET`` above the evaluation seed) that the evaluation never plays.
         Returns ``evaluate``'s ``deterministic`` (None: its default, the mode)."""
-        if config.start_from is None or task.scored:
+        if config.start_from is None:
             return None
         episodes, at = self.args.episodes, self.eval_seed(seed) + SELECTION_OFFSET
         mode = evaluate(config, result.model, episodes=episodes, seed=at)
         extra["selection"] = {"seed": at, "mode": round(mode.value, 4)}
-        if sampled_may_beat_mode(config, result.history, mode, task.scored) is None:
+        if sampled_may_beat_mode(config, result.history, mode) is None:
             return None
         sampled = evaluate(config, result.model, episodes=episodes, seed=at, deterministic=False)
         extra["selection"]["sampled"] = round(sampled.value, 4)

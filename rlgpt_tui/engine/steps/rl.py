@@ -147,8 +147,8 @@ def evaluate_sampled(
     measurement is kept. Returns the kept evaluation, how the policy acts (``False``:
     sampled; ``None``: the default) and a note for the slow agent ("" when not needed)."""
     config = trained.config
-    rate = sampled_may_beat_mode(config, trained.result.history, mode, ctx.task.scored)
-    if rate is None:
+    in_training = sampled_may_beat_mode(config, trained.result.history, mode)
+    if in_training is None:
         return mode, None, ""
     ctx.emit(
         ev.EvaluationDone,
@@ -160,9 +160,11 @@ def evaluate_sampled(
     sampled = evaluate_solution(
         ctx, subject, config, model, best=best, env=trained.env, deterministic=False
     )
+    fmt = ctx.task.measure.format
     note = (
-        f"the policy's mode (mostly {config.start_from}) measured {mode.value:.2f}, below its "
-        f"training episodes' {rate:.2f}; sampled as trained it measured {sampled.value:.2f}"
+        f"the policy's mode (mostly {config.start_from}) measured {fmt(mode.value)}, below "
+        f"its training episodes' {fmt(in_training)}; sampled as trained it measured "
+        f"{fmt(sampled.value)}"
     )
     if sampled.value <= mode.value:
         return mode, None, note + ": the mode is kept"
