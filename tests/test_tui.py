@@ -250,7 +250,7 @@ def test_new_session_form_rejects_bad_numbers_and_libraries(tmp_path: Path) -> N
             app.screen.query_one("#library").value = str(tmp_path / "no-such-folder")
             await pilot.press("ctrl+s")  # the session is created in a worker: wait for it
             await until(pilot, lambda: "no such folder" in form_error(app), 10, "the error")
-            assert "use empty, builtin, user or a folder" in form_error(app)
+            assert "use empty, builtin, user, own or a folder" in form_error(app)
             assert SessionStore(tmp_path).list_sessions() == []
 
     asyncio.run(scenario())
