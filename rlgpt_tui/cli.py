@@ -620,11 +620,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     if args.minedojo_python:
         os.environ["RLGPT_MINEDOJO_PYTHON"] = args.minedojo_python  # read by make_world
+    from rlgpt_tui.agents.shelf import NAMED
+
     # the worlds load their kernels while torch, the session and the plan are set up (an
     # LLM session's checks of its endpoint, or of a library folder, come first: a bad one
     # fails without waiting), and torch's optimizer support imports while the world's
     # build waits on them
-    nothing_to_check = llm is None and args.library in ("empty", "builtin", "user", "own")
+    nothing_to_check = llm is None and args.library in NAMED
     preparing = [settings.prepare_first_worlds()] if nothing_to_check else []
     try:
         from rlgpt_tui.rl.train import load_optimizer_support

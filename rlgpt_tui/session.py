@@ -56,9 +56,6 @@ def make_team(
     return LLMTeam(client, env, shelf)
 
 
-LIBRARY_CHOICES = (EMPTY, BUILTIN, USER, OWN)
-
-
 def session_shelf(store: SessionStore, choice: str, env: str) -> SkillShelf:
     """What a session starts from (``--library``): ``empty``; ``builtin`` (the builtin
     templates); ``user`` (the sessions database's library for ``env``, newest version of each

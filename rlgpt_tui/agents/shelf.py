@@ -25,6 +25,7 @@ from rlgpt_tui.tasks import Task
 EMPTY, BUILTIN = "empty", "builtin"
 USER = "user"  # the user's library (the sessions database's), then the builtin templates
 OWN = "own"  # the user's library alone: what the LLM sessions of this database wrote
+NAMED = (EMPTY, BUILTIN, USER, OWN)  # the choices that are no folder
 PROMPT_SKILLS = 16  # skills shown to the slow agent at most
 PROMPT_CHARS = 3_000  # and characters of the shelf's section at most
 EXAMPLE_CHARS = 700  # a shelf skill shown as the fast agent's example is at most this long
