@@ -163,13 +163,14 @@ def main(argv: list[str] | None = None) -> int:
         shown = "no finished session" if line is None else json.dumps(line)
         print(f"{task}: exit {code}; {shown}", flush=True)
     authors = Counter(s.author for s in store.skills(args.env))
+    done = finished_sessions(store)
     report = {
         "benchmark": "curriculum",
         "command": "python benchmarks/curriculum.py " + " ".join(sys.argv[1:]),
         "llm_model": args.llm_model,
         "env": args.env,
         "seconds": round(time.perf_counter() - started, 1),
-        "sessions": [finished_sessions(store).get(t, {"task": t}) for t in tasks],
+        "sessions": [done.get(t, {"task": t}) for t in tasks],
         "library": {"skills": sum(authors.values()), "authors": dict(authors)},
     }
     print(json.dumps(report))
