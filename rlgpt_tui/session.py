@@ -24,6 +24,7 @@ from rlgpt_tui.agents.shelf import (
     builtin_shelf,
     folder_shelf,
     merged,
+    reused,
 )
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.chain import run_task_chain
@@ -58,26 +59,20 @@ def make_team(
 
 def session_shelf(store: SessionStore, choice: str, env: str) -> SkillShelf:
     """What a session starts from (``--library``): ``empty``; ``builtin`` (the builtin
-    templates); ``user`` (the sessions database's library for ``env``, newest version of each
-    name with its record, then the builtin templates for names it lacks); ``own`` (that
-    library alone); or a folder of skill files. A bad choice raises StoreError naming the
-    fix."""
+    templates); ``user`` (the sessions database's library for ``env``: of each name the best
+    proven version, else the newest, with its record; then the builtin templates for names it
+    lacks); ``own`` (that library alone); or a folder of skill files. A bad choice raises
+    StoreError naming the fix."""
     if choice == EMPTY:
         return SkillShelf()
     if choice == BUILTIN:
         return _builtin_for(env)
     if choice in (USER, OWN):
-        newest = {s.name: s for s in store.skills(env)}  # ordered by version: the last wins
-        mine = [
-            ShelfSkill(
-                s.name,
-                s.docstring,
-                s.source,
-                s.author,
-                s.record.prompt_text,
-            )
-            for s in newest.values()
-        ]
+        versions: dict[str, dict[int, tuple]] = {}
+        for s in store.skills(env):
+            entry = ShelfSkill(s.name, s.docstring, s.source, s.author, s.record.prompt_text)
+            versions.setdefault(s.name, {})[s.version] = (s.record, entry)
+        mine = [reused(name, found) for name, found in versions.items()]
         if choice == OWN:
             return SkillShelf(OWN, mine)
         return merged(USER, mine, _builtin_for(env))

@@ -51,9 +51,10 @@ def evaluation(rate: float, episodes: int, calls: dict[str, int]) -> dict:
 
 
 def record_session(
-    store: SessionStore, agent: str, code: str, by: str = "agent", rate: float = 0.5
+    store: SessionStore, agent: str, code: str, by: str = "agent", rate: float | None = 0.5
 ) -> int:
-    """A session whose fast agent (or a person) wrote go_to_tree, used by an RL policy."""
+    """A session whose fast agent (or a person) wrote go_to_tree, used by an RL policy
+    (``rate`` None: the session stopped before its evaluation)."""
     sid = store.create_session("collect_wood", "craftax", agent, {})
     events = [
         ev.SessionStarted(0, agent, task="collect_wood", env="craftax", settings={}),
@@ -68,13 +69,12 @@ def record_session(
             reason="ok",
             suggestion="",
         ),
-        ev.EvaluationDone(
-            0,
-            agent,
-            subject="collect_wood (RL policy)",
-            result=evaluation(rate, 8, {"go_to_tree": 10}),
-        ),
     ]
+    if rate is not None:
+        result = evaluation(rate, 8, {"go_to_tree": 10})
+        events.append(
+            ev.EvaluationDone(0, agent, subject="collect_wood (RL policy)", result=result)
+        )
     for event in events:
         store.record(sid, event)
     return sid
@@ -527,6 +527,48 @@ def test_a_session_started_from_the_library_shows_it_to_the_slow_agent_and_reuse
     )
     text = many.prompt_text(task)
     assert len(text) < 3_100 and text.endswith("more not shown)")
+
+
+def test_a_session_reuses_the_best_proven_version_not_a_newer_one_that_failed_or_never_ran(
+    tmp_path: Path,
+) -> None:
+    """A curriculum's stopped crafter_score session left unevaluated versions (one crashing
+    on every call) newer than versions that measured 0.56 and 1.00; the next session reused
+    the new ones. A session reuses the best proven version, from the database or a folder."""
+    store = SessionStore(tmp_path / "lib")
+    proven = GO_TO_TREE
+    worse = GO_TO_TREE.replace("explore(6)", "explore(2)")
+    untried = GO_TO_TREE.replace("explore(6)", "explore(3)")
+    better = GO_TO_TREE.replace("explore(6)", "explore(9)")
+    task = get_task("collect_wood")
+    walk = SubAction(name="go_to_tree", description="walk to a tree", mode="code")
+
+    def reused(library: str) -> str:
+        session = Session.create(store, tiny_settings(), llm, library=library)
+        code = session.team.fast.write_code(task, walk)
+        assert len(server.requests) == 0  # reuse: no LLM call
+        return code
+
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        llm = LLMSettings.resolve(server.base_url, server.model, backoff=0.01, max_retries=1)
+        record_session(store, "llm:qwen", proven, rate=1.0)  # v1: 8 of 8
+        record_session(store, "llm:qwen", worse, rate=0.0)  # v2: 0 of 8
+        record_session(store, "llm:qwen", untried, rate=None)  # v3: never evaluated
+        assert [s.version for s in store.skills()] == [1, 2, 3]
+        assert reused("own") == reused("user") == proven
+        folder = tmp_path / "shared"
+        assert cli("export", str(folder), sessions=tmp_path / "lib").returncode == 0
+        assert reused(str(folder)) == proven
+        for _ in range(3):  # v4 measures 24 of 24: proven further than v1's 8 of 8
+            record_session(store, "person", better, by="human", rate=1.0)
+        assert reused("own") == better
+    fresh = SessionStore(tmp_path / "nothing proven")
+    record_session(fresh, "llm:qwen", worse, rate=0.0)
+    record_session(fresh, "llm:qwen", untried, rate=None)
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        llm = LLMSettings.resolve(server.base_url, server.model, backoff=0.01, max_retries=1)
+        store = fresh
+        assert reused("own") == untried  # none proven: the newest
 
 
 def test_a_persons_code_edit_runs_library_skills_through_ctx_skill(tmp_path: Path) -> None:

@@ -19,8 +19,12 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rlgpt_tui.tasks import Task
+
+if TYPE_CHECKING:
+    from rlgpt_tui.skills.record import SkillRecord
 
 EMPTY, BUILTIN = "empty", "builtin"
 USER = "user"  # the user's library (the sessions database's), then the builtin templates
@@ -139,21 +143,31 @@ def builtin_shelf() -> SkillShelf:
 
 
 def folder_shelf(folder: Path, world: str) -> SkillShelf:
-    """The skill files of ``folder`` for ``world`` (the newest version of each name); a bad
-    file raises :class:`~rlgpt_tui.skills.skillfile.SkillFileError` naming it."""
+    """The skill files of ``folder`` for ``world`` (of each name, the version a session
+    reuses: :func:`~rlgpt_tui.skills.record.version_to_reuse`); a bad file raises
+    :class:`~rlgpt_tui.skills.skillfile.SkillFileError` naming it."""
     from rlgpt_tui.skills.record import SkillRecord
     from rlgpt_tui.skills.skillfile import SUFFIX, parse_skill_file
 
-    newest: dict[str, tuple[int, ShelfSkill]] = {}
+    versions: dict[str, dict[int, tuple[SkillRecord, ShelfSkill]]] = {}
     for path in sorted(folder.glob(f"*{SUFFIX}")):
         skill = parse_skill_file(path)
         if skill.world != world:
             continue
-        record = SkillRecord.from_dict(skill.record).prompt_text
-        entry = ShelfSkill(skill.name, skill.docstring, skill.source, skill.author, record)
-        if skill.name not in newest or newest[skill.name][0] < skill.version:
-            newest[skill.name] = (skill.version, entry)
-    return SkillShelf(str(folder), [entry for _, entry in newest.values()])
+        record = SkillRecord.from_dict(skill.record)
+        entry = ShelfSkill(
+            skill.name, skill.docstring, skill.source, skill.author, record.prompt_text
+        )
+        versions.setdefault(skill.name, {})[skill.version] = (record, entry)
+    return SkillShelf(str(folder), [reused(name, found) for name, found in versions.items()])
+
+
+def reused(name: str, versions: dict[int, tuple[SkillRecord, ShelfSkill]]) -> ShelfSkill:
+    """Of a skill's versions (number: its record and shelf entry), the one a session reuses."""
+    from rlgpt_tui.skills.record import version_to_reuse
+
+    chosen = version_to_reuse([(n, record) for n, (record, _) in versions.items()], name)
+    return versions[chosen][1]
 
 
 def merged(origin: str, first: list[ShelfSkill], then: SkillShelf) -> SkillShelf:

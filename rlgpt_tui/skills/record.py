@@ -123,3 +123,26 @@ class SkillRecord:
                 best=float(best) if isinstance(best, int | float) else None,
             )
         return out
+
+    def proven(self, name: str) -> float:
+        """How far the skill ``name`` is proven to serve: the lower end of the 95% interval
+        of the success measured on the task named like it (collect_wood's on collect_wood),
+        else on all its success-rate tasks pooled; 0.0 when never measured so."""
+        rates = [t for t in self.tasks.values() if t.measure == Measure.SUCCESS_RATE.value]
+        own = [t for t in rates if t.task == name and t.episodes]
+        pool = own or rates
+        episodes = sum(t.episodes for t in pool)
+        if not episodes:
+            return 0.0
+        return wilson_interval(sum(t.successes for t in pool), episodes)[0]
+
+
+def version_to_reuse(versions: list[tuple[int, SkillRecord]], name: str) -> int:
+    """Of a skill's ``versions`` (number, record), the one a session reuses: the best
+    proven (:meth:`SkillRecord.proven`), the newest among equals (so the newest when none is
+    proven). A later version is written when a skill failed somewhere or a session wrote its
+    own; one that was never evaluated, or measured worse, must not shadow a version that
+    worked: a 1.5B curriculum's crafter_score session, stopped before its first evaluation,
+    left unevaluated versions of collect_coal and make_wood_pickaxe (the second crashing on
+    every call) newer than the ones that measured 0.56 and 1.00."""
+    return max(versions, key=lambda v: (round(v[1].proven(name), 6), v[0]))[0]
