@@ -68,11 +68,14 @@ def session_shelf(store: SessionStore, choice: str, env: str) -> SkillShelf:
     if choice == BUILTIN:
         return _builtin_for(env)
     if choice in (USER, OWN):
-        versions: dict[str, dict[int, tuple]] = {}
-        for s in store.skills(env):
-            entry = ShelfSkill(s.name, s.docstring, s.source, s.author, s.record.prompt_text)
-            versions.setdefault(s.name, {})[s.version] = (s.record, entry)
-        mine = [reused(name, found) for name, found in versions.items()]
+        mine = reused(
+            (
+                s.version,
+                s.record,
+                ShelfSkill(s.name, s.docstring, s.source, s.author, s.record.prompt_text),
+            )
+            for s in store.skills(env)
+        )
         if choice == OWN:
             return SkillShelf(OWN, mine)
         return merged(USER, mine, _builtin_for(env))

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -149,7 +149,7 @@ def folder_shelf(folder: Path, world: str) -> SkillShelf:
     from rlgpt_tui.skills.record import SkillRecord
     from rlgpt_tui.skills.skillfile import SUFFIX, parse_skill_file
 
-    versions: dict[str, dict[int, tuple[SkillRecord, ShelfSkill]]] = {}
+    found: list[tuple[int, SkillRecord, ShelfSkill]] = []
     for path in sorted(folder.glob(f"*{SUFFIX}")):
         skill = parse_skill_file(path)
         if skill.world != world:
@@ -158,16 +158,22 @@ def folder_shelf(folder: Path, world: str) -> SkillShelf:
         entry = ShelfSkill(
             skill.name, skill.docstring, skill.source, skill.author, record.prompt_text
         )
-        versions.setdefault(skill.name, {})[skill.version] = (record, entry)
-    return SkillShelf(str(folder), [reused(name, found) for name, found in versions.items()])
+        found.append((skill.version, record, entry))
+    return SkillShelf(str(folder), reused(found))
 
 
-def reused(name: str, versions: dict[int, tuple[SkillRecord, ShelfSkill]]) -> ShelfSkill:
-    """Of a skill's versions (number: its record and shelf entry), the one a session reuses."""
+def reused(versions: Iterable[tuple[int, SkillRecord, ShelfSkill]]) -> list[ShelfSkill]:
+    """Of each name among ``versions`` (number, record, shelf entry), the version a session
+    reuses (:func:`~rlgpt_tui.skills.record.version_to_reuse`), in first-seen name order."""
     from rlgpt_tui.skills.record import version_to_reuse
 
-    chosen = version_to_reuse([(n, record) for n, (record, _) in versions.items()], name)
-    return versions[chosen][1]
+    by_name: dict[str, dict[int, tuple[SkillRecord, ShelfSkill]]] = {}
+    for number, record, entry in versions:
+        by_name.setdefault(entry.name, {})[number] = (record, entry)
+    return [
+        found[version_to_reuse([(n, record) for n, (record, _) in found.items()], name)][1]
+        for name, found in by_name.items()
+    ]
 
 
 def merged(origin: str, first: list[ShelfSkill], then: SkillShelf) -> SkillShelf:

@@ -145,4 +145,4 @@ def version_to_reuse(versions: list[tuple[int, SkillRecord]], name: str) -> int:
     worked: a 1.5B curriculum's crafter_score session, stopped before its first evaluation,
     left unevaluated versions of collect_coal and make_wood_pickaxe (the second crashing on
     every call) newer than the ones that measured 0.56 and 1.00."""
-    return max(versions, key=lambda v: (round(v[1].proven(name), 6), v[0]))[0]
+    return max(versions, key=lambda v: (v[1].proven(name), v[0]))[0]
