@@ -246,6 +246,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     export_skills.add_argument("folder", metavar="DIR")
     export_skills.add_argument("--world", help="only this world's skills")
+    export_skills.add_argument(
+        "--plan",
+        metavar="TASK",
+        help="also write `plan`: the skills composed for TASK's steps, each by the skill "
+        "proven on it (for `table2.py --skills DIR --script plan`)",
+    )
     _add_sessions_dir(export_skills, suppress=True)
     import_skills = verbs.add_parser(
         "import", help="add a folder of skill files (all checked first; a bad one adds none)"
@@ -765,8 +771,15 @@ def cmd_skills(args: argparse.Namespace) -> int:
         versions = store.skills(skill.world, skill.name)
         console.print(skill_markdown(skill, versions), markup=False, highlight=False)
     elif args.action == "export":
+        from rlgpt_tui.tasks import get_task
+
+        task = get_task(args.plan) if args.plan else None  # a bad name: one line, no files
         written = store.export_skills(args.folder, args.world)
         console.print(f"wrote {len(written)} skill file(s) to {args.folder}")
+        if task is not None:
+            world = args.world or _only_world(store)
+            path, steps = store.export_plan(args.folder, task, world)
+            console.print(f"wrote {path.name}: {steps}", markup=False, highlight=False)
     else:
         added, known = store.import_skills(args.folder)
         names = ", ".join(s.label for s in added) or "none"
@@ -775,6 +788,15 @@ def cmd_skills(args: argparse.Namespace) -> int:
             f"{known} already in the library"
         )
     return 0
+
+
+def _only_world(store: Any) -> str:
+    """The one world the library holds skills of; a UsageError naming the fix otherwise."""
+    worlds = sorted({skill.world for skill in store.skills()})
+    if len(worlds) != 1:
+        held = ", ".join(worlds) or "none"
+        raise UsageError(f"--plan needs --world: the library holds skills of {held}")
+    return worlds[0]
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:

@@ -51,18 +51,24 @@ def evaluation(rate: float, episodes: int, calls: dict[str, int]) -> dict:
 
 
 def record_session(
-    store: SessionStore, agent: str, code: str, by: str = "agent", rate: float | None = 0.5
+    store: SessionStore,
+    agent: str,
+    code: str,
+    by: str = "agent",
+    rate: float | None = 0.5,
+    task: str = "collect_wood",
+    skill: str = "go_to_tree",
 ) -> int:
-    """A session whose fast agent (or a person) wrote go_to_tree, used by an RL policy
-    (``rate`` None: the session stopped before its evaluation)."""
-    sid = store.create_session("collect_wood", "craftax", agent, {})
+    """A session on ``task`` whose fast agent (or a person) wrote ``skill``, used by an RL
+    policy (``rate`` None: the session stopped before its evaluation)."""
+    sid = store.create_session(task, "craftax", agent, {})
     events = [
-        ev.SessionStarted(0, agent, task="collect_wood", env="craftax", settings={}),
-        ev.CodeWritten(0, agent, subaction="go_to_tree", code=code, attempt=0, source=by),
+        ev.SessionStarted(0, agent, task=task, env="craftax", settings={}),
+        ev.CodeWritten(0, agent, subaction=skill, code=code, attempt=0, source=by),
         ev.SubActionDone(
             0,
             agent,
-            subaction="go_to_tree",
+            subaction=skill,
             mode="code",
             code=code,
             success=True,
@@ -71,10 +77,8 @@ def record_session(
         ),
     ]
     if rate is not None:
-        result = evaluation(rate, 8, {"go_to_tree": 10})
-        events.append(
-            ev.EvaluationDone(0, agent, subject="collect_wood (RL policy)", result=result)
-        )
+        result = evaluation(rate, 8, {skill: 10})
+        events.append(ev.EvaluationDone(0, agent, subject=f"{task} (RL policy)", result=result))
     for event in events:
         store.record(sid, event)
     return sid
@@ -603,3 +607,54 @@ def test_a_persons_code_edit_runs_library_skills_through_ctx_skill(tmp_path: Pat
         assert "go_to_tree" in str(error)
     else:
         raise AssertionError("an unknown library skill was accepted")
+
+
+def test_a_plan_exported_for_a_task_has_each_step_done_by_the_skill_proven_on_it(
+    tmp_path: Path,
+) -> None:
+    """A 1.5B model's collect_drink session named its skill go_to_water, and its eat_plant
+    never once ate a plant: a plan of the library's skills by name alone left drinking out
+    and kept eat_plant. `skills export DIR --plan TASK` composes the plan that table2.py
+    runs (`--script plan`): each step by the skill named like it, else by the one proven on
+    the task of that name (not a step's own skill that merely served beside it), never by
+    one that failed there; and that plan, run in the world, drinks through go_to_water."""
+    from rlgpt_tui.agents.shelf import folder_shelf
+    from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
+    from rlgpt_tui.rl.train import evaluate
+    from rlgpt_tui.skills.compose import COMPOSED_PLAN
+    from rlgpt_tui.skills.validation import validate
+
+    store = SessionStore(tmp_path / "lib")
+    water = 'def act(ctx):\n    yield from ctx.collect("water", max_steps=60)\n    return True\n'
+    plant = "def act(ctx):\n    yield Action.NOOP\n    return False\n"
+    record_session(store, "llm:qwen", COLLECT_WOOD, task="collect_wood", skill="collect_wood")
+    record_session(store, "llm:qwen", water, rate=0.75, task="collect_drink", skill="go_to_water")
+    # collect_wood also served collect_drink, beside go_to_water, at a higher rate
+    record_session(
+        store, "llm:qwen", COLLECT_WOOD, rate=1.0, task="collect_drink", skill="collect_wood"
+    )
+    record_session(store, "llm:qwen", plant, rate=0.0, task="eat_plant", skill="eat_plant")
+    folder = tmp_path / "shared"
+    done = cli("export", str(folder), "--plan", "crafter_score", sessions=tmp_path / "lib")
+    assert done.returncode == 0, done.stderr
+    assert "wrote plan-craftax-v1.py: collect_wood, collect_drink by go_to_water\n" in done.stdout
+    plan = folder_shelf(folder, "craftax").find(COMPOSED_PLAN)
+    assert plan is not None and "eat_plant" not in plan.source
+    assert "go_to_water v1" in plan.docstring and "llm:qwen" in plan.docstring
+    composed = validate(COMPOSED_PLAN, plan.source)
+    config = RLConfig(
+        task="collect_drink", coded_actions=[CodedActionSpec.of(composed)], num_envs=4
+    )
+    result = evaluate(config, only_coded=COMPOSED_PLAN, episodes=4, seed=3).as_dict()
+    begun = result["coded_calls"][COMPOSED_PLAN]["begun"]
+    assert begun.get("collect_drink", 0) >= 1, begun
+    assert result["success_rate"] > 0, result  # it drank: go_to_water's code ran as the step
+
+    # bad input: one line naming the fix, no folder written
+    wrong = cli(
+        "export", str(tmp_path / "none"), "--plan", "crafter_scor", sessions=tmp_path / "lib"
+    )
+    assert wrong.returncode == 2 and "rlgpt-tui tasks" in wrong.stderr
+    assert len(wrong.stderr.strip().splitlines()) == 1 and not (tmp_path / "none").exists()
+    empty = cli("export", str(tmp_path / "e"), "--plan", "collect_iron", sessions=tmp_path / "new")
+    assert empty.returncode != 0 and "--plan needs --world" in empty.stderr, empty.stderr

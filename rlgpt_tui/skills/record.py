@@ -8,6 +8,7 @@ the slow agent's prompt shows it the same way from either (:attr:`SkillRecord.pr
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -124,13 +125,31 @@ class SkillRecord:
             )
         return out
 
+    def _rates(self) -> list[TaskRecord]:
+        """Its measured success-rate tasks."""
+        return [
+            t for t in self.tasks.values() if t.measure == Measure.SUCCESS_RATE.value and t.episodes
+        ]
+
+    def proven_on(self, task: str) -> float | None:
+        """The lower end of the 95% interval of the success measured on ``task`` when this
+        skill served it; None when never measured there."""
+        found = next((t for t in self._rates() if t.task == task), None)
+        return None if found is None else found.ci95[0]
+
+    def failed_on(self, task: str) -> bool:
+        """Whether it served ``task`` in evaluations and the task never once succeeded."""
+        found = next((t for t in self._rates() if t.task == task), None)
+        return found is not None and found.successes == 0
+
     def proven(self, name: str) -> float:
         """How far the skill ``name`` is proven to serve: the lower end of the 95% interval
         of the success measured on the task named like it (collect_wood's on collect_wood),
         else on all its success-rate tasks pooled; 0.0 when never measured so."""
-        rates = [t for t in self.tasks.values() if t.measure == Measure.SUCCESS_RATE.value]
-        own = [t for t in rates if t.task == name and t.episodes]
-        pool = own or rates
+        own = self.proven_on(name)
+        if own is not None:
+            return own
+        pool = self._rates()
         episodes = sum(t.episodes for t in pool)
         if not episodes:
             return 0.0
@@ -146,3 +165,28 @@ def version_to_reuse(versions: list[tuple[int, SkillRecord]], name: str) -> int:
     left unevaluated versions of collect_coal and make_wood_pickaxe (the second crashing on
     every call) newer than the ones that measured 0.56 and 1.00."""
     return max(versions, key=lambda v: (v[1].proven(name), v[0]))[0]
+
+
+def skills_for_steps(steps: Sequence[str], records: Mapping[str, SkillRecord]) -> dict[str, str]:
+    """Which skill of ``records`` (name -> its reused version's record) does each of
+    ``steps`` in a plan composed from a library: the skill named like the step; where there
+    is none, the skill best proven on the task of that name (:meth:`SkillRecord.proven_on`)
+    among those named like no step (a step's own skill that served the task beside others,
+    collect_coal on make_iron_pickaxe, does not do it); never one that served the task
+    and saw it fail in every episode. Steps no skill fits are left out. A 1.5B model's
+    collect_drink and eat_cow sessions named their skills go_to_water and go_to_cow: a
+    plan by names alone left drinking and eating out, and kept its eat_plant, which never
+    once ate a plant."""
+    chosen: dict[str, str] = {}
+    for step in steps:
+        fits = [
+            name
+            for name, record in records.items()
+            if (name == step or (name not in steps and record.proven_on(step) is not None))
+            and not records[name].failed_on(step)
+        ]
+        if fits:
+            chosen[step] = max(
+                fits, key=lambda name: (name == step, records[name].proven_on(step) or 0.0)
+            )
+    return chosen

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlite_utils import Database
 
@@ -35,8 +35,11 @@ from rlgpt_tui.store.library import (
 )
 from rlgpt_tui.store.library import find as find_versions
 from rlgpt_tui.store.schema import MIGRATIONS, SCHEMA_VERSION
-from rlgpt_tui.tasks import Measure
+from rlgpt_tui.tasks import Measure, Task
 from rlgpt_tui.text import safe_data, short_name
+
+if TYPE_CHECKING:
+    from rlgpt_tui.skills.skillfile import SkillFile
 
 ENV_SESSIONS_DIR = "RLGPT_SESSIONS_DIR"
 DB_NAME = "rlgpt.db"
@@ -363,36 +366,75 @@ class SessionStore:
 
     def export_skills(self, folder: Path | str, world: str | None = None) -> list[Path]:
         """Write every skill version as ``<name>-<world>-v<version>.py`` with its header."""
-        from rlgpt_tui.skills.skillfile import SkillFile, format_skill_file
+        from rlgpt_tui.skills.skillfile import SkillFile
 
-        folder = Path(folder)
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise LibraryError(
-                f"cannot create {folder}: {error.strerror}; pass a writable folder"
-            ) from None
-        written = []
-        for skill in self.skills(world):
-            shared = SkillFile(
-                name=skill.name,
-                world=skill.world,
-                source=skill.source,
-                version=skill.version,
-                author=skill.author,
-                docstring=skill.docstring,
-                made_in=skill.made_in,
-                record=skill.record.as_dict(),
+        folder = _writable(folder)
+        return [
+            _write_skill(
+                folder,
+                SkillFile(
+                    name=skill.name,
+                    world=skill.world,
+                    source=skill.source,
+                    version=skill.version,
+                    author=skill.author,
+                    docstring=skill.docstring,
+                    made_in=skill.made_in,
+                    record=skill.record.as_dict(),
+                ),
             )
-            path = folder / shared.file_name
-            try:
-                path.write_text(format_skill_file(shared))
-            except OSError as error:
-                raise LibraryError(
-                    f"cannot write {path}: {error.strerror}; pass a writable folder"
-                ) from None
-            written.append(path)
-        return written
+            for skill in self.skills(world)
+        ]
+
+    def export_plan(self, folder: Path | str, task: Task, world: str) -> tuple[Path, str]:
+        """Write ``plan-<world>-v1.py``: the library's skills for ``world`` composed into one
+        coded action for ``task``, its steps (:meth:`Task.steps`, from the world's
+        documentation) in order, each done by the skill that fits it
+        (:func:`~rlgpt_tui.skills.record.skills_for_steps`; of each name the version a
+        session reuses). rlgpt composes it; no model planned it. Returns the path and a
+        line naming which skill does which step. Raises LibraryError when no step fits."""
+        from rlgpt_tui.envs.registry import world_info
+        from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
+        from rlgpt_tui.skills.record import skills_for_steps, version_to_reuse
+        from rlgpt_tui.skills.skillfile import SkillFile
+
+        docs = world_info(world).documentation()
+        by_name: dict[str, dict[int, LibrarySkill]] = {}
+        for skill in self.skills(world):
+            if skill.name != COMPOSED_PLAN:
+                by_name.setdefault(skill.name, {})[skill.version] = skill
+        reused = {
+            name: found[version_to_reuse([(v, s.record) for v, s in found.items()], name)]
+            for name, found in by_name.items()
+        }
+        records = {name: skill.record for name, skill in reused.items()}
+        doers = skills_for_steps([step.name for step in task.steps(docs)], records)
+        chosen = [(step, reused[name]) for step, name in doers.items()]
+        if not chosen:
+            raise LibraryError(
+                f"no {world} skill of the library fits a step of {task.name}: run sessions "
+                f"on its steps first (`rlgpt-tui run --task ... --library own`)"
+            )
+        steps = ", ".join(
+            step if skill.name == step else f"{step} by {skill.name}" for step, skill in chosen
+        )
+        authors = sorted({skill.author for _, skill in chosen})
+        versions = ", ".join(
+            skill.label if skill.name == step else f"{step}: {skill.label}"
+            for step, skill in chosen
+        )
+        plan = SkillFile(
+            name=COMPOSED_PLAN,
+            world=world,
+            source=compose_sources([(step, s.source) for step, s in chosen], docs.recipes),
+            version=1,
+            author=authors[0] if len(authors) == 1 else "several authors",
+            docstring=f"{task.name}: the library's skills composed by rlgpt in the steps' "
+            f"order ({versions}; by {', '.join(authors)})",
+            made_in=f"composed from {self.path}",
+            record={},
+        )
+        return _write_skill(_writable(folder), plan), steps
 
     def import_skills(self, folder: Path | str) -> tuple[list[LibrarySkill], int]:
         """Add a folder of skill files to the library: every file is checked first (header,
@@ -740,3 +782,29 @@ def _owner_alive(pid: int | None, host: str | None) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def _writable(folder: Path | str) -> Path:
+    """``folder``, created where missing; LibraryError naming the fix when it cannot be."""
+    folder = Path(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise LibraryError(
+            f"cannot create {folder}: {error.strerror}; pass a writable folder"
+        ) from None
+    return folder
+
+
+def _write_skill(folder: Path, skill: SkillFile) -> Path:
+    """``skill`` as its file in ``folder``; LibraryError naming the fix when it cannot be."""
+    from rlgpt_tui.skills.skillfile import format_skill_file
+
+    path = folder / skill.file_name
+    try:
+        path.write_text(format_skill_file(skill))
+    except OSError as error:
+        raise LibraryError(
+            f"cannot write {path}: {error.strerror}; pass a writable folder"
+        ) from None
+    return path
