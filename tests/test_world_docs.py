@@ -170,9 +170,41 @@ def test_a_scored_task_lists_a_step_for_every_achievement_in_tech_tree_order() -
         team.fast.write_code(task, eat)
         request = server.requests[-1]["messages"][-1]["content"]
     assert "What this step does in this world: find a cow" in request
-    assert "`yield from ctx.collect('cow')` reaches and hits a cow" in request
+    assert "`yield from ctx.collect('cow')` reaches the nearest cow and hits it" in request
     assert [s.name for s in task.steps(docs)] == names
     assert get_task("collect_stone").steps(docs)[-1].name == "collect_stone"
+
+
+def test_a_goal_without_recipe_steps_is_told_what_it_takes_whatever_the_sub_action() -> None:
+    """A 1.5B model's wake_up session, told nothing of the goal, looked for a 'sleep' block
+    three times and ended with no valid code; its eat_cow session's go_to_cow walked to the
+    cow and called ctx.do. For a goal the recipes give no steps (eat_cow, wake_up), the slow
+    agent reads what the world's documentation says it takes, and the fast agent gets that
+    for a sub-action of any name, with the helper that reaches the creature."""
+    docs = world_info("craftax").documentation()
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        llm = LLMSettings.resolve(server.base_url, server.model, backoff=0.01, max_retries=1)
+        team = make_team(llm, "craftax")
+        asked = {}
+        for task, sub in (("eat_cow", "go_to_cow"), ("wake_up", "go_to_sleep")):
+            walk = SubAction(name=sub, description="the first part", mode="code")
+            team.fast.write_code(get_task(task), walk)
+            asked[task] = server.requests[-1]["messages"][-1]["content"]
+    eat, sleep = docs.tech_tree.skills["eat_cow"], docs.tech_tree.skills["wake_up"]
+    assert f"What the task's goal takes in this world: eat_cow: {eat}." in asked["eat_cow"]
+    assert "`yield from ctx.collect('cow')` reaches the nearest cow" in asked["eat_cow"]
+    assert f"What the task's goal takes in this world: wake_up: {sleep}." in asked["wake_up"]
+    slow = prompts_of("craftax", "wake_up", judge=False)["slow"]
+    assert (
+        f"do not list steps for this goal. What it takes in this world: wake_up: {sleep}." in slow
+    )
+    # a goal of several steps: a sub-action that is none of them gets no goal note
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        llm = LLMSettings.resolve(server.base_url, server.model, backoff=0.01, max_retries=1)
+        team = make_team(llm, "craftax")
+        go = SubAction(name="go_to_iron", description="walk to iron", mode="code")
+        team.fast.write_code(get_task("make_iron_pickaxe"), go)
+        assert "task's goal takes" not in server.requests[-1]["messages"][-1]["content"]
 
 
 def test_a_scored_replan_with_every_steps_verdict_stays_bounded() -> None:

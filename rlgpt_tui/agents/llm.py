@@ -115,9 +115,24 @@ class _LLMRole:
 
     def goal_steps(self, task: Task) -> str:
         """The steps the task's goal needs, ordered from the world's recipes (a line
-        saying so where the recipes do not say, e.g. a score or a creature)."""
+        saying so where the recipes do not say, e.g. a score or a creature, with what the
+        world's documentation says the achievement takes)."""
         steps = steps_text(task.steps(self.docs), self._library_note)
-        return steps or "The world's recipes do not list steps for this goal."
+        if steps:
+            return steps
+        goal = self._goal_step(task)
+        what = f" What it takes in this world: {goal.text()}." if goal is not None else ""
+        return "The world's recipes do not list steps for this goal." + what
+
+    def _goal_step(self, task: Task) -> Step | None:
+        """The world's word on a goal of one step or none (collect_drink's recipe step;
+        for eat_cow or wake_up, what the tech tree says its skill does): what any sub-action
+        of that task works toward. A 1.5B model's wake_up session, told nothing of it, looked
+        for a 'sleep' block three times and ended with no valid code."""
+        steps = task.steps(self.docs)
+        if task.scored or len(steps) > 1 or not task.goal.achievement:
+            return None
+        return next((s for s in self.docs.score_steps() if s.name == task.goal.achievement), None)
 
     def step_names(self, task: Task) -> list[str]:
         """The names of the goal's steps (``collect_wood``, ``place_table``, ...)."""
@@ -245,13 +260,21 @@ class LLMFastAgent(_LLMRole, FastAgent):
 
     def _step_note(self, task: Task, name: str) -> str:
         """What the world's documentation says of a goal step its recipes do not cover
-        (eat_cow, wake_up on a scored task), and the creature or block it reaches."""
+        (eat_cow, wake_up on a scored task), and the creature or block it reaches; for a
+        sub-action that is no step of a goal of one step or none (go_to_cow on eat_cow),
+        what that goal takes."""
         step = next((s for s in task.steps(self.docs) if s.name == name), None)
-        if step is None or not step.description:
+        if step is not None and step.description:
+            note = f"\nWhat this step does in this world: {step.description}."
+        elif step is None and (step := self._goal_step(task)) is not None:
+            note = f"\nWhat the task's goal takes in this world: {step.text()}."
+        else:
             return ""
-        note = f"\nWhat this step does in this world: {step.description}."
         if step.target:
-            note += f" `yield from ctx.collect({step.target!r})` reaches and hits a {step.target}."
+            note += (
+                f" `yield from ctx.collect({step.target!r})` reaches the nearest {step.target}"
+                " and hits it until something is gained."
+            )
         return note
 
     def write_rl(self, task, sub, coded, env: str = "craftax") -> RLAnswer:
