@@ -14,10 +14,13 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rlgpt_tui import __version__
 from rlgpt_tui.envs.registry import WORLDS
+
+if TYPE_CHECKING:
+    from rlgpt_tui.store import SessionStore
 
 WORLD_HELP = ", ".join(f"{w.name} ({w.doc})" for w in WORLDS.values())
 
@@ -774,10 +777,10 @@ def cmd_skills(args: argparse.Namespace) -> int:
         from rlgpt_tui.tasks import get_task
 
         task = get_task(args.plan) if args.plan else None  # a bad name: one line, no files
+        world = (args.world or _only_world(store)) if task is not None else args.world
         written = store.export_skills(args.folder, args.world)
         console.print(f"wrote {len(written)} skill file(s) to {args.folder}")
         if task is not None:
-            world = args.world or _only_world(store)
             path, steps = store.export_plan(args.folder, task, world)
             console.print(f"wrote {path.name}: {steps}", markup=False, highlight=False)
     else:
@@ -790,12 +793,13 @@ def cmd_skills(args: argparse.Namespace) -> int:
     return 0
 
 
-def _only_world(store: Any) -> str:
+def _only_world(store: SessionStore) -> str:
     """The one world the library holds skills of; a UsageError naming the fix otherwise."""
     worlds = sorted({skill.world for skill in store.skills()})
-    if len(worlds) != 1:
-        held = ", ".join(worlds) or "none"
-        raise UsageError(f"--plan needs --world: the library holds skills of {held}")
+    if not worlds:
+        raise UsageError("--plan: the library holds no skills; run sessions first")
+    if len(worlds) > 1:
+        raise UsageError(f"--plan needs --world: the library holds skills of {', '.join(worlds)}")
     return worlds[0]
 
 

@@ -657,4 +657,5 @@ def test_a_plan_exported_for_a_task_has_each_step_done_by_the_skill_proven_on_it
     assert wrong.returncode == 2 and "rlgpt-tui tasks" in wrong.stderr
     assert len(wrong.stderr.strip().splitlines()) == 1 and not (tmp_path / "none").exists()
     empty = cli("export", str(tmp_path / "e"), "--plan", "collect_iron", sessions=tmp_path / "new")
-    assert empty.returncode != 0 and "--plan needs --world" in empty.stderr, empty.stderr
+    assert empty.returncode == 2 and "no skills; run sessions first" in empty.stderr
+    assert not (tmp_path / "e").exists()
