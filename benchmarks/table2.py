@@ -155,9 +155,14 @@ def coded_specs(names: list[str]) -> list[CodedActionSpec]:
 
 class FolderSkills:
     """Coded skills from a folder of skill files (or plain ``.py`` files named after their
-    action): who wrote them is in each file's header."""
+    action): who wrote them is in each file's header. A folder that `rlgpt-tui skills
+    export` wrote holds every version of a name: of those, the one a session reuses
+    (:func:`~rlgpt_tui.skills.record.version_to_reuse`) is used, as ``--library FOLDER``
+    does."""
 
     def __init__(self, folder: Path, script: str | None = None) -> None:
+        from rlgpt_tui.skills.record import SkillRecord, version_to_reuse
+        from rlgpt_tui.skills.skillfile import HEADER_START, parse_skill_file
         from rlgpt_tui.skills.validation import validate_file
 
         files = sorted(Path(folder).glob("*.py"))
@@ -166,12 +171,23 @@ class FolderSkills:
         self.folder = folder
         self.sources: dict[str, str] = {}
         self.authors: dict[str, str] = {}
+        self.versions: dict[str, int] = {}  # the version used, where files give one
+        found: dict[str, dict[int, tuple[SkillRecord, str, str]]] = {}
         for path in files:
             action = validate_file(path)  # header name, validated like any coded action
-            if action.name in self.sources:
-                raise ValueError(f"--skills {folder}: two files define {action.name!r}")
-            self.sources[action.name] = action.source
-            self.authors[action.name] = _author(path)
+            version, record, author = 1, SkillRecord(), "person"  # a plain file
+            if path.read_text().startswith(HEADER_START):
+                shared = parse_skill_file(path)
+                version, author = shared.version, shared.author
+                record = SkillRecord.from_dict(shared.record)
+            versions = found.setdefault(action.name, {})
+            if version in versions:
+                raise ValueError(f"--skills {folder}: two files define {action.name!r} v{version}")
+            versions[version] = (record, action.source, author)
+        for name, versions in found.items():
+            chosen = version_to_reuse([(v, record) for v, (record, _, _) in versions.items()], name)
+            _, self.sources[name], self.authors[name] = versions[chosen]
+            self.versions[name] = chosen
         if script is not None and script not in self.sources:
             raise ValueError(f"--script {script}: not a skill of {folder}")
         self.script_name = script
@@ -190,15 +206,6 @@ class FolderSkills:
 
     def specs(self, names: list[str]) -> list[CodedActionSpec]:
         return [CodedActionSpec(name=name, source=self.sources[name]) for name in names]
-
-
-def _author(path: Path) -> str:
-    """A skill file's author (its header's), or ``person`` for a plain file."""
-    from rlgpt_tui.skills.skillfile import HEADER_START, parse_skill_file
-
-    if not path.read_text().startswith(HEADER_START):
-        return "person"
-    return parse_skill_file(path).author
 
 
 def script_skill(task: Task) -> str:
@@ -702,7 +709,11 @@ def main(argv: list[str] | None = None) -> None:
                 else (f"skills folder {args.skills}" if args.skills else "builtin agent"),
                 "skills": None
                 if bench.folder is None
-                else {"folder": str(args.skills), "authors": bench.folder.authors},
+                else {
+                    "folder": str(args.skills),
+                    "authors": bench.folder.authors,
+                    "versions": bench.folder.versions,
+                },
                 "seeds": args.seeds,
                 "budget": args.samples,
                 "rl_from_code": {

@@ -387,18 +387,24 @@ class SessionStore:
         ]
 
     def export_plan(self, folder: Path | str, task: Task, world: str) -> tuple[Path, str]:
-        """Write ``plan-<world>-v1.py``: the library's skills for ``world`` composed into one
-        coded action for ``task``, its steps (:meth:`Task.steps`, from the world's
-        documentation) in order, each done by the skill that fits it
-        (:func:`~rlgpt_tui.skills.record.skills_for_steps`; of each name the version a
-        session reuses). rlgpt composes it; no model planned it. Returns the path and a
-        line naming which skill does which step. Raises LibraryError when no step fits."""
-        from rlgpt_tui.envs.registry import world_info
-        from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
-        from rlgpt_tui.skills.record import skills_for_steps, version_to_reuse
-        from rlgpt_tui.skills.skillfile import SkillFile
+        """Write ``plan-<world>-v<n>.py``: the library's skills for ``world`` composed into
+        one coded action for ``task`` (:meth:`plan_steps`, :meth:`write_plan`). Returns the
+        path and a line naming which skill does which step."""
+        chosen = self.plan_steps(task, world)
+        steps = ", ".join(
+            step if skill.name == step else f"{step} by {skill.name}" for step, skill in chosen
+        )
+        return self.write_plan(folder, task, world, chosen), steps
 
-        docs = world_info(world).documentation()
+    def plan_steps(self, task: Task, world: str) -> list[tuple[str, LibrarySkill]]:
+        """``task``'s steps (:meth:`Task.steps`, from the world's documentation) in order,
+        each with the library skill that does it (:func:`~rlgpt_tui.skills.record.
+        skills_for_steps`; of each name the version a session reuses); steps no skill fits
+        are left out. Raises LibraryError when none fits."""
+        from rlgpt_tui.envs.registry import world_info
+        from rlgpt_tui.skills.compose import COMPOSED_PLAN
+        from rlgpt_tui.skills.record import skills_for_steps, version_to_reuse
+
         by_name: dict[str, dict[int, LibrarySkill]] = {}
         for skill in self.skills(world):
             if skill.name != COMPOSED_PLAN:
@@ -408,33 +414,51 @@ class SessionStore:
             for name, found in by_name.items()
         }
         records = {name: skill.record for name, skill in reused.items()}
-        doers = skills_for_steps([step.name for step in task.steps(docs)], records)
-        chosen = [(step, reused[name]) for step, name in doers.items()]
+        steps = [step.name for step in task.steps(world_info(world).documentation())]
+        chosen = [(step, reused[name]) for step, name in skills_for_steps(steps, records).items()]
         if not chosen:
             raise LibraryError(
                 f"no {world} skill of the library fits a step of {task.name}: run sessions "
                 f"on its steps first (`rlgpt-tui run --task ... --library own`)"
             )
-        steps = ", ".join(
-            step if skill.name == step else f"{step} by {skill.name}" for step, skill in chosen
-        )
+        return chosen
+
+    def write_plan(
+        self,
+        folder: Path | str,
+        task: Task,
+        world: str,
+        chosen: list[tuple[str, LibrarySkill]],
+        how: str = "",
+    ) -> Path:
+        """Write the ``plan`` skill file: ``chosen`` (step, the skill that does it) composed
+        by rlgpt into one coded action in that order (no model planned it), its docstring
+        naming each step's skill version and author, and ``how`` they were chosen. Its
+        version is above any ``plan`` the library holds, so that a session reusing the
+        folder takes it."""
+        from rlgpt_tui.envs.registry import world_info
+        from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
+        from rlgpt_tui.skills.skillfile import SkillFile
+
+        recipes = world_info(world).documentation().recipes
         authors = sorted({skill.author for _, skill in chosen})
         versions = ", ".join(
             skill.label if skill.name == step else f"{step}: {skill.label}"
             for step, skill in chosen
         )
+        held = [s.version for s in self.skills(world, COMPOSED_PLAN)]
         plan = SkillFile(
             name=COMPOSED_PLAN,
             world=world,
-            source=compose_sources([(step, s.source) for step, s in chosen], docs.recipes),
-            version=1,
+            source=compose_sources([(step, s.source) for step, s in chosen], recipes),
+            version=max(held, default=0) + 1,
             author=authors[0] if len(authors) == 1 else "several authors",
             docstring=f"{task.name}: the library's skills composed by rlgpt in the steps' "
-            f"order ({versions}; by {', '.join(authors)})",
+            f"order ({versions}; by {', '.join(authors)}){how}",
             made_in=f"composed from {self.path}",
             record={},
         )
-        return _write_skill(_writable(folder), plan), steps
+        return _write_skill(_writable(folder), plan)
 
     def import_skills(self, folder: Path | str) -> tuple[list[LibrarySkill], int]:
         """Add a folder of skill files to the library: every file is checked first (header,
