@@ -46,6 +46,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--selection-seed", type=int, default=70_000, help="first world seed")
     parser.add_argument("--seeds", type=int, default=2, help="selection world seeds")
     parser.add_argument("--episodes", type=int, default=32, help="episodes per seed")
+    parser.add_argument(
+        "--passes", type=int, default=2, help="passes over the steps (stops when one changes none)"
+    )
     return parser.parse_args(argv)
 
 
@@ -97,20 +100,24 @@ def main(argv: list[str] | None = None) -> int:
     first = best
     trace = [{"step": None, "skill": "the records' choice", "value": round(best, 2)}]
     print(f"the records' choice: {best:.2f}", flush=True)
-    for index, (step, current) in enumerate(choice):
-        options: list[LibrarySkill | None] = [*candidates(step, skills, steps), None]
-        for option in options:
-            if option is current or (option and current and option.id == current.id):
-                continue
-            tried = choice[:index] + [(step, option)] + choice[index + 1 :]
-            if all(s is None for _, s in tried):
-                continue
-            value = measure(plan_source(tried, task, args.world), task, args)
-            trace.append({"step": step, "skill": label(option), "value": round(value, 2)})
-            kept = value > best
-            print(f"{step}: {label(option)} {value:.2f} ({'kept' if kept else 'not kept'})")
-            if kept:
-                best, choice, current = value, tried, option
+    tried_plans = {plan_source(choice, task, args.world)}
+    for _ in range(args.passes):  # a later step's fix can change what suits an earlier one
+        changed = False
+        for index, step in enumerate(steps):
+            for option in [*candidates(step, skills, steps), None]:
+                tried = choice[:index] + [(step, option)] + choice[index + 1 :]
+                source = plan_source(tried, task, args.world) if any(s for _, s in tried) else ""
+                if not source or source in tried_plans:
+                    continue
+                tried_plans.add(source)
+                value = measure(source, task, args)
+                trace.append({"step": step, "skill": label(option), "value": round(value, 2)})
+                kept = value > best
+                print(f"{step}: {label(option)} {value:.2f} ({'kept' if kept else 'not kept'})")
+                if kept:
+                    best, choice, changed = value, tried, True
+        if not changed:
+            break
     chosen = [(step, s) for step, s in choice if s is not None]
     store.export_skills(args.out, args.world)
     seeds = f"{args.selection_seed}-{args.selection_seed + args.seeds - 1}"

@@ -1,0 +1,63 @@
+"""benchmarks/plan_search.py in its own process on a real library: each step's skill chosen
+by code alone's measure on selection worlds, the plan written for table2.py to run."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from rlgpt_tui.agents.shelf import folder_shelf
+from rlgpt_tui.skills.compose import COMPOSED_PLAN
+from rlgpt_tui.store import SessionStore
+from tests.test_library_store import record_session
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "benchmarks" / "plan_search.py"
+
+IDLE = "def act(ctx):\n    yield Action.NOOP\n    return False\n"  # never drinks
+WATER = 'def act(ctx):\n    yield from ctx.collect("water", max_steps=60)\n    return True\n'
+
+
+def test_the_search_replaces_a_step_skill_whose_record_misled_by_one_that_measures_higher(
+    tmp_path: Path,
+) -> None:
+    """A 1.5B model's collect_drink v3 measured 0.62 on collect_drink, yet made tools with
+    the plan's wood; the records' choice (the skill named like the step) put it in the
+    crafter_score plan, which fell from 19.0 to 7.9. The search measures each step's
+    candidates on selection worlds and keeps what scores higher: here the step's own skill
+    (recorded as serving collect_drink, but idle) gives way to go_to_water."""
+    store = SessionStore(tmp_path / "lib")
+    record_session(store, "llm:qwen", IDLE, rate=0.75, task="collect_drink", skill="collect_drink")
+    record_session(store, "llm:qwen", WATER, rate=0.5, task="collect_drink", skill="go_to_water")
+    out = tmp_path / "chosen"
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(SCRIPT),
+            "--sessions-dir",
+            str(tmp_path / "lib"),
+            "--task",
+            "collect_drink",
+            "--out",
+            str(out),
+            "--seeds",
+            "1",
+            "--episodes",
+            "6",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["records_choice"] == 0.0 and report["chosen"] > 0, report
+    assert report["steps"] == {"collect_drink": "go_to_water v1"}
+    assert all(e["skill"] != "left out" for e in report["evaluations"])  # no empty plan
+    plan = folder_shelf(out, "craftax").find(COMPOSED_PLAN)
+    assert plan is not None and 'ctx.collect("water"' in plan.source.replace("'", '"')
+    assert "Action.NOOP" not in plan.source
+    assert "plan_search.py on selection worlds 70000-70000" in plan.docstring
