@@ -31,6 +31,10 @@ def test_the_search_replaces_a_step_skill_whose_record_misled_by_one_that_measur
     store = SessionStore(tmp_path / "lib")
     record_session(store, "llm:qwen", IDLE, rate=0.75, task="collect_drink", skill="collect_drink")
     record_session(store, "llm:qwen", WATER, rate=0.5, task="collect_drink", skill="go_to_water")
+    idle_water = IDLE.replace("NOOP", "NOOP\n    yield Action.NOOP")  # v2, never evaluated
+    record_session(
+        store, "llm:qwen", idle_water, rate=None, task="collect_drink", skill="go_to_water"
+    )
     out = tmp_path / "chosen"
     done = subprocess.run(
         [
@@ -61,3 +65,30 @@ def test_the_search_replaces_a_step_skill_whose_record_misled_by_one_that_measur
     assert plan is not None and 'ctx.collect("water"' in plan.source.replace("'", '"')
     assert "Action.NOOP" not in plan.source
     assert "plan_search.py on selection worlds 70000-70000" in plan.docstring
+    # table2.py reads the whole folder (both go_to_water versions): the reused one, v1
+    measured = subprocess.run(
+        [
+            sys.executable,
+            "benchmarks/table2.py",
+            "--tasks",
+            "collect_drink",
+            "--skills",
+            str(out),
+            "--script",
+            "plan",
+            "--methods",
+            "code",
+            "--seeds",
+            "0",
+            "--episodes",
+            "6",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+    )
+    assert measured.returncode == 0, measured.stderr[-2000:]
+    table = json.loads(measured.stdout.strip().splitlines()[-1])
+    assert table["skills"]["versions"] == {"collect_drink": 1, "go_to_water": 1, "plan": 1}
+    assert table["cells"][0]["value"] > 0, table["cells"]
