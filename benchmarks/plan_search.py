@@ -30,6 +30,7 @@ from rlgpt_tui.envs.registry import world_info
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.train import evaluate
 from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
+from rlgpt_tui.skills.record import may_do
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.store.library import LibrarySkill
 from rlgpt_tui.tasks import Task, get_task
@@ -56,12 +57,7 @@ def candidates(step: str, skills: list[LibrarySkill], steps: list[str]) -> list[
     """The skill versions that may do ``step``: every version of the skill named like it,
     and of each skill named like no step that was measured on the task of that name; never
     one that saw that task fail in every episode it served."""
-    return [
-        s
-        for s in skills
-        if (s.name == step or (s.name not in steps and s.record.proven_on(step) is not None))
-        and not s.record.failed_on(step)
-    ]
+    return [s for s in skills if may_do(step, s.name, s.record, steps)]
 
 
 def plan_source(choice: Choice, task: Task, world: str) -> str:

@@ -20,6 +20,15 @@ IDLE = "def act(ctx):\n    yield Action.NOOP\n    return False\n"  # never drink
 WATER = 'def act(ctx):\n    yield from ctx.collect("water", max_steps=60)\n    return True\n'
 
 
+def last_line(*argv: str) -> dict:
+    """A benchmark script run in its own process from the repository root: its JSON line."""
+    done = subprocess.run(
+        [sys.executable, *argv], capture_output=True, text=True, timeout=600, cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def test_the_search_replaces_a_step_skill_whose_record_misled_by_one_that_measures_higher(
     tmp_path: Path,
 ) -> None:
@@ -36,28 +45,20 @@ def test_the_search_replaces_a_step_skill_whose_record_misled_by_one_that_measur
         store, "llm:qwen", idle_water, rate=None, task="collect_drink", skill="go_to_water"
     )
     out = tmp_path / "chosen"
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(SCRIPT),
-            "--sessions-dir",
-            str(tmp_path / "lib"),
-            "--task",
-            "collect_drink",
-            "--out",
-            str(out),
-            "--seeds",
-            "1",
-            "--episodes",
-            "6",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=ROOT,
+    lib = str(tmp_path / "lib")
+    report = last_line(
+        str(SCRIPT),
+        "--sessions-dir",
+        lib,
+        "--task",
+        "collect_drink",
+        "--out",
+        str(out),
+        "--seeds",
+        "1",
+        "--episodes",
+        "6",
     )
-    assert done.returncode == 0, done.stderr[-2000:]
-    report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["records_choice"] == 0.0 and report["chosen"] > 0, report
     assert report["steps"] == {"collect_drink": "go_to_water v1"}
     assert all(e["skill"] != "left out" for e in report["evaluations"])  # no empty plan
@@ -66,29 +67,20 @@ def test_the_search_replaces_a_step_skill_whose_record_misled_by_one_that_measur
     assert "Action.NOOP" not in plan.source
     assert "plan_search.py on selection worlds 70000-70000" in plan.docstring
     # table2.py reads the whole folder (both go_to_water versions): the reused one, v1
-    measured = subprocess.run(
-        [
-            sys.executable,
-            "benchmarks/table2.py",
-            "--tasks",
-            "collect_drink",
-            "--skills",
-            str(out),
-            "--script",
-            "plan",
-            "--methods",
-            "code",
-            "--seeds",
-            "0",
-            "--episodes",
-            "6",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=ROOT,
+    table = last_line(
+        "benchmarks/table2.py",
+        "--tasks",
+        "collect_drink",
+        "--skills",
+        str(out),
+        "--script",
+        "plan",
+        "--methods",
+        "code",
+        "--seeds",
+        "0",
+        "--episodes",
+        "6",
     )
-    assert measured.returncode == 0, measured.stderr[-2000:]
-    table = json.loads(measured.stdout.strip().splitlines()[-1])
     assert table["skills"]["versions"] == {"collect_drink": 1, "go_to_water": 1, "plan": 1}
     assert table["cells"][0]["value"] > 0, table["cells"]

@@ -8,7 +8,7 @@ the slow agent's prompt shows it the same way from either (:attr:`SkillRecord.pr
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -179,14 +179,17 @@ def skills_for_steps(steps: Sequence[str], records: Mapping[str, SkillRecord]) -
     once ate a plant."""
     chosen: dict[str, str] = {}
     for step in steps:
-        fits = [
-            name
-            for name, record in records.items()
-            if (name == step or (name not in steps and record.proven_on(step) is not None))
-            and not records[name].failed_on(step)
-        ]
+        fits = [name for name, record in records.items() if may_do(step, name, record, steps)]
         if fits:
             chosen[step] = max(
                 fits, key=lambda name: (name == step, records[name].proven_on(step) or 0.0)
             )
     return chosen
+
+
+def may_do(step: str, name: str, record: SkillRecord, steps: Collection[str]) -> bool:
+    """Whether the skill ``name`` (with ``record``) may do ``step`` of a plan of ``steps``:
+    it is named like the step, or named like none of them and measured on the task of the
+    step's name; and it never served that task only to see it fail in every episode."""
+    named = name == step or (name not in steps and record.proven_on(step) is not None)
+    return named and not record.failed_on(step)
