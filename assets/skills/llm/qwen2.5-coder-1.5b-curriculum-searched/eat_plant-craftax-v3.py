@@ -1,0 +1,28 @@
+# /// rlgpt-skill
+# name = "eat_plant"
+# world = "craftax"
+# version = 3
+# author = "llm:models/qwen2.5-coder-1.5b.gguf"
+# docstring = "eat a ripe plant"
+# made_in = "session 25, iteration 3"
+# [record]
+# calls = 0
+# steps = 0
+# end_reasons = {}
+# tasks = {}
+# ///
+def act(ctx):
+    for _ in range(3):
+        yield from ctx.collect('wood')
+        yield from ctx.make('wood_pickaxe')
+        yield from ctx.make('wood_sword')
+    ripe_plant = ctx.nearest('ripe_plant')
+    if ripe_plant is None:
+        yield from ctx.explore(6)
+        return False
+    if not (yield from ctx.go_to(ripe_plant)):
+        return False
+    yield from ctx.face(ripe_plant)
+    for _ in range(3):
+        yield Action.DO
+    return ctx.has('ripe_plant')

@@ -1,0 +1,25 @@
+# /// rlgpt-skill
+# name = "make_iron_pickaxe"
+# world = "craftax"
+# version = 1
+# author = "llm:models/qwen2.5-coder-1.5b.gguf"
+# docstring = "within a few tiles of table and furnace, use the make_iron_pickaxe action (uses 1 wood, 1 stone, 1 coal, 1 iron)"
+# made_in = "session 20, iteration 1"
+# [record]
+# calls = 0
+# steps = 0
+# end_reasons = {}
+# tasks = {"collect_iron" = {"measure" = "success_rate", "evaluations" = 1, "successes" = 17, "episodes" = 64, "best" = 0.2656}}
+# ///
+def act(ctx):
+    table = ctx.nearest('table')
+    if table is None:
+        return False
+    if not (yield from ctx.go_to(table)):
+        return False
+    if not (yield from ctx.make('wood_pickaxe')):
+        return False
+    if not (yield from ctx.make('stone_pickaxe')):
+        return False
+    if not (yield from ctx.make('iron_pickaxe')):
+        return (yield from ctx.place('iron_pickaxe'))

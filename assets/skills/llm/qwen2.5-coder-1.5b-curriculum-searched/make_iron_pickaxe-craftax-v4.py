@@ -1,0 +1,27 @@
+# /// rlgpt-skill
+# name = "make_iron_pickaxe"
+# world = "craftax"
+# version = 4
+# author = "llm:models/qwen2.5-coder-1.5b.gguf"
+# docstring = "make an iron pickaxe near the table and furnace"
+# made_in = "session 24, iteration 2"
+# [record]
+# calls = 33
+# steps = 0
+# end_reasons = {}
+# tasks = {"make_iron_pickaxe" = {"measure" = "success_rate", "evaluations" = 1, "successes" = 1, "episodes" = 63, "best" = 0.0156}}
+# ///
+def act(ctx):
+    table = ctx.nearest('table')
+    if table is None:
+        return False
+    if not (yield from ctx.go_to(table)):
+        return False
+    if not (yield from ctx.make('stone_pickaxe')):
+        return False
+    if not (yield from ctx.make('coal')):
+        return False
+    if not (yield from ctx.make('iron_pickaxe')):
+        return False
+    if not (yield from ctx.place('iron_pickaxe')):
+        return False

@@ -1,0 +1,23 @@
+# /// rlgpt-skill
+# name = "make_stone_pickaxe"
+# world = "craftax"
+# version = 4
+# author = "llm:models/qwen2.5-coder-1.5b.gguf"
+# docstring = "make a stone pickaxe near the table"
+# made_in = "session 23, iteration 3"
+# [record]
+# calls = 135
+# steps = 0
+# end_reasons = {}
+# tasks = {"collect_iron" = {"measure" = "success_rate", "evaluations" = 1, "successes" = 22, "episodes" = 64, "best" = 0.3438}}
+# ///
+def act(ctx):
+    table = ctx.nearest('table')
+    if table is None:
+        return False
+    if not (yield from ctx.go_to(table)):
+        return False
+    if not (yield from ctx.make('stone_pickaxe')):
+        return False
+    if not (yield from ctx.place('stone_pickaxe')):
+        return False

@@ -1,0 +1,26 @@
+# /// rlgpt-skill
+# name = "make_stone_pickaxe"
+# world = "craftax"
+# version = 7
+# author = "llm:models/qwen2.5-coder-1.5b.gguf"
+# docstring = "make a stone pickaxe near the table and furnace"
+# made_in = "session 24, iteration 3"
+# [record]
+# calls = 107
+# steps = 0
+# end_reasons = {}
+# tasks = {"make_iron_pickaxe" = {"measure" = "success_rate", "evaluations" = 1, "successes" = 7, "episodes" = 64, "best" = 0.1094}}
+# ///
+def act(ctx):
+    table = ctx.nearest('table')
+    if table is None:
+        return False
+    if not (yield from ctx.go_to(table)):
+        return False
+    if not (yield from ctx.make('stone_pickaxe')):
+        return False
+    if not (yield from ctx.make('iron_pickaxe')):
+        return False
+    if not (yield from ctx.make('stone')):
+        return False
+    return (yield from ctx.place('stone_pickaxe'))

@@ -1,0 +1,22 @@
+# /// rlgpt-skill
+# name = "make_stone_pickaxe"
+# world = "craftax"
+# version = 8
+# author = "llm:models/qwen2.5-coder-1.5b.gguf"
+# docstring = "within a few tiles of table, use the make_stone_pickaxe action (uses 1 wood, 1 stone)"
+# made_in = "session 26, iteration 1"
+# [record]
+# calls = 0
+# steps = 0
+# end_reasons = {}
+# tasks = {}
+# ///
+def act(ctx):
+    table = ctx.nearest('table')
+    if table is None:
+        return False
+    if not (yield from ctx.go_to(table, max_steps=30, dig=False)):
+        return False
+    if not (yield from ctx.make('stone_pickaxe')):
+        return False
+    return (yield from ctx.place('stone_pickaxe'))
