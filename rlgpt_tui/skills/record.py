@@ -131,15 +131,18 @@ class SkillRecord:
             t for t in self.tasks.values() if t.measure == Measure.SUCCESS_RATE.value and t.episodes
         ]
 
+    def _rate_on(self, task: str) -> TaskRecord | None:
+        return next((t for t in self._rates() if t.task == task), None)
+
     def proven_on(self, task: str) -> float | None:
         """The lower end of the 95% interval of the success measured on ``task`` when this
         skill served it; None when never measured there."""
-        found = next((t for t in self._rates() if t.task == task), None)
+        found = self._rate_on(task)
         return None if found is None else found.ci95[0]
 
     def failed_on(self, task: str) -> bool:
         """Whether it served ``task`` in evaluations and the task never once succeeded."""
-        found = next((t for t in self._rates() if t.task == task), None)
+        found = self._rate_on(task)
         return found is not None and found.successes == 0
 
     def proven(self, name: str) -> float:
