@@ -92,11 +92,11 @@ def main(argv: list[str] | None = None) -> int:
     steps = [s.name for s in task.steps(world_info(args.world).documentation())]
     start = dict(store.plan_steps(task, args.world))
     choice: Choice = [(step, start.get(step)) for step in steps]
-    best = measure(plan_source(choice, task, args.world), task, args)
-    first = best
+    start_source = plan_source(choice, task, args.world)
+    best = first = measure(start_source, task, args)
     trace = [{"step": None, "skill": "the records' choice", "value": round(best, 2)}]
     print(f"the records' choice: {best:.2f}", flush=True)
-    tried_plans = {plan_source(choice, task, args.world)}
+    tried_plans = {start_source}
     for _ in range(args.passes):  # a later step's fix can change what suits an earlier one
         changed = False
         for index, step in enumerate(steps):

@@ -161,7 +161,7 @@ class FolderSkills:
     does."""
 
     def __init__(self, folder: Path, script: str | None = None) -> None:
-        from rlgpt_tui.skills.record import SkillRecord, version_to_reuse
+        from rlgpt_tui.skills.record import SkillRecord, reused_versions
         from rlgpt_tui.skills.skillfile import HEADER_START, parse_skill_file
         from rlgpt_tui.skills.validation import validate_file
 
@@ -172,7 +172,8 @@ class FolderSkills:
         self.sources: dict[str, str] = {}
         self.authors: dict[str, str] = {}
         self.versions: dict[str, int] = {}  # the version used, where files give one
-        found: dict[str, dict[int, tuple[SkillRecord, str, str]]] = {}
+        found: list[tuple[str, int, SkillRecord, tuple[int, str, str]]] = []
+        seen: set[tuple[str, int]] = set()  # (name, version) of the files read
         for path in files:
             action = validate_file(path)  # header name, validated like any coded action
             version, record, author = 1, SkillRecord(), "person"  # a plain file
@@ -180,14 +181,12 @@ class FolderSkills:
                 shared = parse_skill_file(path)
                 version, author = shared.version, shared.author
                 record = SkillRecord.from_dict(shared.record)
-            versions = found.setdefault(action.name, {})
-            if version in versions:
+            if (action.name, version) in seen:
                 raise ValueError(f"--skills {folder}: two files define {action.name!r} v{version}")
-            versions[version] = (record, action.source, author)
-        for name, versions in found.items():
-            chosen = version_to_reuse([(v, record) for v, (record, _, _) in versions.items()], name)
-            _, self.sources[name], self.authors[name] = versions[chosen]
-            self.versions[name] = chosen
+            seen.add((action.name, version))
+            found.append((action.name, version, record, (version, action.source, author)))
+        for name, (version, source, author) in reused_versions(found).items():
+            self.sources[name], self.authors[name], self.versions[name] = source, author, version
         if script is not None and script not in self.sources:
             raise ValueError(f"--script {script}: not a skill of {folder}")
         self.script_name = script

@@ -165,15 +165,9 @@ def folder_shelf(folder: Path, world: str) -> SkillShelf:
 def reused(versions: Iterable[tuple[int, SkillRecord, ShelfSkill]]) -> list[ShelfSkill]:
     """Of each name among ``versions`` (number, record, shelf entry), the version a session
     reuses (:func:`~rlgpt_tui.skills.record.version_to_reuse`), in first-seen name order."""
-    from rlgpt_tui.skills.record import version_to_reuse
+    from rlgpt_tui.skills.record import reused_versions
 
-    by_name: dict[str, dict[int, tuple[SkillRecord, ShelfSkill]]] = {}
-    for number, record, entry in versions:
-        by_name.setdefault(entry.name, {})[number] = (record, entry)
-    return [
-        found[version_to_reuse([(n, record) for n, (record, _) in found.items()], name)][1]
-        for name, found in by_name.items()
-    ]
+    return list(reused_versions((e.name, n, record, e) for n, record, e in versions).values())
 
 
 def merged(origin: str, first: list[ShelfSkill], then: SkillShelf) -> SkillShelf:

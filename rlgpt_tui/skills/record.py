@@ -8,11 +8,13 @@ the slow agent's prompt shows it the same way from either (:attr:`SkillRecord.pr
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from rlgpt_tui.tasks import Measure, wilson_interval
+
+T = TypeVar("T")
 
 
 def count_of(value: Any) -> int:
@@ -168,6 +170,18 @@ def version_to_reuse(versions: list[tuple[int, SkillRecord]], name: str) -> int:
     left unevaluated versions of collect_coal and make_wood_pickaxe (the second crashing on
     every call) newer than the ones that measured 0.56 and 1.00."""
     return max(versions, key=lambda v: (v[1].proven(name), v[0]))[0]
+
+
+def reused_versions(versions: Iterable[tuple[str, int, SkillRecord, T]]) -> dict[str, T]:
+    """Of each name among ``versions`` (name, number, record, entry), the entry of the
+    version a session reuses (:func:`version_to_reuse`), by name in first-seen order."""
+    by_name: dict[str, dict[int, tuple[SkillRecord, T]]] = {}
+    for name, number, record, entry in versions:
+        by_name.setdefault(name, {})[number] = (record, entry)
+    return {
+        name: found[version_to_reuse([(n, record) for n, (record, _) in found.items()], name)][1]
+        for name, found in by_name.items()
+    }
 
 
 def skills_for_steps(steps: Sequence[str], records: Mapping[str, SkillRecord]) -> dict[str, str]:

@@ -403,16 +403,11 @@ class SessionStore:
         are left out. Raises LibraryError when none fits."""
         from rlgpt_tui.envs.registry import world_info
         from rlgpt_tui.skills.compose import COMPOSED_PLAN
-        from rlgpt_tui.skills.record import skills_for_steps, version_to_reuse
+        from rlgpt_tui.skills.record import reused_versions, skills_for_steps
 
-        by_name: dict[str, dict[int, LibrarySkill]] = {}
-        for skill in self.skills(world):
-            if skill.name != COMPOSED_PLAN:
-                by_name.setdefault(skill.name, {})[skill.version] = skill
-        reused = {
-            name: found[version_to_reuse([(v, s.record) for v, s in found.items()], name)]
-            for name, found in by_name.items()
-        }
+        reused = reused_versions(
+            (s.name, s.version, s.record, s) for s in self.skills(world) if s.name != COMPOSED_PLAN
+        )
         records = {name: skill.record for name, skill in reused.items()}
         steps = [step.name for step in task.steps(world_info(world).documentation())]
         chosen = [(step, reused[name]) for step, name in skills_for_steps(steps, records).items()]
