@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import textwrap
+import threading
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -206,6 +212,58 @@ def test_slow_loop_ends_with_the_time_budget() -> None:
     actions, record, seconds = run_call(action)
     assert actions == [0] and record.end is CallEnd.TIMEOUT
     assert seconds < 3
+
+
+def _children() -> list[int]:
+    """This process's child processes (here: the sandbox workers)."""
+    pids: list[int] = []
+    for task in Path("/proc/self/task").iterdir():
+        with contextlib.suppress(OSError):
+            pids += [int(p) for p in (task / "children").read_text().split()]
+    return pids
+
+
+def test_a_busy_machine_does_not_cut_a_call_that_is_within_its_cpu_budget() -> None:
+    # About 0.15 s of the worker's own CPU under a 0.5 s budget; the worker is frozen two
+    # thirds of the time (as on a machine running other jobs), so the call takes ~0.5-1 s of
+    # wall clock. It must end as it would on a quiet machine: the code returns, and its
+    # action is the one after the work. A wall-clock budget cut it ("timeout").
+    rounds, started = 0, time.thread_time()
+    while time.thread_time() - started < 0.15:
+        sum(range(100_000))
+        rounds += 1
+    source = code(
+        f"""
+        def act(ctx):
+            for _ in range({rounds}):
+                total = sum(range(100000))
+            yield Action.NOOP
+        """
+    )
+    action = validate("busy", source, limits=CodedActionLimits(seconds=0.5), dry_run=False)
+    done = threading.Event()
+
+    def throttle() -> None:
+        while not done.is_set():
+            frozen = _children()
+            for pid in frozen:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGSTOP)
+            time.sleep(0.08)
+            for pid in frozen:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGCONT)
+            time.sleep(0.04)
+
+    thread = threading.Thread(target=throttle, daemon=True)
+    thread.start()
+    try:
+        actions, record, seconds = run_call(action)
+    finally:
+        done.set()
+        thread.join()
+    assert record.end is CallEnd.RETURNED, (record.end, record.detail, seconds)
+    assert actions == [0]
 
 
 def test_endless_finally_block_is_closed_without_hanging() -> None:

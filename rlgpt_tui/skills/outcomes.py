@@ -17,7 +17,7 @@ class CallEnd(StrEnum):
     EPISODE_ENDED = "episode ended"  # the task's goal, its horizon or the game ended it
     ABANDONED = "abandoned"  # training stopped mid-rollout, or a stage switched
     INTERRUPTED = "interrupted"  # the caller ended it (e.g. a chain stage reached its goal)
-    TIMEOUT = "timeout"  # its wall clock ran out (in the worker, or the worker was killed)
+    TIMEOUT = "timeout"  # its CPU time ran out in the worker, or the app killed the worker
     LOOP_BUDGET = "loop budget"  # too many loop iterations / calls between two actions
     MEMORY = "memory"  # it ran out of the worker's memory
     CRASHED = "crashed"  # the worker died by a signal or broke the protocol

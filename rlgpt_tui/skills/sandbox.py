@@ -5,7 +5,7 @@ imports, builtins and attribute names pass. Before compiling, the sandbox insert
 ``__tick__()`` (a name the code itself can never write) at the start of every function body,
 every ``for``/``while`` body, every comprehension step and every lambda body. The code runs
 with a restricted ``__builtins__`` under :func:`budget`, which gives the calling thread a
-tick budget (loop iterations and function calls) and a wall-clock deadline, so an endless
+tick budget (loop iterations and function calls) and a CPU-time deadline, so an endless
 loop or runaway recursion ends with :class:`BudgetExceeded` instead of hanging training.
 Outside any budget the limit is 0: untrusted code that runs unguarded (e.g. a ``finally:``
 block run by ``generator.close()``) stops at its first tick. No trace hook is installed, so
@@ -159,7 +159,7 @@ class BudgetExceeded(BaseException):  # noqa: N818 - reads as an end reason
 
     A BaseException so that ``except Exception`` in the untrusted code cannot swallow it;
     bare ``except:`` and ``except BaseException`` are rejected by validation.
-    ``timed_out`` says which budget ran out: the wall clock (True) or the ticks.
+    ``timed_out`` says which budget ran out: the CPU time (True) or the ticks.
     """
 
     def __init__(self, message: str, timed_out: bool = False):
@@ -387,7 +387,7 @@ class _Budget:
 
     def __enter__(self) -> None:
         self.ticks = 0
-        self.deadline = time.perf_counter() + self.seconds
+        self.deadline = time.thread_time() + self.seconds
         self.previous = _current.budget
         _current.budget = self
 
@@ -411,7 +411,7 @@ def _tick() -> bool:
     if ticks > state.limit:
         message = state.reason or f"loop budget of {state.limit} exceeded"
         raise BudgetExceeded(message, state.timed_out)
-    if not ticks & 255 and time.perf_counter() > state.deadline:
+    if not ticks & 255 and time.thread_time() > state.deadline:
         state.limit = 0  # every later tick of this budget raises at once
         state.reason, state.timed_out = "time budget exceeded", True
         raise BudgetExceeded(state.reason, timed_out=True)
@@ -419,7 +419,7 @@ def _tick() -> bool:
 
 
 def budget(max_ticks: int, seconds: float) -> _Budget:
-    """Run untrusted code in this thread under a tick budget and a wall-clock deadline.
+    """Run untrusted code in this thread under a tick budget and a CPU-time deadline.
 
     Use as ``with budget(...):``; the count and the deadline start on entry. Ticks are the
     loop iterations and function calls of the untrusted code (the calls inserted by
