@@ -1,0 +1,101 @@
+"""Does a figure depend on what else the machine runs? Code alone, quiet and busy, side by side.
+
+Evaluates one coded script (a skill folder's ``--script``, as ``table2.py --skills`` reads it)
+on the same evaluation worlds twice: once on a quiet machine, once while ``--hogs``
+processes spin on every core. A coded call's time budget is its worker's CPU time, so
+the two figures should be equal; ``same_figure`` says whether they are, and the call ends
+show whether the load cut calls short (``timeout``).
+
+Prints one JSON line: each run's figure, interval, call ends and seconds (after a first
+evaluation on other worlds that compiles the world, so the seconds compare).
+
+    python benchmarks/busy_machine.py --script plan --task crafter_score --seed 60002 \\
+        --skills assets/skills/llm/qwen2.5-coder-1.5b-curriculum-searched
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from table2 import FolderSkills  # noqa: E402 - the benchmark folder's own module
+
+from rlgpt_tui.rl.config import RLConfig  # noqa: E402
+from rlgpt_tui.rl.train import evaluate  # noqa: E402
+from rlgpt_tui.tasks import get_task  # noqa: E402
+
+
+def spin() -> None:
+    """Keep one core busy until killed."""
+    while True:
+        pass
+
+
+def measure(config: RLConfig, script: str, episodes: int, seed: int) -> dict[str, Any]:
+    started = time.perf_counter()
+    result = evaluate(config, only_coded=script, episodes=episodes, seed=seed)
+    calls = result.calls.get(script, {})
+    low, high = result.measurement.ci95
+    return {
+        "value": round(result.measurement.value, 4),
+        "ci95": [round(low, 4), round(high, 4)],
+        "end_reasons": calls.get("end_reasons", {}),
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--skills", required=True, type=Path, help="a folder of skill files")
+    parser.add_argument("--script", required=True, help="the skill code alone runs")
+    parser.add_argument("--task", default="crafter_score")
+    parser.add_argument("--env", default="craftax")
+    parser.add_argument("--episodes", type=int, default=32)
+    parser.add_argument("--seed", type=int, default=60_002, help="evaluation world seed")
+    parser.add_argument(
+        "--hogs", type=int, default=2 * (os.cpu_count() or 1), help="busy processes"
+    )
+    args = parser.parse_args(argv)
+    folder = FolderSkills(args.skills, args.script)
+    task = get_task(args.task)
+    script = folder.script(task)
+    config = RLConfig(task=task.name, env=args.env, seed=0, coded_actions=folder.specs([script]))
+    measure(config, script, args.episodes, args.seed + 1)  # compiles the world: not timed
+    quiet = measure(config, script, args.episodes, args.seed)
+    hogs = [multiprocessing.Process(target=spin, daemon=True) for _ in range(args.hogs)]
+    for hog in hogs:
+        hog.start()
+    try:
+        busy = measure(config, script, args.episodes, args.seed)
+    finally:
+        for hog in hogs:
+            hog.kill()
+    print(
+        json.dumps(
+            {
+                "benchmark": "busy_machine",
+                "task": task.name,
+                "skills": str(args.skills),
+                "script": script,
+                "episodes": args.episodes,
+                "seed": args.seed,
+                "cores": os.cpu_count(),
+                "hogs": args.hogs,
+                "quiet": quiet,
+                "busy": busy,
+                "same_figure": quiet["value"] == busy["value"],
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
