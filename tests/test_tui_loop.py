@@ -29,6 +29,11 @@ def applied_code_versions(store: SessionStore, session_id: int) -> list[int]:
     return [r["version"] for r in rows if r["outcome"] == "applied" and r["what"] == "code"]
 
 
+def editor_error(app: RlgptApp) -> str:
+    """The error line of the dialog on top, as shown."""
+    return str(app.screen.query_one("#editor-error").render())
+
+
 def coded_calls(store: SessionStore, session_id: int, iteration: int, name: str) -> list[dict]:
     """Per rollout of ``iteration``'s training: coded action ``name``'s calls per version."""
     rows = [r for r in store.rows("training_metrics", session_id) if r["iteration"] == iteration]
@@ -75,13 +80,13 @@ def test_code_edits_in_the_dialog_and_on_disk_are_the_code_later_calls_ran(tmp_p
             await until(pilot, lambda: isinstance(app.screen, EditCodeDialog), 10, "code dialog")
             editor = app.screen.query_one("#editor")
             editor.load_text("import os\ndef act(ctx):\n    yield 0\n")
-            await pilot.press("ctrl+s")
-            assert "import of 'os' is not allowed" in str(
-                app.screen.query_one("#editor-error").render()
-            )
+            await pilot.press("ctrl+s")  # validation is a round trip to a sandbox worker
+            await until(pilot, lambda: "not applied" in editor_error(app), 30, "the refusal")
+            assert "import of 'os' is not allowed" in editor_error(app)
+            assert isinstance(app.screen, EditCodeDialog)  # refused: the dialog stays open
             editor.load_text(screen.code_pane.latest(EDITED) + from_dialog)
             await pilot.press("ctrl+s")
-            assert app.screen is screen
+            await until(pilot, lambda: app.screen is screen, 30, "the dialog to close")
             await until(pilot, lambda: screen.header.pending == 1, 10, "the pending edit")
             await pilot.press("p")
             await until(pilot, lambda: applied_code_versions(store, 1), 120, "the swap")
