@@ -788,17 +788,80 @@ def test_a_step_whose_runs_unlocked_its_achievement_passes_without_the_critic() 
         passed = team.critic.judge_code(TASK, sub, places * 3 + chops)
         assert server.requests == []  # the runs decided: no critic call, no tokens
         judged = team.critic.judge_code(TASK, sub, places + chops)  # 2 of 4: the critic's
-    assert passed.success and passed.reason == (
-        "passed by the runs: 6 of 8 runs unlocked place_table, the achievement this step is "
-        "named for (the critic was not asked)"
+    assert passed.success and passed.reason == (  # the chops, with no wood for it, left out
+        "passed by the runs: 6 of 6 runs unlocked place_table, the achievement this step is "
+        "named for; 2 of 8 runs started without 2 wood and did not do it: they do not count "
+        "(the critic was not asked)"
     )
     assert not judged.success and judged.reason == fail["reason"]
     assert len(server.requests) == 1
+    assert passed_by_runs(places * 3 + chops, "place_table").reason == (  # no recipe: all count
+        "passed by the runs: 6 of 8 runs unlocked place_table, the achievement this step is "
+        "named for (the critic was not asked)"
+    )
+    assert passed_by_runs(places + chops, "place_table") is None  # 2 of 4
     assert passed_by_runs(chops, "collect_stone") is None  # no run gained stone
     assert passed_by_runs(chops, "collect_wood").reason == (  # every run gained wood
         "passed by the runs: every run gained wood (2 of 2), which collect_wood is named for "
         "(the critic was not asked)"
     )
+
+
+def _stone_runs(pickaxe_first: bool) -> list:
+    """Real runs of one call of a step that finds stone and mines it, in 4 worlds of seed
+    5: after a call that made a wood pickaxe in each (each then gains stone), or without
+    one (none can)."""
+    from rlgpt_tui.agents.base import Execution
+    from rlgpt_tui.envs.craftax_world import CraftaxWorld
+    from rlgpt_tui.skills.episodes import run_one_call_each
+    from rlgpt_tui.skills.validation import validate
+
+    pickaxe = validate(
+        "make_wood_pickaxe",
+        "def act(ctx):\n    for _ in range(3):\n        yield from ctx.collect('tree')\n"
+        "    yield from ctx.place('table')\n    yield from ctx.make('wood_pickaxe')\n",
+    )
+    stone = validate(
+        "collect_stone",
+        "def act(ctx):\n    for _ in range(6):\n        if ctx.nearest('stone') is not None:\n"
+        "            return (yield from ctx.collect('stone'))\n"
+        "        yield from ctx.explore(8)\n    return False\n",
+    )
+    world = CraftaxWorld(num_envs=4, seed=5)
+    world.reset(5)
+    if pickaxe_first:
+        run_one_call_each(world, pickaxe)
+    before, after, records = run_one_call_each(world, stone)
+    world.close()
+    return [Execution(b, a, r.steps, r.end) for b, a, r in zip(before, after, records, strict=True)]
+
+
+def test_runs_that_started_without_what_the_step_uses_do_not_count_against_it() -> None:
+    """A 1.5B critic failed a reused collect_stone "did not collect any stone in the first
+    run", a run whose earlier steps had left it no pickaxe, while each run with one gained
+    stone; the repair cost tokens and changed nothing. Runs that started without what the
+    world's recipe says the step uses do not count: the rest decide, without the critic,
+    when they are more than half; at half or fewer, the critic judges."""
+    armed, bare = _stone_runs(True), _stone_runs(False)
+    assert all(r.before.inventory.get("wood_pickaxe") for r in armed)
+    assert all(r.after.inventory.get("stone") for r in armed)
+    assert not any(r.before.inventory.get("wood_pickaxe") for r in bare)
+    assert not any(r.after.inventory.get("stone") for r in bare)
+    sub = SubAction(name="collect_stone", description="mine one stone", mode="code")
+    fail = {"success": False, "reason": "no stone in the first run", "suggestion": ""}
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [{"content": json.dumps(fail)}]
+        team = LLMTeam(client_for(server))
+        passed = team.critic.judge_code(get_task("make_stone_sword"), sub, bare[:3] + armed)
+        assert server.requests == []  # the runs decided: no critic call, no tokens
+        judged = team.critic.judge_code(get_task("make_stone_sword"), sub, bare + armed)
+    assert passed.success and passed.reason == (
+        "passed by the runs: every run that counts gained stone (4 of 4), which collect_stone "
+        "is named for; 3 of 7 runs started without 1 wood_pickaxe and did not do it: they do "
+        "not count (the critic was not asked)"
+    )
+    assert not judged.success and judged.reason == fail["reason"]  # 4 of 8: the critic's
+    assert len(server.requests) == 1
 
 
 def test_with_no_verdict_runs_that_gained_what_the_step_is_named_for_pass_it() -> None:

@@ -275,6 +275,12 @@ def idle_runs(runs: list[Execution]) -> str:
     )
 
 
+def lacked(run: Execution, step: Step) -> list[str]:
+    """The items ``step`` uses (a collect step's tool, a make step's materials) that ``run``
+    started with too few of."""
+    return [item for item, n in step.uses.items() if run.before.inventory.get(item, 0) < n]
+
+
 def unmet_needs(name: str, steps: list[Step], runs: list[Execution]) -> str:
     """For a goal step ``name`` whose code failed: a note for the slow agent when most of
     its runs started without what the world's recipes say the step needs, naming the
@@ -283,14 +289,10 @@ def unmet_needs(name: str, steps: list[Step], runs: list[Execution]) -> str:
     step = next((s for s in steps if s.name == name), None)
     if step is None or not step.uses or not runs:
         return ""
-
-    def lacks(run: Execution, item: str) -> bool:
-        return run.before.inventory.get(item, 0) < step.uses[item]
-
-    short = [run for run in runs if any(lacks(run, item) for item in step.uses)]
+    short = [run for run in runs if lacked(run, step)]
     if 2 * len(short) < len(runs):
         return ""
-    lacking = [item for item in step.uses if any(lacks(run, item) for run in short)]
+    lacking = [item for item in step.uses if any(item in lacked(run, step) for run in short)]
     needs = ", ".join(f"{step.uses[item]} {item}" for item in lacking)
     earlier = [s.name for s in steps[: steps.index(step)]]
     fix = (
@@ -476,33 +478,59 @@ def measured_verdict(sub: SubAction, runs: list[Execution], why: str) -> Verdict
 UNLOCKED_SHARE = 0.75
 
 
-def passed_by_runs(runs: list[Execution], name: str) -> Verdict | None:
+def passed_by_runs(runs: list[Execution], name: str, step: Step | None = None) -> Verdict | None:
     """A pass, without asking the critic, for a step its runs show done (None otherwise): a
     step ``name`` whose runs unlocked the achievement it is named for (place_table, eat_cow),
     in at least :data:`UNLOCKED_SHARE` of them (it makes one item a call), or a step
     ``collect_X`` whose every run gained X. A 1.5B critic failed a reused
     make_wood_pickaxe for collecting no wood, another one that made the pickaxe in 7 of 8
     runs, and most collect_wood steps whose every run gained wood; each answer cost about
-    2,700 tokens, and each fail that stood rewrote working code."""
+    2,700 tokens, and each fail that stood rewrote working code.
+
+    With the world's ``step`` (its recipe), a run that started without what the step uses
+    and did not do it does not count, if the rest are more than half: a run whose earlier
+    steps left no pickaxe says nothing of a collect_stone step. The same 1.5B critic failed
+    a reused collect_stone whose 5 runs with a pickaxe each gained stone ("did not collect
+    any stone in the first run", which had none), and a new make_stone_sword that made the
+    sword in each of its 5 runs that held the wood and stone; the repairs cost 18,000
+    tokens."""
     if not runs:
         return None
     n = len(runs)
     kind, _, item = name.partition("_")
-    if kind == "collect" and item in gained_in_every_run(runs):
+
+    def excused(run: Execution) -> bool:  # it started short of what the step uses, and failed
+        items, new = _added(run)
+        return (
+            step is not None and bool(lacked(run, step)) and item not in items and name not in new
+        )
+
+    ready = [run for run in runs if not excused(run)]
+    if 2 * len(ready) <= n:
+        return None
+    k = len(ready)
+    needs = ", ".join(f"{count} {thing}" for thing, count in step.uses.items()) if step else ""
+    left_out = (
+        f"; {n - k} of {n} runs started without {needs} and did not do it: they do not count"
+        if k < n
+        else ""
+    )
+    if kind == "collect" and item in gained_in_every_run(ready):
+        which = "every run" if k == n else "every run that counts"
         return Verdict(
             success=True,
-            reason=f"passed by the runs: every run gained {item} ({n} of {n}), which {name} "
-            "is named for (the critic was not asked)",
+            reason=f"passed by the runs: {which} gained {item} ({k} of {k}), which {name} "
+            f"is named for{left_out} (the critic was not asked)",
         )
     if name not in ACHIEVEMENTS:
         return None
-    unlocked = sum(name in _added(run)[1] for run in runs)
-    if unlocked < UNLOCKED_SHARE * n:
+    unlocked = sum(name in _added(run)[1] for run in ready)
+    if unlocked < UNLOCKED_SHARE * k:
         return None
     return Verdict(
         success=True,
-        reason=f"passed by the runs: {unlocked} of {n} runs unlocked {name}, the achievement "
-        "this step is named for (the critic was not asked)",
+        reason=f"passed by the runs: {unlocked} of {k} runs unlocked {name}, the achievement "
+        f"this step is named for{left_out} (the critic was not asked)",
     )
 
 

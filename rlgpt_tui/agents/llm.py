@@ -362,7 +362,8 @@ def _round(run: Execution) -> str:
 
 class LLMCritic(_LLMRole, Critic):
     def judge_code(self, task: Task, sub: SubAction, runs: list[Execution]) -> Verdict:
-        decided = passed_by_runs(runs, sub.name)  # its runs made what it is named for
+        # its runs (those that held what its recipe uses) made what it is named for
+        decided = passed_by_runs(runs, sub.name, self.docs.step(sub.name))
         if decided is not None:
             return decided
         shown = runs[:3]
