@@ -17,10 +17,11 @@ from rlgpt_tui import ASSETS_DIR
 from rlgpt_tui.agents.builtin import template_code
 from rlgpt_tui.envs.craftax_world import CraftaxWorld
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
+from rlgpt_tui.skills.api import IDLE_REPEATS
 from rlgpt_tui.skills.episodes import run_one_call_each
 from rlgpt_tui.skills.outcomes import CallEnd
 from rlgpt_tui.skills.reward import RewardCode
-from rlgpt_tui.skills.runtime import CodedActionLimits, CodedActionStats
+from rlgpt_tui.skills.runtime import CodedActionLimits, CodedActionStats, recorded_views
 from rlgpt_tui.skills.sandbox import (
     BudgetExceeded,
     CodeValidationError,
@@ -193,6 +194,43 @@ def test_runaway_code_ends_with_the_loop_budget_quickly(name: str) -> None:
     ends = {CallEnd.LOOP_BUDGET, CallEnd.TIMEOUT}
     assert record.end in (ends if name.startswith("recursion") else {CallEnd.LOOP_BUDGET})
     assert seconds < 3
+
+
+def test_a_loop_waiting_on_a_helper_that_cannot_act_ends_naming_the_helper() -> None:
+    """A 1.5B model's eat_cow looped ``while not (yield from ctx.collect('stone', ...)):
+    pass``: where collect returns at once (nothing to reach), nothing changes until the
+    code acts, and each such call spun 20,000 loop ticks. The same acting helper call
+    returning at once more than IDLE_REPEATS times in a row ends the call by its loop
+    budget, naming the call; a bounded loop of as many calls goes on as written, and so
+    does one that acts between them."""
+    assert "diamond" not in {b for row in recorded_views()[0].grid for b in row}
+    spin = code(
+        """
+        def act(ctx):
+            yield Action.NOOP
+            while not (yield from ctx.collect('diamond', max_steps=500)):
+                pass
+        """
+    )
+    actions, record, _ = run_call(validate("eat_cow", spin, dry_run=False))
+    assert actions == [0] and record.end is CallEnd.LOOP_BUDGET
+    assert record.detail.startswith(
+        f"ctx.collect('diamond', max_steps=500) returned at once {IDLE_REPEATS + 1} times in "
+        "a row, with no action between"
+    )
+    bounded = code(
+        f"""
+        def act(ctx):
+            for _ in range({IDLE_REPEATS}):
+                yield from ctx.collect('diamond')
+            yield Action.NOOP
+            for _ in range({IDLE_REPEATS}):
+                yield from ctx.collect('diamond')
+            yield Action.NOOP
+        """
+    )
+    actions, record, _ = run_call(validate("look", bounded))
+    assert actions == [0, 0] and record.end is CallEnd.RETURNED
 
 
 def test_plain_endless_recursion_ends_with_an_error_or_the_budget() -> None:

@@ -19,9 +19,10 @@ generators: use them with ``yield from``. Their return value tells whether they 
 from __future__ import annotations
 
 import difflib
+import functools
 import random
 from collections import deque
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from enum import IntEnum
 from typing import Any
 
@@ -37,6 +38,7 @@ from rlgpt_tui.envs.base import (
 )
 from rlgpt_tui.skills.grid import Paths, nearest_tile, shortest_paths, visible_blocks
 from rlgpt_tui.skills.protocol import MAX_STEP_NAME, MAX_STEPS_BEGUN
+from rlgpt_tui.skills.sandbox import end_budget
 
 Action = IntEnum("Action", {name.upper(): i for i, name in enumerate(ACTION_NAMES)}, start=0)
 Action.__doc__ = "Primitive actions by name: Action.DO, Action.MOVE_LEFT, ... (17 in all)."
@@ -102,6 +104,51 @@ generators: call them with `yield from` (their return value is True on success).
 """
 
 
+#: the same acting helper call returning at once more often than this in a row ends the call
+#: (far above any bounded loop's need; a spin costs 1,000 calls, not 20,000 loop ticks)
+IDLE_REPEATS = 1_000
+
+
+def _acting(method: Callable[..., Steps]) -> Callable[..., Steps]:
+    """An acting helper (``go_to``, ``collect``, ...) whose calls from the coded action are
+    watched: the same call (name and arguments) returning without an action more than
+    :data:`IDLE_REPEATS` times in a row ends the coded action's call by its loop budget at
+    once. Nothing changes between such calls (no action, so no new View): the next one
+    would return at once too. A 1.5B model's eat_cow looped ``while not (yield from
+    ctx.collect('stone', ...)): pass`` where no stone could be reached; each such call
+    spun 20,000 loop ticks before its budget ended it, and the plan ran at half its speed."""
+
+    @functools.wraps(method)
+    def watched(self: SkillContext, *args: Any, **kwargs: Any) -> Steps:
+        if self._helper_depth:  # a helper's own helper: the outer call is the one watched
+            return (yield from method(self, *args, **kwargs))
+        views = self._views
+        self._helper_depth += 1
+        try:
+            result = yield from method(self, *args, **kwargs)
+        finally:
+            self._helper_depth -= 1
+        if self._views != views:  # it acted
+            return result
+        call = f"ctx.{method.__name__}({', '.join(map(_short, [*args, *kwargs.items()]))})"
+        repeats = self._idle[1] + 1 if self._idle and self._idle[0] == call else 1
+        self._idle = (call, repeats)
+        if repeats > IDLE_REPEATS:
+            end_budget(
+                f"{call} returned at once {repeats} times in a row, with no action between: "
+                "nothing can change until the code acts (a loop that waits on it spins)"
+            )
+        return result
+
+    return watched
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str):
+        return f"{value[0]}={value[1]!r}"[:40]  # a keyword argument
+    return repr(value)[:40]
+
+
 class SkillContext:
     """The ``ctx`` object of one coded-action call. Only public attributes are reachable."""
 
@@ -114,6 +161,9 @@ class SkillContext:
         self._cached_distances: tuple[View | None, dict[Position, int]] = (None, {})
         self._cached_blocks: tuple[View | None, list[tuple[str, Position]]] = (None, [])
         self._route: tuple[tuple, list[Position]] | None = None  # go_to's far-target path
+        self._views = 0  # Views seen: one per action (an acting helper that acted saw one)
+        self._helper_depth = 0  # acting helpers running (1: one the code called)
+        self._idle: tuple[str, int] | None = None  # the call that returned at once, how often
         self.view = view
 
     @property
@@ -123,6 +173,8 @@ class SkillContext:
     @view.setter
     def view(self, view: View) -> None:
         self._view = view
+        self._views += 1
+        self._idle = None  # an action came between: no streak of idle calls goes on
         seen = self._map()
         if seen["last"] is not view:
             self._record(seen, view)
@@ -351,6 +403,7 @@ class SkillContext:
         yield MOVES[offset]
         return self.view.position != before
 
+    @_acting
     def go_to(self, target: Position, max_steps: int = 30, dig: bool = False) -> Steps:
         if target is None:  # a 1.5B model walked to ctx.nearest("table") before placing one
             raise ValueError(
@@ -399,6 +452,7 @@ class SkillContext:
         px, py = self.view.position
         return abs(target[0] - px) + abs(target[1] - py) <= 1
 
+    @_acting
     def face(self, target: Position) -> Steps:
         px, py = self.view.position
         offset = (target[0] - px, target[1] - py)
@@ -408,6 +462,7 @@ class SkillContext:
             yield MOVES[offset]
         return self.view.facing == offset
 
+    @_acting
     def defend(self) -> Steps:
         """Fight a zombie or skeleton next to the player (or waiting one step for one a step
         away, rather than walking off with it in tow) until none is that close; 16 steps at
@@ -438,6 +493,7 @@ class SkillContext:
         """Stepping toward ``pos`` cannot kill: it is not lava (unknown counts as safe)."""
         return self.view.block_at(*pos) != "lava"
 
+    @_acting
     def explore(self, steps: int = 8, dig: bool = False) -> Steps:
         direction = self.memory.get("explore_direction")
         for _ in range(steps):
@@ -464,6 +520,7 @@ class SkillContext:
         v = self.view
         return dict(v.inventory), v.achievements, v.food, v.drink
 
+    @_acting
     def collect(self, name: str, max_steps: int = 40) -> Steps:
         target = self.nearest(name)
         if target is None:
@@ -520,6 +577,7 @@ class SkillContext:
                         best = (cost, a, e)
         return None if best is None else (best[1], best[2])
 
+    @_acting
     def shelter(self) -> Steps:
         """Wall the player in (a dug or walled two-tile cell, placing stone at its open ends)
         so that no mob can reach it. True when ctx.enclosed()."""
@@ -546,6 +604,7 @@ class SkillContext:
                 yield Action.PLACE_STONE
         return self.enclosed()
 
+    @_acting
     def place(self, item: str) -> Steps:
         allowed = PLACEABLE_ON.get(item)
         if allowed is None:
@@ -568,6 +627,7 @@ class SkillContext:
             yield MOVES[self.random.choice(free)] if free else Action.NOOP
         return False
 
+    @_acting
     def make(self, item: str) -> Steps:
         if f"MAKE_{str(item).upper()}" not in Action.__members__:
             if item in INVENTORY_ITEMS:  # a 1.5B model's collect_stone

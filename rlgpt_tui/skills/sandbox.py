@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import CodeType
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 MAX_CONSTANT = 1_000_000
 MAX_RANGE = 100_000
@@ -416,6 +416,14 @@ def _tick() -> bool:
         state.reason, state.timed_out = "time budget exceeded", True
         raise BudgetExceeded(state.reason, timed_out=True)
     return True
+
+
+def end_budget(reason: str) -> NoReturn:
+    """End the budget untrusted code runs under now: raise :class:`BudgetExceeded` with
+    ``reason`` (a loop budget's end), and every later tick of that budget raises too."""
+    state = _current.budget
+    state.limit, state.reason = 0, reason
+    raise BudgetExceeded(reason)
 
 
 def budget(max_ticks: int, seconds: float) -> _Budget:
