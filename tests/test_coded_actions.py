@@ -20,6 +20,7 @@ from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.api import IDLE_REPEATS
 from rlgpt_tui.skills.episodes import run_one_call_each
 from rlgpt_tui.skills.outcomes import CallEnd
+from rlgpt_tui.skills.pool import GRACE_SECONDS
 from rlgpt_tui.skills.reward import RewardCode
 from rlgpt_tui.skills.runtime import CodedActionLimits, CodedActionStats, recorded_views
 from rlgpt_tui.skills.sandbox import (
@@ -300,6 +301,50 @@ def test_a_busy_machine_does_not_cut_a_call_that_is_within_its_cpu_budget() -> N
     finally:
         done.set()
         thread.join()
+    assert record.end is CallEnd.RETURNED, (record.end, record.detail, seconds)
+    assert actions == [0]
+
+
+def test_a_call_slowed_by_a_busy_machine_is_not_killed_from_outside() -> None:
+    # About 0.3 s of the worker's CPU under a 0.5 s budget, all in one step, the worker
+    # frozen nine tenths of the time: some 3 s of wall clock, past the budget and its 1 s
+    # of grace. The app's outside watch counts the worker's CPU time, as the worker does:
+    # the call returns and acts. The wall-clock watch killed the worker ("timeout").
+    rounds, started = 0, time.thread_time()
+    while time.thread_time() - started < 0.3:
+        sum(range(100_000))
+        rounds += 1
+    source = code(
+        f"""
+        def act(ctx):
+            for _ in range({rounds}):
+                total = sum(range(100000))
+            yield Action.NOOP
+        """
+    )
+    action = validate("busy", source, limits=CodedActionLimits(seconds=0.5), dry_run=False)
+    done = threading.Event()
+
+    def throttle() -> None:
+        while not done.is_set():
+            frozen = _children()
+            for pid in frozen:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGSTOP)
+            time.sleep(0.09)
+            for pid in frozen:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGCONT)
+            time.sleep(0.01)
+
+    thread = threading.Thread(target=throttle, daemon=True)
+    thread.start()
+    try:
+        actions, record, seconds = run_call(action)
+    finally:
+        done.set()
+        thread.join()
+    assert seconds > 0.5 + GRACE_SECONDS  # it did run past the budget by the wall clock
     assert record.end is CallEnd.RETURNED, (record.end, record.detail, seconds)
     assert actions == [0]
 

@@ -19,7 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 HEADER = struct.Struct("<I")
-SLOT = struct.Struct("<dd")  # env being called (-1: none), its start time (time.monotonic)
+# the env being called (-1: none), when its call started (time.monotonic) and the worker's
+# CPU time then (time.process_time)
+SLOT = struct.Struct("<ddd")
 SLOT_SIZE = SLOT.size
 MAX_REPLY = 8 << 20
 MAX_REQUEST = 256 << 20

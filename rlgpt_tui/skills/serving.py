@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -88,7 +89,7 @@ class WorkerState:
 
     # -- load ------------------------------------------------------------------------------
     def _mark(self, env: int) -> None:
-        SLOT.pack_into(self.slot, 0, float(env), self.clock())
+        SLOT.pack_into(self.slot, 0, float(env), self.clock(), time.process_time())
 
     def _load(self, request: Load) -> Loaded:
         if request.seed is not None:

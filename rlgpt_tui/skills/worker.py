@@ -6,9 +6,9 @@ its settings, confines itself (:func:`rlgpt_tui.skills.boundary.confine`: resour
 and a seccomp filter), answers ``ready``, then serves requests until its input closes.
 
 Wire protocol: :mod:`rlgpt_tui.skills.protocol` (typed requests, pickled; typed replies,
-JSON). Before each call of untrusted code the worker writes the env it runs for and the
-start time into a shared slot (16 bytes of shared memory), so the app can enforce each
-call's wall clock from outside and knows which call to blame for a death.
+JSON). Before each call of untrusted code the worker writes the env it runs for, the
+start time and its own CPU time into a shared slot (24 bytes of shared memory), so the app
+can enforce each call's CPU budget from outside and knows which call to blame for a death.
 """
 
 from __future__ import annotations
