@@ -20,7 +20,9 @@ Methods:
   action, with a policy that starts as that script (``RLConfig.start_from``): RL that
   starts from the code. It acts by its mode unless, as in the engine, it did better in
   training than its mode and sampled measures higher on selection worlds
-  (``SELECTION_OFFSET`` above the evaluation seeds, never the evaluation's own);
+  (``SELECTION_OFFSET`` above the evaluation seeds, never the evaluation's own); where the
+  code alone measures higher than the policy so chosen on those worlds, the seed's figure is
+  the code's (its kind ``code``, the selection figures beside it);
 - ``agent``: the two loops (builtin agent, or an LLM team with ``--llm-base-url``); its
   best iteration's solution is evaluated like the others.
 
@@ -295,17 +297,41 @@ class Bench:
             extra["run_tally"] = tally
         result.env.close()
         deterministic = self.how_it_acts(task, config, result, seed, extra)
-        evaluation = evaluate(
-            config,
-            result.model,
-            episodes=self.args.episodes,
-            seed=self.eval_seed(seed),
-            deterministic=deterministic,
-        )
+        kind = solution_kind(bool(coded), True)
+        if start_from and self.code_measures_higher(config, start_from, extra):
+            evaluation = evaluate(
+                config,
+                only_coded=start_from,
+                episodes=self.args.episodes,
+                seed=self.eval_seed(seed),
+            )
+            kind = "code"
+        else:
+            evaluation = evaluate(
+                config,
+                result.model,
+                episodes=self.args.episodes,
+                seed=self.eval_seed(seed),
+                deterministic=deterministic,
+            )
         seconds = time.perf_counter() - started
-        return SeedRun(
-            seed, evaluation, result.samples, seconds, solution_kind(bool(coded), True), extra
-        )
+        return SeedRun(seed, evaluation, result.samples, seconds, kind, extra)
+
+    def code_measures_higher(self, config: RLConfig, script: str, extra: dict[str, Any]) -> bool:
+        """Whether the code a policy started from (``script``, alone) measures higher than the
+        policy as it acts, on the same selection worlds: then the cell keeps the code, as
+        the engine's final choice would (RL that starts from the code only climbs). A 1.5B
+        model's searched plan for crafter_score scored 18.3 alone on fresh worlds; RL from
+        it, its mode at 0.0 and sampled 12.5 on the selection worlds, measured 12.5."""
+        chosen = extra["selection"]
+        policy = chosen["sampled"] if extra.get("acts") == "sampled" else chosen["mode"]
+        code = evaluate(config, only_coded=script, episodes=self.args.episodes, seed=chosen["seed"])
+        chosen["code"] = round(code.value, 4)
+        if code.value <= policy:
+            return False
+        extra["kept"] = "code"
+        log(f"  the code is kept: {code.value:.2f} against the policy's {policy:.2f}")
+        return True
 
     def how_it_acts(
         self, task: Task, config: RLConfig, result: TrainResult, seed: int, extra: dict[str, Any]
