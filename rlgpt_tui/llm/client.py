@@ -635,6 +635,7 @@ class LLMClient:
         conversation = list(messages)
         problem = ""
         well_formed = False  # a round's answer had the schema's form
+        unusable = ""  # the last answer that could not be used
         rounds = self.settings.repair_rounds + 1
         for repair_round in range(rounds):
             started = time.perf_counter()
@@ -718,6 +719,15 @@ class LLMClient:
                     raise LLMAnswerError(
                         f"the model's {role} answer was refused ({problem})", well_formed=True
                     ) from None
+                if repair_round and text.strip() == unusable:
+                    # told what to change, it answered the same: no later round changed such
+                    # an answer (a 1.5B model's plans, 7 of 11 repairs in six sessions)
+                    raise LLMAnswerError(
+                        f"the model's {role} answer repeated its refused answer word for word "
+                        f"({problem}): try a stronger model",
+                        well_formed=well_formed,
+                    ) from None
+                unusable = text.strip()
                 # the schema holds the form where the server takes it: showing the example
                 # again there only invites a copy (a 1.5B model's repaired plans copied it)
                 example = getattr(schema, "EXAMPLE", "") if mode == "plain" else ""
