@@ -262,13 +262,12 @@ def _children() -> list[int]:
     return pids
 
 
-def test_a_busy_machine_does_not_cut_a_call_that_is_within_its_cpu_budget() -> None:
-    # About 0.15 s of the worker's own CPU under a 0.5 s budget; the worker is frozen two
-    # thirds of the time (as on a machine running other jobs), so the call takes ~0.5-1 s of
-    # wall clock. It must end as it would on a quiet machine: the code returns, and its
-    # action is the one after the work. A wall-clock budget cut it ("timeout").
+def _busy_call(cpu_seconds: float, frozen: float, running: float):
+    """One call of code doing about ``cpu_seconds`` of the worker's CPU in one step under a
+    0.5 s budget, its worker frozen (SIGSTOP) ``frozen`` s of every ``frozen + running``,
+    as on a machine running other jobs: ``run_call``'s actions, record and wall seconds."""
     rounds, started = 0, time.thread_time()
-    while time.thread_time() - started < 0.15:
+    while time.thread_time() - started < cpu_seconds:
         sum(range(100_000))
         rounds += 1
     source = code(
@@ -284,66 +283,41 @@ def test_a_busy_machine_does_not_cut_a_call_that_is_within_its_cpu_budget() -> N
 
     def throttle() -> None:
         while not done.is_set():
-            frozen = _children()
-            for pid in frozen:
+            stopped = _children()
+            for pid in stopped:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGSTOP)
-            time.sleep(0.08)
-            for pid in frozen:
+            time.sleep(frozen)
+            for pid in stopped:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGCONT)
-            time.sleep(0.04)
+            time.sleep(running)
 
     thread = threading.Thread(target=throttle, daemon=True)
     thread.start()
     try:
-        actions, record, seconds = run_call(action)
+        return run_call(action)
     finally:
         done.set()
         thread.join()
+
+
+def test_a_busy_machine_does_not_cut_a_call_that_is_within_its_cpu_budget() -> None:
+    # About 0.15 s of the worker's own CPU under a 0.5 s budget; the worker is frozen two
+    # thirds of the time, so the call takes ~0.5-1 s of wall clock. It must end as it would
+    # on a quiet machine: the code returns, and its action is the one after the work. A
+    # wall-clock budget cut it ("timeout").
+    actions, record, seconds = _busy_call(0.15, frozen=0.08, running=0.04)
     assert record.end is CallEnd.RETURNED, (record.end, record.detail, seconds)
     assert actions == [0]
 
 
 def test_a_call_slowed_by_a_busy_machine_is_not_killed_from_outside() -> None:
-    # About 0.3 s of the worker's CPU under a 0.5 s budget, all in one step, the worker
-    # frozen nine tenths of the time: some 3 s of wall clock, past the budget and its 1 s
-    # of grace. The app's outside watch counts the worker's CPU time, as the worker does:
-    # the call returns and acts. The wall-clock watch killed the worker ("timeout").
-    rounds, started = 0, time.thread_time()
-    while time.thread_time() - started < 0.3:
-        sum(range(100_000))
-        rounds += 1
-    source = code(
-        f"""
-        def act(ctx):
-            for _ in range({rounds}):
-                total = sum(range(100000))
-            yield Action.NOOP
-        """
-    )
-    action = validate("busy", source, limits=CodedActionLimits(seconds=0.5), dry_run=False)
-    done = threading.Event()
-
-    def throttle() -> None:
-        while not done.is_set():
-            frozen = _children()
-            for pid in frozen:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGSTOP)
-            time.sleep(0.09)
-            for pid in frozen:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGCONT)
-            time.sleep(0.01)
-
-    thread = threading.Thread(target=throttle, daemon=True)
-    thread.start()
-    try:
-        actions, record, seconds = run_call(action)
-    finally:
-        done.set()
-        thread.join()
+    # About 0.3 s of the worker's CPU, the worker frozen nine tenths of the time: some 3 s
+    # of wall clock, past the budget and its 1 s of grace. The app's outside watch counts
+    # the worker's CPU time, as the worker does: the call returns and acts. The wall-clock
+    # watch killed the worker ("timeout").
+    actions, record, seconds = _busy_call(0.3, frozen=0.09, running=0.01)
     assert seconds > 0.5 + GRACE_SECONDS  # it did run past the budget by the wall clock
     assert record.end is CallEnd.RETURNED, (record.end, record.detail, seconds)
     assert actions == [0]
