@@ -130,7 +130,8 @@ def _acting(method: Callable[..., Steps]) -> Callable[..., Steps]:
             self._helper_depth -= 1
         if self._views != views:  # it acted
             return result
-        call = f"ctx.{method.__name__}({', '.join(map(_short, [*args, *kwargs.items()]))})"
+        shown = [repr(a)[:40] for a in args] + [f"{k}={v!r}"[:40] for k, v in kwargs.items()]
+        call = f"ctx.{method.__name__}({', '.join(shown)})"
         repeats = self._idle[1] + 1 if self._idle and self._idle[0] == call else 1
         self._idle = (call, repeats)
         if repeats > IDLE_REPEATS:
@@ -141,12 +142,6 @@ def _acting(method: Callable[..., Steps]) -> Callable[..., Steps]:
         return result
 
     return watched
-
-
-def _short(value: Any) -> str:
-    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str):
-        return f"{value[0]}={value[1]!r}"[:40]  # a keyword argument
-    return repr(value)[:40]
 
 
 class SkillContext:
