@@ -88,6 +88,9 @@ _POLL_SECONDS = 0.02
 EncodedViews = tuple[np.ndarray, np.ndarray]  # rows, light (see encode_views)
 
 
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100  # /proc's unit
+
+
 def _cpu_seconds(pid: int) -> float | None:
     """A process's CPU time (user and system, all its threads) from ``/proc``, as its own
     ``time.process_time()`` counts it; None where that cannot be read."""
@@ -97,9 +100,6 @@ def _cpu_seconds(pid: int) -> float | None:
         return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
     except (OSError, IndexError, ValueError):
         return None
-
-
-_CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 class SandboxUnavailable(RuntimeError):
