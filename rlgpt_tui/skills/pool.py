@@ -329,9 +329,9 @@ class Worker:
         ``call_seconds``, if it also used that much CPU: time it spent waiting for a busy
         machine's cores does not count, as inside the worker. (A worker that is stalled
         rather than busy is left to the request's deadline; where its CPU time cannot be
-        read, the wall clock decides.) On this 2-core machine with three training runs and
-        their workers, calls of 0.3-0.5 s of CPU ran past 1.5 s of wall clock, their
-        workers were killed, and the other calls in them ended ``lost``."""
+        read, the wall clock decides.) A worker frozen nine tenths of the time, as on a
+        busy machine, ran 0.3 s of CPU in about 3 s: the wall clock had it killed, and a
+        killed worker's other calls end ``lost``."""
         used = _cpu_seconds(self.process.pid) if self.process is not None else None
         if used is None:
             detail = f"ran {wall:.1f} s"
