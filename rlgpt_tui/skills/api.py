@@ -116,7 +116,8 @@ def _acting(method: Callable[..., Steps]) -> Callable[..., Steps]:
     once. Nothing changes between such calls (no action, so no new View): the next one
     would return at once too. A 1.5B model's eat_cow looped ``while not (yield from
     ctx.collect('stone', ...)): pass`` where no stone could be reached; each such call
-    spun 20,000 loop ticks before its budget ended it, and the plan ran at half its speed."""
+    spun 20,000 loop ticks before its budget ended it; the plan's code-alone evaluation
+    took 61 s before this watch and 40 s with it, for the same score."""
 
     @functools.wraps(method)
     def watched(self: SkillContext, *args: Any, **kwargs: Any) -> Steps:
