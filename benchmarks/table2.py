@@ -231,6 +231,11 @@ def solution_kind(coded: bool, learned: bool) -> str:
     return "RL + code" if coded and learned else ("RL" if learned else "code")
 
 
+def as_coded(config: RLConfig) -> RLConfig:
+    """``config`` for the code alone: its calls run as written, never ended at danger points."""
+    return config.model_copy(update={"interrupt_on_danger": 0})
+
+
 class Bench:
     """Runs the methods for one configuration (env, budget, episodes, envs)."""
 
@@ -249,8 +254,15 @@ class Bench:
         return self.folder.specs(names) if self.folder else coded_specs(names)
 
     def config(
-        self, task: Task, seed: int, coded: list[str] | None = None, start_from: str | None = None
+        self,
+        task: Task,
+        seed: int,
+        coded: list[str] | None = None,
+        start_from: str | None = None,
+        trained: bool = False,
     ) -> RLConfig:
+        """The run's RLConfig; a trained policy's coded calls end at danger points
+        (``--danger``), the code method's never."""
         a = self.args
         start = {}
         if start_from is not None:  # RL from the code: how firmly it starts there
@@ -267,6 +279,7 @@ class Bench:
             num_envs=a.num_envs,
             coded_actions=self.specs(coded or []),
             start_from=start_from,
+            interrupt_on_danger=a.danger if trained and coded else 0,
             **start,
         )
 
@@ -280,7 +293,7 @@ class Bench:
         self, task: Task, seed: int, coded: list[str], start_from: str | None = None
     ) -> SeedRun:
         started = time.perf_counter()
-        config = self.config(task, seed, coded, start_from)
+        config = self.config(task, seed, coded, start_from, trained=True)
         result = train(config)
         extra: dict[str, Any] = {"train_seconds": round(result.seconds, 1)}
         if coded:
@@ -300,7 +313,7 @@ class Bench:
         kind = solution_kind(bool(coded), True)
         if start_from and self.code_measures_higher(config, start_from, extra):
             evaluation = evaluate(
-                config,
+                as_coded(config),
                 only_coded=start_from,
                 episodes=self.args.episodes,
                 seed=self.eval_seed(seed),
@@ -325,7 +338,9 @@ class Bench:
         it, its mode at 0.0 and sampled 12.5 on the selection worlds, measured 12.5."""
         chosen = extra["selection"]
         policy = chosen["sampled"] if extra.get("acts") == "sampled" else chosen["mode"]
-        code = evaluate(config, only_coded=script, episodes=self.args.episodes, seed=chosen["seed"])
+        code = evaluate(
+            as_coded(config), only_coded=script, episodes=self.args.episodes, seed=chosen["seed"]
+        )
         chosen["code"] = round(code.value, 4)
         if code.value <= policy:
             return False
@@ -610,6 +625,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="rl_from_code: the pull toward the script is multiplied by this after every "
         "update (default: RLConfig's start_anchor_decay)",
     )
+    parser.add_argument(
+        "--danger",
+        type=int,
+        default=0,
+        help="rl_code, rl_from_code: a coded call ends when a zombie, skeleton or arrow comes "
+        "within this many steps, so the policy decides there (RLConfig's interrupt_on_danger; "
+        "default 0: never). The code method runs uninterrupted",
+    )
     parser.add_argument("--llm-base-url", default=None)
     parser.add_argument("--llm-model", default=None)
     parser.add_argument(
@@ -644,6 +667,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--start-share must be between 0 and 1, got {args.start_share}")
     if args.anchor_decay is not None and not 0 < args.anchor_decay <= 1:
         parser.error(f"--anchor-decay must be in (0, 1], got {args.anchor_decay}")
+    if not 0 <= args.danger <= 8:
+        parser.error(f"--danger must be in 0..8 steps, got {args.danger}")
     if args.eval_seed < 0:
         parser.error(f"--eval-seed must be 0 or more, got {args.eval_seed}")
     if bool(args.llm_base_url) != bool(args.llm_model):
@@ -745,6 +770,7 @@ def main(argv: list[str] | None = None) -> None:
                     "start_share": args.start_share,
                     "anchor_decay": args.anchor_decay,
                 },
+                "interrupt_on_danger": args.danger,
                 "episodes_per_seed": args.episodes,
                 "num_envs": args.num_envs,
                 "eval_seeds": [args.eval_seed + s for s in args.seeds],
