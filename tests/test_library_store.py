@@ -492,8 +492,9 @@ def test_a_session_started_from_the_library_shows_it_to_the_slow_agent_and_reuse
         session = Session.create(store, tiny_settings(), llm, library="user")
         session.team.slow.plan(task, [])
         prompt = server.requests[-1]["messages"][-1]["content"]
-        assert "- go_to_tree (llm:qwen; collect_wood 0.50 [0.22-0.78]" in prompt
-        assert "Walk next to the nearest visible tree" in prompt
+        steps, others = prompt.split("Other skills, none of them a step of this goal")
+        assert "- go_to_tree (llm:qwen): Walk next to the nearest visible tree" in others
+        assert "collect_wood 0.50" not in prompt  # a record only for a step's skill
         assert "(builtin library): gather wood and place a crafting table" in prompt  # builtin
         asked = len(server.requests)
         # reuse first: the library's code, no LLM call, recorded as the skill author's

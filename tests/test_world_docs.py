@@ -118,13 +118,18 @@ def test_the_goals_steps_point_at_the_library_skills_that_do_them() -> None:
     ]
     steps = slow.split("(from the world's recipes)\n")[1].split("\n# ")[0].strip().splitlines()
     assert steps[0].endswith(
-        "[the library's `collect_wood` (llm:m; ok) does this step: "
+        "[the library's `collect_wood` (llm:m) does this step: "
         "a code sub-action named `collect_wood` reuses it]"
     )
     assert "the library's `place_table` (llm:m) does this step" in steps[1]
     assert steps[2].startswith("3. make_wood_pickaxe") and "library" not in steps[2]
     library = slow.split("with its measured record)\n")[1].split("\n# ")[0].splitlines()
+    assert library[0] == "- collect_wood (llm:m; ok): Collect wood."  # the record, once
     assert [line.split(" ")[1] for line in library[:2]] == ["collect_wood", "place_table"]
+    # the skills that do no step: after a line that says so, without records
+    assert library[2].startswith("Other skills, none of them a step of this goal")
+    assert library[3] == "- dance_0 (person): Dance about wood."
+    assert library[-1] == "(6 more not shown)"  # 16 of the 22 shown
     furnace = prompts_of("craftax", "place_furnace", judge=False)["slow"]
     assert "place_furnace action (uses 1 stone)" in furnace
 

@@ -139,13 +139,15 @@ class _LLMRole:
         return [step.name for step in task.steps(self.docs)]
 
     def _library_note(self, step: Step) -> str:
-        """Where the shelf holds a skill named like ``step``: say so, and how to reuse it."""
+        """Where the shelf holds a skill named like ``step``: say so, and how to reuse it
+        (its record is in the library section, once: each record names the tasks it
+        served, and a 1.5B model shown make_stone_pickaxe's figures beside every step of
+        make_stone_sword planned make_stone_pickaxe into it)."""
         skill = self.shelf.find(step.name)
         if skill is None:
             return ""
-        record = f"; {skill.record}" if skill.record else ""
         return (
-            f"[the library's `{skill.name}` ({skill.author}{record}) does this step: "
+            f"[the library's `{skill.name}` ({skill.author}) does this step: "
             f"a code sub-action named `{skill.name}` reuses it]"
         )
 

@@ -33,6 +33,10 @@ NAMED = (EMPTY, BUILTIN, USER, OWN)  # the choices that are no folder
 PROMPT_SKILLS = 16  # skills shown to the slow agent at most
 PROMPT_CHARS = 3_000  # and characters of the shelf's section at most
 EXAMPLE_CHARS = 700  # a shelf skill shown as the fast agent's example is at most this long
+OTHERS = (  # heads the shelf's skills that do no step of the goal
+    "Other skills, none of them a step of this goal (a plan follows the goal's steps; "
+    "these may only be high-level actions of an RL sub-action):"
+)
 
 
 @dataclass(frozen=True)
@@ -98,24 +102,32 @@ class SkillShelf:
     def prompt_text(
         self, task: Task, limit_chars: int = PROMPT_CHARS, first: Collection[str] = ()
     ) -> str:
-        """The slow agent's view of the shelf: one line per relevant skill (those named in
-        ``first`` at the top), bounded."""
+        """The slow agent's view of the shelf, bounded: a line per relevant skill. Where
+        ``first`` names the goal's steps, the skills that do them come first with their
+        measured records, and the others after a line that says they are no step of this
+        goal, without records (shown a make_stone_pickaxe line and its figures below the
+        steps, a 1.5B model's three plans for make_stone_sword each put it in place of
+        make_wood_pickaxe)."""
         if not self.skills:
             return "None: every coded sub-action gets new code."
-        lines: list[str] = []
         shown = self.relevant(task, first=first)
+        lines: list[str] = []
         used = 0
         for skill in shown:
-            doc = skill.docstring.splitlines()[0] if skill.docstring else "no docstring"
+            step = not first or skill.name in first
+            if not step and not any(line == OTHERS for line in lines):
+                lines.append(OTHERS)
             line = f"- {skill.name} ({skill.author}"
-            line += f"; {skill.record})" if skill.record else ")"
-            line += f": {doc}"
+            line += f"; {skill.record})" if skill.record and step else ")"
+            line += f": {skill.docstring.splitlines()[0] if skill.docstring else 'no docstring'}"
             line = line[:300]
             if used + len(line) > limit_chars:
                 break
             lines.append(line)
             used += len(line) + 1
-        hidden = len(self.skills) - len(lines)
+        if lines and lines[-1] == OTHERS:
+            lines.pop()
+        hidden = len(self.skills) - sum(line.startswith("- ") for line in lines)
         if hidden:
             lines.append(f"({hidden} more not shown)")
         return "\n".join(lines)
