@@ -8,6 +8,7 @@ import pytest
 
 from rlgpt_tui import ASSETS_DIR
 from rlgpt_tui.agents.builtin import builtin_team
+from rlgpt_tui.agents.grounding import view_things
 from rlgpt_tui.agents.llm import LLMTeam
 from rlgpt_tui.cli import main
 from rlgpt_tui.engine import events as ev
@@ -833,6 +834,53 @@ def test_a_goal_step_whose_runs_lack_what_it_needs_tells_the_slow_agent_which_st
     chop = [{"name": "collect_wood", "description": "chop a tree", "mode": "code"}]
     _, _, notes = code_step_over_http(monkeypatch, responder, chop, "collect_stone", max_repairs=0)
     assert not any("needs" in note for note in notes)  # it needs nothing: no such note
+
+
+def test_a_step_that_waits_on_an_earlier_failed_step_is_neither_judged_nor_repaired(
+    monkeypatch,
+) -> None:
+    """A 1.5B model's place_table got no valid code; the make steps after it, whose runs
+    never had a table, were judged and rewritten three times each (about 30,000 tokens).
+    Their runs now say the step waits on place_table: no critic call, no repair, the code
+    kept; with the table placed first, the same code is judged and passes."""
+    make = "def act(ctx):\n    yield from ctx.make('wood_pickaxe')\n"
+    fast_asked: list[str] = []
+
+    def responder(place: str):
+        def answer(messages: list[dict[str, str]]) -> str:
+            if role_of(messages) != "fast":
+                return json.dumps({"success": False, "reason": "no pickaxe", "suggestion": ""})
+            asked = next(m["content"] for m in messages if "Write the code of" in m["content"])
+            name = asked.split("coded sub-action `")[1].split("`")[0]
+            fast_asked.append(name)
+            code = {"collect_wood": CHOP, "place_table": place, "make_wood_pickaxe": make}
+            return json.dumps({"code": code[name], "explanation": "a try"})
+
+        return answer
+
+    steps = [
+        {"name": n, "description": n.replace("_", " "), "mode": "code"}
+        for n in ("collect_wood", "place_table", "make_wood_pickaxe")
+    ]
+    never = "def act(ctx):\n    yield Action.NOOP\n"  # places nothing: fails its critic
+    sampled, requests, _ = code_step_over_http(
+        monkeypatch, responder(never), steps, "make_wood_pickaxe", max_repairs=2
+    )
+    runs = sampled["make_wood_pickaxe"].runs
+    assert runs and not any("table" in view_things(r.before) for r in runs)
+    assert fast_asked.count("make_wood_pickaxe") == 1  # not repaired
+    critic = [m["messages"][-1]["content"] for m in requests if role_of(m["messages"]) == "critic"]
+    assert not any("`make_wood_pickaxe`" in c for c in critic)  # not judged
+    assert fast_asked.count("place_table") >= 2  # the failing step itself is repaired
+    fast_asked.clear()
+    table = "def act(ctx):\n    yield from ctx.place('table')\n"
+    sampled, requests, _ = code_step_over_http(
+        monkeypatch, responder(table), steps, "make_wood_pickaxe", max_repairs=2
+    )
+    made = [
+        r for r in sampled["make_wood_pickaxe"].runs if "make_wood_pickaxe" in r.after.achievements
+    ]
+    assert made and fast_asked.count("make_wood_pickaxe") == 1  # passed by its runs
 
 
 def test_when_no_version_passes_the_critic_the_one_whose_runs_gained_most_is_kept(

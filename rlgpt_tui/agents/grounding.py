@@ -19,7 +19,7 @@ import ast
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -277,8 +277,48 @@ def idle_runs(runs: list[Execution]) -> str:
 
 def lacked(run: Execution, step: Step) -> list[str]:
     """The items ``step`` uses (a collect step's tool, a make step's materials) that ``run``
-    started with too few of."""
-    return [item for item, n in step.uses.items() if run.before.inventory.get(item, 0) < n]
+    started with too few of, and a make step's stations (table, furnace) not in its view."""
+    short = [item for item, n in step.uses.items() if run.before.inventory.get(item, 0) < n]
+    if step.kind == "make":
+        seen = view_things(run.before)
+        short += [station for station in step.where if station not in seen]
+    return short
+
+
+def needs_text(step: Step, items: Iterable[str] | None = None) -> str:
+    """What ``step`` needs (of ``items``; all by default), e.g. "1 wood, a table in view"."""
+    wanted = [*step.uses, *(step.where if step.kind == "make" else ())] if items is None else items
+    return ", ".join(
+        f"{step.uses[item]} {item}" if item in step.uses else f"a {item} in view" for item in wanted
+    )
+
+
+def waits_on_earlier(
+    runs: list[Execution], name: str, step: Step | None, failed: Sequence[str]
+) -> str | None:
+    """Why ``name``'s code is neither judged nor repaired (None when it is): more than half
+    its runs started without what the world's recipe says the step needs, no run did the
+    step, and what they lacked is what an earlier step of the plan that ``failed`` makes.
+    A 1.5B model's place_table got no valid code, and the make steps after it, whose runs
+    never had a table, were judged and rewritten three times each (about 30,000 tokens):
+    no code can show what it does before its table is there."""
+    if step is None or not runs or not failed:
+        return None
+    item = name.partition("_")[2]
+    if any(item in _added(run)[0] or name in _added(run)[1] for run in runs):
+        return None
+    short = [run for run in runs if lacked(run, step)]
+    if 2 * len(short) <= len(runs):
+        return None
+    lacking = list(dict.fromkeys(thing for run in short for thing in lacked(run, step)))
+    makers = [s for s in failed if s.partition("_")[2] in lacking]
+    if not makers:
+        return None
+    return (
+        f"not judged: {len(short)} of {len(runs)} runs started without "
+        f"{needs_text(step, lacking)}, which {', '.join(makers)} makes, a step that failed "
+        f"before it; {name}'s code is kept as it is until then"
+    )
 
 
 def unmet_needs(name: str, steps: list[Step], runs: list[Execution]) -> str:
@@ -287,13 +327,13 @@ def unmet_needs(name: str, steps: list[Step], runs: list[Execution]) -> str:
     goal's earlier steps that provide it ('' otherwise, or for a name not among ``steps``).
     A 1.5B model planned collect_stone alone, and its runs never held a pickaxe."""
     step = next((s for s in steps if s.name == name), None)
-    if step is None or not step.uses or not runs:
+    if step is None or not runs:
         return ""
     short = [run for run in runs if lacked(run, step)]
     if 2 * len(short) < len(runs):
         return ""
-    lacking = [item for item in step.uses if any(item in lacked(run, step) for run in short)]
-    needs = ", ".join(f"{step.uses[item]} {item}" for item in lacking)
+    lacking = list(dict.fromkeys(thing for run in short for thing in lacked(run, step)))
+    needs = needs_text(step, lacking)
     earlier = [s.name for s in steps[: steps.index(step)]]
     fix = (
         f"the goal's steps before it make that ({', '.join(earlier)}): plan them first, in "
@@ -509,7 +549,7 @@ def passed_by_runs(runs: list[Execution], name: str, step: Step | None = None) -
     if 2 * len(ready) <= n:
         return None
     k = len(ready)
-    needs = ", ".join(f"{count} {thing}" for thing, count in step.uses.items()) if step else ""
+    needs = needs_text(step) if step else ""
     left_out = (
         f"; {n - k} of {n} runs started without {needs} and did not do it: they do not count"
         if k < n

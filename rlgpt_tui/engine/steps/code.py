@@ -26,6 +26,7 @@ from rlgpt_tui.agents.grounding import (
     idle_runs,
     run_errors,
     unmet_needs,
+    waits_on_earlier,
 )
 from rlgpt_tui.agents.schemas import Plan, SubAction, Verdict
 from rlgpt_tui.engine import events as ev
@@ -108,8 +109,9 @@ def code_step(
                 code_table[sub.name] = source
             ctx.position.coded_done.add(sub.name)
             continue
+        failed = [n for n, v in step.verdicts.items() if not v.success] if in_order else []
         action, verdict, notes = code_loop(
-            ctx, sub, code_table.get(sub.name, ""), sampled, lead_in, rounds
+            ctx, sub, code_table.get(sub.name, ""), sampled, lead_in, rounds, failed
         )
         step.notes += notes
         if action is not None:
@@ -134,13 +136,16 @@ def code_loop(
     sampled: dict[str, Sampled],
     lead_in: Sequence[ValidatedAction] = (),
     rounds: int = 1,
+    failed_before: Sequence[str] = (),
 ) -> tuple[ValidatedAction | None, Verdict, list[str]]:
     """Write, run, judge and repair ``sub``'s code: the last valid code (None: none), its
     verdict, and notes of what went wrong with the agents' answers. ``recorded``: the
     session's code of ``sub`` so far (what a person's edit replaces); ``sampled``: the
     session's last sample runs of each sub-action (code run before is not run again);
     ``lead_in``: earlier steps whose code runs first in each sample world, and ``rounds``
-    the most rounds of them and the step (see :func:`sample_runs`)."""
+    the most rounds of them and the step (see :func:`sample_runs`); ``failed_before``: the
+    earlier steps that failed (a step whose runs lack only what those make is neither judged
+    nor repaired: :func:`~rlgpt_tui.agents.grounding.waits_on_earlier`)."""
     action = verdict = None  # the last valid code and its verdict
     judged: list[tuple[ValidatedAction, Verdict, int]] = []  # each with its runs' gains
     notes: list[str] = []
@@ -159,6 +164,13 @@ def code_loop(
             continue
         action, source = tried.action, tried.source
         runs = runs_of(ctx, sub.name, action, sampled, lead_in, rounds)
+        recipe = world_info(ctx.settings.env).documentation().step(sub.name)
+        waiting = waits_on_earlier(runs, sub.name, recipe, failed_before)
+        if waiting:
+            verdict = Verdict(success=False, reason=waiting)
+            ctx.emit(ev.VerdictGiven, subaction=sub.name, **verdict.model_dump())
+            judged.append((action, verdict, changed_runs(runs)))
+            break
         verdict, note = judge_code(ctx, sub, runs)
         if note:  # no verdict: the critic's answer failed
             notes.append(note)
