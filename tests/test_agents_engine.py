@@ -701,7 +701,7 @@ CHOP = 'def act(ctx):\n    yield from ctx.collect("tree")\n'  # one call: one tr
 def code_step_over_http(monkeypatch, responder, steps: list[dict], task: str, **settings):
     """One code step of a plan of ``steps`` with an LLM team answering from ``responder``
     over HTTP: the sample runs of each sub-action, the requests the server got, and the
-    step's notes for the slow agent."""
+    step's results (verdicts, notes for the slow agent)."""
     from rlgpt_tui.agents.schemas import Plan
     from rlgpt_tui.engine.steps.code import Sampled, code_step
     from rlgpt_tui.tasks import get_task
@@ -712,7 +712,7 @@ def code_step_over_http(monkeypatch, responder, steps: list[dict], task: str, **
         sampled: dict[str, Sampled] = {}
         plan = Plan.model_validate({"subactions": steps})
         step = code_step(engine._context(get_task(task)), plan, {}, {}, sampled)
-    return sampled, server.requests, step.notes
+    return sampled, server.requests, step
 
 
 def test_a_code_alone_plans_step_is_judged_in_the_round_its_turn_comes(monkeypatch) -> None:
@@ -821,9 +821,10 @@ def test_a_goal_step_whose_runs_lack_what_it_needs_tells_the_slow_agent_which_st
         return json.dumps({"success": False, "reason": "no stone collected", "suggestion": ""})
 
     steps = [{"name": "collect_stone", "description": "mine a stone", "mode": "code"}]
-    sampled, _, notes = code_step_over_http(
+    sampled, _, step = code_step_over_http(
         monkeypatch, responder, steps, "collect_stone", max_repairs=0
     )
+    notes = step.notes
     runs = sampled["collect_stone"].runs
     assert runs and not any(r.before.inventory.get("wood_pickaxe") for r in runs)
     assert (
@@ -832,7 +833,8 @@ def test_a_goal_step_whose_runs_lack_what_it_needs_tells_the_slow_agent_which_st
         "(collect_wood, place_table, make_wood_pickaxe): plan them first, in order, each coded"
     ) in notes
     chop = [{"name": "collect_wood", "description": "chop a tree", "mode": "code"}]
-    _, _, notes = code_step_over_http(monkeypatch, responder, chop, "collect_stone", max_repairs=0)
+    _, _, step = code_step_over_http(monkeypatch, responder, chop, "collect_stone", max_repairs=0)
+    notes = step.notes
     assert not any("needs" in note for note in notes)  # it needs nothing: no such note
 
 
@@ -863,9 +865,15 @@ def test_a_step_that_waits_on_an_earlier_failed_step_is_neither_judged_nor_repai
         for n in ("collect_wood", "place_table", "make_wood_pickaxe")
     ]
     never = "def act(ctx):\n    yield Action.NOOP\n"  # places nothing: fails its critic
-    sampled, requests, _ = code_step_over_http(
+    sampled, requests, step = code_step_over_http(
         monkeypatch, responder(never), steps, "make_wood_pickaxe", max_repairs=2
     )
+    assert step.verdicts["make_wood_pickaxe"].reason == (
+        f"not judged: {len(sampled['make_wood_pickaxe'].runs)} of "
+        f"{len(sampled['make_wood_pickaxe'].runs)} runs started without a table in view, made by "
+        "place_table, which failed before it; make_wood_pickaxe's code is kept as it is until then"
+    )
+    assert "make_wood_pickaxe" in step.coded  # the code kept
     runs = sampled["make_wood_pickaxe"].runs
     assert runs and not any("table" in view_things(r.before) for r in runs)
     assert fast_asked.count("make_wood_pickaxe") == 1  # not repaired

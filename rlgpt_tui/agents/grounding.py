@@ -316,8 +316,8 @@ def waits_on_earlier(
         return None
     return (
         f"not judged: {len(short)} of {len(runs)} runs started without "
-        f"{needs_text(step, lacking)}, which {', '.join(makers)} makes, a step that failed "
-        f"before it; {name}'s code is kept as it is until then"
+        f"{needs_text(step, lacking)}, made by {', '.join(makers)}, which failed before "
+        f"it; {name}'s code is kept as it is until then"
     )
 
 
