@@ -285,6 +285,18 @@ def lacked(run: Execution, step: Step) -> list[str]:
     return short
 
 
+def did_step(run: Execution, name: str) -> bool:
+    """Whether ``run`` did the step ``name``: gained its item (``collect_stone``: stone) or
+    unlocked the achievement of its name."""
+    items, new = _added(run)
+    return name.partition("_")[2] in items or name in new
+
+
+def _lacking(runs: list[Execution], step: Step) -> list[str]:
+    """What any of ``runs`` lacked of what ``step`` needs, in order, once each."""
+    return list(dict.fromkeys(thing for run in runs for thing in lacked(run, step)))
+
+
 def needs_text(step: Step, items: Iterable[str] | None = None) -> str:
     """What ``step`` needs (of ``items``; all by default), e.g. "1 wood, a table in view"."""
     wanted = [*step.uses, *(step.where if step.kind == "make" else ())] if items is None else items
@@ -304,13 +316,12 @@ def waits_on_earlier(
     no code can show what it does before its table is there."""
     if step is None or not runs or not failed:
         return None
-    item = name.partition("_")[2]
-    if any(item in _added(run)[0] or name in _added(run)[1] for run in runs):
+    if any(did_step(run, name) for run in runs):
         return None
     short = [run for run in runs if lacked(run, step)]
     if 2 * len(short) <= len(runs):
         return None
-    lacking = list(dict.fromkeys(thing for run in short for thing in lacked(run, step)))
+    lacking = _lacking(short, step)
     makers = [s for s in failed if s.partition("_")[2] in lacking]
     if not makers:
         return None
@@ -332,8 +343,7 @@ def unmet_needs(name: str, steps: list[Step], runs: list[Execution]) -> str:
     short = [run for run in runs if lacked(run, step)]
     if 2 * len(short) < len(runs):
         return ""
-    lacking = list(dict.fromkeys(thing for run in short for thing in lacked(run, step)))
-    needs = needs_text(step, lacking)
+    needs = needs_text(step, _lacking(short, step))
     earlier = [s.name for s in steps[: steps.index(step)]]
     fix = (
         f"the goal's steps before it make that ({', '.join(earlier)}): plan them first, in "
@@ -540,10 +550,7 @@ def passed_by_runs(runs: list[Execution], name: str, step: Step | None = None) -
     kind, _, item = name.partition("_")
 
     def excused(run: Execution) -> bool:  # it started short of what the step uses, and failed
-        items, new = _added(run)
-        return (
-            step is not None and bool(lacked(run, step)) and item not in items and name not in new
-        )
+        return step is not None and bool(lacked(run, step)) and not did_step(run, name)
 
     ready = [run for run in runs if not excused(run)]
     if 2 * len(ready) <= n:

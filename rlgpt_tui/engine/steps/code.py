@@ -152,6 +152,8 @@ def code_loop(
     previous = problem = None
     runs: list[Execution] = []  # the last sample runs
     failed_answer = ""
+    docs = world_info(ctx.settings.env).documentation()
+    recipe = docs.step(sub.name)  # the world's step of this name, if any
     for attempt in range(ctx.settings.max_repairs + 1):
         tried = write_code(ctx, sub, attempt, previous, problem, recorded, sampled.get(sub.name))
         if tried.note:
@@ -164,7 +166,6 @@ def code_loop(
             continue
         action, source = tried.action, tried.source
         runs = runs_of(ctx, sub.name, action, sampled, lead_in, rounds)
-        recipe = world_info(ctx.settings.env).documentation().step(sub.name)
         waiting = waits_on_earlier(runs, sub.name, recipe, failed_before)
         if waiting:
             verdict = Verdict(success=False, reason=waiting)
@@ -203,7 +204,7 @@ def code_loop(
                 update={"reason": f"{verdict.reason} ({kept_because})"[:2000]}
             )
     if verdict is not None and not verdict.success and runs:
-        steps = ctx.task.steps(world_info(ctx.settings.env).documentation())
+        steps = ctx.task.steps(docs)
         note = unmet_needs(sub.name, steps, runs)
         if note:
             notes.append(note)
