@@ -586,7 +586,7 @@ def skill_markdown(skill: Any, versions: list[Any] | None = None) -> str:
         f"- made in: {skill.made_in or '-'}"
         + (f" (code version {skill.code_seq})" if skill.code_seq else ""),
         f"- origin: {skill.origin}",
-        f"- calls: {record.calls:,} ({record.steps:,} steps); ends: {record.ends_text}",
+        f"- calls: {record.calls_text}; ends: {record.ends_text}",
         f"- success of the task it served: {record.success_text}",
     ]
     if versions and len(versions) > 1:

@@ -660,3 +660,16 @@ def test_a_plan_exported_for_a_task_has_each_step_done_by_the_skill_proven_on_it
     empty = cli("export", str(tmp_path / "e"), "--plan", "collect_iron", sessions=tmp_path / "new")
     assert empty.returncode == 2 and "no skills; run sessions first" in empty.stderr
     assert not (tmp_path / "e").exists()
+
+
+def test_a_record_with_calls_but_no_steps_says_the_steps_were_not_recorded() -> None:
+    """A step of a composed plan (code alone of several steps) has its calls recorded but
+    not their steps; `skills show` said "calls: 83 (0 steps)" for a make_stone_sword whose
+    task measured 0.90."""
+    from rlgpt_tui.skills.record import SkillRecord
+
+    composed = SkillRecord.from_dict({"calls": 83, "steps": 0, "end_reasons": {}})
+    assert composed.calls_text == "83 (steps not recorded)"
+    trained = SkillRecord.from_dict({"calls": 1200, "steps": 34000, "end_reasons": {"done": 3}})
+    assert trained.calls_text == "1,200 (34,000 steps)"
+    assert SkillRecord().calls_text == "0 (0 steps)"

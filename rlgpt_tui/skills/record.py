@@ -82,6 +82,14 @@ class SkillRecord:
         return f"{self.success_text}; {self.calls:,} calls"
 
     @property
+    def calls_text(self) -> str:
+        """Its calls and their steps, e.g. "120 (3,400 steps)"; a step of a composed plan
+        has its calls recorded but not their steps: "83 (steps not recorded)"."""
+        if self.calls and not self.steps:
+            return f"{self.calls:,} (steps not recorded)"
+        return f"{self.calls:,} ({self.steps:,} steps)"
+
+    @property
     def ends_text(self) -> str:
         return ", ".join(f"{k} {n}" for k, n in self.end_reasons.most_common()) or "-"
 

@@ -77,7 +77,7 @@ class SkillsScreen(Screen):
             f"[b]{skill.label}[/b] ({skill.world}) by [b]{escape(skill.author)}[/b], "
             f"{escape(made)}" + (f", code version {skill.code_seq}" if skill.code_seq else ""),
             escape(skill.docstring.splitlines()[0]) if skill.docstring else "(no docstring)",
-            f"calls {record.calls:,} ({record.steps:,} steps); ends: {escape(record.ends_text)}",
+            f"calls {record.calls_text}; ends: {escape(record.ends_text)}",
             f"success of the task it served: {escape(record.success_text)}",
         ]
         if len(versions) > 1:
