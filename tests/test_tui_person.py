@@ -230,6 +230,8 @@ def test_export_from_the_app_palette_has_every_action_and_q_quits(recorded) -> N
 
 # -- 1, 2, 5, 6: a live run stopped in its last iteration -----------------------------------
 LAST_SAMPLES = 16_384  # iteration 2's training, as a person set it in iteration 1
+# the header's top line in training: the phase with its progress and the time it has run
+TRAINED = r"\| training collect_wood [\d.]+k?/(4\.1k|16\.4k) \d\d:\d\d$"
 
 #: a person's plan: coded navigation in PPO's action space beside its primitives
 PERSONS_PLAN = {
@@ -294,9 +296,15 @@ def test_stop_in_the_last_iteration_counts_every_sample_and_says_how_it_ended(tm
             await until(pilot, lambda: app.screen is screen, 10, "the RL editor to close")
             await pilot.press("p")
 
-            def in_last_training() -> bool:
-                seen.add((screen_text(app).splitlines() or [""])[0])  # before a render: ""
-                return header.iteration == 1 and header.phase == "training" and header.phase_done
+            def in_last_training() -> bool:  # in the header's state and on the screen
+                line = (screen_text(app).splitlines() or [""])[0]  # before a render: ""
+                seen.add(line)
+                return (
+                    header.iteration == 1
+                    and header.phase == "training"
+                    and bool(header.phase_done)
+                    and re.search(TRAINED, line.rstrip()) is not None
+                )
 
             await until(pilot, in_last_training, 400, "iteration 2's training")
             eta = header.eta
@@ -384,8 +392,7 @@ def test_stop_in_the_last_iteration_counts_every_sample_and_says_how_it_ended(tm
     asyncio.run(scenario())
     # each phase with its progress and the time it has run (an evaluation in the training's
     # world can pass between two looks at the header: its progress is read from the record)
-    trained = r"\| training collect_wood [\d.]+k?/(4\.1k|16\.4k) \d\d:\d\d$"
-    assert any(re.search(trained, line.rstrip()) for line in seen), seen
+    assert any(re.search(TRAINED, line.rstrip()) for line in seen), seen
     coding = r"\| (coding|validating|critic runs|critic) go_to_tree"  # whichever was on
     assert any(re.search(coding, line) for line in seen), seen
     events = store.events(2)
