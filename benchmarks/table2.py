@@ -254,15 +254,10 @@ class Bench:
         return self.folder.specs(names) if self.folder else coded_specs(names)
 
     def config(
-        self,
-        task: Task,
-        seed: int,
-        coded: list[str] | None = None,
-        start_from: str | None = None,
-        trained: bool = False,
+        self, task: Task, seed: int, coded: list[str] | None = None, start_from: str | None = None
     ) -> RLConfig:
-        """The run's RLConfig; a trained policy's coded calls end at danger points
-        (``--danger``), the code method's never."""
+        """The run's RLConfig; its coded calls end at danger points (``--danger``), except
+        where the code runs alone (:func:`as_coded`)."""
         a = self.args
         start = {}
         if start_from is not None:  # RL from the code: how firmly it starts there
@@ -279,7 +274,7 @@ class Bench:
             num_envs=a.num_envs,
             coded_actions=self.specs(coded or []),
             start_from=start_from,
-            interrupt_on_danger=a.danger if trained and coded else 0,
+            interrupt_on_danger=a.danger if coded else 0,
             **start,
         )
 
@@ -293,7 +288,7 @@ class Bench:
         self, task: Task, seed: int, coded: list[str], start_from: str | None = None
     ) -> SeedRun:
         started = time.perf_counter()
-        config = self.config(task, seed, coded, start_from, trained=True)
+        config = self.config(task, seed, coded, start_from)
         result = train(config)
         extra: dict[str, Any] = {"train_seconds": round(result.seconds, 1)}
         if coded:
@@ -385,7 +380,7 @@ class Bench:
     def run_code(self, task: Task, seed: int) -> SeedRun:
         started = time.perf_counter()
         name = self.script(task)
-        config = self.config(task, seed, [name])
+        config = as_coded(self.config(task, seed, [name]))
         evaluation = evaluate(
             config, only_coded=name, episodes=self.args.episodes, seed=self.eval_seed(seed)
         )

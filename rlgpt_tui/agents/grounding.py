@@ -279,10 +279,15 @@ def lacked(run: Execution, step: Step) -> list[str]:
     """The items ``step`` uses (a collect step's tool, a make step's materials) that ``run``
     started with too few of, and a make step's stations (table, furnace) not in its view."""
     short = [item for item, n in step.uses.items() if run.before.inventory.get(item, 0) < n]
-    if step.kind == "make":
+    if stations := _stations(step):
         seen = view_things(run.before)
-        short += [station for station in step.where if station not in seen]
+        short += [station for station in stations if station not in seen]
     return short
+
+
+def _stations(step: Step) -> tuple[str, ...]:
+    """The stations a make step is done near (a place step's ``where`` are tiles)."""
+    return step.where if step.kind == "make" else ()
 
 
 def did_step(run: Execution, name: str) -> bool:
@@ -299,7 +304,7 @@ def _lacking(runs: list[Execution], step: Step) -> list[str]:
 
 def needs_text(step: Step, items: Iterable[str] | None = None) -> str:
     """What ``step`` needs (of ``items``; all by default), e.g. "1 wood, a table in view"."""
-    wanted = [*step.uses, *(step.where if step.kind == "make" else ())] if items is None else items
+    wanted = [*step.uses, *_stations(step)] if items is None else items
     return ", ".join(
         f"{step.uses[item]} {item}" if item in step.uses else f"a {item} in view" for item in wanted
     )

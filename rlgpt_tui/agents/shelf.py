@@ -115,7 +115,7 @@ class SkillShelf:
         used = 0
         for skill in shown:
             step = not first or skill.name in first
-            if not step and not any(line == OTHERS for line in lines):
+            if not step and OTHERS not in lines:
                 lines.append(OTHERS)
             line = f"- {skill.name} ({skill.author}"
             line += f"; {skill.record})" if skill.record and step else ")"
