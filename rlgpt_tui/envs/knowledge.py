@@ -43,6 +43,8 @@ class Recipes:
     collect: dict[str, tuple[dict[str, int], dict[str, int]]]  # block -> (needs, gives)
     place: dict[str, tuple[dict[str, int], tuple[str, ...]]]  # item -> (uses, onto)
     make: dict[str, tuple[dict[str, int], tuple[str, ...]]]  # item -> (uses, near)
+    # step -> (the stat it restores, what restores it in sight or ""): eat_cow -> food, cow
+    restores: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     def amended(
         self,
@@ -55,7 +57,7 @@ class Recipes:
             i: (dict((place or {}).get(i, uses)), where) for i, (uses, where) in self.place.items()
         }
         made = {i: (dict((make or {}).get(i, uses)), near) for i, (uses, near) in self.make.items()}
-        return Recipes(self.collect, placed, made)
+        return Recipes(self.collect, placed, made, self.restores)
 
     def source_of(self, item: str) -> str | None:
         """The block that gives ``item`` when collected (e.g. wood: tree)."""
@@ -259,9 +261,14 @@ def _fmt(uses: dict) -> str:
 
 
 @cache
+def _tech_tree_data() -> dict:
+    return tomllib.loads(TECH_TREE_FILE.read_text())
+
+
+@cache
 def crafter_tech_tree() -> TechTree:
     """Crafter's tech tree (Craftax-Classic's too) from its asset file."""
-    data = tomllib.loads(TECH_TREE_FILE.read_text())
+    data = _tech_tree_data()
     return TechTree(
         targets=dict(data["targets"]),
         skills=dict(data["skills"]),
@@ -319,6 +326,7 @@ def crafter_documentation() -> WorldDocs:
             },
             place={i: (dict(r["uses"]), tuple(r["where"])) for i, r in data["place"].items()},
             make={i: (dict(r["uses"]), tuple(r["nearby"])) for i, r in data["make"].items()},
+            restores={s: (stat, by) for s, (stat, by) in _tech_tree_data()["restores"].items()},
         ),
     )
 
