@@ -797,3 +797,46 @@ def test_make_walks_back_to_a_table_left_out_of_sight() -> None:
     assert len(helped) >= 4 and len(pressed) >= 4, (helped, pressed)
     assert not any(pressed)
     assert sum(helped) >= len(helped) - 1, helped
+
+
+def test_a_step_that_restores_a_stat_runs_when_the_stat_is_low() -> None:
+    """Run every round, a 1.5B model's go_to_water sent the player back to water between
+    every two steps of its crafter_score plan (Crafter score 14.0-16.8 against 18.5 without
+    it). Composed with the world's recipes, a step that restores a stat (collect_drink:
+    drink) runs only when the stat is low (4 or less), or not full (7 or less) with water in
+    sight; the other steps get the rounds in between."""
+    from rlgpt_tui.envs.knowledge import craftax_classic_documentation
+    from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
+    from rlgpt_tui.rl.train import evaluate
+    from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
+
+    drink = (  # notes the stat it started at, and whether water was in sight
+        "def act(ctx):\n"
+        "    ctx.log(f\"drink {ctx.view.drink}, water seen {ctx.nearest('water') is not None}\")\n"
+        '    yield from ctx.collect("water")\n'
+    )
+    steps = [("collect_drink", drink)]
+    steps.append(("collect_wood", 'def act(ctx):\n    yield from ctx.collect("tree")\n'))
+
+    def run(source: str) -> tuple[dict[str, int], list[tuple[int, bool]]]:
+        """Each step's calls begun, and each collect_drink call's (drink, water seen)."""
+        action = validate(COMPOSED_PLAN, source)
+        config = RLConfig(
+            task="place_table",  # never placed: the plan runs round after round
+            coded_actions=[CodedActionSpec.of(action)],
+            num_envs=4,
+            horizon=250,
+        )
+        result = evaluate(config, only_coded=COMPOSED_PLAN, episodes=4, seed=11)
+        started = []
+        for note, count in result.notes[COMPOSED_PLAN].items():
+            level, seen = note.removeprefix("drink ").split(", water seen ")
+            started += [(int(level), seen == "True")] * count
+        return result.calls[COMPOSED_PLAN]["begun"], started
+
+    every_round, started = run(compose_sources(steps))
+    assert every_round["collect_drink"] >= every_round["collect_wood"], every_round
+    assert max(level for level, _ in started) == 9, started  # also at a full drink
+    begun, started = run(compose_sources(steps, craftax_classic_documentation().recipes))
+    assert 4 <= begun["collect_drink"] <= begun["collect_wood"] // 2, begun
+    assert all(level <= 4 or (level <= 7 and seen) for level, seen in started), started
