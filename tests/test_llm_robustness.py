@@ -379,6 +379,28 @@ def test_place_code_that_looks_for_what_it_is_to_place_is_repaired() -> None:
     ) in repair
 
 
+def test_code_calling_a_helper_that_does_not_exist_is_repaired() -> None:
+    """A 1.5B model's eat_cow walked to the cow and called `ctx.do()`, which is no helper:
+    each call ended in an AttributeError after the walk, and the crafter_score plan that
+    ran it starved. Such code is refused naming the primitive (or the closest helpers), and
+    the model's next answer is what the step gets."""
+    walk = "def act(ctx):\n    cow = ctx.nearest('cow')\n    yield from ctx.go_to(cow)\n"
+    does = walk + "    yield from ctx.face(cow)\n    yield from ctx.do()\n"
+    goto = does.replace("ctx.go_to(", "ctx.goto(")
+    hits = does.replace("yield from ctx.do()", "yield Action.DO")
+    eat = SubAction(name="eat_cow", description="find a cow and eat it", mode="code")
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [
+            {"content": json.dumps({"code": code, "explanation": "x"})}
+            for code in (does, goto, hits)
+        ]
+        team = LLMTeam(client_for(server))
+        assert team.fast.write_code(get_task("eat_cow"), eat) == hits
+    asks = [r["messages"][-1]["content"] for r in server.requests]
+    assert "code: ctx.do is no helper; do is a primitive action: `yield Action.DO`" in asks[1]
+    assert "code: ctx.goto is no helper; did you mean go_to?" in asks[2]
+
+
 def test_step_code_is_held_to_the_worlds_recipe() -> None:
     """A 1.5B model's place_table for collect_stone waited for 2 stone in every version (the
     recipe uses 2 wood) and its make_stone_pickaxe hit the table with `do`. The request

@@ -31,6 +31,7 @@ from rlgpt_tui.envs.knowledge import Step
 from rlgpt_tui.skills.api import MAKEABLE
 from rlgpt_tui.skills.compose import calls_in, method_calls
 from rlgpt_tui.skills.outcomes import CallEnd
+from rlgpt_tui.skills.sandbox import attribute_hint
 from rlgpt_tui.text import clipped
 
 #: things a verdict may name: the world's blocks, creatures and inventory items
@@ -364,6 +365,30 @@ def unmet_needs(name: str, steps: list[Step], runs: list[Execution]) -> str:
 
 #: the ``ctx`` helpers that find where a thing is on the map
 _LOOKUPS = frozenset({"nearest", "recall"})
+
+
+def helper_check(answer: Any) -> None:
+    """Refuses code that uses a ``ctx`` helper that does not exist, naming what to use
+    instead (as the worker does when such a line runs). A 1.5B model's eat_cow went to the
+    cow and called ``ctx.do()``: the dry run never reached the line, its runs ended in an
+    AttributeError after the walk, and the crafter_score plan that ran it starved."""
+    from rlgpt_tui.skills.api import SkillContext
+
+    try:
+        tree = ast.parse(answer.code)
+    except (SyntaxError, ValueError):
+        return  # validation names it
+    known = {name for name in dir(SkillContext) if not name.startswith("_")}
+    known |= {"memory", "random", "skill"}  # set per call; skill is linked before it runs
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "ctx"
+            and node.attr not in known
+        ):
+            hint = attribute_hint(node.attr, SkillContext)
+            raise ValueError(f"code: ctx.{node.attr} is no helper{hint}")
 
 
 def placed_item_check(name: str) -> Check | None:

@@ -24,6 +24,7 @@ from rlgpt_tui.agents.grounding import (
     code_evidence,
     evidence_check,
     example_check,
+    helper_check,
     overrule_code,
     overrule_rl,
     passed_by_runs,
@@ -241,7 +242,7 @@ class LLMFastAgent(_LLMRole, FastAgent):
                 raise Unrepairable(  # a 1.5B model's unchanged fix: asked again, it repeats
                     "code: the previous code unchanged, which failed: the model keeps it"
                 )
-            for check in (placing, recipe):
+            for check in (placing, recipe, helper_check):
                 if check is not None:
                     check(answer)
             with contextlib.suppress(SyntaxError):  # validation names a syntax error

@@ -354,6 +354,11 @@ def _attribute_hint(error: BaseException) -> str:
     name, obj = getattr(error, "name", None), getattr(error, "obj", None)
     if not isinstance(error, AttributeError) or not name or obj is None:
         return ""
+    return attribute_hint(name, obj)
+
+
+def attribute_hint(name: str, obj: Any) -> str:
+    """What to use instead of attribute ``name``, which ``obj`` lacks ('' when unsure)."""
     from rlgpt_tui.envs.base import ACTION_NAMES
 
     if name.lower() in ACTION_NAMES:
