@@ -36,8 +36,9 @@ def eat_cow_act(ctx):
     if not (yield from ctx.go_to(cow)):
         return False
     yield from ctx.face(cow)
-    yield from ctx.do()
-    return ctx.has('cow')
+    for _ in range(3):
+        yield Action.DO
+    return ctx.has('meat')
 
 
 def collect_sapling_act(ctx):

@@ -1,23 +1,24 @@
 # /// rlgpt-skill
-# name = "eat_cow"
+# name = "hit_cow"
 # world = "craftax"
-# version = 2
+# version = 1
 # author = "llm:models/qwen2.5-coder-1.5b.gguf"
-# docstring = "eat a cow"
-# made_in = "session 28, iteration 2"
+# docstring = "face the cow and hit it until it is eaten"
+# made_in = "session 2, iteration 1"
 # [record]
-# calls = 572
+# calls = 287
 # steps = 0
 # end_reasons = {}
 # tasks = {"eat_cow" = {"measure" = "success_rate", "evaluations" = 1, "successes" = 53, "episodes" = 59, "best" = 0.9062}}
 # ///
 def act(ctx):
-    cow = ctx.nearest('cow')
+    cow = ctx.nearest("cow")
     if cow is None:
         yield from ctx.explore(6)
         return False
     if not (yield from ctx.go_to(cow)):
         return False
     yield from ctx.face(cow)
-    yield from ctx.do()
-    return ctx.has('cow')
+    for _ in range(3):
+        yield Action.DO
+    return ctx.has("meat")
