@@ -212,6 +212,12 @@ def defeat_zombie_act(ctx):
     return True
 
 
+def wake_up_act(ctx):
+    while ctx.inventory.get('energy', 0) < 9:
+        yield Action.SLEEP
+    return False
+
+
 def act(ctx):
     if not ctx.has('wood', 8):
         ctx.begin_step('collect_wood')
@@ -326,3 +332,9 @@ def act(ctx):
         yield from defeat_zombie_act(ctx)
     except Exception as error:
         ctx.log(f'defeat_zombie failed: {error}')
+    if (ctx.view.energy <= 4):
+        ctx.begin_step('wake_up')
+        try:
+            yield from wake_up_act(ctx)
+        except Exception as error:
+            ctx.log(f'wake_up failed: {error}')
