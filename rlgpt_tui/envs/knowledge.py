@@ -37,8 +37,9 @@ class TechTree:
 @dataclass(frozen=True)
 class Recipes:
     """A world's recipes as data: what collecting each block needs and gives, what placing
-    and making each item uses (and where, or near what). :meth:`steps_to` orders them into
-    the steps an achievement needs, from nothing in the inventory."""
+    and making each item uses (and where, or near what), and which steps restore a stat
+    (eating, drinking, sleeping). :meth:`steps_to` orders them into the steps an
+    achievement needs, from nothing in the inventory."""
 
     collect: dict[str, tuple[dict[str, int], dict[str, int]]]  # block -> (needs, gives)
     place: dict[str, tuple[dict[str, int], tuple[str, ...]]]  # item -> (uses, onto)
