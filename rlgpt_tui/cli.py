@@ -841,8 +841,7 @@ def cmd_tasks(args: argparse.Namespace) -> int:
     for column in ("name", "horizon", "goal", "description"):
         table.add_column(column)
     for task in load_catalog().values():
-        goal = task.goal.achievement or task.goal.score or json.dumps(task.goal.inventory)
-        table.add_row(task.name, str(task.horizon), goal, task.description)
+        table.add_row(task.name, str(task.horizon), task.goal_text, task.description)
     Console(width=160).print(table)
     return 0
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import tomllib
 from collections import Counter
@@ -133,11 +134,14 @@ class Goal(BaseModel):
     achievement: str | None = None
     inventory: dict[str, int] | None = None
     score: Literal["crafter"] | None = None
+    # the player is alive when the episode reaches its horizon (Crafter's survival)
+    survive: Literal[True] | None = None
 
     @model_validator(mode="after")
     def _check(self) -> Goal:
-        if sum(x is not None for x in (self.achievement, self.inventory, self.score)) != 1:
-            raise ValueError("a goal has exactly one of: achievement, inventory, score")
+        kinds = (self.achievement, self.inventory, self.score, self.survive)
+        if sum(x is not None for x in kinds) != 1:
+            raise ValueError("a goal has exactly one of: achievement, inventory, score, survive")
         if self.achievement is not None and self.achievement not in ACHIEVEMENTS:
             raise ValueError(f"unknown achievement {self.achievement!r}")
         for item in self.inventory or {}:
@@ -168,7 +172,24 @@ class Task(BaseModel):
             for item, count in goal.inventory.items():
                 ok &= inventory[:, INVENTORY_ITEMS.index(item)] >= count
             return ok
-        return np.zeros(len(achievements), dtype=bool)  # scored tasks have no success state
+        # scored tasks have no success state; a survival is judged at the horizon
+        # (:meth:`survived`)
+        return np.zeros(len(achievements), dtype=bool)
+
+    def survived(self, at_horizon: np.ndarray, game_over: np.ndarray) -> np.ndarray:
+        """Per-env success of a survival goal: the episode reached its horizon with the
+        player alive (all False for any other goal)."""
+        if self.goal.survive is None:
+            return np.zeros(len(at_horizon), dtype=bool)
+        return np.asarray(at_horizon, dtype=bool) & ~np.asarray(game_over, dtype=bool)
+
+    @property
+    def goal_text(self) -> str:
+        """The goal in a word or two (the task list's column)."""
+        goal = self.goal
+        if goal.survive:
+            return f"alive at step {self.horizon}"
+        return goal.achievement or goal.score or json.dumps(goal.inventory)
 
     @property
     def scored(self) -> bool:

@@ -56,6 +56,28 @@ def test_episodes_say_how_they_ended_on_a_real_world() -> None:
     assert measured.episodes == 16 and sum(measured.ends.values()) == 16
 
 
+def test_a_survival_counts_the_players_alive_at_the_horizon_on_a_real_world() -> None:
+    # random primitives on craftax under the survive task, cut to 250 steps: an episode
+    # that reaches the horizon alive is a success and earns the goal's reward of 1; one
+    # that dies first is not and earns nothing
+    task = get_task("survive").model_copy(update={"horizon": 250})
+    assert task.goal_text == "alive at step 250" and task.measure is Measure.SUCCESS_RATE
+    world = make_world("craftax", 16, seed=4, task=task.name)
+    runner = EpisodeRunner(world, task, build_action_table(None, []), seed=4, reset_ended=False)
+    rng = np.random.default_rng(4)
+    try:
+        outcomes = run_episodes(runner, lambda envs, obs: rng.integers(0, 17, len(envs)), seed=4)
+    finally:
+        runner.close()
+        world.close()
+    alive = [o for o in outcomes if o.length == 250]
+    dead = [o for o in outcomes if o.length < 250]
+    assert alive and dead  # random play: some live through 250 steps, some do not
+    assert all(o.success and o.end is EpisodeEnd.SUCCESS and o.ret == 1.0 for o in alive)
+    assert all(not o.success and o.game_over and o.ret == 0.0 for o in dead)
+    assert runner.tally.measure(task).value == pytest.approx(len(alive) / len(outcomes))
+
+
 @pytest.mark.slow
 def test_scored_training_reports_the_score_over_its_training_episodes() -> None:
     config = RLConfig(task="crafter_score", num_envs=8, samples=3000, seed=2)

@@ -340,9 +340,14 @@ class EpisodeRunner:
         self.coded_samples += int(self._coded[stepped].sum())
         step_reward = self._step_reward(result, stepping, prev)
         if self.task is not None:
+            out_of_time = (self._episode_length + 1 >= self.task.horizon) & stepping
             reached = self.task.success(result.achievements, result.inventory) & stepping
+            survived = self.task.survived(out_of_time, result.game_over)
+            reached |= survived
+            if self.task.reward == "goal":
+                step_reward += survived
         else:
-            reached = np.zeros(self.num_envs, dtype=bool)
+            out_of_time = reached = np.zeros(self.num_envs, dtype=bool)
         if self.death_penalty:
             step_reward -= self.death_penalty * (result.game_over & stepping & ~reached)
         self._reward[stepping] += self._discount[stepping] * step_reward[stepping]
@@ -351,10 +356,6 @@ class EpisodeRunner:
         self._episode_return[stepping] += step_reward[stepping]
         self._next[stepping] = -1
         self.last = result
-        if self.task is not None:
-            out_of_time = (self._episode_length >= self.task.horizon) & stepping
-        else:
-            out_of_time = np.zeros(self.num_envs, dtype=bool)
         ended = reached | out_of_time | (result.game_over & stepping)
         calls_cut = np.flatnonzero(ended & self._coded).tolist()
         if calls_cut:
