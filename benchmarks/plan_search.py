@@ -60,9 +60,11 @@ def candidates(step: str, skills: list[LibrarySkill], steps: list[str]) -> list[
     return [s for s in skills if may_do(step, s.name, s.record, steps)]
 
 
-def plan_source(choice: Choice, task: Task, world: str) -> str:
+def plan_source(choice: Choice, world: str, keeper: LibrarySkill | None = None) -> str:
     recipes = world_info(world).documentation().recipes
-    return compose_sources([(step, s.source) for step, s in choice if s is not None], recipes)
+    first = (keeper.name, keeper.source) if keeper else None
+    parts = [(step, s.source) for step, s in choice if s is not None]
+    return compose_sources(parts, recipes, before_each=first)
 
 
 def measure(source: str, task: Task, args: argparse.Namespace) -> float:
@@ -91,8 +93,9 @@ def main(argv: list[str] | None = None) -> int:
     skills = [s for s in store.skills(args.world) if s.name != COMPOSED_PLAN]
     steps = [s.name for s in task.steps(world_info(args.world).documentation())]
     start = dict(store.plan_steps(task, args.world))
+    keeper = store.keeper(args.world)
     choice: Choice = [(step, start.get(step)) for step in steps]
-    start_source = plan_source(choice, task, args.world)
+    start_source = plan_source(choice, args.world, keeper)
     best = first = measure(start_source, task, args)
     trace = [{"step": None, "skill": "the records' choice", "value": round(best, 2)}]
     print(f"the records' choice: {best:.2f}", flush=True)
@@ -102,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         for index, step in enumerate(steps):
             for option in [*candidates(step, skills, steps), None]:
                 tried = choice[:index] + [(step, option)] + choice[index + 1 :]
-                source = plan_source(tried, task, args.world) if any(s for _, s in tried) else ""
+                source = plan_source(tried, args.world, keeper) if any(s for _, s in tried) else ""
                 if not source or source in tried_plans:
                     continue
                 tried_plans.add(source)

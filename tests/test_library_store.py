@@ -662,6 +662,53 @@ def test_a_plan_exported_for_a_task_has_each_step_done_by_the_skill_proven_on_it
     assert not (tmp_path / "e").exists()
 
 
+def test_a_plan_runs_the_librarys_survive_skill_before_each_of_its_steps(tmp_path: Path) -> None:
+    """The builtin library's `survive` before each step of a 1.5B model's crafter_score plan
+    measured 32.0 on four selection seeds, 26.4 without it. A library that holds a skill
+    for the world's `survive` helper gets it before every step of an exported plan: run in
+    the world, each step that begins has had survive run just before it."""
+    from rlgpt_tui.agents.shelf import folder_shelf
+    from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
+    from rlgpt_tui.rl.train import evaluate
+    from rlgpt_tui.skills.compose import COMPOSED_PLAN
+    from rlgpt_tui.skills.validation import validate
+
+    survive = (  # counts its calls in the episode's memory
+        "def act(ctx):\n"
+        "    ctx.memory['kept'] = ctx.memory.get('kept', 0) + 1\n"
+        "    yield from ctx.defend()\n"
+    )
+    wood = (  # says how many survive calls came before each of its own
+        "def act(ctx):\n"
+        "    ctx.memory['steps'] = ctx.memory.get('steps', 0) + 1\n"
+        "    ctx.log(f\"survive ran {ctx.memory.get('kept', 0) - ctx.memory['steps']} more\")\n"
+        "    yield from ctx.collect('tree')\n"
+    )
+    store = SessionStore(tmp_path / "lib")
+    record_session(store, "llm:qwen", wood, task="collect_wood", skill="collect_wood")
+    folder = tmp_path / "shared"
+    alone = cli(
+        "export", str(folder / "alone"), "--plan", "crafter_score", sessions=tmp_path / "lib"
+    )
+    record_session(store, "person", survive, by="human", task="survive", skill="survive")
+    kept = cli("export", str(folder / "kept"), "--plan", "crafter_score", sessions=tmp_path / "lib")
+    assert alone.returncode == kept.returncode == 0, kept.stderr
+
+    def run(name: str) -> dict[str, int]:
+        plan = folder_shelf(folder / name, "craftax").find(COMPOSED_PLAN)
+        assert plan is not None
+        action = validate(COMPOSED_PLAN, plan.source)
+        config = RLConfig(task="place_table", coded_actions=[CodedActionSpec.of(action)])
+        result = evaluate(config, only_coded=COMPOSED_PLAN, episodes=4, seed=5)
+        assert result.calls[COMPOSED_PLAN]["begun"]["collect_wood"] >= 4
+        return result.notes[COMPOSED_PLAN]
+
+    assert all(note.startswith("survive ran -") for note in run("alone"))  # it never ran
+    assert set(run("kept")) == {"survive ran 0 more"}  # once before each step, every call
+    plan = folder_shelf(folder / "kept", "craftax").find(COMPOSED_PLAN)
+    assert "survive v1 before each step" in plan.docstring and "person" in plan.docstring
+
+
 def test_a_record_with_calls_but_no_steps_says_the_steps_were_not_recorded() -> None:
     """A step of a composed plan (code alone of several steps) has its calls recorded but
     not their steps; `skills show` said "calls: 83 (0 steps)" for a make_stone_sword whose

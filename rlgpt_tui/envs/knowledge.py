@@ -31,6 +31,7 @@ class TechTree:
     helpers: tuple[str, ...] = ()  # skills beside one per achievement
     situational: frozenset[str] = frozenset()  # skills whose moment may not come in a run
     search_helpers: dict[str, str] = field(default_factory=dict)  # achievement -> helper
+    before_each_step: str = ""  # the helper a composed plan runs before each step (survive)
     deaths: dict[str, tuple[tuple[str, ...], str]] = field(default_factory=dict)
 
 
@@ -276,6 +277,7 @@ def crafter_tech_tree() -> TechTree:
         helpers=tuple(data["helpers"]["names"]),
         situational=frozenset(data["helpers"]["situational"]),
         search_helpers=dict(data["search_helpers"]),
+        before_each_step=data["helpers"].get("before_each_step", ""),
         deaths={end: (tuple(d["skills"]), d["advice"]) for end, d in data["deaths"].items()},
     )
 

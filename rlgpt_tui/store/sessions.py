@@ -418,6 +418,16 @@ class SessionStore:
             )
         return chosen
 
+    def keeper(self, world: str) -> LibrarySkill | None:
+        """The library's skill for the world's helper that a composed plan runs before
+        each step (Crafter's ``survive``), the version a session reuses; None without one."""
+        from rlgpt_tui.envs.registry import world_info
+        from rlgpt_tui.skills.record import reused_versions
+
+        name = world_info(world).documentation().tech_tree.before_each_step
+        held = [(s.name, s.version, s.record, s) for s in self.skills(world, name)] if name else []
+        return reused_versions(held).get(name)
+
     def write_plan(
         self,
         folder: Path | str,
@@ -427,25 +437,33 @@ class SessionStore:
         how: str = "",
     ) -> Path:
         """Write the ``plan`` skill file: ``chosen`` (step, the skill that does it) composed
-        by rlgpt into one coded action in that order (no model planned it), its docstring
-        naming each step's skill version and author, and ``how`` they were chosen. Its
-        version is above any ``plan`` the library holds, so that a session reusing the
-        folder takes it."""
+        by rlgpt into one coded action in that order (no model planned it), the library's
+        :meth:`keeper` before each step, its docstring naming each step's skill version and
+        author, and ``how`` they were chosen. Its version is above any ``plan`` the library
+        holds, so that a session reusing the folder takes it."""
         from rlgpt_tui.envs.registry import world_info
         from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
         from rlgpt_tui.skills.skillfile import SkillFile
 
         recipes = world_info(world).documentation().recipes
-        authors = sorted({skill.author for _, skill in chosen})
+        keeper = self.keeper(world)
+        used = [skill for _, skill in chosen] + ([keeper] if keeper else [])
+        authors = sorted({skill.author for skill in used})
         versions = ", ".join(
             skill.label if skill.name == step else f"{step}: {skill.label}"
             for step, skill in chosen
         )
+        if keeper is not None:
+            versions = f"{keeper.label} before each step; {versions}"
         held = [s.version for s in self.skills(world, COMPOSED_PLAN)]
         plan = SkillFile(
             name=COMPOSED_PLAN,
             world=world,
-            source=compose_sources([(step, s.source) for step, s in chosen], recipes),
+            source=compose_sources(
+                [(step, s.source) for step, s in chosen],
+                recipes,
+                before_each=(keeper.name, keeper.source) if keeper else None,
+            ),
             version=max(held, default=0) + 1,
             author=authors[0] if len(authors) == 1 else "several authors",
             docstring=f"{task.name}: the library's skills composed by rlgpt in the steps' "
