@@ -164,10 +164,10 @@ class FolderSkills:
 
     def __init__(self, folder: Path, script: str | None = None) -> None:
         from rlgpt_tui.skills.record import SkillRecord, reused_versions
-        from rlgpt_tui.skills.skillfile import HEADER_START, parse_skill_file
+        from rlgpt_tui.skills.skillfile import HEADER_START, parse_skill_file, skill_paths
         from rlgpt_tui.skills.validation import validate_file
 
-        files = sorted(Path(folder).glob("*.py"))
+        files = skill_paths(Path(folder))
         if not files:
             raise ValueError(f"--skills {folder}: no .py skill files there")
         self.folder = folder

@@ -318,6 +318,39 @@ def test_exported_folder_imported_into_a_fresh_database_gives_the_same_skills(
     )
 
 
+def test_a_folder_that_adds_to_a_base_folder_reads_as_the_whole_library(tmp_path: Path) -> None:
+    """A library that adds a skill and a new version of another to a shared folder holds
+    those files and a BASE file naming the folder it adds to: `run --library`, `skills
+    import` and table2.py read the base's skills with its own, its own file of a name in
+    place of the base's. A base that is missing or leads back is one line, nothing read."""
+    from rlgpt_tui.agents.shelf import folder_shelf
+
+    store = SessionStore(tmp_path / "a")
+    record_session(store, "llm:qwen", GO_TO_TREE)
+    record_session(store, "llm:qwen", COLLECT_WOOD, task="collect_wood", skill="collect_wood")
+    base = tmp_path / "shared" / "base"
+    assert cli("export", str(base), sessions=tmp_path / "a").returncode == 0
+    mine = tmp_path / "shared" / "mine"
+    mine.mkdir()
+    (mine / "BASE").write_text("../base\n")
+    old = (base / "go_to_tree-craftax-v1.py").read_text()
+    (mine / "go_to_tree-craftax-v1.py").write_text(old.replace("explore(6)", "explore(9)"))
+    added = old.replace('name = "go_to_tree"', 'name = "go_to_stone"').replace("tree", "stone")
+    (mine / "go_to_stone-craftax-v1.py").write_text(added)
+    shelf = folder_shelf(mine, "craftax")
+    assert sorted(s.name for s in shelf.skills) == ["collect_wood", "go_to_stone", "go_to_tree"]
+    assert "explore(9)" in shelf.find("go_to_tree").source  # its own file, not the base's
+    done = cli("import", str(mine), sessions=tmp_path / "b")
+    assert done.returncode == 0 and "imported 3 skill(s)" in done.stdout, done.stderr
+    assert "explore(9)" in SessionStore(tmp_path / "b").skills("craftax", "go_to_tree")[0].source
+    for broken in ("../nowhere\n", "../mine\n"):
+        (mine / "BASE").write_text(broken)
+        done = cli("import", str(mine), sessions=tmp_path / "c")
+        lines = done.stderr.strip().splitlines()
+        assert done.returncode == 2 and len(lines) == 1 and "nothing was imported" in lines[0]
+        assert "BASE" in lines[0] and not SessionStore(tmp_path / "c").skills()
+
+
 def test_bad_imports_print_one_line_and_change_nothing(tmp_path: Path) -> None:
     store = SessionStore(tmp_path / "lib")
     record_session(store, "llm:qwen", GO_TO_TREE)

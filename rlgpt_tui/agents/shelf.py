@@ -159,10 +159,10 @@ def folder_shelf(folder: Path, world: str) -> SkillShelf:
     reuses: :func:`~rlgpt_tui.skills.record.version_to_reuse`); a bad file raises
     :class:`~rlgpt_tui.skills.skillfile.SkillFileError` naming it."""
     from rlgpt_tui.skills.record import SkillRecord
-    from rlgpt_tui.skills.skillfile import SUFFIX, parse_skill_file
+    from rlgpt_tui.skills.skillfile import parse_skill_file, skill_paths
 
     found: list[tuple[int, SkillRecord, ShelfSkill]] = []
-    for path in sorted(folder.glob(f"*{SUFFIX}")):
+    for path in skill_paths(folder):
         skill = parse_skill_file(path)
         if skill.world != world:
             continue

@@ -34,8 +34,36 @@ HEADER_END = "# ///"
 SUFFIX = ".py"
 
 
+#: a library folder's file naming the folder it adds to (one line: a path relative to it)
+BASE_FILE = "BASE"
+
+
 class SkillFileError(ValueError):
     """A skill file cannot be read; the message is one line naming the fix."""
+
+
+def skill_paths(folder: Path) -> list[Path]:
+    """The skill files of a library ``folder``, by name: its own ``.py`` files, and those
+    of the folder its :data:`BASE_FILE` names (and that folder's base, in turn) that it has
+    no file of the same name for. A library that adds two skills and a plan to another
+    holds those three files, not a copy of the other's 22. A base that is not a folder, or
+    that leads back to the folder, raises :class:`SkillFileError`."""
+    found: dict[str, Path] = {}
+    seen: set[Path] = set()
+    while True:
+        folder = folder.resolve()
+        if folder in seen:
+            raise SkillFileError(f"{folder / BASE_FILE}: its bases lead back to {folder}")
+        seen.add(folder)
+        for path in sorted(folder.glob(f"*{SUFFIX}")):
+            if path.is_file():
+                found.setdefault(path.name, path)
+        base = folder / BASE_FILE
+        if not base.is_file():
+            return [found[name] for name in sorted(found)]
+        folder = folder / base.read_text().strip()
+        if not folder.is_dir():
+            raise SkillFileError(f"{base}: no folder {folder}; write the library folder it adds to")
 
 
 @dataclass

@@ -480,13 +480,16 @@ class SessionStore:
         skills added and how many were already in the library (same source)."""
         from rlgpt_tui.envs.registry import WORLDS
         from rlgpt_tui.skills.sandbox import CodeValidationError
-        from rlgpt_tui.skills.skillfile import SUFFIX, SkillFileError, parse_skill_file
+        from rlgpt_tui.skills.skillfile import SkillFileError, parse_skill_file, skill_paths
         from rlgpt_tui.skills.validation import validate
 
         folder = Path(folder)
         if not folder.is_dir():
             raise LibraryError(f"no folder {folder}: pass a folder written by `skills export`")
-        paths = sorted(p for p in folder.iterdir() if p.suffix == SUFFIX and p.is_file())
+        try:
+            paths = skill_paths(folder)
+        except SkillFileError as error:
+            raise LibraryError(f"{error}; nothing was imported") from None
         if not paths:
             raise LibraryError(
                 f"no .py skill files in {folder}: pass a folder written by `skills export`"
