@@ -90,6 +90,9 @@ class LLMSettings:
     backoff: float = 1.0
     temperature: float = 0.2
     max_tokens: int = 2048
+    # OpenAI's frequency_penalty (sent when not 0): a 1.5B model's answers looped on one
+    # line (`yield from ctx.go_to(ctx.recall("stone"))`, 40 times) to max_tokens
+    frequency_penalty: float = 0.0
     repair_rounds: int = 2
     vision: bool = False  # the model accepts images: the critic gets frames too
     structured: str = "auto"  # response_format json_schema: auto (detect), json_schema, off
@@ -172,6 +175,7 @@ _RULES: dict[str, tuple[tuple[type, ...], Callable[[Any], bool], str]] = {
     "backoff": ((int, float), lambda v: 0 <= v <= 60, "seconds in [0, 60]"),
     "temperature": ((int, float), lambda v: 0 <= v <= 2, "a number in [0, 2]"),
     "max_tokens": ((int,), lambda v: 1 <= v <= 1_000_000, "a positive integer"),
+    "frequency_penalty": ((int, float), lambda v: -2 <= v <= 2, "a number in [-2, 2]"),
     "repair_rounds": ((int,), lambda v: 0 <= v <= 10, "an integer in [0, 10]"),
     "vision": ((bool,), lambda v: True, "true or false"),
     "structured": ((str,), lambda v: v in STRUCTURED_MODES, " or ".join(STRUCTURED_MODES)),
@@ -497,6 +501,8 @@ class LLMClient:
             "temperature": repair_temperature(s.temperature, repair_round),
             "max_tokens": s.max_tokens,
         }
+        if s.frequency_penalty:
+            request["frequency_penalty"] = s.frequency_penalty
         if response_format is not None:
             request["response_format"] = response_format
         for attempt in range(1, s.max_retries + 2):
