@@ -555,6 +555,23 @@ def test_missing_binary_or_odd_llm_config_files_are_errors(tmp_path) -> None:
         LLMSettings.resolve(config_file=odd, environ={})
 
 
+def test_a_frequency_penalty_from_the_config_file_reaches_the_server(tmp_path) -> None:
+    """A 1.5B model's code answers looped on one line until max_tokens; `[llm]
+    frequency_penalty` is sent with every request (never when 0), and a value out of
+    OpenAI's range is one line naming it."""
+    config = tmp_path / "llm.toml"
+    config.write_text("[llm]\nfrequency_penalty = 0.5\n")
+    for settings, sent in (({"config_file": config}, 0.5), ({}, None)):
+        with ScriptedLLMServer(responder=scripted_agent) as server:
+            values = dict(backoff=0.01, max_retries=1, environ={}) | settings
+            llm = LLMSettings.resolve(server.base_url, server.model, **values)
+            LLMTeam(LLMClient(llm)).slow.plan(TASK, [])
+        assert [r.get("frequency_penalty") for r in server.requests] == [sent]
+    config.write_text("[llm]\nfrequency_penalty = 5\n")
+    with pytest.raises(LLMError, match=r"frequency_penalty.*\[-2, 2\]"):
+        LLMSettings.resolve(config_file=config, environ={})
+
+
 def test_verdict_ok_is_a_valid_answer() -> None:
     VerdictAnswer.model_validate(VERDICT_OK)
 
