@@ -141,8 +141,8 @@ def _compose(
     begins (``ctx.begin_step``: the library counts each step's calls). With
     ``first_before_each`` the first part is no step: it runs before each step that runs.
     (The builtin library's ``survive`` before each step of a 1.5B model's crafter_score
-    plan: 32.0 on four selection seeds, once a round 30.0, never 26.4; README, "A survival
-    skill before each step".)
+    plan: 32.0 on four selection seeds, once a round 30.0, never 26.4; README, "Survival:
+    the missing skill, and who wrote it".)
 
     Each part's top-level functions are renamed ``<part>_<function>`` (references too),
     so helpers with the same name in two parts do not collide. A part whose helpers (all
