@@ -723,7 +723,7 @@ def test_a_plan_runs_the_librarys_survive_skill_before_each_of_its_steps(tmp_pat
     alone = cli(
         "export", str(folder / "alone"), "--plan", "crafter_score", sessions=tmp_path / "lib"
     )
-    record_session(store, "person", survive, by="human", task="survive", skill="survive")
+    record_session(store, "person", survive, by="human", task="survive_night", skill="survive")
     kept = cli("export", str(folder / "kept"), "--plan", "crafter_score", sessions=tmp_path / "lib")
     assert alone.returncode == kept.returncode == 0, kept.stderr
 

@@ -60,7 +60,7 @@ def test_a_survival_counts_the_players_alive_at_the_horizon_on_a_real_world() ->
     # random primitives on craftax under the survive task, cut to 250 steps: an episode
     # that reaches the horizon alive is a success and earns the goal's reward of 1; one
     # that dies first is not and earns nothing
-    task = get_task("survive").model_copy(update={"horizon": 250})
+    task = get_task("survive_night").model_copy(update={"horizon": 250})
     assert task.goal_text == "alive at step 250" and task.measure is Measure.SUCCESS_RATE
     world = make_world("craftax", 16, seed=4, task=task.name)
     runner = EpisodeRunner(world, task, build_action_table(None, []), seed=4, reset_ended=False)

@@ -106,6 +106,11 @@ def survive(ctx):
         yield from eat(ctx)
 
 
+def survive_night(ctx):
+    """The survive_night task's skill: survive, called again and again."""
+    return (yield from survive(ctx))
+
+
 def find(ctx, name, tries=8):
     for _ in range(tries):
         yield from survive(ctx)
