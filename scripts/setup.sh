@@ -9,3 +9,7 @@ fi
 # torch first, pinned: a CPU wheel found locally; an unpinned torch pulls a multi-GB CUDA build.
 .venv/bin/python -m pip install -q torch==2.13.0
 .venv/bin/python -m pip install -q -e '.[test]'
+# Craftax writes its texture cache into its package on first use; made here once, so that two
+# test workers never read it while the other is still writing it (an EOFError in CI)
+.venv/bin/python -c "from craftax.craftax_classic.constants import load_all_textures as t; t()" \
+  > /dev/null
