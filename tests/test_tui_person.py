@@ -266,6 +266,7 @@ def test_stop_in_the_last_iteration_counts_every_sample_and_says_how_it_ended(tm
     store = SessionStore(tmp_path)
     record(store)  # session 1; the run is session 2
     seen: set[str] = set()
+    phases: set[tuple[str, str]] = set()  # the header's (phase, detail) at each look
 
     async def scenario() -> None:
         app = RlgptApp(tmp_path, settings=tiny_settings(samples_per_iteration=4096))
@@ -299,6 +300,7 @@ def test_stop_in_the_last_iteration_counts_every_sample_and_says_how_it_ended(tm
             def in_last_training() -> bool:  # in the header's state and on the screen
                 line = (screen_text(app).splitlines() or [""])[0]  # before a render: ""
                 seen.add(line)
+                phases.add((header.phase, header.phase_detail))
                 return (
                     header.iteration == 1
                     and header.phase == "training"
@@ -394,7 +396,10 @@ def test_stop_in_the_last_iteration_counts_every_sample_and_says_how_it_ended(tm
     # world can pass between two looks at the header: its progress is read from the record)
     assert any(re.search(TRAINED, line.rstrip()) for line in seen), seen
     coding = r"\| (coding|validating|critic runs|critic) go_to_tree"  # whichever was on
-    assert any(re.search(coding, line) for line in seen), seen
+    # (on a loaded machine the header can pass all four between two renders: then its state)
+    shown = any(re.search(coding, line) for line in seen)
+    held = {p for p, detail in phases if "go_to_tree" in detail}
+    assert shown or held & {"coding", "validating", "critic runs", "critic"}, (seen, phases)
     events = store.events(2)
     progress = [e for e in events if e["kind"] == "phase_progress" and e["phase"] == "evaluating"]
     assert progress and progress[-1]["total"] == 8 and progress[-1]["done"] <= 8
