@@ -27,12 +27,10 @@ def compose_sources(
     survival helper, :attr:`~rlgpt_tui.envs.knowledge.TechTree.before_each_step`)."""
     from rlgpt_tui.skills.sandbox import CodeValidationError
 
-    if before_each is not None:
-        parts = [before_each, *parts]
     try:
-        return _compose(parts, recipes, then, before_each is not None)
+        return _compose(parts, recipes, then, before_each)
     except (SyntaxError, RecursionError, MemoryError, ValueError) as error:
-        names = ", ".join(name for name, _ in parts)
+        names = ", ".join(name for name, _ in ([before_each] if before_each else []) + parts)
         raise CodeValidationError(
             f"coded actions {names} cannot be chained ({type(error).__name__}): simplify their code"
         ) from None
@@ -133,13 +131,13 @@ def _compose(
     parts: list[tuple[str, str]],
     recipes: Recipes | None = None,
     then: Sequence[str] = (),
-    first_before_each: bool = False,
+    before_each: tuple[str, str] | None = None,
 ) -> str:
     """One source whose ``act(ctx)`` runs each part's ``act(ctx)`` in turn (a step whose
     work is already done in this world, or whose materials are not there yet, skipped:
     :func:`round_guard`; ``then`` names steps that run after these), marking where each
-    begins (``ctx.begin_step``: the library counts each step's calls). With
-    ``first_before_each`` the first part is no step: it runs before each step that runs.
+    begins (``ctx.begin_step``: the library counts each step's calls). ``before_each``
+    (name, source) is no step: it runs before each step that runs.
     (The builtin library's ``survive`` before each step of a 1.5B model's crafter_score
     plan: 32.0 on four selection seeds, once a round 30.0, never 26.4; README, "Survival:
     the missing skill, and who wrote it".)
@@ -155,8 +153,9 @@ def _compose(
     calls: list[str] = []
     helpers_of: dict[str, str] = {}  # a part's helpers as written -> the prefix they got
     names = [name for name, _ in parts] + list(then)  # the steps in the order they run
-    keeper = names.pop(0) if first_before_each else None
-    for index, (name, source) in enumerate(parts, -1 if keeper else 0):
+
+    def add(name: str, source: str) -> None:
+        """``source``'s functions as ``<name>_<function>``, its helpers only once."""
         tree = ast.parse(source)
         helpers = ast.unparse(ast.Module([n for n in tree.body if not _is_act(n)], []))
         prefix = helpers_of.get(helpers) if helpers else None
@@ -168,10 +167,14 @@ def _compose(
             for act in acts:
                 act.name = f"{name}_act"
             bodies.append(ast.unparse(ast.Module(acts, [])))
-        if index < 0:
-            continue  # the keeper: its code above, its calls before each step
+
+    if before_each is not None:
+        add(*before_each)
+    for index, (name, source) in enumerate(parts):
+        add(name, source)
         call = f"ctx.begin_step({name!r})\n" + _isolated(f"yield from {name}_act(ctx)", name)
-        if keeper:
+        if before_each is not None:
+            keeper = before_each[0]
             call = _isolated(f"yield from {keeper}_act(ctx)", keeper) + "\n" + call
         guard = round_guard(name, recipes, names[:index], names[index + 1 :])
         calls.append(f"if {guard}:\n{_indent(call)}" if guard else call)

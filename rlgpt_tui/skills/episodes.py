@@ -347,7 +347,8 @@ class EpisodeRunner:
             if self.task.reward == "goal":
                 step_reward += survived
         else:
-            out_of_time = reached = np.zeros(self.num_envs, dtype=bool)
+            reached = np.zeros(self.num_envs, dtype=bool)
+            out_of_time = np.zeros(self.num_envs, dtype=bool)
         if self.death_penalty:
             step_reward -= self.death_penalty * (result.game_over & stepping & ~reached)
         self._reward[stepping] += self._discount[stepping] * step_reward[stepping]
