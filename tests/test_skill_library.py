@@ -14,7 +14,7 @@ from rlgpt_tui.agents.builtin import (
     template_code,
 )
 from rlgpt_tui.agents.llm import open_ended_text, render
-from rlgpt_tui.agents.schemas import Plan, PlanAnswer, Verdict
+from rlgpt_tui.agents.schemas import Plan, PlanAnswer, SubAction, Verdict
 from rlgpt_tui.envs.base import ACHIEVEMENTS
 from rlgpt_tui.envs.craftax_world import CraftaxWorld
 from rlgpt_tui.skills.episodes import (
@@ -113,6 +113,25 @@ def test_a_library_skill_is_judged_by_what_its_runs_changed() -> None:
     verdict: Verdict = BuiltinCritic().judge_code(SCORED, sub, runs)
     assert all(r.end is not CallEnd.ERROR for r in records)
     assert verdict.success, verdict.reason
+
+
+def test_a_survival_tasks_code_is_judged_by_whether_the_player_is_alive() -> None:
+    """The builtin critic judged every coded sub-action by a change of inventory or
+    achievements, so code that only kept the player alive failed on survive_night. Real
+    runs of code that waits (64 steps, one world's player killed meanwhile): on the survival
+    task it passes by the three players alive; on collect_wood it fails, nothing gained."""
+    action = validate("wait", "def act(ctx):\n    while True:\n        yield Action.NOOP\n")
+    world = CraftaxWorld(num_envs=4, seed=3)
+    world.reset(3)
+    before, after, records = run_one_call_each(world, action)
+    world.close()
+    runs = [Execution(b, a, r.steps, r.end) for b, a, r in zip(before, after, records, strict=True)]
+    assert [view.health > 0 for view in after] == [True, True, False, True]
+    survival, wood = get_task("survive_night"), get_task("collect_wood")
+    sub = SubAction(name="survive_night", description="stay alive", mode="code")
+    verdict = BuiltinCritic().judge_code(survival, sub, runs)
+    assert verdict.success and verdict.reason == "3/4 runs ended with the player alive"
+    assert not BuiltinCritic().judge_code(wood, sub, runs).success
 
 
 def test_the_play_script_unlocks_many_achievements_in_a_few_hundred_steps() -> None:

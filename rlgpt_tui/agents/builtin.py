@@ -304,7 +304,10 @@ class BuiltinCritic(Critic):
             )
         if task.scored:
             return judge_skill(sub.name, runs, self.tree)
-        if sub.name.startswith("go_to_"):
+        if task.goal.survive:  # staying alive changes no inventory: judged by the health left
+            ok = sum(r.after.health > 0 for r in runs)
+            what = "ended with the player alive"
+        elif sub.name.startswith("go_to_"):
             target = sub.name[len("go_to_") :]
             ok = sum(
                 r.after.block_at(*r.after.facing_position) == target
