@@ -197,8 +197,13 @@ class Task(BaseModel):
 
     def steps(self, docs: WorldDocs) -> list[Step]:
         """The steps toward the goal from ``docs``' recipes, in order: a step per
-        achievement for a score (:meth:`WorldDocs.score_steps`), none where they do not say."""
-        return docs.score_steps() if self.scored else docs.steps_to(self.goal.achievement)
+        achievement for a score (:meth:`WorldDocs.score_steps`), the world's survival skill
+        for a survival (:meth:`WorldDocs.survival_steps`), none where they do not say."""
+        if self.scored:
+            return docs.score_steps()
+        if self.goal.survive:
+            return docs.survival_steps()
+        return docs.steps_to(self.goal.achievement)
 
     @property
     def measure(self) -> Measure:

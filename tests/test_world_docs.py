@@ -3,6 +3,8 @@ of a world from its documentation (real HTTP to the scripted local LLM server)."
 
 from __future__ import annotations
 
+import pytest
+
 from rlgpt_tui.agents.base import IterationFeedback
 from rlgpt_tui.agents.schemas import Plan, SubAction, Verdict
 from rlgpt_tui.agents.shelf import ShelfSkill, SkillShelf
@@ -11,7 +13,7 @@ from rlgpt_tui.envs.base import ACHIEVEMENTS
 from rlgpt_tui.envs.craftax_world import CraftaxWorld
 from rlgpt_tui.envs.crafter_world import CrafterWorld
 from rlgpt_tui.envs.minedojo.world import MineDojoWorld
-from rlgpt_tui.llm.client import LLMSettings
+from rlgpt_tui.llm.client import LLMAnswerError, LLMSettings
 from rlgpt_tui.session import make_team
 from rlgpt_tui.tasks import get_task
 from tests.llm_server import ScriptedLLMServer
@@ -210,6 +212,36 @@ def test_a_goal_without_recipe_steps_is_told_what_it_takes_whatever_the_sub_acti
         go = SubAction(name="go_to_iron", description="walk to iron", mode="code")
         team.fast.write_code(get_task("make_iron_pickaxe"), go)
         assert "task's goal takes" not in server.requests[-1]["messages"][-1]["content"]
+
+
+def test_a_survival_goal_asks_for_the_worlds_survival_skill() -> None:
+    """Told only that the recipes list no steps, a 1.5B model's plans for survive_night were
+    tech-tree steps (go_to_grass, place_plant, make_wood_pickaxe), never a way to stay
+    alive. The goal's one step is the world's survival skill with what it does (the
+    library's `survive` named for reuse); a plan without it is refused with the fix, and a
+    model whose plans all fail gets that step, coded, with the world's word on it."""
+    docs = world_info("craftax").documentation()
+    task = get_task("survive_night")
+    survive = docs.tech_tree.skills["survive"]
+    kept = ShelfSkill("survive", "Keep alive.", "def act(ctx):\n    yield 0\n", "llm:m")
+    with ScriptedLLMServer(responder=scripted_agent) as server:  # its plan: go_to_tree, ...
+        llm = LLMSettings.resolve(server.base_url, server.model, backoff=0.01, max_retries=1)
+        team = make_team(llm, "craftax", SkillShelf("f", [kept]))
+        with pytest.raises(LLMAnswerError, match="none is the goal's step `survive`"):
+            team.slow.plan(task, [])
+        asked = [r["messages"][-1]["content"] for r in server.requests]
+        team = make_team(llm, "craftax")  # nothing to reuse: the fast agent writes it
+        fallback = team.slow.fallback_plan(task)
+        team.fast.write_code(task, fallback.subactions[0])
+        fast = server.requests[-1]["messages"][-1]["content"]
+    section = asked[0].split("(from the world's recipes)\n")[1].split("\n# ")[0].strip()
+    assert section == (
+        f"1. survive: {survive} [the library's `survive` (llm:m) does this step: "
+        "a code sub-action named `survive` reuses it]"
+    )
+    assert "plan a sub-action named survive that does it" in asked[1]
+    assert [(s.name, s.mode) for s in fallback.subactions] == [("survive", "code")]
+    assert f"What this step does in this world: {survive}." in fast
 
 
 def test_a_scored_replan_with_every_steps_verdict_stays_bounded() -> None:

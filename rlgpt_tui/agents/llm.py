@@ -31,6 +31,7 @@ from rlgpt_tui.agents.grounding import (
     placed_item_check,
     recipe_check,
     runs_summary,
+    step_named_check,
     step_order_check,
     text_evidence,
 )
@@ -170,7 +171,10 @@ class LLMSlowAgent(_LLMRole, SlowAgent):
             open_ended=open_ended_text("slow", task),
         )
         order = step_order_check(names, complete=not task.scored)
-        check = both(example_check(PlanAnswer.EXAMPLE), order)
+        alive = None
+        if task.goal.survive and (steps := task.steps(self.docs)):  # no other step names it
+            alive = step_named_check(steps[0].name, steps[0].description)
+        check = both(example_check(PlanAnswer.EXAMPLE), order, alive)
         answer = self.client.structured("slow", messages, PlanAnswer, check)
         return Plan.model_validate(answer.model_dump())
 

@@ -31,7 +31,9 @@ class TechTree:
     helpers: tuple[str, ...] = ()  # skills beside one per achievement
     situational: frozenset[str] = frozenset()  # skills whose moment may not come in a run
     search_helpers: dict[str, str] = field(default_factory=dict)  # achievement -> helper
-    before_each_step: str = ""  # the helper a composed plan runs before each step (survive)
+    # the helper that keeps the player alive (survive): a composed plan runs it before each
+    # step, and it is a survival goal's one step
+    before_each_step: str = ""
     deaths: dict[str, tuple[tuple[str, ...], str]] = field(default_factory=dict)
 
 
@@ -212,6 +214,16 @@ class WorldDocs:
         step toward the achievement of that name; None where the recipes do not say."""
         steps = self.steps_to(name)
         return steps[-1] if steps and steps[-1].name == name else None
+
+    def survival_steps(self) -> list[Step]:
+        """A survival goal's one step: the tech tree's skill that keeps the player alive
+        (:attr:`TechTree.before_each_step`, Crafter's ``survive``) with what it does; empty
+        where the world names none. Told only that the recipes list no steps, a 1.5B
+        model planned tech-tree steps (go_to_grass, place_plant, ...) for survive_night."""
+        name = self.tech_tree.before_each_step
+        if not name:
+            return []
+        return [Step(name, "", 1, [], {}, description=self.tech_tree.skills.get(name, name))]
 
     def score_steps(self) -> list[Step]:
         """A step for every achievement, for a scored task (open-ended play): the recipes'
