@@ -165,9 +165,10 @@ def step_order_check(steps: list[str], complete: bool = True) -> Check:
 
 def step_named_check(step: str, what: str) -> Check:
     """A check refusing a plan without a sub-action named ``step``, the goal's one step that
-    no other names for (a survival goal: staying alive; ``what`` it does). Told the goal and
-    what the survival skill does, a 1.5B model planned go_to_grass, place_plant and
-    make_wood_pickaxe for survive_night, and a second time a tech tree of 17 steps."""
+    no other names for (a survival goal: staying alive; ``what`` it does). Told the task
+    (stay alive: fight, shelter and sleep, drink and eat), a 1.5B model planned go_to_grass,
+    place_plant and make_wood_pickaxe for survive_night, and in another session a tech tree
+    of 17 steps before a `defend` and a `shelter`."""
 
     def check(plan: Any) -> None:
         if all(sub.name != step for sub in plan.subactions):
