@@ -401,6 +401,31 @@ def test_code_calling_a_helper_that_does_not_exist_is_repaired() -> None:
     assert "code: ctx.goto is no helper; did you mean go_to?" in asks[2]
 
 
+def test_code_reading_a_stat_from_the_inventory_is_repaired() -> None:
+    """A 1.5B model's survive slept `while ctx.inventory.get('energy', 0) < 9`: energy is no
+    inventory item, so the loop slept to the end of every call, and 62 of 64 players were
+    killed by a zombie in their sleep. Such code is refused naming where the stat is, and
+    the model's next answer is what the step gets."""
+    sleeps = (
+        "def act(ctx):\n    while ctx.inventory.get('energy', 0) < 9:\n        yield Action.SLEEP\n"
+    )
+    eats = (
+        "def act(ctx):\n    if ctx.inventory['food'] < 5:\n        yield from ctx.collect('cow')\n"
+    )
+    rests = sleeps.replace("ctx.inventory.get('energy', 0)", "ctx.view.energy")
+    survive = SubAction(name="survive", description="sleep when tired", mode="code")
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [
+            {"content": json.dumps({"code": code, "explanation": "x"})}
+            for code in (sleeps, eats, rests)
+        ]
+        team = LLMTeam(client_for(server))
+        assert team.fast.write_code(get_task("survive_night"), survive) == rests
+    asks = [r["messages"][-1]["content"] for r in server.requests]
+    assert "code: energy is a stat, not an inventory item: read ctx.view.energy (0-9)" in asks[1]
+    assert "code: food is a stat, not an inventory item: read ctx.view.food (0-9)" in asks[2]
+
+
 def test_step_code_is_held_to_the_worlds_recipe() -> None:
     """A 1.5B model's place_table for collect_stone waited for 2 stone in every version (the
     recipe uses 2 wood) and its make_stone_pickaxe hit the table with `do`. The request

@@ -408,6 +408,40 @@ def helper_check(answer: Any) -> None:
             raise ValueError(f"code: ctx.{node.attr} is no helper{hint}")
 
 
+#: the player's stats: numbers on the View (0-9), never inventory items
+STATS = ("health", "food", "drink", "energy")
+
+
+def stat_check(answer: Any) -> None:
+    """Refuses code that reads a stat (health, food, drink, energy) from the inventory,
+    where it never is: ``ctx.inventory.get('energy', 0)`` is always 0. A 1.5B model's
+    survive slept `while ctx.inventory.get('energy', 0) < 9`, to the end of every call,
+    and 62 of 64 players were killed by a zombie in their sleep (its wake_up `sleep` of
+    the day before had the same loop)."""
+    try:
+        tree = ast.parse(answer.code)
+    except (SyntaxError, ValueError):
+        return  # validation names it
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript):  # ctx.inventory['food']
+            inventory, key = node.value, node.slice
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr == "has":  # ctx.has('energy')
+                inventory, key = node.func, node.args[0] if node.args else None
+            elif node.func.attr == "get":  # ctx.inventory.get('energy', 0)
+                inventory, key = node.func.value, node.args[0] if node.args else None
+            else:
+                continue
+        else:
+            continue
+        named = isinstance(inventory, ast.Attribute) and inventory.attr in ("inventory", "has")
+        if named and isinstance(key, ast.Constant) and key.value in STATS:
+            raise ValueError(
+                f"code: {key.value} is a stat, not an inventory item: read "
+                f"ctx.view.{key.value} (0-9)"
+            )
+
+
 def placed_item_check(name: str) -> Check | None:
     """For a step ``place_X`` where X is no inventory item (a table, a furnace, a plant): a
     check refusing code that looks for an X to go to (``ctx.nearest``, ``ctx.recall``).

@@ -31,6 +31,7 @@ from rlgpt_tui.agents.grounding import (
     placed_item_check,
     recipe_check,
     runs_summary,
+    stat_check,
     step_named_check,
     step_order_check,
     text_evidence,
@@ -246,7 +247,7 @@ class LLMFastAgent(_LLMRole, FastAgent):
                 raise Unrepairable(  # a 1.5B model's unchanged fix: asked again, it repeats
                     "code: the previous code unchanged, which failed: the model keeps it"
                 )
-            for check in (placing, recipe, helper_check):
+            for check in (placing, recipe, helper_check, stat_check):
                 if check is not None:
                     check(answer)
             with contextlib.suppress(SyntaxError):  # validation names a syntax error
