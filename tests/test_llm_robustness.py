@@ -399,6 +399,22 @@ def test_code_calling_a_helper_that_does_not_exist_is_repaired() -> None:
     asks = [r["messages"][-1]["content"] for r in server.requests]
     assert "code: ctx.do is no helper; do is a primitive action: `yield Action.DO`" in asks[1]
     assert "code: ctx.goto is no helper; did you mean go_to?" in asks[2]
+    # its survive drank with Action.DRINK, which only failed where its dry run got that far
+    water = "def act(ctx):\n    yield from ctx.go_to(ctx.nearest('water'))\n"
+    drinks = water + "    yield Action.DRINK\n"
+    hits = water + "    yield Action.DO\n"
+    drink = SubAction(name="collect_drink", description="drink water", mode="code")
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [
+            {"content": json.dumps({"code": code, "explanation": "x"})} for code in (drinks, hits)
+        ]
+        team = LLMTeam(client_for(server))
+        assert team.fast.write_code(get_task("collect_drink"), drink) == hits
+    refused = server.requests[1]["messages"][-1]["content"]
+    assert (
+        "code: Action.DRINK is no primitive action (drinking, eating and hitting are Action.DO, "
+        "facing water, a cow or a mob)"
+    ) in refused
 
 
 def test_code_reading_a_stat_from_the_inventory_is_repaired() -> None:

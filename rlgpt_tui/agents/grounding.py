@@ -16,6 +16,7 @@ last word over a critic.
 from __future__ import annotations
 
 import ast
+import difflib
 import json
 import re
 from collections import Counter
@@ -26,7 +27,14 @@ from pydantic import BaseModel
 
 from rlgpt_tui.agents.base import Execution
 from rlgpt_tui.agents.schemas import SubAction, Verdict
-from rlgpt_tui.envs.base import ACHIEVEMENTS, BLOCK_NAMES, INVENTORY_ITEMS, MOB_NAMES, View
+from rlgpt_tui.envs.base import (
+    ACHIEVEMENTS,
+    ACTION_NAMES,
+    BLOCK_NAMES,
+    INVENTORY_ITEMS,
+    MOB_NAMES,
+    View,
+)
 from rlgpt_tui.envs.knowledge import Step
 from rlgpt_tui.skills.api import MAKEABLE
 from rlgpt_tui.skills.compose import calls_in, method_calls
@@ -385,10 +393,11 @@ _LOOKUPS = frozenset({"nearest", "recall"})
 
 
 def helper_check(answer: Any) -> None:
-    """Refuses code that uses a ``ctx`` helper that does not exist, naming what to use
-    instead (as the worker does when such a line runs). A 1.5B model's eat_cow went to the
-    cow and called ``ctx.do()``: the dry run never reached the line, its runs ended in an
-    AttributeError after the walk, and the crafter_score plan that ran it starved."""
+    """Refuses code that uses a ``ctx`` helper or an ``Action`` that does not exist, naming
+    what to use instead (as the worker does when such a line runs). A 1.5B model's eat_cow
+    went to the cow and called ``ctx.do()``: the dry run never reached the line, its runs
+    ended in an AttributeError after the walk, and the crafter_score plan that ran it
+    starved; its survive drank with ``Action.DRINK``."""
     from rlgpt_tui.skills.api import SkillContext
 
     try:
@@ -397,15 +406,20 @@ def helper_check(answer: Any) -> None:
         return  # validation names it
     known = {name for name in dir(SkillContext) if not name.startswith("_")}
     known |= {"memory", "random", "skill"}  # set per call; skill is linked before it runs
+    actions = [name.upper() for name in ACTION_NAMES]
     for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Attribute)
-            and isinstance(node.value, ast.Name)
-            and node.value.id == "ctx"
-            and node.attr not in known
-        ):
+        if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)):
+            continue
+        if node.value.id == "ctx" and node.attr not in known:
             hint = attribute_hint(node.attr, SkillContext)
             raise ValueError(f"code: ctx.{node.attr} is no helper{hint}")
+        if node.value.id == "Action" and node.attr not in actions:  # a 1.5B model's DRINK
+            close = difflib.get_close_matches(node.attr, actions, n=2, cutoff=0.6)
+            raise ValueError(
+                f"code: Action.{node.attr} is no primitive action (drinking, eating and "
+                "hitting are Action.DO, facing water, a cow or a mob)"
+                + (f"; did you mean {' or '.join(close)}?" if close else "")
+            )
 
 
 #: the player's stats: numbers on the View (0-9), never inventory items
