@@ -740,6 +740,14 @@ def test_a_plan_runs_the_librarys_survive_skill_before_each_of_its_steps(tmp_pat
     assert set(run("kept")) == {"survive ran 0 more"}  # once before each step, every call
     plan = folder_shelf(folder / "kept", "craftax").find(COMPOSED_PLAN)
     assert "survive v1 before each step" in plan.docstring and "person" in plan.docstring
+    # survive_night's one step is survive itself: the plan runs it once a round, not twice
+    night = cli(
+        "export", str(folder / "night"), "--plan", "survive_night", sessions=tmp_path / "lib"
+    )
+    assert night.returncode == 0, night.stderr
+    plan = folder_shelf(folder / "night", "craftax").find(COMPOSED_PLAN)
+    assert plan.source.count("yield from survive_act(ctx)") == 1
+    assert "before each step" not in plan.docstring
 
 
 def test_a_record_with_calls_but_no_steps_says_the_steps_were_not_recorded() -> None:

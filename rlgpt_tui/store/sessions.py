@@ -447,6 +447,8 @@ class SessionStore:
 
         recipes = world_info(world).documentation().recipes
         keeper = self.keeper(world)
+        if keeper is not None and any(step == keeper.name for step, _ in chosen):
+            keeper = None  # a step of its own (survive_night's): not run twice in a row
         used = [skill for _, skill in chosen] + ([keeper] if keeper else [])
         authors = sorted({skill.author for skill in used})
         versions = ", ".join(
