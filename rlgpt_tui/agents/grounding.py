@@ -430,8 +430,8 @@ def stat_check(answer: Any) -> None:
     """Refuses code that reads a stat (health, food, drink, energy) from the inventory,
     where it never is: ``ctx.inventory.get('energy', 0)`` is always 0. A 1.5B model's
     survive slept `while ctx.inventory.get('energy', 0) < 9`, to the end of every call,
-    and 62 of 64 players were killed by a zombie in their sleep (its wake_up `sleep` of
-    the day before had the same loop)."""
+    and 62 of 64 players were killed by a zombie in their sleep (its `sleep` for wake_up,
+    in the curriculum library, has the same loop)."""
     try:
         tree = ast.parse(answer.code)
     except (SyntaxError, ValueError):
