@@ -27,7 +27,7 @@ from rlgpt_tui.agents.base import (
     TaskPlanner,
 )
 from rlgpt_tui.agents.schemas import MAX_SUBACTIONS, Plan, RLAnswer, SubAction, Verdict
-from rlgpt_tui.envs.base import ACHIEVEMENTS, View
+from rlgpt_tui.envs.base import ACHIEVEMENTS, STATS, View
 from rlgpt_tui.envs.knowledge import TechTree, crafter_tech_tree
 from rlgpt_tui.tasks import Task, load_catalog
 
@@ -349,8 +349,7 @@ def progressed(name: str, before: View, after: View) -> bool:
     going up or sleep, or (explore, tunnel) the player's place?"""
     if after.inventory != before.inventory or after.achievements != before.achievements:
         return True
-    stats = ("health", "food", "drink", "energy")
-    if any(getattr(after, s) > getattr(before, s) for s in stats) or after.sleeping:
+    if any(getattr(after, s) > getattr(before, s) for s in STATS) or after.sleeping:
         return True
     if name in ("explore", "tunnel_for_ores", "survive") and after.position != before.position:
         return True

@@ -33,6 +33,7 @@ from rlgpt_tui.envs.base import (
     BLOCK_NAMES,
     INVENTORY_ITEMS,
     MOB_NAMES,
+    STATS,
     View,
 )
 from rlgpt_tui.envs.knowledge import Step
@@ -420,10 +421,6 @@ def helper_check(answer: Any) -> None:
                 "hitting are Action.DO, facing water, a cow or a mob)"
                 + (f"; did you mean {' or '.join(close)}?" if close else "")
             )
-
-
-#: the player's stats: numbers on the View (0-9), never inventory items
-STATS = ("health", "food", "drink", "energy")
 
 
 def stat_check(answer: Any) -> None:

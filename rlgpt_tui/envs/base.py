@@ -102,6 +102,8 @@ BLOCK_NAMES: tuple[str, ...] = (
     "ripe_plant",
 )
 MOB_NAMES: tuple[str, ...] = ("zombie", "cow", "skeleton", "arrow")
+#: the player's stats (0-9), numbers on the View, never inventory items
+STATS: tuple[str, ...] = ("health", "food", "drink", "energy")
 WALKABLE: frozenset[str] = frozenset({"grass", "sand", "path"})
 
 # Facing directions as (dx, dy): x grows to the right, y grows downwards.
