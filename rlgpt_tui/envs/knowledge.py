@@ -221,9 +221,14 @@ class WorldDocs:
         where the world names none. Told only that the recipes list no steps, a 1.5B
         model planned tech-tree steps (go_to_grass, place_plant, ...) for survive_night."""
         name = self.tech_tree.before_each_step
-        if not name:
-            return []
-        return [Step(name, "", 1, [], {}, description=self.tech_tree.skills.get(name, name))]
+        return [self._described_step(name)] if name else []
+
+    def _described_step(self, name: str) -> Step:
+        """Step ``name`` as the tech tree says its skill does it (no recipe: eat_cow,
+        wake_up, survive), with the block or creature it reaches."""
+        tree = self.tech_tree
+        what = tree.skills.get(name, name.replace("_", " "))
+        return Step(name, tree.targets.get(name, ""), 1, [], {}, description=what)
 
     def score_steps(self) -> list[Step]:
         """A step for every achievement, for a scored task (open-ended play): the recipes'
@@ -237,12 +242,7 @@ class WorldDocs:
         ordered = [name for name in tree.skills if name in ACHIEVEMENTS]
         ordered += [name for name in ACHIEVEMENTS if name not in ordered]
         ordered.sort(key=lambda name: name in tree.situational)  # stable: tech order kept
-
-        def described(name: str) -> Step:
-            what = tree.skills.get(name, name.replace("_", " "))
-            return Step(name, tree.targets.get(name, ""), 1, [], {}, description=what)
-
-        return self.recipes.steps_for(ordered, described)
+        return self.recipes.steps_for(ordered, self._described_step)
 
     def text(self) -> str:
         return "\n".join(
