@@ -137,10 +137,6 @@ class _LLMRole:
             return None
         return next((s for s in self.docs.score_steps() if s.name == task.goal.achievement), None)
 
-    def step_names(self, task: Task) -> list[str]:
-        """The names of the goal's steps (``collect_wood``, ``place_table``, ...)."""
-        return [step.name for step in task.steps(self.docs)]
-
     def _library_note(self, step: Step) -> str:
         """Where the shelf holds a skill named like ``step``: say so, and how to reuse it
         (its record is in the library section, once: each record names the tasks it
@@ -158,7 +154,8 @@ class _LLMRole:
 class LLMSlowAgent(_LLMRole, SlowAgent):
     def plan(self, task: Task, history: list[IterationFeedback]) -> Plan:
         feedback = "\n".join(h.text() for h in history) or "None yet: this is the first plan."
-        names = self.step_names(task)  # the goal's steps: the library's first, and the order
+        steps = task.steps(self.docs)
+        names = [step.name for step in steps]  # the library's first, and the order
         messages = render(
             "slow",
             task=task.prompt_text(),
@@ -173,7 +170,7 @@ class LLMSlowAgent(_LLMRole, SlowAgent):
         )
         order = step_order_check(names, complete=not task.scored)
         alive = None
-        if task.goal.survive and (steps := task.steps(self.docs)):  # no other step names it
+        if task.goal.survive and steps:  # its one step: no other step names it
             alive = step_named_check(steps[0].name, steps[0].description)
         check = both(example_check(PlanAnswer.EXAMPLE), order, alive)
         answer = self.client.structured("slow", messages, PlanAnswer, check)
