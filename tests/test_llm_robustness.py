@@ -379,6 +379,17 @@ def test_place_code_that_looks_for_what_it_is_to_place_is_repaired() -> None:
     ) in repair
 
 
+def answered_code(task: str, sub: SubAction, *codes: str) -> tuple[str, list[str]]:
+    """The code the fast agent keeps for ``sub`` when the model answers ``codes`` in turn,
+    and each request it sent (the refusals are in the repair requests)."""
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [
+            {"content": json.dumps({"code": code, "explanation": "x"})} for code in codes
+        ]
+        code = LLMTeam(client_for(server)).fast.write_code(get_task(task), sub)
+    return code, [r["messages"][-1]["content"] for r in server.requests]
+
+
 def test_code_calling_a_helper_that_does_not_exist_is_repaired() -> None:
     """A 1.5B model's eat_cow walked to the cow and called `ctx.do()`, which is no helper:
     each call ended in an AttributeError after the walk, and the crafter_score plan that
@@ -389,14 +400,8 @@ def test_code_calling_a_helper_that_does_not_exist_is_repaired() -> None:
     goto = does.replace("ctx.go_to(", "ctx.goto(")
     hits = does.replace("yield from ctx.do()", "yield Action.DO")
     eat = SubAction(name="eat_cow", description="find a cow and eat it", mode="code")
-    with ScriptedLLMServer(responder=scripted_agent) as server:
-        server.script = [
-            {"content": json.dumps({"code": code, "explanation": "x"})}
-            for code in (does, goto, hits)
-        ]
-        team = LLMTeam(client_for(server))
-        assert team.fast.write_code(get_task("eat_cow"), eat) == hits
-    asks = [r["messages"][-1]["content"] for r in server.requests]
+    code, asks = answered_code("eat_cow", eat, does, goto, hits)
+    assert code == hits
     assert "code: ctx.do is no helper; do is a primitive action: `yield Action.DO`" in asks[1]
     assert "code: ctx.goto is no helper; did you mean go_to?" in asks[2]
     # its survive drank with Action.DRINK, which only failed where its dry run got that far
@@ -404,17 +409,12 @@ def test_code_calling_a_helper_that_does_not_exist_is_repaired() -> None:
     drinks = water + "    yield Action.DRINK\n"
     hits = water + "    yield Action.DO\n"
     drink = SubAction(name="collect_drink", description="drink water", mode="code")
-    with ScriptedLLMServer(responder=scripted_agent) as server:
-        server.script = [
-            {"content": json.dumps({"code": code, "explanation": "x"})} for code in (drinks, hits)
-        ]
-        team = LLMTeam(client_for(server))
-        assert team.fast.write_code(get_task("collect_drink"), drink) == hits
-    refused = server.requests[1]["messages"][-1]["content"]
+    code, asks = answered_code("collect_drink", drink, drinks, hits)
+    assert code == hits
     assert (
         "code: Action.DRINK is no primitive action (drinking, eating and hitting are Action.DO, "
         "facing water, a cow or a mob)"
-    ) in refused
+    ) in asks[1]
 
 
 def test_code_reading_a_stat_from_the_inventory_is_repaired() -> None:
@@ -430,14 +430,8 @@ def test_code_reading_a_stat_from_the_inventory_is_repaired() -> None:
     )
     rests = sleeps.replace("ctx.inventory.get('energy', 0)", "ctx.view.energy")
     survive = SubAction(name="survive", description="sleep when tired", mode="code")
-    with ScriptedLLMServer(responder=scripted_agent) as server:
-        server.script = [
-            {"content": json.dumps({"code": code, "explanation": "x"})}
-            for code in (sleeps, eats, rests)
-        ]
-        team = LLMTeam(client_for(server))
-        assert team.fast.write_code(get_task("survive_night"), survive) == rests
-    asks = [r["messages"][-1]["content"] for r in server.requests]
+    code, asks = answered_code("survive_night", survive, sleeps, eats, rests)
+    assert code == rests
     assert "code: energy is a stat, not an inventory item: read ctx.view.energy (0-9)" in asks[1]
     assert "code: food is a stat, not an inventory item: read ctx.view.food (0-9)" in asks[2]
 
