@@ -515,7 +515,11 @@ def test_rl_starts_from_the_best_code_of_an_earlier_iteration(monkeypatch) -> No
         team = llm_team(server, monkeypatch)
         events: list[ev.Event] = []
         result = Engine(small_settings(target=1.01), team, events.append).run()
-    started = next(e for e in events if isinstance(e, ev.TrainingStarted))
+    # iteration 1's code alone fell short: RL started from it there; iteration 2's plan
+    # learns with navigation alone, and PPO gets the earlier code too and starts from it
+    first, started = (e for e in events if isinstance(e, ev.TrainingStarted))
+    assert (first.iteration, first.config["coded_actions"]) == (0, ["chop_tree"])
+    assert started.iteration == 1
     assert started.config["coded_actions"] == ["go_to_tree", "chop_tree"]
     assert started.rl_config["start_from"] == "chop_tree"
     assert "starts from chop_tree" in started.config["high_level_actions_note"]
@@ -527,6 +531,67 @@ def test_rl_starts_from_the_best_code_of_an_earlier_iteration(monkeypatch) -> No
     assert result.final is not None and result.final.chosen.kind == chosen.result["kind"]
     finished = events[-1]
     assert isinstance(finished, ev.SessionFinished) and finished.result == chosen.result
+
+
+CODE_PLAN = {
+    "subactions": [
+        {
+            "name": "go_to_tree",
+            "description": "walk next to a tree and face it",
+            "mode": "code",
+            "reason": "navigation is easy to code",
+            "high_level_actions": [],
+        }
+    ],
+    "notes": "code alone",
+}
+
+
+@pytest.mark.slow
+def test_a_plan_of_code_alone_below_its_target_trains_rl_from_that_code(monkeypatch) -> None:
+    """A model plans code alone (a walk to a tree: it chops nothing) and never asks for RL.
+    The code alone measures below the target, so RL trains in the same iteration over the
+    plan's coded action, starting as the code; the iteration keeps the better measurement,
+    the slow agent's next prompt says what RL did, and the final choice measures both kinds
+    on fresh worlds. With no samples allowed (``--max-samples 0``) nothing trains."""
+
+    def model(messages: list[dict[str, str]]) -> str:
+        if role_of(messages) == "slow":
+            prompts.append(messages[-1]["content"])
+            return json.dumps(CODE_PLAN)
+        return scripted_agent(messages)
+
+    for max_samples in (6000, 0):
+        prompts: list[str] = []
+        with ScriptedLLMServer(responder=model) as server:
+            events: list[ev.Event] = []
+            settings = small_settings(max_samples=max_samples, eval_episodes=8, target=1.01)
+            Engine(settings, llm_team(server, monkeypatch), events.append).run()
+        started = [e for e in events if isinstance(e, ev.TrainingStarted)]
+        done = [e for e in events if isinstance(e, ev.IterationDone)]
+        chosen = next(e for e in events if isinstance(e, ev.SolutionChosen))
+        if max_samples == 0:
+            assert not started and [d.samples for d in done] == [0, 0]
+            assert {c["kind"] for c in chosen.candidates} == {"code"}
+            continue
+        assert [(e.iteration, e.config["coded_actions"]) for e in started] == [
+            (0, ["go_to_tree"]),
+            (1, ["go_to_tree"]),
+        ]
+        assert started[0].rl_config["start_from"] == "go_to_tree"
+        assert "the plan's code alone measured" in started[0].config["high_level_actions_note"]
+        assert all(3000 <= d.samples < 3100 for d in done)  # a coded call ends past it
+        measured = {
+            e.subject: e.result["value"]
+            for e in events
+            if isinstance(e, ev.EvaluationDone) and e.iteration == 0
+        }
+        code_alone = measured["go_to_tree (code only)"]
+        policy = max(v for k, v in measured.items() if k.startswith("collect_wood (RL policy"))
+        assert code_alone == 0.0  # it never presses do
+        assert done[0].value == max(code_alone, policy)
+        assert f"after {done[0].samples:,} samples it measured" in prompts[1]
+        assert {c["kind"] for c in chosen.candidates} == {"code", "RL + code"}
 
 
 @pytest.mark.slow

@@ -10,6 +10,9 @@
                       and the coded actions, evaluate, critic)
         else:
             outcome = the coded sub-actions alone, evaluated
+            if it is below the target and samples are left (none with --max-samples 0):
+                outcome = the better of it and the RL step over the plan's coded actions,
+                          starting as that code
     final choice: the best candidate of each kind (code, RL + code, RL) evaluated again
                   on fresh worlds; the best fresh value is the run's result
 
@@ -53,7 +56,7 @@ from rlgpt_tui.engine.steps.context import (
 from rlgpt_tui.engine.steps.evaluation import Outcome, evaluate_code_only
 from rlgpt_tui.engine.steps.final import final_step
 from rlgpt_tui.engine.steps.plan import plan_step
-from rlgpt_tui.engine.steps.rl import rl_step
+from rlgpt_tui.engine.steps.rl import rl_from_short_code, rl_step
 from rlgpt_tui.engine.steps.train import Policy, TrainingStopped
 from rlgpt_tui.llm.client import LLMError
 from rlgpt_tui.skills.episodes import EpisodeTally
@@ -147,7 +150,7 @@ class Engine:
                 if feedback.value >= s.target_for(task):
                     end = RunEnd(EndKind.TARGET)
                     break
-                if total >= s.max_samples:
+                if s.max_samples and total >= s.max_samples:  # 0: code alone, no training
                     end = RunEnd(EndKind.SAMPLE_BUDGET)
                     break
                 if s.max_tokens is not None and self.tokens >= s.max_tokens:
@@ -186,26 +189,31 @@ class Engine:
         learned = plan.learned()
         # the best of each kind so far: an evaluation below it and the target stops early
         best_values = {kind: c.value for kind, c in self.candidates.best.items()}
+        budget = min(s.iteration_budget(task), s.max_samples - total)
+        rl_args = {
+            "total_before": total,
+            "last_policy": self.last_policy,
+            "recorded": unfinished.training if unfinished else None,
+            "code_table": self.code,
+            "run_tally": self.run_tally,
+            "best_values": best_values,
+        }
         if learned:
-            budget = min(s.iteration_budget(task), s.max_samples - total)
             if budget <= 0:
                 return None
             self.position.samples_end = total + budget >= s.max_samples
-            outcome = rl_step(
-                ctx,
-                learned[0],
-                code.coded,
-                budget,
-                total_before=total,
-                best_code=self.candidates.best.get(CODE),
-                last_policy=self.last_policy,
-                recorded=unfinished.training if unfinished else None,
-                code_table=self.code,
-                run_tally=self.run_tally,
-                best_values=best_values,
-            )
+            best_code = self.candidates.best.get(CODE)
+            outcome = rl_step(ctx, learned[0], code.coded, budget, best_code=best_code, **rl_args)
         else:
             outcome = evaluate_code_only(ctx, plan, code.coded, best_values.get(CODE))
+            if outcome.candidates and outcome.value < s.target_for(task) and budget > 0:
+                for candidate in outcome.candidates:  # RL starts from the best code so far
+                    self.candidates.offer(candidate)
+                self.position.samples_end = total + budget >= s.max_samples
+                best_code = self.candidates.best.get(CODE)
+                outcome = rl_from_short_code(
+                    ctx, plan, code.coded, outcome, budget, best_code=best_code, **rl_args
+                )
         for candidate in outcome.candidates:
             self.candidates.offer(candidate)
         self.last_policy = outcome.policy or self.last_policy

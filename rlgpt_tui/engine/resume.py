@@ -170,7 +170,9 @@ def recorded_stage_solution(run: Records, checkpoint_dir: Callable[[int, str], P
     if config is not None and only_coded in {c.name for c in config.coded_actions}:
         spec = next(c for c in config.coded_actions if c.name == only_coded)  # RL started from it
         return StageSolution(task, coded=validate(spec.name, spec.source)), state.total_samples
-    if only_coded is None and plan is not None and plan.learned():
+    # a policy (a final choice names code by only_coded; a plan of code alone may have
+    # trained from it)
+    if only_coded is None and (bool(chosen_events) or plan is not None and plan.learned()):
         directory = checkpoint_dir(i, started[-1].subaction) if config else None
         saved = load_checkpoint(directory) if directory else None
         if saved is None:

@@ -7,13 +7,13 @@ evaluate the policy, and let the critic judge it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from rlgpt_tui.agents.schemas import RLAnswer, SubAction
+from rlgpt_tui.agents.schemas import MAX_HIGH_LEVEL_ACTIONS, Plan, RLAnswer, SubAction
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.choice import RL, RL_CODE, Candidate
 from rlgpt_tui.engine.control import StopRequested
@@ -36,6 +36,7 @@ from rlgpt_tui.rl.train import EvalResult, sampled_may_beat_mode
 from rlgpt_tui.skills.episodes import EpisodeTally
 from rlgpt_tui.skills.sandbox import CodeValidationError
 from rlgpt_tui.skills.validation import ValidatedAction
+from rlgpt_tui.text import MAX_NAME
 
 
 @dataclass
@@ -63,6 +64,7 @@ def rl_step(
     code_table: dict[str, str],
     run_tally: EpisodeTally,
     best_values: dict[str, float | None] | None = None,
+    why: str = "",
 ) -> Outcome:
     """Configure, train, evaluate and judge ``sub`` over the plan's ``coded`` actions with
     ``budget`` samples. ``total_before``: the session's samples so far; ``best_code``: the
@@ -71,7 +73,8 @@ def rl_step(
     iteration (continued). A person's code swaps are recorded in ``code_table``, and a
     scored task's training episodes in ``run_tally``; ``best_values``: the best of each
     kind so far (an evaluation below the target and its kind's best stops early). A stop
-    raises :class:`TrainingStopped` once training has begun."""
+    raises :class:`TrainingStopped` once training has begun. ``why``: the engine's reason
+    for a training the plan did not ask for (shown with it)."""
     best_values = best_values or {}
     ctx.safe_point()
     checkpoints = checkpoint_folder(ctx.settings.artifacts_dir, ctx.iteration, sub.name)
@@ -79,6 +82,8 @@ def rl_step(
         configured = resume_rl(ctx, sub, coded, recorded)
     else:
         configured = configure_rl(ctx, sub, coded, budget, checkpoints, best_code, last_policy)
+    if why:
+        configured.notes.insert(0, why)
     start_training(ctx, sub, configured, checkpoints)
     trained = train_policy(
         ctx,
@@ -134,6 +139,50 @@ def rl_step(
         verdicts={sub.name: verdict},
         notes=configured.agent_notes + ([note] if note else []) + ([how] if how else []),
         policy=(sub.name, config, model),
+    )
+
+
+def rl_from_short_code(
+    ctx: StepContext,
+    plan: Plan,
+    coded: dict[str, ValidatedAction],
+    code_alone: Outcome,
+    budget: int,
+    **rl_step_args: Any,
+) -> Outcome:
+    """A plan of code alone that measured below the target: RL over its coded actions,
+    starting as the code (RL-GPT's RL where code falls short), in the same iteration.
+    Returns the better of the two measurements, with both kinds' candidates for the final
+    choice and both notes for the slow agent. ``rl_step_args``: as :func:`rl_step`'s."""
+    task = ctx.task
+    steps = [s.name for s in plan.coded() if s.name in coded][:MAX_HIGH_LEVEL_ACTIONS]
+    name = task.name if task.name not in coded else f"learn_{task.name}"[:MAX_NAME]
+    fmt = task.measure.format
+    why = (
+        f"the plan's code alone measured {fmt(code_alone.value)}, below the target "
+        f"{fmt(ctx.target)}: RL starts from that code and learns where to do better"
+    )
+    sub = SubAction(
+        name=name,
+        description=task.description,
+        mode="rl",
+        reason=why,
+        high_level_actions=steps,
+    )
+    learned = rl_step(ctx, sub, coded, budget, why=why, **rl_step_args)
+    ran = (
+        f"{why}; after {learned.samples:,} samples it measured {fmt(learned.value)} "
+        f"(the code alone: {fmt(code_alone.value)})"
+    )
+    climbed = learned.value > code_alone.value
+    kept, other = (learned, code_alone) if climbed else (code_alone, learned)
+    return replace(
+        kept,
+        samples=learned.samples,
+        candidates=code_alone.candidates + learned.candidates,
+        verdicts=code_alone.verdicts | learned.verdicts,
+        notes=other.notes + kept.notes + [ran],
+        policy=learned.policy,
     )
 
 
