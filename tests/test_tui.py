@@ -16,7 +16,7 @@ from rlgpt_tui.report import session_markdown
 from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.tui.app import RlgptApp
-from rlgpt_tui.tui.screens.dialogs import EditPlanDialog
+from rlgpt_tui.tui.screens.dialogs import EditPlanDialog, EditRLConfigDialog
 from rlgpt_tui.tui.screens.new_session import NewSessionScreen
 from rlgpt_tui.tui.screens.run import RunScreen
 from rlgpt_tui.tui.widgets.agent_view import AgentView
@@ -87,6 +87,37 @@ def test_live_session_fills_every_pane(tmp_path: Path) -> None:
     asyncio.run(scenario())
     store = SessionStore(tmp_path)
     assert store.get(1).status == "finished" and store.get(1).iterations == 2
+
+
+@pytest.mark.slow
+def test_rl_the_engine_trains_from_short_code_shows_in_the_plan_and_takes_rl_edits(
+    tmp_path: Path,
+) -> None:
+    """The builtin agent's third plan is the task's code alone; below the target (1.01)
+    the engine trains RL from it. The plan pane shows that training as a row of the
+    iteration, and the RL-config key opens its editor (not "no learned sub-action")."""
+
+    async def scenario() -> None:
+        app = RlgptApp(tmp_path, settings=tiny_settings(max_iterations=3))
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await run_screen(pilot, app)
+            table = screen.plan_pane.table
+
+            def engine_row() -> list | None:
+                rows = [table.get_row_at(r) for r in range(table.row_count)]
+                return next((r for r in rows if r[:2] == ["3", "learn_collect_wood"]), None)
+
+            await until(pilot, engine_row, 240, "the engine's RL row")
+            row = engine_row()
+            assert (row[2], row[4]) == ("rl", "collect_wood") and row[3] != "pending"
+            assert screen.plan_pane.learned() == ["learn_collect_wood"]
+            await pilot.press("r")
+            await until(pilot, lambda: isinstance(app.screen, EditRLConfigDialog), 10, "editor")
+            assert "for learn_collect_wood" in str(app.screen.title_text)
+            await pilot.press("escape")
+            await until(pilot, lambda: screen.ended, 240, "the session to end")
+
+    asyncio.run(scenario())
 
 
 @pytest.mark.slow

@@ -417,8 +417,7 @@ class RunScreen(Screen):
 
     def action_edit_rl(self) -> None:
         """Override RLConfig fields of the selected (or first) learned sub-action."""
-        plan = self.plan_pane.plan
-        learned = [s["name"] for s in (plan or {}).get("subactions", []) if s["mode"] == "rl"]
+        learned = self.plan_pane.learned()
         if not learned:
             self.notify("the latest plan has no learned sub-action", severity="warning")
             return

@@ -22,6 +22,7 @@ class PlanPane(Vertical):
         self.plan: dict[str, Any] | None = None
         self.plan_iteration = 0
         self.stage_task = ""  # a chain runs one stage (task) after another
+        self.engine_trained: list[str] = []  # RL the engine added to the latest plan
 
     def compose(self) -> ComposeResult:
         yield Static("no plan yet", id="plan-summary")
@@ -32,6 +33,11 @@ class PlanPane(Vertical):
     @property
     def table(self) -> DataTable:
         return self.query_one(DataTable)
+
+    def learned(self) -> list[str]:
+        """The latest plan's learned sub-actions, and RL the engine trained from its code."""
+        subs = (self.plan or {}).get("subactions", [])
+        return [s["name"] for s in subs if s["mode"] == "rl"] + self.engine_trained
 
     def selected_subaction(self) -> str | None:
         """The sub-action of the selected row, if it belongs to the latest plan."""
@@ -48,6 +54,7 @@ class PlanPane(Vertical):
                 self.stage_task = event.task
             case ev.PlanProposed():
                 self.plan, self.plan_iteration = event.plan, i
+                self.engine_trained = []
                 who = planned_by(event.source, event.agent)
                 self.query_one("#plan-summary", Static).update(
                     f"iteration {i + 1}: plan by {escape(who)} "
@@ -73,6 +80,17 @@ class PlanPane(Vertical):
             case ev.CodeValidationFailed():
                 self._set_status(i, event.subaction, "code rejected")
             case ev.TrainingStarted():
+                key = f"{self.stage_task}:{i}:{event.subaction}"
+                if key not in self.table.rows:  # RL the engine added: the code fell short
+                    actions = event.config.get("coded_actions") or []
+                    follow = following(self.table)
+                    self.table.add_row(
+                        str(i + 1), event.subaction, "rl", "", ", ".join(actions) or "-", key=key
+                    )
+                    if follow:
+                        self.table.move_cursor(row=self.table.row_count - 1)
+                    if i == self.plan_iteration:
+                        self.engine_trained.append(event.subaction)
                 self._set_status(i, event.subaction, "training")
             case ev.VerdictGiven():
                 self._set_status(i, event.subaction, "ok" if event.success else "failed")
