@@ -657,6 +657,7 @@ def _run_session(session, seed: int) -> int:
     """Run a recorded session headless, printing its events; exit code from how it ended."""
     from rich.console import Console
 
+    from rlgpt_tui.engine.events import events_from_records
     from rlgpt_tui.engine.printer import EventPrinter
 
     console = Console(stderr=True)
@@ -664,7 +665,9 @@ def _run_session(session, seed: int) -> int:
         f"session {session.id} recorded in {session.store.path} "
         f"(resume: rlgpt-tui resume {session.id})"
     )
-    outcome = session.run(EventPrinter(console))
+    printer = EventPrinter(console)
+    printer.remember(events_from_records(session.store.events(session.id)))  # resumed: its record
+    outcome = session.run(printer)
     if session.chain:
         settings = session.settings
         print(

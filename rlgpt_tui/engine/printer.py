@@ -29,6 +29,11 @@ class EventPrinter:
         self._versions: dict[str, int] = {}  # code versions per sub-action (vN)
         self._kept: list[ev.Event] = []  # what the solution's provenance is read from
 
+    def remember(self, recorded: list[ev.Event]) -> None:
+        """A resumed session's record: the solution it ends with may have been written
+        before the resume, and its provenance is read from there too."""
+        self._kept += [e for e in recorded if isinstance(e, PROVENANCE_EVENTS)]
+
     def __call__(self, event: ev.Event) -> None:
         c = self.console
         who = f"[dim]{_e(event.agent)}[/]"
