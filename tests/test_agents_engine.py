@@ -533,18 +533,7 @@ def test_rl_starts_from_the_best_code_of_an_earlier_iteration(monkeypatch) -> No
     assert isinstance(finished, ev.SessionFinished) and finished.result == chosen.result
 
 
-CODE_PLAN = {
-    "subactions": [
-        {
-            "name": "go_to_tree",
-            "description": "walk next to a tree and face it",
-            "mode": "code",
-            "reason": "navigation is easy to code",
-            "high_level_actions": [],
-        }
-    ],
-    "notes": "code alone",
-}
+CODE_PLAN = {"subactions": PLAN["subactions"][:1], "notes": "code alone"}  # go_to_tree
 
 
 @pytest.mark.slow
