@@ -38,8 +38,11 @@ async def until(pilot, predicate, timeout: float, what: str) -> None:
 async def run_screen(pilot, app: RlgptApp) -> RunScreen:
     """The run screen once it is shown (a dialog may already sit on top of it)."""
 
-    def shown() -> list[RunScreen]:  # composed: its panes can be queried
-        return [s for s in app.screen_stack if isinstance(s, RunScreen) and s.query(TrainingPane)]
+    def composed(s: RunScreen) -> bool:  # its panes and their tables can be queried
+        return bool(s.query(TrainingPane)) and bool(s.query("#plan-table"))
+
+    def shown() -> list[RunScreen]:
+        return [s for s in app.screen_stack if isinstance(s, RunScreen) and composed(s)]
 
     await until(pilot, shown, 60, "the run screen")
     return shown()[-1]
