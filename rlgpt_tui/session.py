@@ -72,7 +72,14 @@ def session_shelf(store: SessionStore, choice: str, env: str) -> SkillShelf:
             (
                 s.version,
                 s.record,
-                ShelfSkill(s.name, s.docstring, s.source, s.author, s.record.prompt_text),
+                ShelfSkill(
+                    s.name,
+                    s.docstring,
+                    s.source,
+                    s.author,
+                    s.record.prompt_text,
+                    tuple(s.record.tasks),
+                ),
             )
             for s in store.skills(env)
         )

@@ -7,9 +7,10 @@ import json
 import pytest
 
 from rlgpt_tui import ASSETS_DIR
-from rlgpt_tui.agents.builtin import builtin_team
+from rlgpt_tui.agents.builtin import builtin_team, template_code
 from rlgpt_tui.agents.grounding import view_things
 from rlgpt_tui.agents.llm import LLMTeam
+from rlgpt_tui.agents.shelf import folder_shelf
 from rlgpt_tui.cli import main
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.control import EditRefused
@@ -581,6 +582,72 @@ def test_a_plan_of_code_alone_below_its_target_trains_rl_from_that_code(monkeypa
         assert done[0].value == max(code_alone, policy)
         assert f"after {done[0].samples:,} samples it measured" in prompts[1]
         assert {c["kind"] for c in chosen.candidates} == {"code", "RL + code"}
+
+
+def library_skill(folder, name: str, served: str, body: str) -> None:
+    """A skill file whose record says it served ``served`` as a task (as an export writes)."""
+    (folder / f"{name}-craftax-v1.py").write_text(
+        f'# /// rlgpt-skill\n# name = "{name}"\n# world = "craftax"\n# version = 1\n'
+        f'# author = "llm:earlier-model"\n# docstring = "{name.replace("_", " ")}"\n'
+        f'# [record]\n# calls = 12\n# tasks = {{{served} = {{measure = "success_rate", '
+        f"evaluations = 1, successes = 7, episodes = 8, best = 0.875}}}}\n# ///\n{body}"
+    )
+
+
+@pytest.mark.slow
+def test_rl_from_short_code_gets_the_library_skills_that_answer_how_the_code_died(
+    tmp_path, monkeypatch
+) -> None:
+    """A model's survive stands still through the night and its players die (killed by
+    zombies). RL trains from it, and PPO also gets the library's skill measured serving
+    defeat_zombie (an answer to zombie deaths, by the world's documentation), though the
+    model's RL answer offered only its own code; the drink skill answers no death and
+    stays out. The added skill is recorded as reused from the library, by its author."""
+    library_skill(tmp_path, "swing_at_zombie", "defeat_zombie", template_code("defeat_zombie"))
+    library_skill(tmp_path, "go_to_water", "collect_drink", template_code("go_to_water"))
+    plan = {
+        "subactions": [
+            {
+                "name": "survive",
+                "description": "wait where the player is",
+                "mode": "code",
+                "reason": "nothing to do",
+                "high_level_actions": [],
+            }
+        ],
+        "notes": "wait",
+    }
+
+    def model(messages: list[dict[str, str]]) -> str:
+        if role_of(messages) == "slow":
+            return json.dumps(plan)
+        if "Write the RL configuration" in messages[-1]["content"]:
+            return json.dumps(RL_ANSWER | {"high_level_actions": ["survive"]})
+        if role_of(messages) == "fast":
+            code = "def act(ctx):\n    yield Action.NOOP\n    return True\n"
+            return json.dumps({"code": code, "explanation": "wait"})
+        return scripted_agent(messages)
+
+    monkeypatch.setenv("RLGPT_TEST_KEY", "sk-secret-test-key")
+    with ScriptedLLMServer(responder=model) as server:
+        s = LLMSettings.resolve(server.base_url, server.model, api_key_env="RLGPT_TEST_KEY")
+        team = LLMTeam(LLMClient(s), "craftax", folder_shelf(tmp_path, "craftax"))
+        events: list[ev.Event] = []
+        settings = small_settings(
+            task="survive_night", max_samples=3000, max_iterations=1, eval_episodes=8
+        )
+        Engine(settings, team, events.append).run()
+    code_alone = next(e for e in events if isinstance(e, ev.EvaluationDone))
+    ends = code_alone.result["episode_ends"]
+    assert ends.get("killed_by_zombie", 0) >= 1 and "success" not in ends  # they died
+    started = next(e for e in events if isinstance(e, ev.TrainingStarted))
+    assert started.config["coded_actions"] == ["survive", "swing_at_zombie"]
+    note = started.config["high_level_actions_note"]
+    assert "PPO also gets the library's swing_at_zombie, which answer killed_by_zombie" in note
+    added = [e for e in events if isinstance(e, ev.CodeWritten) and e.subaction != "survive"]
+    assert [(e.subaction, e.source) for e in added] == [
+        ("swing_at_zombie", "library:llm:earlier-model")
+    ]
 
 
 @pytest.mark.slow

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rlgpt_tui.agents.schemas import Plan, RLAnswer, SubAction, Verdict
+from rlgpt_tui.agents.shelf import SkillShelf
 from rlgpt_tui.envs.base import View
 from rlgpt_tui.skills.outcomes import CallEnd
 from rlgpt_tui.tasks import Measure, Task
@@ -120,7 +121,11 @@ class SlowAgent(ABC):
 
 
 class FastAgent(ABC):
-    """Writes code for coded sub-actions and RL configurations for learned ones."""
+    """Writes code for coded sub-actions and RL configurations for learned ones, and holds
+    the skills the session starts from (``--library``; none for the builtin agent, whose
+    templates are its own)."""
+
+    shelf: SkillShelf = SkillShelf()
 
     @abstractmethod
     def write_code(

@@ -48,6 +48,7 @@ class ShelfSkill:
     source: str
     author: str
     record: str = ""  # its measured record, e.g. "collect_wood 0.91 [0.83-0.95]; 120 calls"
+    served: tuple[str, ...] = ()  # the tasks its record measured it in (collect_drink, ...)
 
     @property
     def origin(self) -> str:
@@ -65,6 +66,12 @@ class SkillShelf:
 
     def find(self, name: str) -> ShelfSkill | None:
         return next((s for s in self.skills if s.name == name), None)
+
+    def doing(self, jobs: Collection[str]) -> list[ShelfSkill]:
+        """The skills that do one of ``jobs`` (skill or task names such as
+        ``collect_drink``): named like one, or measured serving one as a task (a model's
+        ``go_to_water`` served collect_drink), in shelf order."""
+        return [s for s in self.skills if s.name in jobs or set(s.served) & set(jobs)]
 
     def code_example(self, name: str, limit: int = EXAMPLE_CHARS) -> str | None:
         """A short validated skill of the shelf (not ``name`` itself) as a code answer's
@@ -168,7 +175,12 @@ def folder_shelf(folder: Path, world: str) -> SkillShelf:
             continue
         record = SkillRecord.from_dict(skill.record)
         entry = ShelfSkill(
-            skill.name, skill.docstring, skill.source, skill.author, record.prompt_text
+            skill.name,
+            skill.docstring,
+            skill.source,
+            skill.author,
+            record.prompt_text,
+            tuple(record.tasks),
         )
         found.append((skill.version, record, entry))
     return SkillShelf(str(folder), reused(found))

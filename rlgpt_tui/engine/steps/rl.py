@@ -7,6 +7,7 @@ evaluate the policy, and let the critic judge it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -30,12 +31,13 @@ from rlgpt_tui.engine.steps.train import (
     policy_to_continue,
     train_policy,
 )
+from rlgpt_tui.envs.registry import world_info
 from rlgpt_tui.llm.client import LLMAnswerError
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.train import EvalResult, sampled_may_beat_mode
 from rlgpt_tui.skills.episodes import EpisodeTally
 from rlgpt_tui.skills.sandbox import CodeValidationError
-from rlgpt_tui.skills.validation import ValidatedAction
+from rlgpt_tui.skills.validation import ValidatedAction, validate
 from rlgpt_tui.text import MAX_NAME
 
 
@@ -65,6 +67,7 @@ def rl_step(
     run_tally: EpisodeTally,
     best_values: dict[str, float | None] | None = None,
     why: str = "",
+    added: list[str] | None = None,
 ) -> Outcome:
     """Configure, train, evaluate and judge ``sub`` over the plan's ``coded`` actions with
     ``budget`` samples. ``total_before``: the session's samples so far; ``best_code``: the
@@ -74,14 +77,17 @@ def rl_step(
     scored task's training episodes in ``run_tally``; ``best_values``: the best of each
     kind so far (an evaluation below the target and its kind's best stops early). A stop
     raises :class:`TrainingStopped` once training has begun. ``why``: the engine's reason
-    for a training the plan did not ask for (shown with it)."""
+    for a training the plan did not ask for (shown with it); ``added``: names in ``coded``
+    the engine adds to PPO's actions whatever the RL answer chooses."""
     best_values = best_values or {}
     ctx.safe_point()
     checkpoints = checkpoint_folder(ctx.settings.artifacts_dir, ctx.iteration, sub.name)
     if recorded is not None and recorded.get("subaction") == sub.name:
         configured = resume_rl(ctx, sub, coded, recorded)
     else:
-        configured = configure_rl(ctx, sub, coded, budget, checkpoints, best_code, last_policy)
+        configured = configure_rl(
+            ctx, sub, coded, budget, checkpoints, best_code, last_policy, added or []
+        )
     if why:
         configured.notes.insert(0, why)
     start_training(ctx, sub, configured, checkpoints)
@@ -169,7 +175,15 @@ def rl_from_short_code(
         reason=why,
         high_level_actions=steps,
     )
-    learned = rl_step(ctx, sub, coded, budget, why=why, **rl_step_args)
+    recorded = rl_step_args.get("recorded") or {}
+    answers, deaths = {}, ""
+    if recorded.get("subaction") != name:  # a cut-off training's config has them already
+        answers, deaths = death_answers(ctx, code_alone, coded)
+    if answers:
+        why += f"; PPO also gets the library's {', '.join(answers)}, which answer {deaths}"
+    learned = rl_step(
+        ctx, sub, coded | answers, budget, why=why, added=list(answers), **rl_step_args
+    )
     ran = (
         f"{why}; after {learned.samples:,} samples it measured {fmt(learned.value)} "
         f"(the code alone: {fmt(code_alone.value)})"
@@ -184,6 +198,55 @@ def rl_from_short_code(
         notes=other.notes + kept.notes + [ran],
         policy=learned.policy,
     )
+
+
+#: at most this many library skills join RL's actions as answers to how the code died
+MAX_DEATH_ANSWERS = 4
+
+
+def death_answers(
+    ctx: StepContext, code_alone: Outcome, coded: dict[str, ValidatedAction]
+) -> tuple[dict[str, ValidatedAction], str]:
+    """The session's library skills that answer how the code alone's episodes died, to join
+    PPO's actions beside the plan's: for each way of dying in an eighth or more of the
+    failed episodes, the skills the world's documentation names for it
+    (``TechTree.deaths``: eating for starved, drinking for dehydrated, ...), or library
+    skills measured serving those as tasks (a model's ``collect_water`` served
+    collect_drink). RL can then learn where to eat or drink, which the code does not
+    (RL from a 1.5B model's collect_coal plan at 1M samples: 0.75 with its drink and cow
+    skills offered, 0.62 without, one seed). Each is validated and recorded as reused from
+    the library (its provenance is its author's); one that fails validation is left out.
+    Returns them by name, and the deaths they answer ("starved in 11, dehydrated in 4 of
+    the code's 32 failed episodes")."""
+    shelf = ctx.team.fast.shelf
+    ends = code_alone.evaluation.get("episode_ends") or {}
+    deaths = world_info(ctx.settings.env).documentation().tech_tree.deaths
+    failed = sum(n for end, n in ends.items() if end != "success")
+    counted = [
+        (end, n)
+        for end, n in sorted(ends.items(), key=lambda kv: -kv[1])
+        if end in deaths and n >= max(1, failed // 8)
+    ]
+    if not shelf.skills or not counted:
+        return {}, ""
+    # each way of dying in turn gives its next answer (zombies' four would crowd out food)
+    per_end = [[s for job in deaths[end][0] for s in shelf.doing([job])] for end, _ in counted]
+    turns = [
+        skills[i] for i in range(max(map(len, per_end))) for skills in per_end if i < len(skills)
+    ]
+    answers: dict[str, ValidatedAction] = {}
+    for skill in turns:
+        if skill.name in coded or skill.name in answers or len(answers) >= MAX_DEATH_ANSWERS:
+            continue
+        version = ctx.record_code(skill.name, skill.source, 0, skill.origin)
+        try:
+            answers[skill.name] = validate(
+                skill.name, skill.source, skill.docstring, version=version
+            )
+        except CodeValidationError as error:
+            ctx.emit(ev.CodeValidationFailed, subaction=skill.name, error=str(error), attempt=0)
+    said = ", ".join(f"{end} in {n}" for end, n in counted)
+    return answers, f"{said} of the code's {failed} failed episodes"
 
 
 def evaluate_sampled(
@@ -228,10 +291,12 @@ def configure_rl(
     checkpoints: Path | None,
     best_code: Candidate | None,
     last_policy: Policy | None,
+    added: Sequence[str] = (),
 ) -> Configured:
     """The fast agent's RL configuration for ``sub`` (defaults when its answer fails or
-    does not validate), starting from the best code so far, with a person's RL edit on
-    top; open-ended play continues ``last_policy`` when the action table extends it."""
+    does not validate), starting from the best code so far, with ``added`` (the engine's)
+    beside its actions and a person's RL edit on top; open-ended play continues
+    ``last_policy`` when the action table extends it."""
     s, task = ctx.settings, ctx.task
     agent_notes = []
     ctx.phase("coding", f"{sub.name} (RL configuration)")
@@ -255,6 +320,7 @@ def configure_rl(
     if [n for n in wanted if n not in coded]:
         missing = [n for n in wanted if n not in coded]
         notes.append(f"left out (no valid code): {', '.join(missing)}")
+    chosen += [n for n in added if n not in chosen]  # the engine's, whatever the answer
     specs = [CodedActionSpec.of(coded[n]) for n in chosen]  # validated: not again
     base = {
         "task": task.name,
