@@ -643,7 +643,11 @@ def test_rl_from_short_code_gets_the_library_skills_that_answer_how_the_code_die
     started = next(e for e in events if isinstance(e, ev.TrainingStarted))
     assert started.config["coded_actions"] == ["survive", "swing_at_zombie"]
     note = started.config["high_level_actions_note"]
-    assert "PPO also gets the library's swing_at_zombie, which answer killed_by_zombie" in note
+    zombies, failed = ends["killed_by_zombie"], sum(ends.values())
+    assert (  # the ways of dying it answers, with their episodes
+        f"PPO also gets the library's swing_at_zombie, which answer killed_by_zombie in "
+        f"{zombies} of the code's {failed} failed episodes" in note
+    )
     added = [e for e in events if isinstance(e, ev.CodeWritten) and e.subaction != "survive"]
     assert [(e.subaction, e.source) for e in added] == [
         ("swing_at_zombie", "library:llm:earlier-model")

@@ -230,12 +230,15 @@ def death_answers(
     if not shelf.skills or not counted:
         return {}, ""
     # each way of dying in turn gives its next answer (zombies' four would crowd out food)
-    per_end = [[s for job in deaths[end][0] for s in shelf.doing([job])] for end, _ in counted]
+    per_end = [
+        [(end, n, s) for job in deaths[end][0] for s in shelf.doing([job])] for end, n in counted
+    ]
     turns = [
         skills[i] for i in range(max(map(len, per_end))) for skills in per_end if i < len(skills)
     ]
     answers: dict[str, ValidatedAction] = {}
-    for skill in turns:
+    answered: dict[str, int] = {}  # the ways of dying answered, and their episodes
+    for end, n, skill in turns:
         if skill.name in coded or skill.name in answers or len(answers) >= MAX_DEATH_ANSWERS:
             continue
         version = ctx.record_code(skill.name, skill.source, 0, skill.origin)
@@ -243,9 +246,10 @@ def death_answers(
             answers[skill.name] = validate(
                 skill.name, skill.source, skill.docstring, version=version
             )
+            answered[end] = n
         except CodeValidationError as error:
             ctx.emit(ev.CodeValidationFailed, subaction=skill.name, error=str(error), attempt=0)
-    said = ", ".join(f"{end} in {n}" for end, n in counted)
+    said = ", ".join(f"{end} in {n}" for end, n in answered.items())
     return answers, f"{said} of the code's {failed} failed episodes"
 
 
