@@ -13,7 +13,7 @@ from rich.console import Console
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.printer import EventPrinter
 from rlgpt_tui.report import session_markdown
-from rlgpt_tui.skills.compose import link_skills
+from rlgpt_tui.skills.compose import compose_sources, link_skills
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.tui.app import RlgptApp
 from rlgpt_tui.tui.widgets.critic import CriticPane
@@ -131,6 +131,36 @@ def test_the_printer_says_who_wrote_each_coded_action_and_the_llm_share_of_calls
     text = printed(events)
     assert "code for go_to_tree v1 (by llm:other, reused from the library)" in text
     assert "code for go_to_tree v2 (by llm:qwen)" in text
+
+
+def test_rl_from_a_composed_plan_credits_the_plans_steps_authors() -> None:
+    """RL started from the plan's steps composed by rlgpt into one routine (no code version
+    of its own): its calls are its steps' author's where they share one (a 1.5B model's
+    four collect_coal steps: 100%, not the 53% that counted the plan as the builtin
+    library's), and no LLM's alone where a person wrote a step."""
+    plan = compose_sources([("go_to_tree", GO_TO_TREE), ("code_collect_wood", COLLECT_WOOD)])
+    usage = {"go_to_tree": {"calls": 30}, "plan": {"calls": 90}}
+
+    def rl_from_the_plan(person: bool) -> list[ev.Event]:
+        events = run_events("RL + code")
+        for event in events:
+            if isinstance(event, ev.CodeWritten) and not person:
+                event.source = "agent"
+            if isinstance(event, ev.TrainingStarted):
+                event.config["coded_actions"] = list(usage)
+                specs = [{"name": "go_to_tree", "source": GO_TO_TREE}]
+                event.rl_config = {"coded_actions": specs + [{"name": "plan", "source": plan}]}
+            if isinstance(event, ev.EvaluationDone):
+                event.result["coded_actions"] = usage
+        return events
+
+    text = printed(rl_from_the_plan(person=False))
+    steps = "go_to_tree, code_collect_wood composed by rlgpt"
+    assert f"  plan: {steps}, written by llm:qwen (90 calls)" in text
+    assert "LLM-written code: 100% of the coded-action calls" in text
+    text = printed(rl_from_the_plan(person=True))
+    assert f"  plan: {steps}, written by several authors (llm:qwen, person) (90 calls)" in text
+    assert "LLM-written code: 25% of the coded-action calls" in text
 
 
 def test_the_report_says_who_wrote_the_solution(tmp_path: Path) -> None:

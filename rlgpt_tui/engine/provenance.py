@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rlgpt_tui.engine import events as ev
-from rlgpt_tui.skills.compose import linked_skills
+from rlgpt_tui.skills.compose import composed_steps, linked_skills
 
 PERSON = "person"
 BUILTIN = "builtin library"
@@ -79,6 +79,7 @@ class Provenance:
     calls: dict[str, int | None] = field(default_factory=dict)
     code_alone: bool = False
     links: dict[str, list[str]] = field(default_factory=dict)
+    composed: dict[str, list[str]] = field(default_factory=dict)  # a plan's steps, by rlgpt
 
     @property
     def llm_share(self) -> float | None:
@@ -105,8 +106,11 @@ class Provenance:
         for name, author in self.authors.items():
             calls = self.calls.get(name)
             linked = self.links.get(name)
+            steps = self.composed.get(name)
             lines.append(
-                f"{name}: written by {author}"
+                f"{name}: "
+                + (f"{', '.join(steps)} composed by rlgpt, " if steps else "")
+                + f"written by {author}"
                 + (f" ({calls:,} calls)" if calls is not None else "")
                 + (f", running library skills {', '.join(linked)}" if linked else "")
             )
@@ -155,9 +159,12 @@ def solution_provenance(events: list[ev.Event], chosen: dict) -> Provenance:
         return result
     usage: dict = {}
     names: list[str] = []
+    sources_trained: dict[str, str] = {}
     for event in events:
         if isinstance(event, ev.TrainingStarted) and event.iteration == iteration:
             names = list(event.config.get("coded_actions", []))
+            specs = event.rl_config.get("coded_actions") or []
+            sources_trained = {c["name"]: c.get("source", "") for c in specs if "name" in c}
         if (
             isinstance(event, ev.EvaluationDone)
             and event.iteration == iteration
@@ -165,11 +172,26 @@ def solution_provenance(events: list[ev.Event], chosen: dict) -> Provenance:
         ):
             usage = event.result.get("coded_actions") or {}
     for name in names or list(usage):
-        result.authors[name] = authors.get(name, BUILTIN)
+        result.authors[name] = authors.get(name) or _composer(
+            result, name, sources_trained.get(name, ""), authors
+        )
         stats = usage.get(name)
         result.calls[name] = stats.get("calls") if isinstance(stats, dict) else None
     _add_links(result, sources)
     return result
+
+
+def _composer(result: Provenance, name: str, source: str, authors: dict[str, str]) -> str:
+    """The author of a coded action no code version recorded: a plan's steps composed
+    by rlgpt into one routine (RL started from it) is its steps' author where they share
+    one (noted in ``result.composed``), else ``several authors (...)`` (no LLM's alone);
+    anything else is the builtin library's."""
+    steps = composed_steps(source)
+    if not steps or any(step not in authors for step in steps):
+        return BUILTIN
+    result.composed[name] = steps
+    writers = sorted({authors[step] for step in steps})
+    return writers[0] if len(writers) == 1 else f"several authors ({', '.join(writers)})"
 
 
 def _add_links(result: Provenance, sources: dict[str, str]) -> None:

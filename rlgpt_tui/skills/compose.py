@@ -244,6 +244,17 @@ def skill_calls(source: str) -> list[ast.Call]:
     ]
 
 
+def composed_steps(source: str) -> list[str]:
+    """The steps a composed plan's source runs, in order (its ``ctx.begin_step`` marks);
+    empty for code that is no composed plan, or that does not parse."""
+    try:
+        calls = method_calls(source, {"begin_step"})
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    names = [c.args[0].value for c in calls if c.args and isinstance(c.args[0], ast.Constant)]
+    return [n for n in names if isinstance(n, str)]
+
+
 def _entry(name: str) -> str:
     return f"skill_{name}_act"
 
