@@ -690,6 +690,32 @@ def test_the_measured_figure_overrules_a_verdict_that_contradicts_it(
     assert verdict.reason.endswith("the player did not collect any wood)")
 
 
+def test_an_rl_verdict_denying_what_the_evaluation_shows_is_overruled() -> None:
+    """A 1.5B critic said "did not collect any coal" of a collect_coal policy whose
+    evaluation collected coal in 69% of its episodes (below the 0.90 target): the verdict
+    stays a fail, by the measured figure, and the recorded reason says what the evaluation
+    showed. A denial of an amount ("not enough coal") stands."""
+    task = get_task("collect_coal")
+    sub = SubAction(name="learn_collect_coal", description="collect coal", mode="rl")
+    evaluation = {
+        "success_rate": 0.69,
+        "achievement_rates": {"collect_wood": 1.0, "collect_coal": 0.69, "eat_cow": 0.0},
+    }
+    said = "The sub-action 'learn_collect_coal' did not collect any coal."
+    for reason, overruled in ((said, True), ("it found not enough coal", False)):
+        answer = {"success": False, "reason": reason, "suggestion": ""}
+        with ScriptedLLMServer(responder=scripted_agent) as server:
+            server.script = [{"content": json.dumps(answer)}]
+            verdict = LLMTeam(client_for(server)).critic.judge_rl(task, sub, evaluation, 0.9)
+        assert verdict.success is False
+        expected = (
+            "overruled by the evaluation: collect_coal in 69% of its episodes, which the "
+            "critic's reason denies; the measured figure: success rate 0.69 is below the "
+            f"target 0.90 (the critic said fail: {said})"
+        )
+        assert verdict.reason == (expected if overruled else reason)
+
+
 def test_a_steps_code_example_is_a_library_skill_of_its_kind() -> None:
     """A 1.5B model's collect_stone copied the library's shortest skill, its place_table
     ("no wood held? return; place"), as "no stone held? return; collect". A step's example

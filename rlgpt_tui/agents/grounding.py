@@ -551,20 +551,40 @@ def runs_summary(runs: list[Execution]) -> str:
     )
 
 
-def overrule_rl(verdict: Verdict, value: float, target: float, label: str) -> Verdict:
+def overrule_rl(
+    verdict: Verdict,
+    value: float,
+    target: float,
+    label: str,
+    rates: dict[str, float] | None = None,
+) -> Verdict:
     """The measured figure decides an RL verdict: success iff ``value`` reaches ``target``;
-    a verdict saying otherwise is overruled, the critic quoted."""
+    a verdict saying otherwise is overruled, the critic quoted. So is a reason that denies
+    what the evaluation's achievement ``rates`` show ("did not collect any coal" beside
+    collect_coal in 69% of the episodes, which a 1.5B critic said of a policy at 0.69)."""
     measured = value >= target
-    if verdict.success == measured:
+    shown = {  # each thing an achievement with episodes names, by its highest rate
+        thing: (name, rate)
+        for name, rate in sorted((rates or {}).items(), key=lambda kv: kv[1])
+        if rate > 0
+        for thing in _with_parts([name]) & thing_names()
+    }
+    denied = sorted(denied_in(verdict.reason, set(shown)))
+    if verdict.success == measured and not denied:
         return verdict
     said = "pass" if verdict.success else "fail"
     relation = "reaches" if measured else "is below"
+    why = f"the measured figure: {label} {value:.2f} {relation} the target {target:.2f}"
+    if denied:
+        seen = sorted({shown[thing] for thing in denied})
+        why = (
+            "the evaluation: "
+            + ", ".join(f"{name} in {rate:.0%} of its episodes" for name, rate in seen)
+            + f", which the critic's reason denies; {why}"
+        )
     return Verdict(
         success=measured,
-        reason=(
-            f"overruled by the measured figure: {label} {value:.2f} {relation} the target "
-            f"{target:.2f} (the critic said {said}: {verdict.reason})"
-        )[:2000],
+        reason=f"overruled by {why} (the critic said {said}: {verdict.reason})"[:2000],
         suggestion=verdict.suggestion,
     )
 
@@ -588,14 +608,18 @@ def gained_in_every_run(runs: list[Execution]) -> set[str]:
 
 
 def denied_gains(reason: str, runs: list[Execution]) -> set[str]:
-    """What ``reason`` says was not gained (a clause with a denial, not about an amount)
-    although every run gained it."""
-    gained = gained_in_every_run(runs)
+    """What ``reason`` says was not gained although every run gained it."""
+    return denied_in(reason, gained_in_every_run(runs))
+
+
+def denied_in(reason: str, things: set[str]) -> set[str]:
+    """Which of ``things`` ``reason`` denies (a clause with a denial, not about an
+    amount: "did not collect any wood", not "not enough wood")."""
     denied: set[str] = set()
     for clause in re.split(r"[.,;:!?]|\bbut\b", reason.lower()):
         words = set(_normal(clause).split())
         if words & _DENIAL and not words & _AMOUNT and not any(w.isdigit() for w in words):
-            denied |= words & gained
+            denied |= words & things
     return denied
 
 

@@ -414,7 +414,8 @@ class LLMCritic(_LLMRole, Critic):
         subaction = f"{sub.name} (RL): {sub.description}"
         evidence = text_evidence([task.prompt_text(), subaction, executions])
         verdict = self._judge(task, subaction, executions, evidence)
-        return overrule_rl(verdict, float(value), target, task.measure.label)
+        rates = evaluation.get("achievement_rates") or {}
+        return overrule_rl(verdict, float(value), target, task.measure.label, rates)
 
     def _judge(
         self, task: Task, subaction: str, executions: str, evidence: set[str], images=()
