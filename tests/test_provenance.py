@@ -195,3 +195,34 @@ def test_the_critic_pane_says_who_wrote_the_solution(tmp_path: Path) -> None:
             assert "LLM-written code: 75% of the coded-action calls" in text
 
     asyncio.run(scenario())
+
+
+def test_the_plan_pane_says_a_judged_step_keeps_its_code_when_its_repair_is_rejected(
+    tmp_path: Path,
+) -> None:
+    """go_to_tree's first version failed its critic and its repair failed validation: the
+    first version still runs, so its row says so ("failed, repair rejected"), not "code
+    rejected" as for a step that never had valid code."""
+    store = SessionStore(tmp_path)
+    sid = store.create_session("collect_wood", "craftax", LLM, {})
+    events = run_events("RL + code")
+    verdict = ev.VerdictGiven(
+        0, LLM, subaction="go_to_tree", success=False, reason="far", suggestion=""
+    )
+    events.insert(3, verdict)  # after version 1, before the repair that fails validation
+    for event in events:
+        store.record(sid, event)
+    store.finish(sid, "finished", "budget")
+
+    async def scenario() -> None:
+        app = RlgptApp(tmp_path)
+        async with app.run_test(size=(160, 50)) as pilot:
+            await pilot.press("enter")  # the finished session's replay
+            screen = await run_screen(pilot, app)
+            await pilot.pause(0.2)
+            table = screen.plan_pane.table
+            rows = {row[1]: row[3] for row in map(table.get_row_at, range(table.row_count))}
+            assert rows["go_to_tree"] == "failed, repair rejected"
+            assert rows["code_collect_wood"] == "code written"
+
+    asyncio.run(scenario())

@@ -23,6 +23,7 @@ class PlanPane(Vertical):
         self.plan_iteration = 0
         self.stage_task = ""  # a chain runs one stage (task) after another
         self.engine_trained: list[str] = []  # RL the engine added to the latest plan
+        self.judged: dict[str, str] = {}  # row key -> the critic's last verdict (ok, failed)
 
     def compose(self) -> ComposeResult:
         yield Static("no plan yet", id="plan-summary")
@@ -77,8 +78,10 @@ class PlanPane(Vertical):
                     self.table.move_cursor(row=self.table.row_count - 1)
             case ev.CodeWritten():
                 self._set_status(i, event.subaction, "code written")
-            case ev.CodeValidationFailed():
-                self._set_status(i, event.subaction, "code rejected")
+            case ev.CodeValidationFailed():  # a judged version stays in force
+                judged = self.judged.get(f"{self.stage_task}:{i}:{event.subaction}")
+                status = f"{judged}, repair rejected" if judged else "code rejected"
+                self._set_status(i, event.subaction, status)
             case ev.TrainingStarted():
                 key = f"{self.stage_task}:{i}:{event.subaction}"
                 if key not in self.table.rows:  # RL the engine added: the code fell short
@@ -93,7 +96,9 @@ class PlanPane(Vertical):
                         self.engine_trained.append(event.subaction)
                 self._set_status(i, event.subaction, "training")
             case ev.VerdictGiven():
-                self._set_status(i, event.subaction, "ok" if event.success else "failed")
+                verdict = "ok" if event.success else "failed"
+                self.judged[f"{self.stage_task}:{i}:{event.subaction}"] = verdict
+                self._set_status(i, event.subaction, verdict)
             case ev.TaskPlanProposed():
                 self.query_one("#plan-summary", Static).update(
                     escape(f"task plan for {event.task}: {' -> '.join(event.subtasks)}")
