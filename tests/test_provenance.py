@@ -176,10 +176,12 @@ def test_the_report_says_who_wrote_the_solution(tmp_path: Path) -> None:
     )
 
 
-def test_the_critic_pane_says_who_wrote_the_solution(tmp_path: Path) -> None:
+def replayed(tmp_path: Path, events: list[ev.Event], look) -> None:
+    """Record ``events`` as a finished session, open its replay in the app, and run
+    ``look(screen)`` on the run screen once every event is shown."""
     store = SessionStore(tmp_path)
     sid = store.create_session("collect_wood", "craftax", LLM, {})
-    for event in run_events("RL + code"):
+    for event in events:
         store.record(sid, event)
     store.finish(sid, "finished", "target reached")
 
@@ -188,13 +190,20 @@ def test_the_critic_pane_says_who_wrote_the_solution(tmp_path: Path) -> None:
         async with app.run_test(size=(160, 50)) as pilot:
             await pilot.press("enter")  # the finished session's replay
             screen = await run_screen(pilot, app)
-            critic = screen.query_one(CriticPane)
             await pilot.pause(0.2)
-            text = " ".join(" ".join(line.text for line in critic.lines).split())  # unwrapped
-            assert "go_to_tree: written by llm:qwen (30 calls)" in text
-            assert "LLM-written code: 75% of the coded-action calls" in text
+            look(screen)
 
     asyncio.run(scenario())
+
+
+def test_the_critic_pane_says_who_wrote_the_solution(tmp_path: Path) -> None:
+    def look(screen) -> None:
+        critic = screen.query_one(CriticPane)
+        text = " ".join(" ".join(line.text for line in critic.lines).split())  # unwrapped
+        assert "go_to_tree: written by llm:qwen (30 calls)" in text
+        assert "LLM-written code: 75% of the coded-action calls" in text
+
+    replayed(tmp_path, run_events("RL + code"), look)
 
 
 def test_the_plan_pane_says_a_judged_step_keeps_its_code_when_its_repair_is_rejected(
@@ -203,26 +212,16 @@ def test_the_plan_pane_says_a_judged_step_keeps_its_code_when_its_repair_is_reje
     """go_to_tree's first version failed its critic and its repair failed validation: the
     first version still runs, so its row says so ("failed, repair rejected"), not "code
     rejected" as for a step that never had valid code."""
-    store = SessionStore(tmp_path)
-    sid = store.create_session("collect_wood", "craftax", LLM, {})
     events = run_events("RL + code")
     verdict = ev.VerdictGiven(
         0, LLM, subaction="go_to_tree", success=False, reason="far", suggestion=""
     )
     events.insert(3, verdict)  # after version 1, before the repair that fails validation
-    for event in events:
-        store.record(sid, event)
-    store.finish(sid, "finished", "budget")
 
-    async def scenario() -> None:
-        app = RlgptApp(tmp_path)
-        async with app.run_test(size=(160, 50)) as pilot:
-            await pilot.press("enter")  # the finished session's replay
-            screen = await run_screen(pilot, app)
-            await pilot.pause(0.2)
-            table = screen.plan_pane.table
-            rows = {row[1]: row[3] for row in map(table.get_row_at, range(table.row_count))}
-            assert rows["go_to_tree"] == "failed, repair rejected"
-            assert rows["code_collect_wood"] == "code written"
+    def look(screen) -> None:
+        table = screen.plan_pane.table
+        rows = {row[1]: row[3] for row in map(table.get_row_at, range(table.row_count))}
+        assert rows["go_to_tree"] == "failed, repair rejected"
+        assert rows["code_collect_wood"] == "code written"
 
-    asyncio.run(scenario())
+    replayed(tmp_path, events, look)
