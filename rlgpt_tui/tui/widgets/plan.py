@@ -63,7 +63,7 @@ class PlanPane(Vertical):
                 )
                 follow = following(self.table)
                 for sub in event.plan["subactions"]:
-                    key = f"{self.stage_task}:{i}:{sub['name']}"
+                    key = self._key(i, sub["name"])
                     if key in self.table.rows:
                         continue
                     self.table.add_row(
@@ -79,11 +79,11 @@ class PlanPane(Vertical):
             case ev.CodeWritten():
                 self._set_status(i, event.subaction, "code written")
             case ev.CodeValidationFailed():  # a judged version stays in force
-                judged = self.judged.get(f"{self.stage_task}:{i}:{event.subaction}")
+                judged = self.judged.get(self._key(i, event.subaction))
                 status = f"{judged}, repair rejected" if judged else "code rejected"
                 self._set_status(i, event.subaction, status)
             case ev.TrainingStarted():
-                key = f"{self.stage_task}:{i}:{event.subaction}"
+                key = self._key(i, event.subaction)
                 if key not in self.table.rows:  # RL the engine added: the code fell short
                     actions = event.config.get("coded_actions") or []
                     follow = following(self.table)
@@ -97,15 +97,19 @@ class PlanPane(Vertical):
                 self._set_status(i, event.subaction, "training")
             case ev.VerdictGiven():
                 verdict = "ok" if event.success else "failed"
-                self.judged[f"{self.stage_task}:{i}:{event.subaction}"] = verdict
+                self.judged[self._key(i, event.subaction)] = verdict
                 self._set_status(i, event.subaction, verdict)
             case ev.TaskPlanProposed():
                 self.query_one("#plan-summary", Static).update(
                     escape(f"task plan for {event.task}: {' -> '.join(event.subtasks)}")
                 )
 
+    def _key(self, iteration: int, subaction: str) -> str:
+        """The row of ``subaction`` in ``iteration`` (of the chain's current stage)."""
+        return f"{self.stage_task}:{iteration}:{subaction}"
+
     def _set_status(self, iteration: int, subaction: str, status: str) -> None:
-        key = f"{self.stage_task}:{iteration}:{subaction}"
+        key = self._key(iteration, subaction)
         if key in self.table.rows:
             column = self.table.ordered_columns[3].key
             self.table.update_cell(key, column, status, update_width=True)
