@@ -196,7 +196,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_sessions_dir(run)
 
-    resume = sub.add_parser("resume", help="continue a recorded session where it stopped")
+    resume = sub.add_parser(
+        "resume",
+        help="continue a recorded session where it stopped",
+        description="Continue a recorded session where it stopped, with its recorded "
+        "settings (model, [llm] table, budgets, library).",
+    )
     resume.add_argument("session_id", type=int, metavar="ID", help="see `rlgpt-tui sessions list`")
     resume.add_argument(
         "--llm-base-url", help="the endpoint moved: use this URL (same model) from now on"
@@ -851,7 +856,18 @@ def cmd_tasks(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown and getattr(args, "command", None) == "resume":  # run's flags, given again
+        flags = " ".join(a for a in unknown if a.startswith("-")) or " ".join(unknown)
+        print(
+            "rlgpt-tui: error: resume keeps the session's recorded settings (its model, "
+            "[llm] table, budgets and library) and takes only --llm-base-url and "
+            f"--llm-timeout: drop {flags} (see `rlgpt-tui resume --help`)",
+            file=sys.stderr,
+        )
+        raise SystemExit(EXIT_USAGE)
+    if unknown:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     if not hasattr(args, "sessions_dir"):
         args.sessions_dir = None
     commands = {

@@ -385,6 +385,14 @@ def test_resume_takes_a_new_llm_timeout_and_refuses_it_for_the_builtin_agent(
     store.finish(builtin, "stopped", "stopped")
     assert run_cli(["resume", str(builtin), "--llm-timeout", "300"]) == 2
     assert "used the builtin agent" in capsys.readouterr().err
+    # run's flags given again (as a person retyping the run command did): what to drop
+    again = ["--llm-config", "llm.toml", "--llm-model", "m", "--num-envs", "4"]
+    assert run_cli(["resume", str(builtin), *again]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "resume keeps the session's recorded settings" in err
+    assert "drop --llm-config --llm-model --num-envs (see `rlgpt-tui resume --help`)" in err
+    assert run_cli(["tasks", "--bogus"]) == 2
+    assert "unrecognized arguments: --bogus" in capsys.readouterr().err
     # an LLM session resumed with --llm-timeout: the endpoint is gone, said in one line
     recorded = dataclasses.asdict(LLMSettings(base_url="http://127.0.0.1:9/v1", model="m"))
     llm = store.create_session("collect_wood", "craftax", "llm:m", settings, recorded)
