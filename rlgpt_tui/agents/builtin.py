@@ -145,9 +145,7 @@ def revise_library(task: Task, last: IterationFeedback, tree: TechTree | None = 
     if zeros:
         notes.append("achievements at 0: " + ", ".join(zeros))
     total = sum(ends.values())
-    for end, count in sorted(ends.items(), key=lambda kv: -kv[1]):
-        if end not in tree.deaths or count < max(1, total // 8):
-            continue
+    for end, count in tree.common_deaths(ends, total):
         skills, advice = tree.deaths[end]
         notes.append(f"{count}/{total} episodes ended {end}: {advice}")
         for name in skills:
@@ -379,7 +377,7 @@ def judge_skill(name: str, runs: list[Execution], tree: TechTree | None = None) 
 def judge_score(evaluation: dict[str, Any], target: float, tree: TechTree | None = None) -> Verdict:
     """The Crafter score against the target, with the achievements at 0 or low and the
     commonest ways episodes ended as the reasons and suggestions."""
-    deaths = _tree(tree).deaths
+    tree = _tree(tree)
     value = evaluation.get("value")
     if value is None:
         value = evaluation.get("score") or 0.0
@@ -394,10 +392,9 @@ def judge_score(evaluation: dict[str, Any], target: float, tree: TechTree | None
     if low:
         reasons.append("low: " + ", ".join(f"{a} {rates[a]:.2f}" for a in low))
     suggestions = []
-    for end, count in sorted(ends.items(), key=lambda kv: -kv[1]):
-        if end in deaths and count >= max(1, total // 8):
-            reasons.append(f"{count}/{total} episodes ended {end}")
-            suggestions.append(f"{count}/{total} episodes ended {end}: {deaths[end][1]}")
+    for end, count in tree.common_deaths(ends, total):
+        reasons.append(f"{count}/{total} episodes ended {end}")
+        suggestions.append(f"{count}/{total} episodes ended {end}: {tree.deaths[end][1]}")
     usage = evaluation.get("coded_decision_share")
     if usage is not None:
         reasons.append(f"skills chosen in {usage:.0%} of decisions")

@@ -36,6 +36,15 @@ class TechTree:
     before_each_step: str = ""
     deaths: dict[str, tuple[tuple[str, ...], str]] = field(default_factory=dict)
 
+    def common_deaths(self, ends: dict[str, int], among: int) -> list[tuple[str, int]]:
+        """The ways of dying in ``ends`` (episode end -> episodes) that this tree answers
+        and that ended an eighth or more of ``among`` episodes, commonest first."""
+        return [
+            (end, n)
+            for end, n in sorted(ends.items(), key=lambda kv: -kv[1])
+            if end in self.deaths and n >= max(1, among // 8)
+        ]
+
 
 @dataclass(frozen=True)
 class Recipes:

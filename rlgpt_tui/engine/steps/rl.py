@@ -67,7 +67,7 @@ def rl_step(
     run_tally: EpisodeTally,
     best_values: dict[str, float | None] | None = None,
     why: str = "",
-    added: list[str] | None = None,
+    added: Sequence[str] = (),
 ) -> Outcome:
     """Configure, train, evaluate and judge ``sub`` over the plan's ``coded`` actions with
     ``budget`` samples. ``total_before``: the session's samples so far; ``best_code``: the
@@ -86,7 +86,7 @@ def rl_step(
         configured = resume_rl(ctx, sub, coded, recorded)
     else:
         configured = configure_rl(
-            ctx, sub, coded, budget, checkpoints, best_code, last_policy, added or []
+            ctx, sub, coded, budget, checkpoints, best_code, last_policy, added
         )
     if why:
         configured.notes.insert(0, why)
@@ -220,18 +220,15 @@ def death_answers(
     the code's 32 failed episodes")."""
     shelf = ctx.team.fast.shelf
     ends = code_alone.evaluation.get("episode_ends") or {}
-    deaths = world_info(ctx.settings.env).documentation().tech_tree.deaths
+    tree = world_info(ctx.settings.env).documentation().tech_tree
     failed = sum(n for end, n in ends.items() if end != "success")
-    counted = [
-        (end, n)
-        for end, n in sorted(ends.items(), key=lambda kv: -kv[1])
-        if end in deaths and n >= max(1, failed // 8)
-    ]
+    counted = tree.common_deaths(ends, failed)
     if not shelf.skills or not counted:
         return {}, ""
     # each way of dying in turn gives its next answer (zombies' four would crowd out food)
     per_end = [
-        [(end, n, s) for job in deaths[end][0] for s in shelf.doing([job])] for end, n in counted
+        [(end, n, s) for job in tree.deaths[end][0] for s in shelf.doing([job])]
+        for end, n in counted
     ]
     turns = [
         skills[i] for i in range(max(map(len, per_end))) for skills in per_end if i < len(skills)
