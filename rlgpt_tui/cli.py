@@ -775,6 +775,16 @@ def cmd_skills(args: argparse.Namespace) -> int:
             first_line = skill.docstring.splitlines()[0] if skill.docstring else ""
             table.add_row(*skill.cells(), first_line)
         console.print(table)
+        policies = store.policies(args.world)
+        if policies:
+            from rlgpt_tui.store.library import POLICY_COLUMNS
+
+            table = Table(title="Trained policies (a session on their task starts PPO from them)")
+            for column in POLICY_COLUMNS:
+                table.add_column(column)
+            for policy in policies:
+                table.add_row(*policy.cells())
+            console.print(table)
     elif args.action == "show":
         from rlgpt_tui.report import skill_markdown
 
@@ -787,7 +797,11 @@ def cmd_skills(args: argparse.Namespace) -> int:
         task = get_task(args.plan) if args.plan else None  # a bad name: one line, no files
         world = (args.world or _only_world(store)) if task is not None else args.world
         written = store.export_skills(args.folder, args.world)
-        console.print(f"wrote {len(written)} skill file(s) to {args.folder}")
+        policies = sum(1 for path in written if path.suffix == ".json")
+        console.print(
+            f"wrote {len(written) - policies} skill file(s) and {policies} trained "
+            f"policy(ies) to {args.folder}"
+        )
         if task is not None:
             path, steps = store.export_plan(args.folder, task, world)
             console.print(f"wrote {path.name}: {steps}", markup=False, highlight=False)

@@ -33,6 +33,7 @@ from rlgpt_tui.engine.ends import RunEnd
 from rlgpt_tui.engine.engine import Engine, EngineResult, EngineSettings
 from rlgpt_tui.engine.resume import ResumeState
 from rlgpt_tui.llm.client import LLMSettings
+from rlgpt_tui.rl.weights import PolicyFileError
 from rlgpt_tui.skills.skillfile import SkillFileError
 from rlgpt_tui.store import SessionStore, StoreError
 from rlgpt_tui.tasks import result_text
@@ -83,9 +84,10 @@ def session_shelf(store: SessionStore, choice: str, env: str) -> SkillShelf:
             )
             for s in store.skills(env)
         )
+        policies = store.saved_policies(env)
         if choice == OWN:
-            return SkillShelf(OWN, mine)
-        return merged(USER, mine, _builtin_for(env))
+            return SkillShelf(OWN, mine, policies)
+        return dataclasses.replace(merged(USER, mine, _builtin_for(env)), policies=policies)
     folder = Path(choice)
     if not folder.is_dir():
         raise StoreError(
@@ -94,7 +96,7 @@ def session_shelf(store: SessionStore, choice: str, env: str) -> SkillShelf:
         )
     try:
         return folder_shelf(folder, env)
-    except SkillFileError as error:
+    except (SkillFileError, PolicyFileError) as error:
         raise StoreError(f"--library {choice}: {error}") from None
 
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from rlgpt_tui.tasks import Task
 
 if TYPE_CHECKING:
+    from rlgpt_tui.rl.weights import SavedPolicy
     from rlgpt_tui.skills.record import SkillRecord
 
 EMPTY, BUILTIN = "empty", "builtin"
@@ -63,9 +64,15 @@ class SkillShelf:
 
     origin: str = EMPTY
     skills: list[ShelfSkill] = field(default_factory=list)
+    policies: list[SavedPolicy] = field(default_factory=list)  # trained ones, by task
 
     def find(self, name: str) -> ShelfSkill | None:
         return next((s for s in self.skills if s.name == name), None)
+
+    def policy_for(self, task: str) -> SavedPolicy | None:
+        """The trained policy for ``task`` that measured best (None: none)."""
+        mine = [p for p in self.policies if p.task == task and p.value is not None]
+        return max(mine, key=lambda p: p.value or 0.0, default=None)
 
     def doing(self, jobs: Collection[str]) -> list[ShelfSkill]:
         """The skills that do one of ``jobs`` (skill or task names such as
@@ -164,7 +171,10 @@ def builtin_shelf() -> SkillShelf:
 def folder_shelf(folder: Path, world: str) -> SkillShelf:
     """The skill files of ``folder`` for ``world`` (of each name, the version a session
     reuses: :func:`~rlgpt_tui.skills.record.version_to_reuse`); a bad file raises
-    :class:`~rlgpt_tui.skills.skillfile.SkillFileError` naming it."""
+    :class:`~rlgpt_tui.skills.skillfile.SkillFileError` naming it. With them the trained
+    policies of its ``policies`` subfolder (a bad one raises
+    :class:`~rlgpt_tui.rl.weights.PolicyFileError`)."""
+    from rlgpt_tui.rl.weights import read_policies
     from rlgpt_tui.skills.record import SkillRecord
     from rlgpt_tui.skills.skillfile import parse_skill_file, skill_paths
 
@@ -183,7 +193,7 @@ def folder_shelf(folder: Path, world: str) -> SkillShelf:
             tuple(record.tasks),
         )
         found.append((skill.version, record, entry))
-    return SkillShelf(str(folder), reused(found))
+    return SkillShelf(str(folder), reused(found), read_policies(folder, world))
 
 
 def reused(versions: Iterable[tuple[int, SkillRecord, ShelfSkill]]) -> list[ShelfSkill]:

@@ -85,6 +85,22 @@ class TrainingStarted(Event):
 
 
 @dataclass
+class PolicyTrained(Event):
+    """A training's policy, evaluated, for the skill library: the configuration it was
+    trained with, the file of its weights (:mod:`rlgpt_tui.rl.weights`), the samples it has
+    been trained on in all (a library policy's earlier ones included), its evaluation
+    summary, and how it acts (``deterministic``; None: evaluate()'s default)."""
+
+    subaction: str
+    rl_config: dict[str, Any]
+    weights: str
+    samples: int
+    result: dict[str, Any]
+    deterministic: bool | None = None
+    kind: ClassVar[str] = "policy_trained"
+
+
+@dataclass
 class TrainingProgress(Event):
     subaction: str
     metrics: dict[str, Any]

@@ -33,7 +33,7 @@ from sqlite_utils import Database
 
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.provenance import BUILTIN, code_author, reused_from_library
-from rlgpt_tui.skills.compose import COMPOSED_PLAN
+from rlgpt_tui.skills.compose import COMPOSED_PLAN, composed_steps
 from rlgpt_tui.skills.record import SkillRecord, TaskRecord, count_of, end_counts
 from rlgpt_tui.tasks import Measure
 
@@ -107,6 +107,57 @@ class LibrarySkill:
 COLUMNS = ("skill", "world", "author", "made in", "calls", "success")
 
 
+@dataclass
+class LibraryPolicy:
+    """A trained policy in the library (its weights read on demand: :func:`policy_weights`)."""
+
+    id: int
+    world: str
+    task: str
+    subaction: str
+    rl_config: dict[str, Any]
+    authors: dict[str, str]  # its coded actions' authors, by name
+    samples: int
+    measure: str
+    value: float | None
+    ci_low: float | None
+    ci_high: float | None
+    episodes: int | None
+    deterministic: bool | None
+    made_in: str
+    origin: str
+    created_at: float
+
+    @property
+    def actions(self) -> list[str]:
+        return [c["name"] for c in self.rl_config.get("coded_actions", [])]
+
+    @property
+    def figure(self) -> str:
+        """Its evaluation, e.g. ``0.72 [0.60-0.81], 64 episodes``."""
+        if self.value is None:
+            return "-"
+        fmt = Measure(self.measure).format
+        interval = f" [{fmt(self.ci_low)}-{fmt(self.ci_high)}]" if self.ci_low is not None else ""
+        return f"{fmt(self.value)}{interval}, {self.episodes or 0} episodes"
+
+    def cells(self) -> tuple[str, ...]:
+        """Its row in a listing, under :data:`POLICY_COLUMNS`."""
+        return (
+            f"#{self.id}",
+            self.world,
+            self.task,
+            ", ".join(self.actions) or "primitives only",
+            f"{self.samples:,}",
+            self.figure,
+            self.made_in or self.origin,
+        )
+
+
+#: the columns of a listing of trained policies
+POLICY_COLUMNS = ("policy", "world", "task", "coded actions", "samples", "measured", "made in")
+
+
 # -- filling the library from a session's events (inside SessionStore.record's transaction) ----
 def project(db: Database, session_id: int, seq: int, event: ev.Event) -> None:
     """Add what ``event`` tells the library (nothing for most kinds)."""
@@ -117,6 +168,8 @@ def project(db: Database, session_id: int, seq: int, event: ev.Event) -> None:
             _skill_for(db, session_id, event.target, event.after, event.iteration, event.agent)
         case ev.EvaluationDone():
             _add_uses(db, session_id, seq, event)
+        case ev.PolicyTrained():
+            _policy_for(db, session_id, event)
 
 
 def _session_env(db: Database, session_id: int) -> str:
@@ -293,6 +346,63 @@ def _add_uses(db: Database, session_id: int, seq: int, event: ev.EvaluationDone)
         )
 
 
+def _policy_for(db: Database, session_id: int, event: ev.PolicyTrained) -> None:
+    """The trained policy's library entry; none when its weights file is gone."""
+    try:
+        weights = Path(event.weights).read_bytes()
+    except OSError:
+        return
+    config = event.rl_config
+    result = event.result
+    low, high = (result.get("ci95") or [None, None])[:2]
+    deterministic = None if event.deterministic is None else int(event.deterministic)
+    db["policies"].insert(
+        {
+            "world": config.get("env") or _session_env(db, session_id),
+            "task": config.get("task", ""),
+            "subaction": event.subaction,
+            "rl_config": json.dumps(config),
+            "authors": json.dumps(_action_authors(db, session_id, config)),
+            "weights": weights,
+            "samples": event.samples,
+            "measure": result.get("measure", Measure.SUCCESS_RATE.value),
+            "value": result.get("value"),
+            "ci_low": low,
+            "ci_high": high,
+            "episodes": result.get("episodes"),
+            "deterministic": deterministic,
+            "made_session": session_id,
+            "made_iteration": event.iteration,
+            "made_in": f"session {session_id}, iteration {event.iteration + 1}",
+            "origin": "session",
+            "created_at": event.time,
+        }
+    )
+
+
+def _action_authors(db: Database, session_id: int, config: dict[str, Any]) -> dict[str, str]:
+    """Who wrote each coded action of ``config``, as the session recorded its code (a plan
+    composed by rlgpt: its steps' author where they share one)."""
+
+    def written(name: str, source: str | None) -> str | None:
+        sql = "SELECT source, agent FROM code_versions WHERE session_id = ? AND subaction = ?"
+        args: list[Any] = [session_id, name]
+        if source is not None:
+            sql, args = sql + " AND code = ?", [*args, source]
+        row = db.execute(sql + " ORDER BY event_seq DESC LIMIT 1", args).fetchone()
+        return author_of(*row) if row else None
+
+    authors = {}
+    for spec in config.get("coded_actions", []):
+        name, source = spec.get("name", ""), spec.get("source", "")
+        author = written(name, source)
+        if author is None:
+            steps = {written(step, None) for step in composed_steps(source)}
+            author = steps.pop() if len(steps) == 1 and None not in steps else BUILTIN
+        authors[name] = author
+    return authors
+
+
 def backfill(db: Database) -> None:
     """Fill the library from the events already recorded (the migration that adds it)."""
     rows = db.execute(
@@ -357,6 +467,35 @@ def _records(db: Database, ids: list[int]) -> dict[int, SkillRecord]:
             one.successes += successes
             one.episodes += episodes
     return records
+
+
+POLICY_FIELDS = (
+    "id, world, task, subaction, rl_config, authors, samples, measure, value, ci_low, "
+    "ci_high, episodes, deterministic, made_in, origin, created_at"
+)
+
+
+def list_policies(db: Database, world: str | None = None) -> list[LibraryPolicy]:
+    """The library's trained policies, by world, task and when they were made."""
+    where = " WHERE world = ?" if world else ""
+    rows = db.execute(
+        f"SELECT {POLICY_FIELDS} FROM policies{where} ORDER BY world, task, id",
+        [world] if world else [],
+    ).fetchall()
+    policies = []
+    for row in rows:
+        values = list(row)
+        values[4], values[5] = json.loads(values[4]), json.loads(values[5] or "{}")
+        values[12] = None if values[12] is None else bool(values[12])
+        policies.append(LibraryPolicy(*values))
+    return policies
+
+
+def policy_weights(db: Database, policy_id: int) -> bytes:
+    row = db.execute("SELECT weights FROM policies WHERE id = ?", [policy_id]).fetchone()
+    if row is None:
+        raise LibraryError(f"no policy #{policy_id} in the library: see `rlgpt-tui skills list`")
+    return bytes(row[0])
 
 
 # -- sharing -----------------------------------------------------------------------------------

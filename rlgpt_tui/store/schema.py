@@ -228,5 +228,37 @@ def _v7(db: Database) -> None:
     backfill(db)
 
 
-MIGRATIONS: list[Callable[[Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7]
+def _v8(db: Database) -> None:
+    """Trained policies in the library: a training's configuration (its coded actions'
+    sources included), its weights (``.npz`` of arrays, :mod:`rlgpt_tui.rl.weights`), the
+    samples it was trained on, its evaluation and how it acts; by world and task. A later
+    session on that task starts PPO from it."""
+    db["policies"].create(
+        {
+            "id": int,
+            "world": str,
+            "task": str,
+            "subaction": str,
+            "rl_config": str,  # JSON: the RLConfig it was trained with
+            "authors": str,  # JSON: its coded actions' authors, by name
+            "weights": bytes,
+            "samples": int,
+            "measure": str,
+            "value": float,
+            "ci_low": float,
+            "ci_high": float,
+            "episodes": int,
+            "deterministic": int,  # 1: its mode, 0: sampled, NULL: evaluate()'s default
+            "made_session": int,
+            "made_iteration": int,
+            "made_in": str,
+            "origin": str,  # session, or import <folder>
+            "created_at": float,
+        },
+        pk="id",
+    )
+    db["policies"].create_index(["world", "task"])
+
+
+MIGRATIONS: list[Callable[[Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8]
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -27,10 +27,13 @@ from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.phases import SessionPhases, session_phases
 from rlgpt_tui.store.library import (
     LibraryError,
+    LibraryPolicy,
     LibrarySkill,
     digest,
     insert_imported,
+    list_policies,
     list_skills,
+    policy_weights,
     project,
 )
 from rlgpt_tui.store.library import find as find_versions
@@ -39,6 +42,7 @@ from rlgpt_tui.tasks import Measure, Task
 from rlgpt_tui.text import safe_data, short_name
 
 if TYPE_CHECKING:
+    from rlgpt_tui.rl.weights import SavedPolicy
     from rlgpt_tui.skills.skillfile import SkillFile
 
 ENV_SESSIONS_DIR = "RLGPT_SESSIONS_DIR"
@@ -365,11 +369,16 @@ class SessionStore:
         raise LibraryError(f"skill {name!r} has no version {version}: use one of {versions}")
 
     def export_skills(self, folder: Path | str, world: str | None = None) -> list[Path]:
-        """Write every skill version as ``<name>-<world>-v<version>.py`` with its header."""
+        """Write every skill version as ``<name>-<world>-v<version>.py`` with its header, and
+        every trained policy as ``policies/<task>-<world>-p<n>.json`` with its ``.npz``."""
+        from rlgpt_tui.rl.weights import write_policy
         from rlgpt_tui.skills.skillfile import SkillFile
 
         folder = _writable(folder)
-        return [
+        worlds = {world} if world else {p.world for p in self.policies()}
+        policies = [p for w in sorted(worlds) for p in self.saved_policies(w)]
+        written = [write_policy(folder, p, n) for n, p in enumerate(policies, 1)]
+        return written + [
             _write_skill(
                 folder,
                 SkillFile(
@@ -385,6 +394,36 @@ class SessionStore:
             )
             for skill in self.skills(world)
         ]
+
+    def policies(self, world: str | None = None) -> list[LibraryPolicy]:
+        """The library's trained policies (without their weights)."""
+        with self._errors():
+            return list_policies(self.db, world)
+
+    def saved_policies(self, world: str) -> list[SavedPolicy]:
+        """The library's trained policies for ``world``, weights included (a session's
+        shelf)."""
+        from rlgpt_tui.rl.weights import SavedPolicy
+
+        with self._errors():
+            return [
+                SavedPolicy(
+                    task=p.task,
+                    world=p.world,
+                    subaction=p.subaction,
+                    rl_config=p.rl_config,
+                    authors=p.authors,
+                    samples=p.samples,
+                    measure=p.measure,
+                    value=p.value,
+                    ci95=None if p.ci_low is None else (p.ci_low, p.ci_high),
+                    episodes=p.episodes,
+                    deterministic=p.deterministic,
+                    made_in=p.made_in,
+                    weights=policy_weights(self.db, p.id),
+                )
+                for p in list_policies(self.db, world)
+            ]
 
     def export_plan(self, folder: Path | str, task: Task, world: str) -> tuple[Path, str]:
         """Write ``plan-<world>-v<n>.py``: the library's skills for ``world`` composed into

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from rlgpt_tui.agents.schemas import MAX_HIGH_LEVEL_ACTIONS, Plan, RLAnswer, SubAction
+from rlgpt_tui.agents.schemas import MAX_HIGH_LEVEL_ACTIONS, Plan, RLAnswer, SubAction, Verdict
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.choice import RL, RL_CODE, Candidate
 from rlgpt_tui.engine.control import StopRequested
@@ -24,6 +24,7 @@ from rlgpt_tui.engine.steps.context import StepContext
 from rlgpt_tui.engine.steps.critic import judge_rl
 from rlgpt_tui.engine.steps.edits import apply_rl_edits
 from rlgpt_tui.engine.steps.evaluation import Outcome, evaluate_solution, policy_summary
+from rlgpt_tui.engine.steps.reuse import Reused, keep_policy, library_policy, reuse_policy
 from rlgpt_tui.engine.steps.train import (
     Policy,
     Trained,
@@ -82,8 +83,18 @@ def rl_step(
     best_values = best_values or {}
     ctx.safe_point()
     checkpoints = checkpoint_folder(ctx.settings.artifacts_dir, ctx.iteration, sub.name)
+    reused, kind_best = None, best_values.get(RL_CODE)
     if recorded is not None and recorded.get("subaction") == sub.name:
         configured = resume_rl(ctx, sub, coded, recorded)
+    elif (saved := library_policy(ctx)) and (
+        reused := reuse_policy(ctx, sub, saved, budget, checkpoints, kind_best)
+    ):
+        if reused.evaluation.value >= ctx.target:  # at the target with no sample spent
+            return untrained(ctx, sub, reused)
+        configured = Configured(
+            reused.config, list(sub.high_level_actions), [reused.note], continued=reused.model
+        )
+        configured.from_checkpoint = False
     else:
         configured = configure_rl(
             ctx, sub, coded, budget, checkpoints, best_code, last_policy, added
@@ -117,6 +128,8 @@ def rl_step(
         raise TrainingStopped(total_before + samples) from None
     finally:
         trained.env.close()
+    before = reused.policy.samples if reused else 0  # the library policy's own training
+    keep_policy(ctx, sub, config, model, before + samples, evaluation, sampled)
     summary = policy_summary(evaluation, trained.usage, samples)
     training: dict[str, Any] = {}
     tally = trained.result.env.runner.tally
@@ -144,6 +157,31 @@ def rl_step(
         candidates=candidates,
         verdicts={sub.name: verdict},
         notes=configured.agent_notes + ([note] if note else []) + ([how] if how else []),
+        policy=(sub.name, config, model),
+    )
+
+
+def untrained(ctx: StepContext, sub: SubAction, reused: Reused) -> Outcome:
+    """The library's policy measured at the target before training: the step's result,
+    with no sample spent and no critic asked (the measured figure is the verdict)."""
+    config, model, evaluation = reused.config, reused.model, reused.evaluation
+    summary = policy_summary(evaluation, reused.usage, 0)
+    fmt = ctx.task.measure.format
+    verdict = Verdict(
+        success=True,
+        reason=f"{reused.note}, at the target {fmt(ctx.target)}: no training needed",
+    )
+    ctx.emit(ev.VerdictGiven, subaction=sub.name, **verdict.model_dump())
+    ctx.emit(ev.SubActionDone, subaction=sub.name, mode="rl", code="", **verdict.model_dump())
+    how = reused.policy.deterministic
+    return Outcome(
+        value=evaluation.value,
+        samples=0,
+        solution=StageSolution(ctx.task.name, model=model, config=config),
+        evaluation=summary,
+        candidates=[Candidate(config, ctx.iteration, evaluation.value, model, deterministic=how)],
+        verdicts={sub.name: verdict},
+        notes=[verdict.reason],
         policy=(sub.name, config, model),
     )
 
@@ -177,7 +215,8 @@ def rl_from_short_code(
     )
     recorded = rl_step_args.get("recorded") or {}
     answers, deaths = {}, ""
-    if recorded.get("subaction") != name:  # a cut-off training's config has them already
+    # a cut-off training's config has them already; a library policy brings its own actions
+    if recorded.get("subaction") != name and library_policy(ctx) is None:
         answers, deaths = death_answers(ctx, code_alone, coded)
     if answers:
         why += f"; PPO also gets the library's {', '.join(answers)}, which answer {deaths}"

@@ -1,0 +1,139 @@
+"""RL from the library's trained policy: a later session starts PPO where an earlier one
+stopped, instead of from the code again.
+
+Every training whose policy was evaluated is kept in the skill library (a
+``PolicyTrained`` event: its configuration with its coded actions' sources, and its
+weights). When a session's RL step trains for a task the library holds a policy of, the
+engine takes that policy whole: its coded actions (validated again, recorded as reused from
+the library with their authors), its configuration and its weights. It is evaluated first
+on the iteration's worlds; at the target it is the step's result with no sample spent, and
+below it PPO trains on from it (no longer pulled toward the code it once started from).
+The fast agent's RL answer is not asked: the library's policy is that answer, measured.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rlgpt_tui.agents.schemas import SubAction
+from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.steps.context import StepContext
+from rlgpt_tui.engine.steps.evaluation import evaluate_solution
+from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
+from rlgpt_tui.rl.train import EvalResult, build_env
+from rlgpt_tui.rl.weights import SavedPolicy, WeightsError, load_policy, policy_weights
+from rlgpt_tui.skills.sandbox import CodeValidationError
+from rlgpt_tui.skills.validation import validate
+
+POLICY_FILE = "policy.npz"  # a training's weights for the library, beside its checkpoint
+
+
+@dataclass
+class Reused:
+    """The library's policy, made ready to act and measured before any training."""
+
+    policy: SavedPolicy
+    config: RLConfig  # its configuration with this session's budget, envs and seed
+    model: Any  # a stable-baselines3 PPO with its weights
+    evaluation: EvalResult
+    usage: dict[str, Any]  # how often it chose its coded actions in that evaluation
+    note: str  # what was reused, for the plan pane and the slow agent
+
+
+def library_policy(ctx: StepContext) -> SavedPolicy | None:
+    """The session library's best trained policy for the task (None: none)."""
+    return ctx.team.fast.shelf.policy_for(ctx.task.name)
+
+
+def reuse_policy(
+    ctx: StepContext,
+    sub: SubAction,
+    policy: SavedPolicy,
+    budget: int,
+    checkpoints: Path | None,
+    best: float | None,
+) -> Reused | None:
+    """``policy`` over its own coded actions (each validated and recorded as reused from
+    the library), with this session's ``budget``, envs, seed and ``checkpoints``, loaded and
+    evaluated. None when it cannot be reused here (a coded action fails validation, the
+    weights do not fit): an ``RLConfigValidationFailed`` event says why, and the caller
+    configures RL as usual."""
+    s = ctx.settings
+    try:
+        stored = RLConfig.model_validate(policy.rl_config)
+        specs = []
+        for spec in stored.coded_actions:
+            origin = f"library:{policy.authors.get(spec.name, 'unknown')}"
+            version = ctx.record_code(spec.name, spec.source, 0, origin)
+            action = validate(spec.name, spec.source, spec.description, version=version)
+            specs.append(CodedActionSpec.of(action, max_steps=spec.max_steps, seconds=spec.seconds))
+        config = stored.model_copy(
+            update={
+                "num_envs": s.num_envs,
+                "seed": s.seed + ctx.iteration,
+                "samples": budget,
+                "coded_actions": specs,
+                "checkpoint_dir": checkpoints,
+                "checkpoint_every": s.checkpoint_every,
+                "start_anchor": 0.0,  # it climbed from the code: not pulled back to it
+            }
+        )
+        ctx.phase("world", f"{sub.name} (the library's policy)", total=s.eval_episodes)
+        env = build_env(config, num_envs=s.eval_episodes, seed=10_000 + s.seed + ctx.iteration)
+        try:
+            model = load_policy(config, env, policy.weights)
+            subject = f"{sub.name} (the library's policy, before training)"
+            evaluation = evaluate_solution(
+                ctx, subject, config, model, best=best, env=env, deterministic=policy.deterministic
+            )
+            usage = env.coded_usage()
+        finally:
+            env.close()
+    except (ValueError, CodeValidationError, WeightsError) as error:
+        reason = str(error).splitlines()[0]
+        ctx.emit(
+            ev.RLConfigValidationFailed,
+            subaction=sub.name,
+            error=f"the library's policy for {policy.task} cannot be reused ({reason}): "
+            "configuring RL afresh",
+        )
+        return None
+    ctx.emit(ev.EvaluationDone, subject=subject, result=evaluation.as_dict())
+    fmt = ctx.task.measure.format
+    note = (
+        f"PPO starts from the library's policy for {policy.task} ({policy.made_in}: "
+        f"{policy.samples:,} samples, measured {fmt(policy.value)} over "
+        f"{', '.join(policy.actions) or 'the primitives'}); here it measured "
+        f"{fmt(evaluation.value)} before training"
+    )
+    return Reused(policy, config, model, evaluation, usage, note)
+
+
+def keep_policy(
+    ctx: StepContext,
+    sub: SubAction,
+    config: RLConfig,
+    model: Any,
+    samples: int,
+    evaluation: EvalResult,
+    deterministic: bool | None,
+) -> None:
+    """Write the trained policy's weights beside its checkpoint and record it for the
+    library (a ``PolicyTrained`` event); nothing without an artifacts folder."""
+    if config.checkpoint_dir is None:
+        return
+    folder = Path(config.checkpoint_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / POLICY_FILE
+    path.write_bytes(policy_weights(model))
+    ctx.emit(
+        ev.PolicyTrained,
+        subaction=sub.name,
+        rl_config=config.model_dump(mode="json", exclude={"checkpoint_dir"}),
+        weights=str(path),
+        samples=samples,
+        result=evaluation.as_dict(),
+        deterministic=deterministic,
+    )

@@ -1,0 +1,132 @@
+"""Trained policies in the skill library: a session's evaluated policy is kept (weights and
+configuration) in the sessions database, listed, exported, and a later session on the same
+task starts PPO from it. Real SQLite files, real Craftax, real PPO, real HTTP for the LLM."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from rlgpt_tui import ASSETS_DIR
+from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.ends import EndKind
+from rlgpt_tui.llm.client import LLMSettings
+from rlgpt_tui.rl.weights import policy_weights, read_weights
+from rlgpt_tui.session import Session
+from rlgpt_tui.store import SessionStore, StoreError
+from tests.llm_server import ScriptedLLMServer
+from tests.test_agents_engine import RL_ANSWER, role_of, scripted_agent
+from tests.settings import tiny_settings
+
+COLLECT_WOOD = (ASSETS_DIR / "skills" / "collect_wood.py").read_text()
+PLAN = {  # a coded routine that chops, and RL over it for the task
+    "subactions": [
+        {
+            "name": "chop",
+            "description": "walk to a tree and chop it",
+            "mode": "code",
+            "reason": "chopping is easy to code",
+            "high_level_actions": [],
+        },
+        {
+            "name": "collect_wood",
+            "description": "collect wood",
+            "mode": "rl",
+            "reason": "learn when to chop",
+            "high_level_actions": ["chop"],
+        },
+    ],
+    "notes": "chop, with RL over it",
+}
+ASK_RL = "Write the RL configuration"
+
+
+def model(messages: list[dict[str, str]]) -> str:
+    if role_of(messages) == "slow":
+        return json.dumps(PLAN)
+    if ASK_RL in messages[-1]["content"]:
+        return json.dumps(RL_ANSWER | {"high_level_actions": ["chop"], "start_from": "chop"})
+    if role_of(messages) == "fast":
+        return json.dumps({"code": COLLECT_WOOD, "explanation": "chop a tree"})
+    return scripted_agent(messages)
+
+
+def run_session(store: SessionStore, server: ScriptedLLMServer, library: str):
+    llm = LLMSettings.resolve(server.base_url, server.model, backoff=0.01, max_retries=1)
+    settings = tiny_settings(max_iterations=1, samples_per_iteration=2048, target=0.75)
+    session = Session.create(store, settings, llm, library=library)
+    events: list[ev.Event] = []
+    result = session.run(events.append)
+    return session, result, events
+
+
+def evaluated(events: list[ev.Event]) -> dict[str, dict]:
+    return {e.subject: e.result for e in events if isinstance(e, ev.EvaluationDone)}
+
+
+def test_a_later_session_starts_from_the_librarys_trained_policy_and_spends_no_samples(
+    tmp_path: Path,
+) -> None:
+    """Session 1 trains PPO over the model's chop routine (2,048 samples) and reaches the
+    target: its policy (weights and configuration) joins the library. Session 2 on the same
+    task, from that library, takes the policy whole: it asks the model for no RL answer,
+    records chop as reused from the library by its author, measures the policy before any
+    training, at the target, and ends with the library's weights as its solution and no
+    sample spent. The export holds the policy, and a `--library` folder whose policy file
+    is damaged is refused in one line."""
+    store = SessionStore(tmp_path / "sessions")
+    with ScriptedLLMServer(responder=model) as server:
+        first, result1, events1 = run_session(store, server, "empty")
+        asked_first = sum(ASK_RL in r["messages"][-1]["content"] for r in server.requests)
+        [kept] = store.policies("craftax")
+        assert (kept.task, kept.actions, kept.made_in) == (
+            "collect_wood",
+            ["chop"],
+            f"session {first.id}, iteration 1",
+        )
+        assert kept.samples == result1.total_samples >= 2048
+        assert kept.authors == {"chop": f"llm:{server.model}"}
+        trained = evaluated(events1)["collect_wood (RL policy)"]
+        assert trained["value"] >= 0.75 and kept.value == trained["value"]
+        before = len(server.requests)
+        second, result2, events2 = run_session(store, server, "own")
+    asked = [r["messages"][-1]["content"] for r in server.requests[before:]]
+    assert asked_first == 1 and not [a for a in asked if ASK_RL in a]  # no RL answer asked
+    reused = [e for e in events2 if isinstance(e, ev.CodeWritten) and e.subaction == "chop"]
+    assert [e.source for e in reused][-1] == f"library:llm:{server.model}"
+    measured = evaluated(events2)["collect_wood (the library's policy, before training)"]
+    # the same weights on the same evaluation worlds act as they did in session 1
+    assert {k: measured[k] for k in ("value", "episodes", "episode_ends")} == {
+        k: trained[k] for k in ("value", "episodes", "episode_ends")
+    }
+    assert not [e for e in events2 if isinstance(e, ev.TrainingStarted)]
+    assert result2.total_samples == 0 and result2.end.kind is EndKind.TARGET
+    solution = read_weights(policy_weights(result2.final.chosen.model))
+    library = read_weights(store.saved_policies("craftax")[0].weights)
+    assert solution.keys() == library.keys()
+    assert all(np.array_equal(solution[k], library[k]) for k in library)
+    assert len(store.policies("craftax")) == 1  # not trained again: nothing new to keep
+
+    # shared as files: `skills list` shows it, `skills export` writes it
+    def cli(*argv: str) -> subprocess.CompletedProcess:
+        command = [sys.executable, "-m", "rlgpt_tui.cli", *argv]
+        return subprocess.run(command, capture_output=True, text=True, timeout=120)
+
+    sessions = ["--sessions-dir", str(tmp_path / "sessions")]
+    listed = cli("skills", "list", *sessions)
+    assert "Trained policies" in listed.stdout and "collect_wood" in listed.stdout
+    folder = tmp_path / "shared"
+    exported = cli("skills", "export", str(folder), *sessions)
+    assert "1 trained policy(ies)" in exported.stdout, exported.stderr
+    header = folder / "policies" / "collect_wood-craftax-p1.json"
+    assert json.loads(header.read_text())["task"] == "collect_wood"
+    header.with_suffix(".npz").write_bytes(b"not weights")
+    try:
+        Session.create(SessionStore(tmp_path / "other"), tiny_settings(), library=str(folder))
+    except StoreError as error:
+        message = str(error)
+    assert "\n" not in message and "collect_wood-craftax-p1.json: not a trained policy" in message
