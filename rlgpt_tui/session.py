@@ -33,7 +33,7 @@ from rlgpt_tui.engine.ends import RunEnd
 from rlgpt_tui.engine.engine import Engine, EngineResult, EngineSettings
 from rlgpt_tui.engine.resume import ResumeState
 from rlgpt_tui.llm.client import LLMSettings
-from rlgpt_tui.rl.weights import PolicyFileError
+from rlgpt_tui.rl.policyfile import PolicyFileError
 from rlgpt_tui.skills.skillfile import SkillFileError
 from rlgpt_tui.store import SessionStore, StoreError
 from rlgpt_tui.tasks import result_text

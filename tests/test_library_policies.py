@@ -4,23 +4,28 @@ task starts PPO from it. Real SQLite files, real Craftax, real PPO, real HTTP fo
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
+from textual.widgets import DataTable
 
 from rlgpt_tui import ASSETS_DIR
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.ends import EndKind
 from rlgpt_tui.llm.client import LLMSettings
-from rlgpt_tui.rl.weights import policy_weights, read_weights
+from rlgpt_tui.rl.policyfile import read_weights
+from rlgpt_tui.rl.weights import policy_weights
 from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore, StoreError
+from rlgpt_tui.store.library import LibraryError
+from rlgpt_tui.tui.app import RlgptApp
 from tests.llm_server import ScriptedLLMServer
-from tests.test_agents_engine import RL_ANSWER, role_of, scripted_agent
 from tests.settings import tiny_settings
+from tests.test_agents_engine import RL_ANSWER, role_of, scripted_agent
 
 COLLECT_WOOD = (ASSETS_DIR / "skills" / "collect_wood.py").read_text()
 PLAN = {  # a coded routine that chops, and RL over it for the task
@@ -76,8 +81,9 @@ def test_a_later_session_starts_from_the_librarys_trained_policy_and_spends_no_s
     task, from that library, takes the policy whole: it asks the model for no RL answer,
     records chop as reused from the library by its author, measures the policy before any
     training, at the target, and ends with the library's weights as its solution and no
-    sample spent. The export holds the policy, and a `--library` folder whose policy file
-    is damaged is refused in one line."""
+    sample spent. The app's library screen and `skills list` show the policy, `skills export`
+    writes it and `skills import` adds it to another database; a damaged policy file is
+    refused in one line by both `skills import` (nothing added) and `--library FOLDER`."""
     store = SessionStore(tmp_path / "sessions")
     with ScriptedLLMServer(responder=model) as server:
         first, result1, events1 = run_session(store, server, "empty")
@@ -111,6 +117,18 @@ def test_a_later_session_starts_from_the_librarys_trained_policy_and_spends_no_s
     assert all(np.array_equal(solution[k], library[k]) for k in library)
     assert len(store.policies("craftax")) == 1  # not trained again: nothing new to keep
 
+    async def library_screen() -> list:  # the app's library browser (l from the sessions)
+        app = RlgptApp(tmp_path / "sessions")
+        async with app.run_test(size=(160, 40)) as pilot:
+            await pilot.pause(0.2)
+            await pilot.press("l")
+            await pilot.pause(0.2)
+            table = app.screen.query_one("#policies", DataTable)
+            return [table.get_row_at(i) for i in range(table.row_count)]
+
+    [row] = asyncio.run(library_screen())
+    assert row[1:4] == ["craftax", "collect_wood", "chop"] and row[4] == f"{kept.samples:,}"
+
     # shared as files: `skills list` shows it, `skills export` writes it
     def cli(*argv: str) -> subprocess.CompletedProcess:
         command = [sys.executable, "-m", "rlgpt_tui.cli", *argv]
@@ -124,9 +142,21 @@ def test_a_later_session_starts_from_the_librarys_trained_policy_and_spends_no_s
     assert "1 trained policy(ies)" in exported.stdout, exported.stderr
     header = folder / "policies" / "collect_wood-craftax-p1.json"
     assert json.loads(header.read_text())["task"] == "collect_wood"
+    fresh = SessionStore(tmp_path / "fresh")  # `skills import` into another database
+    added, _, policies = fresh.import_skills(folder)
+    assert [s.name for s in added] == ["chop"] and policies == 1
+    assert fresh.import_skills(folder)[2] == 0  # again: the same weights are not added twice
+    assert fresh.saved_policies("craftax")[0].weights == store.saved_policies("craftax")[0].weights
     header.with_suffix(".npz").write_bytes(b"not weights")
+    other = SessionStore(tmp_path / "other")
     try:
-        Session.create(SessionStore(tmp_path / "other"), tiny_settings(), library=str(folder))
+        other.import_skills(folder)
+    except LibraryError as error:
+        refused = str(error)
+    assert "not a trained policy" in refused and refused.endswith("nothing was imported")
+    assert other.skills() == [] and other.policies() == []
+    try:
+        Session.create(other, tiny_settings(), library=str(folder))
     except StoreError as error:
         message = str(error)
     assert "\n" not in message and "collect_wood-craftax-p1.json: not a trained policy" in message

@@ -298,7 +298,7 @@ def test_exported_folder_imported_into_a_fresh_database_gives_the_same_skills(
     fresh = SessionStore(tmp_path / "b")
     assert shown(fresh) == shown(source)
     assert [s.origin for s in fresh.skills()] == [f"import {folder}"] * 2
-    assert fresh.import_skills(folder) == ([], 2)  # again: nothing new, no duplicates
+    assert fresh.import_skills(folder) == ([], 2, 0)  # again: nothing new, no duplicates
     assert shown(SessionStore(tmp_path / "b")) == shown(source)
     listed = cli("list", sessions=tmp_path / "b")
     assert "go_to_tree v2" in listed.stdout and "person" in listed.stdout
@@ -468,7 +468,8 @@ def test_an_older_database_migrates_and_its_recorded_skills_join_the_library(
     db.conn.commit()
     db.conn.close()
     store = SessionStore(tmp_path)
-    assert store.schema_version() == SCHEMA_VERSION == 7
+    assert store.schema_version() == SCHEMA_VERSION == 8
+    assert store.policies() == []  # version 8's table of trained policies, empty
     (skill,) = store.skills()
     assert (skill.name, skill.author, skill.made_in) == (
         "go_to_tree",

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from rlgpt_tui.tasks import Task
 
 if TYPE_CHECKING:
-    from rlgpt_tui.rl.weights import SavedPolicy
+    from rlgpt_tui.rl.policyfile import SavedPolicy
     from rlgpt_tui.skills.record import SkillRecord
 
 EMPTY, BUILTIN = "empty", "builtin"
@@ -174,7 +174,7 @@ def folder_shelf(folder: Path, world: str) -> SkillShelf:
     :class:`~rlgpt_tui.skills.skillfile.SkillFileError` naming it. With them the trained
     policies of its ``policies`` subfolder (a bad one raises
     :class:`~rlgpt_tui.rl.weights.PolicyFileError`)."""
-    from rlgpt_tui.rl.weights import read_policies
+    from rlgpt_tui.rl.policyfile import read_policies
     from rlgpt_tui.skills.record import SkillRecord
     from rlgpt_tui.skills.skillfile import parse_skill_file, skill_paths
 

@@ -33,6 +33,7 @@ from sqlite_utils import Database
 
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.provenance import BUILTIN, code_author, reused_from_library
+from rlgpt_tui.rl.policyfile import SavedPolicy
 from rlgpt_tui.skills.compose import COMPOSED_PLAN, composed_steps
 from rlgpt_tui.skills.record import SkillRecord, TaskRecord, count_of, end_counts
 from rlgpt_tui.tasks import Measure
@@ -50,7 +51,11 @@ def author_of(source: str | None, agent: str | None) -> str:
 
 
 def digest(source: str) -> str:
-    return hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return digest_bytes(source.encode("utf-8", "surrogatepass"))
+
+
+def digest_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:32]
 
 
 def docstring_of(source: str) -> str:
@@ -355,27 +360,58 @@ def _policy_for(db: Database, session_id: int, event: ev.PolicyTrained) -> None:
     config = event.rl_config
     result = event.result
     low, high = (result.get("ci95") or [None, None])[:2]
-    deterministic = None if event.deterministic is None else int(event.deterministic)
+    insert_policy(
+        db,
+        SavedPolicy(
+            task=config.get("task", ""),
+            world=config.get("env") or _session_env(db, session_id),
+            subaction=event.subaction,
+            rl_config=config,
+            authors=_action_authors(db, session_id, config),
+            samples=event.samples,
+            measure=result.get("measure", Measure.SUCCESS_RATE.value),
+            value=result.get("value"),
+            ci95=None if low is None else (low, high),
+            episodes=result.get("episodes"),
+            deterministic=event.deterministic,
+            made_in=f"session {session_id}, iteration {event.iteration + 1}",
+            weights=weights,
+        ),
+        origin="session",
+        session=(session_id, event.iteration),
+        when=event.time,
+    )
+
+
+def insert_policy(
+    db: Database,
+    policy: SavedPolicy,
+    origin: str,
+    session: tuple[int, int] | None = None,
+    when: float | None = None,
+) -> None:
+    """Add ``policy`` to the library (in the caller's transaction)."""
+    low, high = policy.ci95 or (None, None)
     db["policies"].insert(
         {
-            "world": config.get("env") or _session_env(db, session_id),
-            "task": config.get("task", ""),
-            "subaction": event.subaction,
-            "rl_config": json.dumps(config),
-            "authors": json.dumps(_action_authors(db, session_id, config)),
-            "weights": weights,
-            "samples": event.samples,
-            "measure": result.get("measure", Measure.SUCCESS_RATE.value),
-            "value": result.get("value"),
+            "world": policy.world,
+            "task": policy.task,
+            "subaction": policy.subaction,
+            "rl_config": json.dumps(policy.rl_config),
+            "authors": json.dumps(policy.authors),
+            "weights": policy.weights,
+            "samples": policy.samples,
+            "measure": policy.measure,
+            "value": policy.value,
             "ci_low": low,
             "ci_high": high,
-            "episodes": result.get("episodes"),
-            "deterministic": deterministic,
-            "made_session": session_id,
-            "made_iteration": event.iteration,
-            "made_in": f"session {session_id}, iteration {event.iteration + 1}",
-            "origin": "session",
-            "created_at": event.time,
+            "episodes": policy.episodes,
+            "deterministic": None if policy.deterministic is None else int(policy.deterministic),
+            "made_session": session[0] if session else None,
+            "made_iteration": session[1] if session else None,
+            "made_in": policy.made_in,
+            "origin": origin,
+            "created_at": time.time() if when is None else when,
         }
     )
 

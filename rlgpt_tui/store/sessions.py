@@ -30,7 +30,9 @@ from rlgpt_tui.store.library import (
     LibraryPolicy,
     LibrarySkill,
     digest,
+    digest_bytes,
     insert_imported,
+    insert_policy,
     list_policies,
     list_skills,
     policy_weights,
@@ -42,7 +44,7 @@ from rlgpt_tui.tasks import Measure, Task
 from rlgpt_tui.text import safe_data, short_name
 
 if TYPE_CHECKING:
-    from rlgpt_tui.rl.weights import SavedPolicy
+    from rlgpt_tui.rl.policyfile import SavedPolicy
     from rlgpt_tui.skills.skillfile import SkillFile
 
 ENV_SESSIONS_DIR = "RLGPT_SESSIONS_DIR"
@@ -371,7 +373,7 @@ class SessionStore:
     def export_skills(self, folder: Path | str, world: str | None = None) -> list[Path]:
         """Write every skill version as ``<name>-<world>-v<version>.py`` with its header, and
         every trained policy as ``policies/<task>-<world>-p<n>.json`` with its ``.npz``."""
-        from rlgpt_tui.rl.weights import write_policy
+        from rlgpt_tui.rl.policyfile import write_policy
         from rlgpt_tui.skills.skillfile import SkillFile
 
         folder = _writable(folder)
@@ -403,7 +405,7 @@ class SessionStore:
     def saved_policies(self, world: str) -> list[SavedPolicy]:
         """The library's trained policies for ``world``, weights included (a session's
         shelf)."""
-        from rlgpt_tui.rl.weights import SavedPolicy
+        from rlgpt_tui.rl.policyfile import SavedPolicy
 
         with self._errors():
             return [
@@ -514,11 +516,12 @@ class SessionStore:
         )
         return _write_skill(_writable(folder), plan)
 
-    def import_skills(self, folder: Path | str) -> tuple[list[LibrarySkill], int]:
+    def import_skills(self, folder: Path | str) -> tuple[list[LibrarySkill], int, int]:
         """Add a folder of skill files to the library: every file is checked first (header,
-        world, name, validation of its code, clashes), then all are added in one transaction;
-        the first bad file raises :class:`LibraryError` and nothing is added. Returns the
-        skills added and how many were already in the library (same source)."""
+        world, name, validation of its code, clashes; a trained policy's header, weights and
+        coded actions), then all are added in one transaction; the first bad file raises
+        :class:`LibraryError` and nothing is added. Returns the skills added, how many were
+        already in the library (same source), and how many trained policies were added."""
         from rlgpt_tui.envs.registry import WORLDS
         from rlgpt_tui.skills.sandbox import CodeValidationError
         from rlgpt_tui.skills.skillfile import SkillFileError, parse_skill_file, skill_paths
@@ -571,10 +574,46 @@ class SessionStore:
                 continue
             chosen[(skill.world, skill.name, skill.version)] = (key, path)
             new.append(skill)
+        policies = self._policies_to_import(folder, nothing)
         with self._errors(), self.db.atomic():
             ids = [insert_imported(self.db, skill, folder) for skill in new]
+            for policy in policies:
+                insert_policy(self.db, policy, origin=f"import {folder}")
         added = [s for s in self.skills() if s.id in set(ids)]
-        return added, known
+        return added, known, len(policies)
+
+    def _policies_to_import(self, folder: Path, nothing: str) -> list[SavedPolicy]:
+        """The folder's trained policies the library lacks (same weights), each coded
+        action's source validated; LibraryError naming the file otherwise."""
+        from rlgpt_tui.rl.policyfile import PolicyFileError, read_policies
+        from rlgpt_tui.skills.sandbox import CodeValidationError
+        from rlgpt_tui.skills.validation import validate
+
+        try:
+            found = read_policies(folder)
+        except PolicyFileError as error:
+            raise LibraryError(f"{error}{nothing}") from None
+        held = {
+            digest_bytes(p.weights)
+            for w in {p.world for p in found}
+            for p in self.saved_policies(w)
+        }
+        new = []
+        for policy in found:
+            if digest_bytes(policy.weights) in held:
+                continue
+            for spec in policy.rl_config.get("coded_actions", []):
+                try:
+                    validate(spec["name"], spec["source"], spec.get("description", ""))
+                except CodeValidationError as error:
+                    first = str(error).strip().splitlines()[0] if str(error).strip() else "invalid"
+                    raise LibraryError(
+                        f"policy for {policy.task}: its coded action {spec['name']}: {first}"
+                        f"{nothing}"
+                    ) from None
+            held.add(digest_bytes(policy.weights))
+            new.append(policy)
+        return new
 
     # -- events -------------------------------------------------------------------------------
     def record(self, session_id: int, event: ev.Event) -> int:

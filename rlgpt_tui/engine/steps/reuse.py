@@ -22,8 +22,9 @@ from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.steps.context import StepContext
 from rlgpt_tui.engine.steps.evaluation import evaluate_solution
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
+from rlgpt_tui.rl.policyfile import SavedPolicy, WeightsError
 from rlgpt_tui.rl.train import EvalResult, build_env
-from rlgpt_tui.rl.weights import SavedPolicy, WeightsError, load_policy, policy_weights
+from rlgpt_tui.rl.weights import load_policy, policy_weights
 from rlgpt_tui.skills.sandbox import CodeValidationError
 from rlgpt_tui.skills.validation import validate
 

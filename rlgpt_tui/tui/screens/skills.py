@@ -1,5 +1,6 @@
 """The skill library browser: every skill version (author, where it was made, calls, the
-success of the task it served), and the selected one's record and code."""
+success of the task it served), the selected one's record and code, and the trained
+policies a later session on their task starts PPO from."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static, TextArea
 
 from rlgpt_tui.store import LibrarySkill, SessionStore
-from rlgpt_tui.store.library import COLUMNS
+from rlgpt_tui.store.library import COLUMNS, POLICY_COLUMNS
 
 
 class SkillsScreen(Screen):
@@ -34,6 +35,10 @@ class SkillsScreen(Screen):
         yield table
         yield Static("", id="skill-detail")
         yield TextArea.code_editor("", language="python", read_only=True, id="skill-code")
+        yield Static("", id="policies-title")
+        policies = DataTable(id="policies", cursor_type="row", zebra_stripes=True)
+        policies.add_columns(*POLICY_COLUMNS)
+        yield policies
         yield Footer()
 
     def on_mount(self) -> None:
@@ -43,7 +48,7 @@ class SkillsScreen(Screen):
         self.action_reload()
 
     def action_reload(self) -> None:
-        table = self.query_one(DataTable)
+        table = self.query_one("#skills", DataTable)
         selected = self.selected()
         self.skills = self.store.skills()
         table.clear()
@@ -52,10 +57,20 @@ class SkillsScreen(Screen):
         if selected is not None and str(selected.id) in table.rows:
             table.move_cursor(row=table.get_row_index(str(selected.id)))
         self.show(self.selected())
+        policies = self.store.policies()
+        self.query_one("#policies", DataTable).clear()
+        for policy in policies:
+            self.query_one("#policies", DataTable).add_row(*policy.cells(), key=str(policy.id))
+        self.query_one("#policies-title", Static).update(
+            f"[b]Trained policies[/b] ({len(policies)}): a session on their task starts PPO "
+            "from the best of them"
+            if policies
+            else "No trained policies yet: every evaluated training joins the library."
+        )
         table.focus()
 
     def selected(self) -> LibrarySkill | None:
-        table = self.query_one(DataTable)
+        table = self.query_one("#skills", DataTable)
         if not table.row_count or not self.skills:
             return None
         return self.skills[min(table.cursor_row, len(self.skills) - 1)]
@@ -88,4 +103,5 @@ class SkillsScreen(Screen):
         code.load_text(skill.source)
 
     def on_data_table_row_highlighted(self, message: DataTable.RowHighlighted) -> None:
-        self.show(self.selected())
+        if message.data_table.id == "skills":
+            self.show(self.selected())
