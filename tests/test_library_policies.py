@@ -16,6 +16,7 @@ from textual.widgets import DataTable
 from rlgpt_tui import ASSETS_DIR
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.ends import EndKind
+from rlgpt_tui.engine.provenance import solution_provenance
 from rlgpt_tui.llm.client import LLMSettings
 from rlgpt_tui.rl.policyfile import read_weights
 from rlgpt_tui.rl.weights import policy_weights
@@ -116,6 +117,9 @@ def test_a_later_session_starts_from_the_librarys_trained_policy_and_spends_no_s
     assert solution.keys() == library.keys()
     assert all(np.array_equal(solution[k], library[k]) for k in library)
     assert len(store.policies("craftax")) == 1  # not trained again: nothing new to keep
+    chosen = next(e for e in events2 if isinstance(e, ev.SolutionChosen))
+    credit = solution_provenance(events2, chosen.result)  # who wrote what the policy runs
+    assert credit.authors == {"chop": f"llm:{server.model}"} and credit.llm_share == 1.0
 
     async def library_screen() -> list:  # the app's library browser (l from the sessions)
         app = RlgptApp(tmp_path / "sessions")

@@ -20,7 +20,7 @@ from typing import Any
 from rlgpt_tui.agents.schemas import SubAction
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.steps.context import StepContext
-from rlgpt_tui.engine.steps.evaluation import evaluate_solution
+from rlgpt_tui.engine.steps.evaluation import evaluate_solution, policy_summary
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.policyfile import SavedPolicy, WeightsError
 from rlgpt_tui.rl.train import EvalResult, build_env
@@ -39,7 +39,7 @@ class Reused:
     config: RLConfig  # its configuration with this session's budget, envs and seed
     model: Any  # a stable-baselines3 PPO with its weights
     evaluation: EvalResult
-    usage: dict[str, Any]  # how often it chose its coded actions in that evaluation
+    summary: dict[str, Any]  # the evaluation with how often it chose its coded actions
     note: str  # what was reused, for the plan pane and the slow agent
 
 
@@ -101,7 +101,8 @@ def reuse_policy(
             "configuring RL afresh",
         )
         return None
-    ctx.emit(ev.EvaluationDone, subject=subject, result=evaluation.as_dict())
+    summary = policy_summary(evaluation, usage, 0)
+    ctx.emit(ev.EvaluationDone, subject=subject, result=summary)
     fmt = ctx.task.measure.format
     note = (
         f"PPO starts from the library's policy for {policy.task} ({policy.made_in}: "
@@ -109,7 +110,7 @@ def reuse_policy(
         f"{', '.join(policy.actions) or 'the primitives'}); here it measured "
         f"{fmt(evaluation.value)} before training"
     )
-    return Reused(policy, config, model, evaluation, usage, note)
+    return Reused(policy, config, model, evaluation, summary, note)
 
 
 def keep_policy(

@@ -165,7 +165,6 @@ def untrained(ctx: StepContext, sub: SubAction, reused: Reused) -> Outcome:
     """The library's policy measured at the target before training: the step's result,
     with no sample spent and no critic asked (the measured figure is the verdict)."""
     config, model, evaluation = reused.config, reused.model, reused.evaluation
-    summary = policy_summary(evaluation, reused.usage, 0)
     fmt = ctx.task.measure.format
     verdict = Verdict(
         success=True,
@@ -178,7 +177,7 @@ def untrained(ctx: StepContext, sub: SubAction, reused: Reused) -> Outcome:
         value=evaluation.value,
         samples=0,
         solution=StageSolution(ctx.task.name, model=model, config=config),
-        evaluation=summary,
+        evaluation=reused.summary,
         candidates=[Candidate(config, ctx.iteration, evaluation.value, model, deterministic=how)],
         verdicts={sub.name: verdict},
         notes=[verdict.reason],
