@@ -24,9 +24,11 @@ from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore, StoreError
 from rlgpt_tui.store.library import LibraryError
 from rlgpt_tui.tui.app import RlgptApp
+from rlgpt_tui.tui.widgets.plan import PlanPane
 from tests.llm_server import ScriptedLLMServer
 from tests.settings import tiny_settings
 from tests.test_agents_engine import RL_ANSWER, role_of, scripted_agent
+from tests.test_provenance import replayed
 
 COLLECT_WOOD = (ASSETS_DIR / "skills" / "collect_wood.py").read_text()
 PLAN = {  # a coded routine that chops, and RL over it for the task
@@ -117,6 +119,13 @@ def test_a_later_session_starts_from_the_librarys_trained_policy_and_spends_no_s
     assert solution.keys() == library.keys()
     assert all(np.array_equal(solution[k], library[k]) for k in library)
     assert len(store.policies("craftax")) == 1  # not trained again: nothing new to keep
+
+    def plan_rows(screen) -> None:  # the run screen's plan pane, replaying session 2
+        table = screen.query_one(PlanPane).table
+        rows = [table.get_row_at(i) for i in range(table.row_count)]
+        assert ["1", "collect_wood", "rl", "ok", "chop"] in rows
+
+    replayed(tmp_path / "replay", events2, plan_rows)
     chosen = next(e for e in events2 if isinstance(e, ev.SolutionChosen))
     credit = solution_provenance(events2, chosen.result)  # who wrote what the policy runs
     assert credit.authors == {"chop": f"llm:{server.model}"} and credit.llm_share == 1.0

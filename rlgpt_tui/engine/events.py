@@ -101,6 +101,17 @@ class PolicyTrained(Event):
 
 
 @dataclass
+class PolicyReused(Event):
+    """The library's trained policy taken for ``subaction``'s RL (its own coded actions);
+    ``note`` says whose it is, how much it trained and what it measured."""
+
+    subaction: str
+    coded_actions: list[str]
+    note: str
+    kind: ClassVar[str] = "policy_reused"
+
+
+@dataclass
 class TrainingProgress(Event):
     subaction: str
     metrics: dict[str, Any]

@@ -80,6 +80,8 @@ class EventPrinter:
                     f"  PPO on {_e(event.subaction)}: {event.config['samples']:,} samples, "
                     f"coded actions: {_e(coded)}" + (f" [yellow]({_e(note)})[/]" if note else "")
                 )
+            case ev.PolicyReused():
+                c.print(f"  [green]library policy[/] for {_e(event.subaction)}: {_e(event.note)}")
             case ev.PhaseStarted() if event.phase == "world" and ": " in event.detail:
                 c.print(f"  [dim]{_e(event.detail.split(': ', 1)[1])}...[/]")  # a compilation
             case ev.TrainingProgress():

@@ -81,6 +81,13 @@ def reuse_policy(
                 "start_anchor": 0.0,  # it climbed from the code: not pulled back to it
             }
         )
+        fmt = ctx.task.measure.format
+        note = (
+            f"PPO starts from the library's policy for {policy.task} ({policy.made_in}: "
+            f"{policy.samples:,} samples, measured {fmt(policy.value)} over "
+            f"{', '.join(policy.actions) or 'the primitives'})"
+        )
+        ctx.emit(ev.PolicyReused, subaction=sub.name, coded_actions=policy.actions, note=note)
         ctx.phase("world", f"{sub.name} (the library's policy)", total=s.eval_episodes)
         env = build_env(config, num_envs=s.eval_episodes, seed=10_000 + s.seed + ctx.iteration)
         try:
@@ -103,13 +110,7 @@ def reuse_policy(
         return None
     summary = policy_summary(evaluation, usage, 0)
     ctx.emit(ev.EvaluationDone, subject=subject, result=summary)
-    fmt = ctx.task.measure.format
-    note = (
-        f"PPO starts from the library's policy for {policy.task} ({policy.made_in}: "
-        f"{policy.samples:,} samples, measured {fmt(policy.value)} over "
-        f"{', '.join(policy.actions) or 'the primitives'}); here it measured "
-        f"{fmt(evaluation.value)} before training"
-    )
+    note += f"; here it measured {fmt(evaluation.value)} before training"
     return Reused(policy, config, model, evaluation, summary, note)
 
 

@@ -83,18 +83,11 @@ class PlanPane(Vertical):
                 status = f"{judged}, repair rejected" if judged else "code rejected"
                 self._set_status(i, event.subaction, status)
             case ev.TrainingStarted():
-                key = self._key(i, event.subaction)
-                if key not in self.table.rows:  # RL the engine added: the code fell short
-                    actions = event.config.get("coded_actions") or []
-                    follow = following(self.table)
-                    self.table.add_row(
-                        str(i + 1), event.subaction, "rl", "", ", ".join(actions) or "-", key=key
-                    )
-                    if follow:
-                        self.table.move_cursor(row=self.table.row_count - 1)
-                    if i == self.plan_iteration:
-                        self.engine_trained.append(event.subaction)
+                self._rl_row(i, event.subaction, event.config.get("coded_actions") or [])
                 self._set_status(i, event.subaction, "training")
+            case ev.PolicyReused():
+                self._rl_row(i, event.subaction, event.coded_actions)
+                self._set_status(i, event.subaction, "library policy")
             case ev.VerdictGiven():
                 verdict = "ok" if event.success else "failed"
                 self.judged[self._key(i, event.subaction)] = verdict
@@ -103,6 +96,18 @@ class PlanPane(Vertical):
                 self.query_one("#plan-summary", Static).update(
                     escape(f"task plan for {event.task}: {' -> '.join(event.subtasks)}")
                 )
+
+    def _rl_row(self, i: int, subaction: str, actions: list[str]) -> None:
+        """The row of an RL run the engine added (the code fell short), if not planned."""
+        key = self._key(i, subaction)
+        if key in self.table.rows:
+            return
+        follow = following(self.table)
+        self.table.add_row(str(i + 1), subaction, "rl", "", ", ".join(actions) or "-", key=key)
+        if follow:
+            self.table.move_cursor(row=self.table.row_count - 1)
+        if i == self.plan_iteration:
+            self.engine_trained.append(subaction)
 
     def _key(self, iteration: int, subaction: str) -> str:
         """The row of ``subaction`` in ``iteration`` (of the chain's current stage)."""
