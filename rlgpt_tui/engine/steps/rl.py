@@ -79,22 +79,24 @@ def rl_step(
     kind so far (an evaluation below the target and its kind's best stops early). A stop
     raises :class:`TrainingStopped` once training has begun. ``why``: the engine's reason
     for a training the plan did not ask for (shown with it); ``added``: names in ``coded``
-    the engine adds to PPO's actions whatever the RL answer chooses."""
+    the engine adds to PPO's actions whatever the RL answer chooses. When the session's
+    library holds a trained policy for the task, PPO starts from it instead
+    (:mod:`~rlgpt_tui.engine.steps.reuse`: no training when it measures at the target)."""
     best_values = best_values or {}
     ctx.safe_point()
     checkpoints = checkpoint_folder(ctx.settings.artifacts_dir, ctx.iteration, sub.name)
-    reused, kind_best = None, best_values.get(RL_CODE)
+    reused = None  # the library's trained policy, when PPO starts from it
     if recorded is not None and recorded.get("subaction") == sub.name:
         configured = resume_rl(ctx, sub, coded, recorded)
     elif (saved := library_policy(ctx)) and (
-        reused := reuse_policy(ctx, sub, saved, budget, checkpoints, kind_best)
+        reused := reuse_policy(ctx, sub, saved, budget, checkpoints, best_values.get(RL_CODE))
     ):
         if reused.evaluation.value >= ctx.target:  # at the target with no sample spent
             return untrained(ctx, sub, reused)
+        planned = list(sub.high_level_actions)
         configured = Configured(
-            reused.config, list(sub.high_level_actions), [reused.note], continued=reused.model
+            reused.config, planned, [reused.note], continued=reused.model, from_checkpoint=False
         )
-        configured.from_checkpoint = False
     else:
         configured = configure_rl(
             ctx, sub, coded, budget, checkpoints, best_code, last_policy, added
