@@ -13,12 +13,14 @@ The fast agent's RL answer is not asked: the library's policy is that answer, me
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rlgpt_tui.agents.schemas import SubAction
 from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.choice import Candidate
 from rlgpt_tui.engine.steps.context import StepContext
 from rlgpt_tui.engine.steps.evaluation import evaluate_solution, policy_summary
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
@@ -41,6 +43,18 @@ class Reused:
     evaluation: EvalResult
     summary: dict[str, Any]  # the evaluation with how often it chose its coded actions
     note: str  # what was reused, for the plan pane and the slow agent
+    before: Any = None  # a copy of its policy network, kept as it was before any training
+
+    def candidate(self, iteration: int) -> Candidate:
+        """The policy as the library gave it, for the final choice: training from it then
+        never ends below it (the fresh evaluation keeps the better)."""
+        return Candidate(
+            self.config,
+            iteration,
+            self.evaluation.value,
+            self.before,
+            deterministic=self.policy.deterministic,
+        )
 
 
 def library_policy(ctx: StepContext) -> SavedPolicy | None:
@@ -111,7 +125,8 @@ def reuse_policy(
     summary = policy_summary(evaluation, usage, 0)
     ctx.emit(ev.EvaluationDone, subject=subject, result=summary)
     note += f"; here it measured {fmt(evaluation.value)} before training"
-    return Reused(policy, config, model, evaluation, summary, note)
+    before = copy.deepcopy(model.policy)  # acts like the model (``predict``), untrained
+    return Reused(policy, config, model, evaluation, summary, note, before)
 
 
 def keep_policy(

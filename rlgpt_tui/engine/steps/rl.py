@@ -150,6 +150,8 @@ def rl_step(
     candidates = [Candidate(config, ctx.iteration, evaluation.value, model, deterministic=sampled)]
     if config.start_from is not None:  # the code it started from, run alone
         candidates.append(Candidate(config, ctx.iteration, None, only_coded=config.start_from))
+    if reused is not None:  # the library's policy as it was before this training
+        candidates.append(reused.candidate(ctx.iteration))
     return Outcome(
         value=evaluation.value,
         samples=samples,
