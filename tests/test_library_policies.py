@@ -63,9 +63,9 @@ def model(messages: list[dict[str, str]]) -> str:
     return scripted_agent(messages)
 
 
-def run_session(store: SessionStore, server: ScriptedLLMServer, library: str):
+def run_session(store: SessionStore, server: ScriptedLLMServer, library: str, target: float = 0.75):
     llm = LLMSettings.resolve(server.base_url, server.model, backoff=0.01, max_retries=1)
-    settings = tiny_settings(max_iterations=1, samples_per_iteration=2048, target=0.75)
+    settings = tiny_settings(max_iterations=1, samples_per_iteration=2048, target=target)
     session = Session.create(store, settings, llm, library=library)
     events: list[ev.Event] = []
     result = session.run(events.append)
@@ -84,7 +84,9 @@ def test_a_later_session_starts_from_the_librarys_trained_policy_and_spends_no_s
     task, from that library, takes the policy whole: it asks the model for no RL answer,
     records chop as reused from the library by its author, measures the policy before any
     training, at the target, and ends with the library's weights as its solution and no
-    sample spent. The app's library screen and `skills list` show the policy, `skills export`
+    sample spent. A third session, whose target the policy does not reach, trains on from
+    it (the same actions, no RL answer asked), and keeps the result with its training in
+    all. The app's library screen and `skills list` show the policy, `skills export`
     writes it and `skills import` adds it to another database; a damaged policy file is
     refused in one line by both `skills import` (nothing added) and `--library FOLDER`."""
     store = SessionStore(tmp_path / "sessions")
@@ -103,8 +105,18 @@ def test_a_later_session_starts_from_the_librarys_trained_policy_and_spends_no_s
         assert trained["value"] >= 0.75 and kept.value == trained["value"]
         before = len(server.requests)
         second, result2, events2 = run_session(store, server, "own")
+        # a third session whose target the policy does not reach trains on from it
+        third, result3, events3 = run_session(store, server, "own", target=1.01)
     asked = [r["messages"][-1]["content"] for r in server.requests[before:]]
     assert asked_first == 1 and not [a for a in asked if ASK_RL in a]  # no RL answer asked
+    [started] = [e for e in events3 if isinstance(e, ev.TrainingStarted)]
+    assert started.config["coded_actions"] == ["chop"]
+    assert (
+        "PPO starts from the library's policy for collect_wood"
+        in (started.config["high_level_actions_note"])
+    )
+    [again] = [e for e in events3 if isinstance(e, ev.PolicyTrained)]
+    assert again.samples == kept.samples + result3.total_samples  # its training in all
     reused = [e for e in events2 if isinstance(e, ev.CodeWritten) and e.subaction == "chop"]
     assert [e.source for e in reused][-1] == f"library:llm:{server.model}"
     measured = evaluated(events2)["collect_wood (the library's policy, before training)"]
@@ -115,10 +127,10 @@ def test_a_later_session_starts_from_the_librarys_trained_policy_and_spends_no_s
     assert not [e for e in events2 if isinstance(e, ev.TrainingStarted)]
     assert result2.total_samples == 0 and result2.end.kind is EndKind.TARGET
     solution = read_weights(policy_weights(result2.final.chosen.model))
-    library = read_weights(store.saved_policies("craftax")[0].weights)
+    library = read_weights(store.saved_policies("craftax")[0].weights)  # session 1's
     assert solution.keys() == library.keys()
     assert all(np.array_equal(solution[k], library[k]) for k in library)
-    assert len(store.policies("craftax")) == 1  # not trained again: nothing new to keep
+    assert len(store.policies("craftax")) == 2  # session 2 kept none: it did not train
 
     def plan_rows(screen) -> None:  # the run screen's plan pane, replaying session 2
         table = screen.query_one(PlanPane).table
@@ -139,7 +151,7 @@ def test_a_later_session_starts_from_the_librarys_trained_policy_and_spends_no_s
             table = app.screen.query_one("#policies", DataTable)
             return [table.get_row_at(i) for i in range(table.row_count)]
 
-    [row] = asyncio.run(library_screen())
+    row = asyncio.run(library_screen())[0]
     assert row[1:4] == ["craftax", "collect_wood", "chop"] and row[4] == f"{kept.samples:,}"
 
     # shared as files: `skills list` shows it, `skills export` writes it
@@ -152,12 +164,12 @@ def test_a_later_session_starts_from_the_librarys_trained_policy_and_spends_no_s
     assert "Trained policies" in listed.stdout and "collect_wood" in listed.stdout
     folder = tmp_path / "shared"
     exported = cli("skills", "export", str(folder), *sessions)
-    assert "1 trained policy(ies)" in exported.stdout, exported.stderr
+    assert "2 trained policy(ies)" in exported.stdout, exported.stderr
     header = folder / "policies" / "collect_wood-craftax-p1.json"
     assert json.loads(header.read_text())["task"] == "collect_wood"
     fresh = SessionStore(tmp_path / "fresh")  # `skills import` into another database
     added, _, policies = fresh.import_skills(folder)
-    assert [s.name for s in added] == ["chop"] and policies == 1
+    assert [s.name for s in added] == ["chop"] and policies == 2
     assert fresh.import_skills(folder)[2] == 0  # again: the same weights are not added twice
     assert fresh.saved_policies("craftax")[0].weights == store.saved_policies("craftax")[0].weights
     header.with_suffix(".npz").write_bytes(b"not weights")
