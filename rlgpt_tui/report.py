@@ -103,10 +103,14 @@ def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str
             lines.append(f"- `{sub['name']}` — {sub['mode']}: {sub.get('reason', '')}{hl}")
         lines.append("")
     events = ev.events_from_records(store.events(session_id))
-    started = [e for e in events if isinstance(e, ev.TrainingStarted)]
+    started = [e for e in events if isinstance(e, ev.TrainingStarted | ev.PolicyReused)]
     if started:
         lines += ["## Coded actions in PPO's action space", ""]
         for e in started:
+            if isinstance(e, ev.PolicyReused):  # the library's trained policy, whole
+                coded = ", ".join(e.coded_actions) or "none"
+                lines.append(f"- iteration {e.iteration + 1}, `{e.subaction}`: {coded}; {e.note}")
+                continue
             config = e.config
             coded = ", ".join(config.get("coded_actions") or []) or "none"
             planned = config.get("plan_high_level_actions")

@@ -18,6 +18,7 @@ from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.ends import EndKind
 from rlgpt_tui.engine.provenance import solution_provenance
 from rlgpt_tui.llm.client import LLMSettings
+from rlgpt_tui.report import session_markdown
 from rlgpt_tui.rl.policyfile import read_weights
 from rlgpt_tui.rl.weights import policy_weights
 from rlgpt_tui.session import Session
@@ -125,6 +126,8 @@ def test_a_later_session_starts_from_the_librarys_trained_policy_and_spends_no_s
         k: trained[k] for k in ("value", "episodes", "episode_ends")
     }
     assert not [e for e in events2 if isinstance(e, ev.TrainingStarted)]
+    report = session_markdown(store, second.id, None)  # `sessions export`
+    assert "`collect_wood`: chop; PPO starts from the library's policy for collect_wood" in report
     assert result2.total_samples == 0 and result2.end.kind is EndKind.TARGET
     solution = read_weights(policy_weights(result2.final.chosen.model))
     library = read_weights(store.saved_policies("craftax")[0].weights)  # session 1's
