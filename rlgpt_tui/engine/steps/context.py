@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from rlgpt_tui.agents.base import AgentTeam
@@ -108,6 +109,18 @@ class StepContext:
         """The world's recipes (None where they are not data): a composed plan's steps wait
         on what earlier steps obtain for them."""
         return world_info(self.settings.env).documentation().recipes
+
+    def training_fields(self, samples: int, checkpoints: Path | None) -> dict[str, Any]:
+        """What an RL configuration takes from the session and the iteration, whoever
+        chose its actions: the envs, the seed, ``samples`` and where to checkpoint."""
+        s = self.settings
+        return {
+            "num_envs": s.num_envs,
+            "seed": s.seed + self.iteration,
+            "samples": samples,
+            "checkpoint_dir": checkpoints,
+            "checkpoint_every": s.checkpoint_every,
+        }
 
     def phase(self, phase: str, detail: str = "", total: int | None = None) -> None:
         """The run enters ``phase`` (planning, coding, validating, critic runs, critic,

@@ -86,12 +86,8 @@ def reuse_policy(
             specs.append(CodedActionSpec.of(action, max_steps=spec.max_steps, seconds=spec.seconds))
         config = stored.model_copy(
             update={
-                "num_envs": s.num_envs,
-                "seed": s.seed + ctx.iteration,
-                "samples": budget,
                 "coded_actions": specs,
-                "checkpoint_dir": checkpoints,
-                "checkpoint_every": s.checkpoint_every,
+                **ctx.training_fields(budget, checkpoints),
                 "start_anchor": 0.0,  # it climbed from the code: not pulled back to it
             }
         )

@@ -368,12 +368,8 @@ def configure_rl(
     base = {
         "task": task.name,
         "env": s.env,
-        "num_envs": s.num_envs,
-        "seed": s.seed + ctx.iteration,
-        "samples": budget,
         "coded_actions": specs,
-        "checkpoint_dir": checkpoints,
-        "checkpoint_every": s.checkpoint_every,
+        **ctx.training_fields(budget, checkpoints),
     }
     start_from = answer.start_from if answer.start_from in chosen else None
     if start_from is None and best_code is not None:  # RL starts from the best code so far
