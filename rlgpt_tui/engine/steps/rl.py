@@ -172,7 +172,8 @@ def untrained(ctx: StepContext, sub: SubAction, reused: Reused) -> Outcome:
     fmt = ctx.task.measure.format
     verdict = Verdict(
         success=True,
-        reason=f"{reused.note}, at the target {fmt(ctx.target)}: no training needed",
+        reason=f"{reused.note}, at the target {fmt(ctx.target)}: no training needed "
+        "(the critic was not asked)",
     )
     ctx.emit(ev.VerdictGiven, subaction=sub.name, **verdict.model_dump())
     ctx.emit(ev.SubActionDone, subaction=sub.name, mode="rl", code="", **verdict.model_dump())
