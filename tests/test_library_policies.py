@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Static
 
 from rlgpt_tui import ASSETS_DIR
 from rlgpt_tui.engine import events as ev
@@ -135,10 +135,12 @@ def test_a_later_session_starts_from_the_librarys_trained_policy_and_spends_no_s
     assert all(np.array_equal(solution[k], library[k]) for k in library)
     assert len(store.policies("craftax")) == 2  # session 2 kept none: it did not train
 
-    def plan_rows(screen) -> None:  # the run screen's plan pane, replaying session 2
+    def plan_rows(screen) -> None:  # the run screen's panes, replaying session 2
         table = screen.query_one(PlanPane).table
         rows = [table.get_row_at(i) for i in range(table.row_count)]
         assert ["1", "collect_wood", "rl", "ok", "chop"] in rows
+        status = str(screen.query_one("#training-status", Static).render())
+        assert "collect_wood: the library's trained policy (coded actions: chop)" in status
 
     replayed(tmp_path / "replay", events2, plan_rows)
     chosen = next(e for e in events2 if isinstance(e, ev.SolutionChosen))

@@ -58,6 +58,8 @@ class LogPane(SearchableLog):
                 return f"code for {event.subaction} rejected: {event.error}"
             case ev.RLConfigValidationFailed():
                 return f"RL config for {event.subaction} rejected (defaults used): {event.error}"
+            case ev.PolicyReused():
+                return f"library policy for {event.subaction}: {event.note}"
             case ev.EngineError():
                 return f"ERROR: {event.message}"
             case ev.CodeWritten():

@@ -87,6 +87,12 @@ class TrainingPane(Vertical):
                 status.update(
                     f"{self.current}: {event.config['samples']:,} samples, coded actions: {coded}"
                 )
+            case ev.PolicyReused():  # measured first: training follows only below target
+                coded = ", ".join(event.coded_actions) or "none"
+                status.update(
+                    f"it{event.iteration + 1} {event.subaction}: the library's trained policy "
+                    f"(coded actions: {coded}), measured before any training"
+                )
             case ev.TrainingProgress() if self.current:
                 m = event.metrics
                 total = event.total_samples
