@@ -88,8 +88,10 @@ def rl_step(
     reused = None  # the library's trained policy, when PPO starts from it
     if recorded is not None and recorded.get("subaction") == sub.name:
         configured = resume_rl(ctx, sub, coded, recorded)
-    elif (saved := library_policy(ctx)) and (
-        reused := reuse_policy(ctx, sub, saved, budget, checkpoints, best_values.get(RL_CODE))
+    elif (
+        (last_policy is None or not ctx.task.scored)  # open-ended play continues its own
+        and (saved := library_policy(ctx))
+        and (reused := reuse_policy(ctx, sub, saved, budget, checkpoints, best_values.get(RL_CODE)))
     ):
         if reused.evaluation.value >= ctx.target:  # at the target with no sample spent
             return untrained(ctx, sub, reused)
