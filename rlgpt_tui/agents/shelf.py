@@ -70,8 +70,9 @@ class SkillShelf:
         return next((s for s in self.skills if s.name == name), None)
 
     def policy_for(self, task: str) -> SavedPolicy | None:
-        """The trained policy for ``task`` that measured best (None: none)."""
-        mine = [p for p in self.policies if p.task == task and p.value is not None]
+        """The trained policy for ``task`` that measured best (None: none, or none that
+        ever succeeded: a policy measured at 0 is no better a start than the code)."""
+        mine = [p for p in self.policies if p.task == task and (p.value or 0.0) > 0.0]
         return max(mine, key=lambda p: p.value or 0.0, default=None)
 
     def doing(self, jobs: Collection[str]) -> list[ShelfSkill]:
