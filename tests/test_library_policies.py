@@ -14,12 +14,13 @@ import numpy as np
 from textual.widgets import DataTable, Static
 
 from rlgpt_tui import ASSETS_DIR
+from rlgpt_tui.agents.shelf import SkillShelf
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.ends import EndKind
 from rlgpt_tui.engine.provenance import solution_provenance
 from rlgpt_tui.llm.client import LLMSettings
 from rlgpt_tui.report import session_markdown
-from rlgpt_tui.rl.policyfile import read_weights
+from rlgpt_tui.rl.policyfile import SavedPolicy, read_weights
 from rlgpt_tui.rl.weights import policy_weights
 from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore, StoreError
@@ -190,3 +191,25 @@ def test_a_later_session_starts_from_the_librarys_trained_policy_and_spends_no_s
     except StoreError as error:
         message = str(error)
     assert "\n" not in message and "collect_wood-craftax-p1.json: not a trained policy" in message
+
+
+def test_the_best_policy_for_the_task_is_offered_and_never_one_that_never_succeeded() -> None:
+    """Of a shelf's policies, the one for the task that measured best; one measured at 0
+    (an eat_cow session's RL over a model's broken go_to_cow) is no start at all."""
+
+    def policy(task: str, value: float, made_in: str) -> SavedPolicy:
+        return SavedPolicy(
+            task, "craftax", task, {}, {}, 1000, "success_rate", value, None, 64, None, made_in
+        )
+
+    shelf = SkillShelf(
+        "own",
+        policies=[
+            policy("collect_coal", 0.64, "session 1"),
+            policy("collect_coal", 0.72, "session 3"),
+            policy("collect_wood", 0.95, "session 2"),
+            policy("eat_cow", 0.0, "session 4"),
+        ],
+    )
+    assert shelf.policy_for("collect_coal").made_in == "session 3"
+    assert shelf.policy_for("eat_cow") is None and shelf.policy_for("collect_iron") is None
