@@ -65,12 +65,30 @@ def model(messages: list[dict[str, str]]) -> str:
     return scripted_agent(messages)
 
 
-def run_session(store: SessionStore, server: ScriptedLLMServer, library: str, target: float = 0.75):
+def run_session(
+    store: SessionStore,
+    server: ScriptedLLMServer,
+    library: str,
+    target: float = 0.75,
+    stop_in_training: bool = False,
+):
+    """A session of one iteration; ``stop_in_training``: a person stops it at its first
+    rollout, and it is resumed (its result and events are the resumed run's)."""
     llm = LLMSettings.resolve(server.base_url, server.model, backoff=0.01, max_retries=1)
     settings = tiny_settings(max_iterations=1, samples_per_iteration=2048, target=target)
     session = Session.create(store, settings, llm, library=library)
     events: list[ev.Event] = []
-    result = session.run(events.append)
+
+    def on_event(event: ev.Event) -> None:
+        events.append(event)
+        if stop_in_training and isinstance(event, ev.TrainingProgress):
+            session.control.stop()
+
+    result = session.run(on_event)
+    if stop_in_training:
+        assert store.get(session.id).status == "stopped"
+        session = Session.resume(store, session.id, llm)
+        result = session.run(events.append)
     return session, result, events
 
 
@@ -87,10 +105,11 @@ def test_a_later_session_starts_from_the_librarys_trained_policy_and_spends_no_s
     records chop as reused from the library by its author, measures the policy before any
     training, at the target, and ends with the library's weights as its solution and no
     sample spent. A third session, whose target the policy does not reach, trains on from
-    it (the same actions, no RL answer asked), and keeps the result with its training in
-    all. The app's library screen and `skills list` show the policy, `skills export`
-    writes it and `skills import` adds it to another database; a damaged policy file is
-    refused in one line by both `skills import` (nothing added) and `--library FOLDER`."""
+    it (the same actions, no RL answer asked), is stopped in training and resumed, and keeps
+    the result with its training in all. The app's library screen and `skills list` show
+    the policy, `skills export` writes it and `skills import` adds it to another database;
+    a damaged policy file is refused in one line by both `skills import` (nothing added)
+    and `--library FOLDER`."""
     store = SessionStore(tmp_path / "sessions")
     with ScriptedLLMServer(responder=model) as server:
         first, result1, events1 = run_session(store, server, "empty")
@@ -108,17 +127,21 @@ def test_a_later_session_starts_from_the_librarys_trained_policy_and_spends_no_s
         before = len(server.requests)
         second, result2, events2 = run_session(store, server, "own")
         # a third session whose target the policy does not reach trains on from it
-        third, result3, events3 = run_session(store, server, "own", target=1.01)
+        third, result3, events3 = run_session(
+            store, server, "own", target=1.01, stop_in_training=True
+        )
     asked = [r["messages"][-1]["content"] for r in server.requests[before:]]
     assert asked_first == 1 and not [a for a in asked if ASK_RL in a]  # no RL answer asked
-    [started] = [e for e in events3 if isinstance(e, ev.TrainingStarted)]
-    assert started.config["coded_actions"] == ["chop"]
+    started, resumed = [e for e in events3 if isinstance(e, ev.TrainingStarted)]
+    assert resumed.config["high_level_actions_note"] == "continues its checkpoint"
+    assert started.config["coded_actions"] == resumed.config["coded_actions"] == ["chop"]
     assert (
         "PPO starts from the library's policy for collect_wood"
         in (started.config["high_level_actions_note"])
     )
     [again] = [e for e in events3 if isinstance(e, ev.PolicyTrained)]
-    assert again.samples == kept.samples + result3.total_samples  # its training in all
+    # its training in all: the library's, and this session's before and after its resume
+    assert again.samples == kept.samples + result3.total_samples >= kept.samples + 2048
     reused = [e for e in events2 if isinstance(e, ev.CodeWritten) and e.subaction == "chop"]
     assert [e.source for e in reused][-1] == f"library:llm:{server.model}"
     measured = evaluated(events2)["collect_wood (the library's policy, before training)"]

@@ -108,6 +108,7 @@ class PolicyReused(Event):
     subaction: str
     coded_actions: list[str]
     note: str
+    samples: int = 0  # what the policy was trained on before (a resumed training adds to it)
     kind: ClassVar[str] = "policy_reused"
 
 

@@ -49,6 +49,7 @@ class ResumeState:
         verdicts: dict[int, dict[str, Verdict]] = {}
         code_by_iteration: dict[int, dict[str, str]] = {}
         training: dict[int, dict[str, Any]] = {}
+        library_samples: dict[int, int] = {}  # a library policy's training before
         done: list[ev.IterationDone] = []
         for e in run:
             i = e.iteration
@@ -57,13 +58,20 @@ class ResumeState:
                     plans[i] = Plan.model_validate(e.plan)
                     verdicts[i], code_by_iteration[i] = {}, {}
                     training.pop(i, None)
+                    library_samples.pop(i, None)
                 case ev.SubActionDone():
                     verdict = Verdict(success=e.success, reason=e.reason, suggestion=e.suggestion)
                     verdicts.setdefault(i, {})[e.subaction] = verdict
                     if e.mode == "code":
                         code_by_iteration.setdefault(i, {})[e.subaction] = e.code
+                case ev.PolicyReused():  # the training that follows starts from it
+                    library_samples[i] = e.samples
                 case ev.TrainingStarted() if e.rl_config:
-                    training[i] = {"subaction": e.subaction, "rl_config": e.rl_config}
+                    training[i] = {
+                        "subaction": e.subaction,
+                        "rl_config": e.rl_config,
+                        "library_samples": library_samples.get(i, 0),
+                    }
                 case ev.IterationDone():
                     done.append(e)
         for e in done:

@@ -97,7 +97,13 @@ def reuse_policy(
             f"{policy.samples:,} samples, measured {fmt(policy.value)} over "
             f"{', '.join(policy.actions) or 'the primitives'})"
         )
-        ctx.emit(ev.PolicyReused, subaction=sub.name, coded_actions=policy.actions, note=note)
+        ctx.emit(
+            ev.PolicyReused,
+            subaction=sub.name,
+            coded_actions=policy.actions,
+            note=note,
+            samples=policy.samples,
+        )
         ctx.phase("world", f"{sub.name} (the library's policy)", total=s.eval_episodes)
         env = build_env(config, num_envs=s.eval_episodes, seed=10_000 + s.seed + ctx.iteration)
         try:

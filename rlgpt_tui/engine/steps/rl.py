@@ -86,8 +86,10 @@ def rl_step(
     ctx.safe_point()
     checkpoints = checkpoint_folder(ctx.settings.artifacts_dir, ctx.iteration, sub.name)
     reused = None  # the library's trained policy, when PPO starts from it
+    before = 0  # the samples it was trained on before (kept with the new policy's)
     if recorded is not None and recorded.get("subaction") == sub.name:
         configured = resume_rl(ctx, sub, coded, recorded)
+        before = recorded.get("library_samples", 0)
     elif (
         (last_policy is None or not ctx.task.scored)  # open-ended play continues its own
         and (saved := library_policy(ctx))
@@ -95,6 +97,7 @@ def rl_step(
     ):
         if reused.evaluation.value >= ctx.target:  # at the target with no sample spent
             return untrained(ctx, sub, reused)
+        before = reused.policy.samples
         planned = list(sub.high_level_actions)
         configured = Configured(
             reused.config, planned, [reused.note], continued=reused.model, from_checkpoint=False
@@ -132,7 +135,6 @@ def rl_step(
         raise TrainingStopped(total_before + samples) from None
     finally:
         trained.env.close()
-    before = reused.policy.samples if reused else 0  # the library policy's own training
     keep_policy(ctx, sub, config, model, before + samples, evaluation, sampled)
     summary = policy_summary(evaluation, trained.usage, samples)
     training: dict[str, Any] = {}
