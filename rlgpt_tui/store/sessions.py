@@ -550,8 +550,9 @@ class SessionStore:
                     )
                 validate(skill.name, skill.source, skill.docstring)
             except CodeValidationError as error:
-                first = str(error).strip().splitlines()[0] if str(error).strip() else "invalid"
-                raise LibraryError(f"{path.name}: {first}; fix the file{nothing}") from None
+                raise LibraryError(
+                    f"{path.name}: {_first_line(error)}; fix the file{nothing}"
+                ) from None
             except SkillFileError as error:
                 raise LibraryError(f"{error}{nothing}") from None
             key = digest(skill.source)
@@ -606,10 +607,9 @@ class SessionStore:
                 try:
                     validate(spec["name"], spec["source"], spec.get("description", ""))
                 except CodeValidationError as error:
-                    first = str(error).strip().splitlines()[0] if str(error).strip() else "invalid"
                     raise LibraryError(
-                        f"policy for {policy.task}: its coded action {spec['name']}: {first}"
-                        f"{nothing}"
+                        f"policy for {policy.task}: its coded action {spec['name']}: "
+                        f"{_first_line(error)}{nothing}"
                     ) from None
             held.add(digest_bytes(policy.weights))
             new.append(policy)
@@ -914,6 +914,12 @@ def _writable(folder: Path | str) -> Path:
             f"cannot create {folder}: {error.strerror}; pass a writable folder"
         ) from None
     return folder
+
+
+def _first_line(error: Exception) -> str:
+    """An error's first line (``invalid`` when it has none)."""
+    text = str(error).strip()
+    return text.splitlines()[0] if text else "invalid"
 
 
 def _write_skill(folder: Path, skill: SkillFile) -> Path:
