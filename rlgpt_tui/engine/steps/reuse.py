@@ -46,8 +46,9 @@ class Reused:
     before: Any = None  # a copy of its policy network, kept as it was before any training
 
     def candidate(self, iteration: int) -> Candidate:
-        """The policy as the library gave it, for the final choice: training from it then
-        never ends below it (the fresh evaluation keeps the better)."""
+        """The policy as the library gave it, for the final choice: where it measured
+        higher before training than the policy after, it is the run's RL + code candidate
+        measured on fresh worlds."""
         return Candidate(
             self.config,
             iteration,
