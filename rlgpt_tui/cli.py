@@ -235,13 +235,16 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--no-gif", action="store_true", help="skip the evaluation-episode GIF")
 
     skills = sub.add_parser(
-        "skills", help="the skill library: list, show, export or import coded actions"
+        "skills",
+        help="the skill library: list, show, export or import coded actions and trained policies",
     )
     _add_sessions_dir(skills)
     verbs = skills.add_subparsers(
         dest="action", metavar="ACTION", required=True, parser_class=_SubParser
     )
-    listing = verbs.add_parser("list", help="every skill version: author, origin, record")
+    listing = verbs.add_parser(
+        "list", help="every skill version (author, origin, record) and trained policy"
+    )
     listing.add_argument("--world", help="only this world's skills")
     _add_sessions_dir(listing, suppress=True)
     show = verbs.add_parser("show", help="one skill: docstring, author, versions, record, code")
@@ -250,7 +253,9 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--version", type=int, help="a version (default: the newest)")
     _add_sessions_dir(show, suppress=True)
     export_skills = verbs.add_parser(
-        "export", help="write the library as .py files with a TOML header, to share"
+        "export",
+        help="write the library as .py files with a TOML header and policies/ (trained "
+        "policies: .json header, .npz weights), to share",
     )
     export_skills.add_argument("folder", metavar="DIR")
     export_skills.add_argument("--world", help="only this world's skills")
@@ -262,7 +267,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_sessions_dir(export_skills, suppress=True)
     import_skills = verbs.add_parser(
-        "import", help="add a folder of skill files (all checked first; a bad one adds none)"
+        "import",
+        help="add a folder of skill files and trained policies (all checked first; a bad "
+        "one adds none)",
     )
     import_skills.add_argument("folder", metavar="DIR")
     _add_sessions_dir(import_skills, suppress=True)
