@@ -21,7 +21,8 @@ from rlgpt_tui.rl.config import RLConfig
 
 
 class WeightsError(ValueError):
-    """Weights that do not fit the policy they are loaded into (one line)."""
+    """Weights that cannot be read as arrays, or do not fit the policy they are loaded into
+    (one line)."""
 
 
 def read_weights(data: bytes) -> dict[str, np.ndarray]:
