@@ -58,8 +58,12 @@ class Reused:
         )
 
 
-def library_policy(ctx: StepContext) -> SavedPolicy | None:
-    """The session library's best trained policy for the task (None: none)."""
+def library_policy(ctx: StepContext, last_policy: Any) -> SavedPolicy | None:
+    """The session library's best trained policy for the task, for an RL step to start
+    from (None: none). Open-ended play (a scored task) takes it for its first training
+    only, then continues its own (``last_policy``: the last training's, or None)."""
+    if last_policy is not None and ctx.task.scored:
+        return None
     return ctx.team.fast.shelf.policy_for(ctx.task.name)
 
 

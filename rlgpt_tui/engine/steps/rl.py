@@ -90,10 +90,8 @@ def rl_step(
     if recorded is not None and recorded.get("subaction") == sub.name:
         configured = resume_rl(ctx, sub, coded, recorded)
         before = recorded.get("library_samples", 0)
-    elif (
-        (last_policy is None or not ctx.task.scored)  # open-ended play continues its own
-        and (saved := library_policy(ctx))
-        and (reused := reuse_policy(ctx, sub, saved, budget, checkpoints, best_values.get(RL_CODE)))
+    elif (saved := library_policy(ctx, last_policy)) and (
+        reused := reuse_policy(ctx, sub, saved, budget, checkpoints, best_values.get(RL_CODE))
     ):
         if reused.evaluation.value >= ctx.target:  # at the target with no sample spent
             return untrained(ctx, sub, reused)
@@ -224,7 +222,7 @@ def rl_from_short_code(
     recorded = rl_step_args.get("recorded") or {}
     answers, deaths = {}, ""
     # a cut-off training's config has them already; a library policy brings its own actions
-    if recorded.get("subaction") != name and library_policy(ctx) is None:
+    if recorded.get("subaction") != name and not library_policy(ctx, rl_step_args["last_policy"]):
         answers, deaths = death_answers(ctx, code_alone, coded)
     if answers:
         why += f"; PPO also gets the library's {', '.join(answers)}, which answer {deaths}"
