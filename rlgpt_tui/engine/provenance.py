@@ -11,6 +11,7 @@ run; code alone: every call is that code's).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from rlgpt_tui.engine import events as ev
@@ -183,13 +184,22 @@ def solution_provenance(events: list[ev.Event], chosen: dict) -> Provenance:
 
 def _composer(result: Provenance, name: str, source: str, authors: dict[str, str]) -> str:
     """The author of a coded action no code version recorded: a plan's steps composed
-    by rlgpt into one routine (RL started from it) is its steps' author where they share
-    one (noted in ``result.composed``), else ``several authors (...)`` (no LLM's alone);
-    anything else is the builtin library's."""
+    by rlgpt into one routine (RL started from it) is :func:`composed_author` (its steps
+    noted in ``result.composed``); anything else is the builtin library's."""
     steps = composed_steps(source)
-    if not steps or any(step not in authors for step in steps):
+    author = composed_author(steps, authors)
+    if author is None:
         return BUILTIN
     result.composed[name] = steps
+    return author
+
+
+def composed_author(steps: list[str], authors: Mapping[str, str]) -> str | None:
+    """Who wrote a plan's ``steps`` composed by rlgpt into one routine, by each step's
+    author in ``authors``: their author where they share one, else ``several authors
+    (...)`` (no LLM's alone). None when there are no steps or a step's author is unknown."""
+    if not steps or any(step not in authors for step in steps):
+        return None
     writers = sorted({authors[step] for step in steps})
     return writers[0] if len(writers) == 1 else f"several authors ({', '.join(writers)})"
 

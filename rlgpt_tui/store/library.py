@@ -32,7 +32,12 @@ from typing import Any
 from sqlite_utils import Database
 
 from rlgpt_tui.engine import events as ev
-from rlgpt_tui.engine.provenance import BUILTIN, code_author, reused_from_library
+from rlgpt_tui.engine.provenance import (
+    BUILTIN,
+    code_author,
+    composed_author,
+    reused_from_library,
+)
 from rlgpt_tui.rl.policyfile import SavedPolicy
 from rlgpt_tui.skills.compose import COMPOSED_PLAN, composed_steps
 from rlgpt_tui.skills.record import SkillRecord, TaskRecord, count_of, end_counts
@@ -418,7 +423,8 @@ def insert_policy(
 
 def _action_authors(db: Database, session_id: int, config: dict[str, Any]) -> dict[str, str]:
     """Who wrote each coded action of ``config``, as the session recorded its code (a plan
-    composed by rlgpt: its steps' author where they share one)."""
+    composed by rlgpt: its steps' author, :func:`~rlgpt_tui.engine.provenance.
+    composed_author`, the rule the solution's provenance follows)."""
 
     def written(name: str, source: str | None) -> str | None:
         sql = "SELECT source, agent FROM code_versions WHERE session_id = ? AND subaction = ?"
@@ -433,8 +439,9 @@ def _action_authors(db: Database, session_id: int, config: dict[str, Any]) -> di
         name, source = spec.get("name", ""), spec.get("source", "")
         author = written(name, source)
         if author is None:
-            steps = {written(step, None) for step in composed_steps(source)}
-            author = steps.pop() if len(steps) == 1 and None not in steps else BUILTIN
+            steps = composed_steps(source)
+            known = {step: by for step in steps if (by := written(step, None)) is not None}
+            author = composed_author(steps, known) or BUILTIN
         authors[name] = author
     return authors
 
