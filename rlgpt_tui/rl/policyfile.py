@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import io
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -63,8 +63,8 @@ class SavedPolicy:
         return [c["name"] for c in self.rl_config.get("coded_actions", [])]
 
     def header(self) -> dict[str, Any]:
-        """Everything but the weights, as JSON data."""
-        return {k: v for k, v in asdict(self).items() if k != "weights"}
+        """Everything but the weights, as JSON data (a subclass's own fields left out)."""
+        return {f.name: getattr(self, f.name) for f in fields(SavedPolicy) if f.name != "weights"}
 
 
 class PolicyFileError(ValueError):

@@ -117,30 +117,14 @@ class LibrarySkill:
 COLUMNS = ("skill", "world", "author", "made in", "calls", "success")
 
 
-@dataclass
-class LibraryPolicy:
-    """A trained policy in the library (its weights read on demand: :func:`policy_weights`)."""
+@dataclass(frozen=True)
+class LibraryPolicy(SavedPolicy):
+    """A trained policy in the library: its id, where it came from and when (listed
+    without its weights, read on demand: :func:`policy_weights`)."""
 
-    id: int
-    world: str
-    task: str
-    subaction: str
-    rl_config: dict[str, Any]
-    authors: dict[str, str]  # its coded actions' authors, by name
-    samples: int
-    measure: str
-    value: float | None
-    ci_low: float | None
-    ci_high: float | None
-    episodes: int | None
-    deterministic: bool | None
-    made_in: str
-    origin: str
-    created_at: float
-
-    @property
-    def actions(self) -> list[str]:
-        return [c["name"] for c in self.rl_config.get("coded_actions", [])]
+    id: int = 0
+    origin: str = ""  # session, or import <folder>
+    created_at: float = 0.0
 
     @property
     def figure(self) -> str:
@@ -148,7 +132,7 @@ class LibraryPolicy:
         if self.value is None:
             return "-"
         fmt = Measure(self.measure).format
-        interval = f" [{fmt(self.ci_low)}-{fmt(self.ci_high)}]" if self.ci_low is not None else ""
+        interval = f" [{fmt(self.ci95[0])}-{fmt(self.ci95[1])}]" if self.ci95 else ""
         return f"{fmt(self.value)}{interval}, {self.episodes or 0} episodes"
 
     def cells(self) -> tuple[str, ...]:
@@ -525,12 +509,19 @@ def list_policies(db: Database, world: str | None = None) -> list[LibraryPolicy]
         f"SELECT {POLICY_FIELDS} FROM policies{where} ORDER BY world, task, id",
         [world] if world else [],
     ).fetchall()
+    columns = [name.strip() for name in POLICY_FIELDS.split(",")]
     policies = []
     for row in rows:
-        values = list(row)
-        values[4], values[5] = json.loads(values[4]), json.loads(values[5] or "{}")
-        values[12] = None if values[12] is None else bool(values[12])
-        policies.append(LibraryPolicy(*values))
+        values = dict(zip(columns, row, strict=True))
+        low, high = values.pop("ci_low"), values.pop("ci_high")
+        deterministic = values["deterministic"]
+        values |= {
+            "rl_config": json.loads(values["rl_config"]),
+            "authors": json.loads(values["authors"] or "{}"),
+            "ci95": None if low is None else (low, high),
+            "deterministic": None if deterministic is None else bool(deterministic),
+        }
+        policies.append(LibraryPolicy(**values))
     return policies
 
 

@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -405,25 +405,9 @@ class SessionStore:
     def saved_policies(self, world: str) -> list[SavedPolicy]:
         """The library's trained policies for ``world``, weights included (a session's
         shelf)."""
-        from rlgpt_tui.rl.policyfile import SavedPolicy
-
         with self._errors():
             return [
-                SavedPolicy(
-                    task=p.task,
-                    world=p.world,
-                    subaction=p.subaction,
-                    rl_config=p.rl_config,
-                    authors=p.authors,
-                    samples=p.samples,
-                    measure=p.measure,
-                    value=p.value,
-                    ci95=None if p.ci_low is None else (p.ci_low, p.ci_high),
-                    episodes=p.episodes,
-                    deterministic=p.deterministic,
-                    made_in=p.made_in,
-                    weights=policy_weights(self.db, p.id),
-                )
+                replace(p, weights=policy_weights(self.db, p.id))
                 for p in list_policies(self.db, world)
             ]
 
