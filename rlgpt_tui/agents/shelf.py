@@ -174,7 +174,7 @@ def folder_shelf(folder: Path, world: str) -> SkillShelf:
     reuses: :func:`~rlgpt_tui.skills.record.version_to_reuse`); a bad file raises
     :class:`~rlgpt_tui.skills.skillfile.SkillFileError` naming it. With them the trained
     policies of its ``policies`` subfolder (a bad one raises
-    :class:`~rlgpt_tui.rl.weights.PolicyFileError`)."""
+    :class:`~rlgpt_tui.rl.policyfile.PolicyFileError`)."""
     from rlgpt_tui.rl.policyfile import read_policies
     from rlgpt_tui.skills.record import SkillRecord
     from rlgpt_tui.skills.skillfile import parse_skill_file, skill_paths
