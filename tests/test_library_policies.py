@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +28,7 @@ from rlgpt_tui.tui.widgets.plan import PlanPane
 from tests.llm_server import ScriptedLLMServer
 from tests.settings import tiny_settings
 from tests.test_agents_engine import RL_ANSWER, role_of, scripted_agent
+from tests.test_library_store import cli as skills_cli
 from tests.test_provenance import replayed
 
 COLLECT_WOOD = (ASSETS_DIR / "skills" / "collect_wood.py").read_text()
@@ -184,15 +183,10 @@ def test_a_later_session_starts_from_the_librarys_trained_policy_and_spends_no_s
     assert row[1:4] == ["craftax", "collect_wood", "chop"] and row[4] == f"{kept.samples:,}"
 
     # shared as files: `skills list` shows it, `skills export` writes it
-    def cli(*argv: str) -> subprocess.CompletedProcess:
-        command = [sys.executable, "-m", "rlgpt_tui.cli", *argv]
-        return subprocess.run(command, capture_output=True, text=True, timeout=120)
-
-    sessions = ["--sessions-dir", str(tmp_path / "sessions")]
-    listed = cli("skills", "list", *sessions)
+    listed = skills_cli("list", sessions=tmp_path / "sessions")
     assert "Trained policies" in listed.stdout and "collect_wood" in listed.stdout
     folder = tmp_path / "shared"
-    exported = cli("skills", "export", str(folder), *sessions)
+    exported = skills_cli("export", str(folder), sessions=tmp_path / "sessions")
     assert "2 trained policy(ies)" in exported.stdout, exported.stderr
     header = folder / "policies" / "collect_wood-craftax-p1.json"
     assert json.loads(header.read_text())["task"] == "collect_wood"

@@ -110,7 +110,7 @@ def reuse_policy(
             samples=policy.samples,
         )
         ctx.phase("world", f"{sub.name} (the library's policy)", total=s.eval_episodes)
-        env = build_env(config, num_envs=s.eval_episodes, seed=10_000 + s.seed + ctx.iteration)
+        env = build_env(config, num_envs=s.eval_episodes)  # the evaluation resets its worlds
         try:
             model = load_policy(config, env, policy.weights)
             subject = f"{sub.name} (the library's policy, before training)"
