@@ -778,11 +778,18 @@ def cmd_skills(args: argparse.Namespace) -> int:
         table = Table(title=f"Skill library in {store.path}")
         for column in (*COLUMNS, "docstring"):
             table.add_column(column)
-        for skill in store.skills(args.world):
+        skills = store.skills(args.world)
+        for skill in skills:
             first_line = skill.docstring.splitlines()[0] if skill.docstring else ""
             table.add_row(*skill.cells(), first_line)
         console.print(table)
         policies = store.policies(args.world)
+        if not skills and not policies:
+            where = f" for {args.world}" if args.world else ""
+            console.print(
+                f"The library{where} is empty: every coded action that validated and ran in a "
+                "session joins it; `rlgpt-tui skills import FOLDER` adds a shared one."
+            )
         if policies:
             from rlgpt_tui.store.library import POLICY_COLUMNS
 

@@ -22,6 +22,7 @@ from rlgpt_tui.engine import events as ev
 from rlgpt_tui.llm.client import LLMSettings
 from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore
+from rlgpt_tui.store.library import COLUMNS
 from rlgpt_tui.store.schema import MIGRATIONS, SCHEMA_VERSION
 from rlgpt_tui.tasks import get_task
 from rlgpt_tui.tui.app import RlgptApp
@@ -302,6 +303,14 @@ def test_exported_folder_imported_into_a_fresh_database_gives_the_same_skills(
     assert shown(SessionStore(tmp_path / "b")) == shown(source)
     listed = cli("list", sessions=tmp_path / "b")
     assert "go_to_tree v2" in listed.stdout and "person" in listed.stdout
+    # its "made in" cell (CLI and app) names the other library, not a session of this one
+    made_in = COLUMNS.index("made in")
+    assert [s.cells()[made_in] for s in fresh.skills()] == [
+        "imported from shared/ (there: session 1, iteration 1)",
+        "imported from shared/ (there: session 2, iteration 1)",
+    ]
+    empty = cli("list", sessions=tmp_path / "nothing")
+    assert "The library is empty" in empty.stdout and "skills import FOLDER" in empty.stdout
     show = cli("show", "go_to_tree", "--version", "1", sessions=tmp_path / "b")
     assert "author: llm:qwen" in show.stdout and "def act(ctx):" in show.stdout
     # `run --library FOLDER`: the slow agent sees what each skill measured, as from the DB
@@ -676,6 +685,7 @@ def test_a_plan_exported_for_a_task_has_each_step_done_by_the_skill_proven_on_it
     plan = folder_shelf(folder, "craftax").find(COMPOSED_PLAN)
     assert plan is not None and "eat_plant" not in plan.source
     assert "go_to_water v1" in plan.docstring and "llm:qwen" in plan.docstring
+    assert str(tmp_path) not in (folder / "plan-craftax-v1.py").read_text()  # no local paths
     composed = validate(COMPOSED_PLAN, plan.source)
     config = RLConfig(
         task="collect_drink", coded_actions=[CodedActionSpec.of(composed)], num_envs=4

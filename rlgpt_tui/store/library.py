@@ -107,10 +107,19 @@ class LibrarySkill:
             self.label,
             self.world,
             self.author,
-            self.made_in or self.origin,
+            where_made(self.made_in, self.origin),
             f"{self.record.calls:,}",
             self.record.success_text,
         )
+
+
+def where_made(made_in: str, origin: str) -> str:
+    """Where a library entry was made, for a listing: an imported one names its folder, so
+    that "session 2" is not read as a session of this database."""
+    if origin.startswith("import "):
+        folder = Path(origin.removeprefix("import ")).name or origin.removeprefix("import ")
+        return f"imported from {folder}/" + (f" (there: {made_in})" if made_in else "")
+    return made_in or origin
 
 
 #: the columns of a skill listing (``skills list``, the app's library screen)
@@ -144,7 +153,7 @@ class LibraryPolicy(SavedPolicy):
             ", ".join(self.actions) or "primitives only",
             f"{self.samples:,}",
             self.figure,
-            self.made_in or self.origin,
+            where_made(self.made_in, self.origin),
         )
 
 

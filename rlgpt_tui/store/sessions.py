@@ -495,7 +495,7 @@ class SessionStore:
             author=authors[0] if len(authors) == 1 else "several authors",
             docstring=f"{task.name}: the library's skills composed by rlgpt in the steps' "
             f"order ({versions}; by {', '.join(authors)}){how}",
-            made_in=f"composed from {self.path}",
+            made_in="composed by rlgpt at export from the library's skills",
             record={},
         )
         return _write_skill(_writable(folder), plan)

@@ -4,7 +4,7 @@
 # version = 1
 # author = "llm:models/qwen2.5-coder-1.5b.gguf"
 # docstring = "collect_coal: the library's skills composed by rlgpt in the steps' order (collect_wood v1, place_table v1, make_wood_pickaxe v1, collect_coal v1; by llm:models/qwen2.5-coder-1.5b.gguf)"
-# made_in = "composed from /tmp/s38/sessA/rlgpt.db"
+# made_in = "composed by rlgpt at export from the library's skills"
 # ///
 def collect_wood_act(ctx):
     tree = ctx.nearest('tree')
