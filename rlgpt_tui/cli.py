@@ -291,6 +291,19 @@ def build_parser() -> argparse.ArgumentParser:
     app.add_argument(
         "--approval", action="store_true", help="ask before each agent proposal is used"
     )
+    app.add_argument(
+        "--llm-config",
+        metavar="FILE.toml",
+        help="an [llm] table for the sessions the app starts (the form shows its endpoint, "
+        "model and timeout)",
+    )
+    app.add_argument(
+        "--llm-timeout",
+        type=float,
+        metavar="S",
+        help="seconds for a whole LLM request, for new sessions and the LLM sessions the "
+        "app resumes (a slow local model needs minutes)",
+    )
     return parser
 
 
@@ -861,9 +874,18 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def cmd_app(args: argparse.Namespace) -> int:
+    from rlgpt_tui.llm.client import LLMSettings
     from rlgpt_tui.tui.app import RlgptApp
 
-    RlgptApp(args.sessions_dir, approval=args.approval).run()
+    # a bad file or value: one line before the app takes the terminal
+    defaults = LLMSettings.resolve(None, None, args.llm_config, timeout=args.llm_timeout)
+    RlgptApp(
+        args.sessions_dir,
+        approval=args.approval,
+        llm_config=args.llm_config,
+        llm_timeout=args.llm_timeout,
+        llm_defaults=defaults,
+    ).run()
     return 0
 
 

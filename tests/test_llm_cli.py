@@ -404,3 +404,76 @@ def test_resume_takes_a_new_llm_timeout_and_refuses_it_for_the_builtin_agent(
     assert (
         "cannot reach the LLM endpoint http://127.0.0.1:9/v1" in err and len(err.splitlines()) == 1
     )
+
+
+def test_a_slow_model_in_the_app_the_forms_timeout_then_a_resume_with_a_longer_one(
+    tmp_path,
+) -> None:
+    """A person at the keys with a slow local model: the new-session form's LLM timeout is
+    the one the session uses (too short: the session fails, saying which field to raise),
+    and the app started with `--llm-timeout` resumes that failed session with the longer
+    timeout, which then gets past the plan it failed on."""
+    import asyncio
+
+    from rlgpt_tui.tui.app import RlgptApp
+    from rlgpt_tui.tui.screens.run import RunScreen
+    from tests.test_tui import run_screen, until
+
+    config = tmp_path / "llm.toml"
+    config.write_text("[llm]\nmax_retries = 0\n")  # one try per call: the test stays short
+    sessions = tmp_path / "sessions"
+    fields = {
+        "num_envs": "8",
+        "samples_per_iteration": "1024",
+        "max_samples": "4096",
+        "max_iterations": "1",
+        "library": "empty",
+        "llm_timeout": "1",
+    }
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [{"delay": 3, "content": json.dumps(PLAN)}] * 2  # late answers
+
+        async def start_with_a_short_timeout() -> None:
+            app = RlgptApp(sessions, llm_config=config)
+            async with app.run_test(size=(160, 50)) as pilot:
+                await pilot.press("n")
+                form = app.screen
+                assert form.query_one("#llm_timeout").value == "60"  # the default, shown
+                form.query_one("#url").value = server.base_url
+                form.query_one("#model").value = server.model
+                for name, value in fields.items():
+                    form.query_one(f"#{name}").value = value
+                await pilot.press("ctrl+s")
+                store = SessionStore(sessions)
+
+                def failed() -> bool:
+                    listed = store.list_sessions()
+                    return bool(listed) and listed[0].status == "failed"
+
+                await until(pilot, failed, 60, "the session to fail on the timeout")
+
+        asyncio.run(start_with_a_short_timeout())
+        (session,) = SessionStore(sessions).list_sessions()
+        assert "timed out after 1 s" in session.reason
+        assert "the app's LLM timeout field" in session.reason
+        assert SessionStore(sessions).get(session.id).llm["timeout"] == 1
+
+        async def resume_with_a_longer_one() -> None:
+            app = RlgptApp(sessions, llm_config=config, llm_timeout=30)
+            async with app.run_test(size=(160, 50)) as pilot:
+                await pilot.pause(0.5)
+                await pilot.press("enter")  # failed: resumed
+                screen = await run_screen(pilot, app)
+                store = SessionStore(sessions)
+
+                def planned() -> bool:
+                    return any(e["kind"] == "plan_proposed" for e in store.events(session.id))
+
+                await until(pilot, planned, 60, "the plan the first try timed out on")
+                await pilot.press("s")  # stop at the next safe point
+                await until(pilot, lambda: screen.ended, 120, "the stop")
+                assert isinstance(screen, RunScreen)
+
+        asyncio.run(resume_with_a_longer_one())
+    resumed = SessionStore(sessions).get(session.id)
+    assert resumed.llm["timeout"] == 30 and resumed.status != "failed"

@@ -561,8 +561,9 @@ class LLMClient:
         s = self.settings
         return (
             f"the LLM endpoint {self.where} timed out after {s.timeout:g} s ({tries} "
-            f"{'try' if tries == 1 else 'tries'}): raise --llm-timeout (or `timeout` in the "
-            "[llm] table) for a slow model, or check that the server is not stuck"
+            f"{'try' if tries == 1 else 'tries'}): raise the timeout for a slow model "
+            "(--llm-timeout, `timeout` in the [llm] table, or the app's LLM timeout field), "
+            "or check that the server is not stuck"
         )
 
     def _transient_message(self, error: Exception, tries: int) -> str:

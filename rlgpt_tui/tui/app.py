@@ -43,11 +43,18 @@ class RlgptApp(App):
         sessions_dir: str | Path | None = None,
         settings: EngineSettings | None = None,
         approval: bool = False,
+        llm_config: str | Path | None = None,
+        llm_timeout: float | None = None,
+        llm_defaults: LLMSettings | None = None,
     ) -> None:
         super().__init__()
         self.store = SessionStore(sessions_dir)
         self.initial_settings = settings
         self.approval = approval
+        self.llm_config = llm_config  # an [llm] table for the sessions started here
+        self.llm_timeout = llm_timeout  # replaces a resumed LLM session's recorded timeout
+        # what the new-session form shows (environment, then the config file)
+        self.llm_defaults = llm_defaults or LLMSettings.resolve(None, None, llm_config)
         self.live_runs: dict[int, RunScreen] = {}  # session id -> its live run screen
         self.last_export: Path | None = None  # the report the app wrote last
 
@@ -107,12 +114,15 @@ class RlgptApp(App):
         chain: bool = False,
         approval: bool = False,
         library: str = USER,
+        timeout: float | None = None,
     ) -> None:
         """Create the session in a worker (an LLM endpoint is checked first), then show it;
-        ``library``: what an LLM session's agents start from (``run --library``)."""
+        ``library``: what an LLM session's agents start from (``run --library``);
+        ``timeout``: seconds for a whole LLM request (None: the app's, else the default)."""
 
         def create() -> Session:
-            llm = LLMSettings.resolve(base_url, model)
+            timeout_ = timeout if timeout is not None else self.llm_timeout
+            llm = LLMSettings.resolve(base_url, model, self.llm_config, timeout=timeout_)
             if llm.base_url and not llm.configured:
                 raise LLMError("an LLM base URL without a model: fill in the model")
             return Session.create(self.store, settings, llm, chain=chain, library=library)
@@ -182,9 +192,17 @@ class RlgptApp(App):
             screen.remove()
 
     def resume_session(self, session_id: int) -> None:
-        self._open_in_worker(
-            lambda: Session.resume(self.store, session_id), self.approval, (LLMError, StoreError)
-        )
+        """Continue a session; an LLM session takes the app's ``--llm-timeout`` if given (one
+        that failed on a slow model's timeouts goes on with the longer one)."""
+
+        def resume() -> Session:
+            recorded = self.store.get(session_id).llm
+            llm = None
+            if recorded and self.llm_timeout is not None:
+                llm = LLMSettings.resolve(environ={}, **(recorded | {"timeout": self.llm_timeout}))
+            return Session.resume(self.store, session_id, llm=llm)
+
+        self._open_in_worker(resume, self.approval, (LLMError, StoreError))
 
     def replay_session(self, session_id: int) -> None:
         self.push_screen(RunScreen(self.store, replay_id=session_id))

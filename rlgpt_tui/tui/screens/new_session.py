@@ -46,10 +46,17 @@ class NewSessionScreen(Screen):
                 yield Select([(t, t) for t in tasks], value="collect_wood", id="task")
                 yield Label("world")
                 yield Select([(w, w) for w in WORLDS], value="craftax", id="env")
+                llm = self.app.llm_defaults
                 yield Label("LLM base URL")
-                yield Input(placeholder="empty: builtin agent (or RLGPT_LLM_BASE_URL)", id="url")
+                yield Input(llm.base_url or "", placeholder="empty: builtin agent", id="url")
                 yield Label("LLM model")
-                yield Input(placeholder="empty: builtin agent (or RLGPT_LLM_MODEL)", id="model")
+                yield Input(llm.model or "", placeholder="empty: builtin agent", id="model")
+                yield Label("LLM timeout (s)")
+                yield Input(
+                    f"{llm.timeout:g}",
+                    placeholder="seconds for a whole request; a slow local model needs minutes",
+                    id="llm_timeout",
+                )
                 yield Label("skill library")
                 yield Input(USER, placeholder=LIBRARY_HINT, id="library")
                 for name, (label, default, _) in NUMBER_FIELDS.items():
@@ -94,6 +101,12 @@ class NewSessionScreen(Screen):
         except ValueError as error:
             self.query_one("#form-error", Static).update(str(error))
             return
+        text = self.query_one("#llm_timeout", Input).value.strip()
+        try:
+            timeout = float(text) if text else None
+        except ValueError:
+            self.show_error(f"LLM timeout (s): {text!r} is not a number")
+            return
         self.query_one("#form-error", Static).update("starting...")
         self.app.start_session(
             settings,
@@ -102,6 +115,7 @@ class NewSessionScreen(Screen):
             chain=self.query_one("#chain", Switch).value,
             approval=self.query_one("#approval", Switch).value,
             library=self.query_one("#library", Input).value.strip() or USER,
+            timeout=timeout,
         )
 
     def on_select_changed(self, event: Select.Changed) -> None:
