@@ -121,8 +121,8 @@ class RlgptApp(App):
         ``timeout``: seconds for a whole LLM request (None: the app's, else the default)."""
 
         def create() -> Session:
-            timeout_ = timeout if timeout is not None else self.llm_timeout
-            llm = LLMSettings.resolve(base_url, model, self.llm_config, timeout=timeout_)
+            seconds = timeout if timeout is not None else self.llm_timeout
+            llm = LLMSettings.resolve(base_url, model, self.llm_config, timeout=seconds)
             if llm.base_url and not llm.configured:
                 raise LLMError("an LLM base URL without a model: fill in the model")
             return Session.create(self.store, settings, llm, chain=chain, library=library)
