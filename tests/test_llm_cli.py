@@ -82,6 +82,10 @@ BAD_INPUT = [
         ["run", "--task", "collect_wood", "--llm-model", "m", "--llm-timeout", "-3"],
         "timeout = -3.0 is invalid",
     ),
+    # the app: before it takes the terminal
+    (["app", "--llm-config", "{missing}"], "cannot read --llm-config"),
+    (["app", "--llm-config", "{soon}"], "timeout = 'soon' is invalid"),
+    (["app", "--llm-timeout", "0"], "timeout = 0.0 is invalid"),
     (["train", "--task", "collect_wood", "--config", "{list}"], "holds a JSON list"),
     (["train", "--task", "collect_wood", "--config", "{string}"], "holds a JSON str"),
     (["train", "--task", "collect_wood", "--config", "{binary}"], "not a UTF-8 text file"),
