@@ -35,6 +35,18 @@ def run_table2(*flags: str, timeout: float = 240) -> subprocess.CompletedProcess
 
 
 @pytest.mark.slow
+def assert_refused_in_one_line(flags: list[str], fix: str, monkeypatch, capsys) -> None:
+    """table2.py with ``flags``, run in this process: exit code 2, nothing on stdout, one
+    line on stderr that holds ``fix``."""
+    monkeypatch.setattr(sys, "argv", [str(SCRIPT), *flags])
+    with pytest.raises(SystemExit) as exited:
+        runpy.run_path(str(SCRIPT), run_name="__main__")
+    out, err = capsys.readouterr()
+    assert exited.value.code == 2, flags
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1 and fix in err, err
+
+
 def test_table2_runs_every_method_at_one_budget(tmp_path: Path) -> None:
     out = tmp_path / "table.md"
     budget, envs, episodes, seeds = 2048, 8, 4, [0, 1]
@@ -125,10 +137,4 @@ def test_table2_bad_flags_say_the_fix_in_one_line(capsys, monkeypatch) -> None:
         (["--final-episodes", "0"], "--final-episodes must be at least 1"),
         (["--seeds", "1", "1"], "--seeds must be distinct"),
     ):
-        monkeypatch.setattr(sys, "argv", [str(SCRIPT), *flags])
-        with pytest.raises(SystemExit) as exited:
-            runpy.run_path(str(SCRIPT), run_name="__main__")
-        out, err = capsys.readouterr()
-        assert exited.value.code == 2, flags
-        assert out == ""
-        assert len(err.strip().splitlines()) == 1 and fix in err, err
+        assert_refused_in_one_line(flags, fix, monkeypatch, capsys)

@@ -5,13 +5,16 @@ that the two halves run on both test workers)."""
 from __future__ import annotations
 
 import json
-import runpy
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.test_table2 import ROOT, SCRIPT, kept_on_selection_worlds, run_table2
+from tests.test_table2 import (
+    ROOT,
+    assert_refused_in_one_line,
+    kept_on_selection_worlds,
+    run_table2,
+)
 
 
 @pytest.mark.slow
@@ -65,10 +68,4 @@ def test_table2_measures_a_folder_of_skills_an_llm_wrote(
         (["--skills", str(tmp_path)], "no .py skill files there"),
         (["--skills", str(folder), "--script", "fly"], "--script fly: not a skill of"),
     ):
-        monkeypatch.setattr(sys, "argv", [str(SCRIPT), *flags])
-        with pytest.raises(SystemExit) as exited:
-            runpy.run_path(str(SCRIPT), run_name="__main__")
-        out, err = capsys.readouterr()
-        assert exited.value.code == 2, flags
-        assert out == ""
-        assert len(err.strip().splitlines()) == 1 and fix in err, err
+        assert_refused_in_one_line(flags, fix, monkeypatch, capsys)
