@@ -729,10 +729,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
                 f"session {args.session_id} used the builtin agent: drop --llm-base-url and "
                 "--llm-timeout"
             )
-        changes = {"base_url": args.llm_base_url, "timeout": args.llm_timeout}
-        llm = LLMSettings.resolve(
-            environ={}, **(recorded | {k: v for k, v in changes.items() if v is not None})
-        )
+        llm = LLMSettings.recorded(recorded, base_url=args.llm_base_url, timeout=args.llm_timeout)
     session = Session.resume(store, args.session_id, llm=llm)
     return _run_session(session, session.settings.seed)
 

@@ -135,6 +135,13 @@ class LLMSettings:
             raise LLMError(f"unknown LLM setting(s) {', '.join(unknown)}: use {sorted(known)}")
         return cls(**_checked(data))
 
+    @classmethod
+    def recorded(cls, record: dict[str, Any], **changes: Any) -> LLMSettings:
+        """A session's recorded settings with ``changes`` (None: kept), e.g. a longer
+        ``timeout`` for its resume; the environment is not read again."""
+        given = {k: v for k, v in changes.items() if v is not None}
+        return cls.resolve(environ={}, **(record | given))
+
     def describe(self) -> str:
         return f"{self.model} at {self.base_url or 'api.openai.com'}"
 

@@ -199,7 +199,7 @@ class RlgptApp(App):
             recorded = self.store.get(session_id).llm
             llm = None
             if recorded and self.llm_timeout is not None:
-                llm = LLMSettings.resolve(environ={}, **(recorded | {"timeout": self.llm_timeout}))
+                llm = LLMSettings.recorded(recorded, timeout=self.llm_timeout)
             return Session.resume(self.store, session_id, llm=llm)
 
         self._open_in_worker(resume, self.approval, (LLMError, StoreError))
