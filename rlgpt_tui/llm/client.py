@@ -384,8 +384,8 @@ class LLMClient:
             raise LLMError(self._timeout_message(1)) from None
         except openai.APIConnectionError:
             raise LLMError(
-                f"cannot reach the LLM endpoint {self.where}: check --llm-base-url and that "
-                "the server is running"
+                f"cannot reach the LLM endpoint {self.where}: check the base URL "
+                "(--llm-base-url, or the app's LLM base URL field) and that the server is running"
             ) from None
         except openai.AuthenticationError:
             raise LLMError(f"the endpoint rejected the API key: check ${s.api_key_env}") from None
