@@ -871,17 +871,14 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def cmd_app(args: argparse.Namespace) -> int:
-    from rlgpt_tui.llm.client import LLMSettings
     from rlgpt_tui.tui.app import RlgptApp
 
-    # a bad file or value: one line before the app takes the terminal
-    defaults = LLMSettings.resolve(None, None, args.llm_config, timeout=args.llm_timeout)
+    # a bad --llm-config or --llm-timeout: one line from the constructor, before run()
     RlgptApp(
         args.sessions_dir,
         approval=args.approval,
         llm_config=args.llm_config,
         llm_timeout=args.llm_timeout,
-        llm_defaults=defaults,
     ).run()
     return 0
 

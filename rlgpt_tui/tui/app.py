@@ -45,7 +45,6 @@ class RlgptApp(App):
         approval: bool = False,
         llm_config: str | Path | None = None,
         llm_timeout: float | None = None,
-        llm_defaults: LLMSettings | None = None,
     ) -> None:
         super().__init__()
         self.store = SessionStore(sessions_dir)
@@ -53,8 +52,9 @@ class RlgptApp(App):
         self.approval = approval
         self.llm_config = llm_config  # an [llm] table for the sessions started here
         self.llm_timeout = llm_timeout  # replaces a resumed LLM session's recorded timeout
-        # what the new-session form shows (environment, then the config file)
-        self.llm_defaults = llm_defaults or LLMSettings.resolve(None, None, llm_config)
+        # what the new-session form shows (the environment, the config file, the timeout);
+        # a bad file or value raises LLMError here, before the app takes the terminal
+        self.llm_defaults = LLMSettings.resolve(None, None, llm_config, timeout=llm_timeout)
         self.live_runs: dict[int, RunScreen] = {}  # session id -> its live run screen
         self.last_export: Path | None = None  # the report the app wrote last
 
