@@ -18,11 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from rlgpt_tui.rl.config import RLConfig
 from rlgpt_tui.rl.decide import SCORE_FIRST, AgainstBest, AgainstTarget, Question
-from rlgpt_tui.rl.train import EvalResult, evaluate
+from rlgpt_tui.rl.train import EvalResult, build_env, evaluate
+from rlgpt_tui.rl.weights import load_policy
 from rlgpt_tui.tasks import Task
 
 #: evaluation worlds of the final choice: seeds no iteration, critic or training run uses
@@ -37,7 +39,9 @@ CODE, RL_CODE, RL = "code", "RL + code", "RL"
 class Candidate:
     """A solution the run produced: a policy over ``config``'s actions, or one of its coded
     actions run alone (``only_coded``), with the value the run's own evaluation gave it
-    (``None``: not evaluated alone during the run, e.g. the code an RL policy started from)."""
+    (``None``: not evaluated alone during the run, e.g. the code an RL policy started from).
+    A policy rebuilt from a recorded run has no ``model`` but its ``weights`` file
+    (:mod:`rlgpt_tui.rl.weights`), loaded when it is evaluated."""
 
     config: RLConfig
     iteration: int
@@ -45,16 +49,17 @@ class Candidate:
     model: Any = None  # a stable-baselines3 PPO, or None for code alone
     only_coded: str | None = None
     deterministic: bool | None = None  # how the policy acts (None: evaluate()'s default)
+    weights: str | None = None  # the policy's .npz beside its checkpoint, where one was kept
 
     @property
     def kind(self) -> str:
-        if self.model is None:
+        if self.model is None and self.weights is None:
             return CODE
         return RL_CODE if self.config.coded_actions else RL
 
     @property
     def subject(self) -> str:
-        what = self.only_coded if self.model is None else "RL policy"
+        what = self.only_coded if self.kind == CODE else "RL policy"
         if self.deterministic is False:
             what += ", sampled"
         return f"{what} ({self.kind}, iteration {self.iteration + 1})"
@@ -70,18 +75,60 @@ class Candidate:
     ) -> EvalResult:
         """This candidate on ``episodes`` worlds from ``seed``, one episode each (stopped
         early once its episodes answer ``question``; scored: rounds from ``first``, up to
-        ``most``)."""
-        return evaluate(
-            self.config,
-            self.model,
-            only_coded=self.only_coded,
-            episodes=episodes,
-            seed=seed,
-            deterministic=self.deterministic,
-            on_episodes=on_episodes,
-            question=question,
-            first=first,
-            most=most,
+        ``most``). A policy known by its ``weights`` file is loaded (and kept) in a world
+        of ``episodes`` envs and plays there."""
+        env = None
+        if self.model is None and self.weights is not None:
+            env = build_env(self.config, num_envs=episodes, seed=seed)
+            try:
+                self.model = load_policy(self.config, env, Path(self.weights).read_bytes())
+            except BaseException:
+                env.close()
+                raise
+        try:
+            return evaluate(
+                self.config,
+                self.model,
+                only_coded=self.only_coded,
+                episodes=episodes,
+                seed=seed,
+                deterministic=self.deterministic,
+                on_episodes=on_episodes,
+                question=question,
+                env=env,
+                first=first,
+                most=most,
+            )
+        finally:
+            if env is not None:
+                env.close()
+
+    def record(self) -> dict[str, Any]:
+        """What a ``CandidateOffered`` event keeps of it, to rebuild it on a resume."""
+        return {
+            "subject": self.subject,
+            "kind": self.kind,
+            "value": self.value,
+            "only_coded": self.only_coded,
+            "deterministic": self.deterministic,
+            "rl_config": self.config.model_dump(mode="json", exclude={"checkpoint_dir"}),
+            "weights": self.weights,
+        }
+
+    @classmethod
+    def recorded(cls, iteration: int, record: dict[str, Any]) -> Candidate | None:
+        """The candidate a ``CandidateOffered`` event recorded (None: a policy whose
+        weights were not kept or are gone, which cannot be measured again)."""
+        weights = record.get("weights")
+        if record["kind"] != CODE and not (weights and Path(weights).is_file()):
+            return None
+        return cls(
+            RLConfig.model_validate(record["rl_config"]),
+            iteration,
+            record["value"],
+            only_coded=record.get("only_coded"),
+            deterministic=record.get("deterministic"),
+            weights=weights if record["kind"] != CODE else None,
         )
 
 

@@ -38,7 +38,7 @@ from typing import Any
 
 from rlgpt_tui.agents.base import AgentTeam, IterationFeedback
 from rlgpt_tui.engine import events as ev
-from rlgpt_tui.engine.choice import CODE, Candidates
+from rlgpt_tui.engine.choice import CODE, Candidate, Candidates
 from rlgpt_tui.engine.control import ControlPlane, StopRequested
 from rlgpt_tui.engine.ends import EndKind, RunEnd
 from rlgpt_tui.engine.result import EngineResult
@@ -122,6 +122,10 @@ class Engine:
         task = get_task(s.task)
         history, total, best, first = self._start()
         end = RunEnd(EndKind.FINISHED)
+        # a resumed run whose last recorded iteration ended it goes on to the final choice
+        ended = self._ended(task, history[-1].value, total) if history else None
+        if ended is not None:
+            end, first = ended, s.max_iterations
         try:
             for self.iteration in range(first, s.max_iterations):
                 self.position = Position()  # before the pause: no plan of this one is made
@@ -147,14 +151,9 @@ class Engine:
                     evaluation=outcome.evaluation,
                     training=outcome.training,
                 )
-                if feedback.value >= s.target_for(task):
-                    end = RunEnd(EndKind.TARGET)
-                    break
-                if s.max_samples and total >= s.max_samples:  # 0: code alone, no training
-                    end = RunEnd(EndKind.SAMPLE_BUDGET)
-                    break
-                if s.max_tokens is not None and self.tokens >= s.max_tokens:
-                    end = RunEnd(EndKind.TOKEN_BUDGET)
+                ended = self._ended(task, feedback.value, total)
+                if ended is not None:
+                    end = ended
                     break
         except StopRequested as stop:
             end = RunEnd(EndKind.STOPPED)
@@ -166,6 +165,18 @@ class Engine:
         for thread in self._preparing:  # never left running past the session
             thread.join()
         return self._finish(task, end, history, total, best)
+
+    def _ended(self, task: Task, value: float, total: int) -> RunEnd | None:
+        """How an iteration that measured ``value``, with ``total`` samples spent in the
+        session, ends the run (None: it goes on)."""
+        s = self.settings
+        if value >= s.target_for(task):
+            return RunEnd(EndKind.TARGET)
+        if s.max_samples and total >= s.max_samples:  # 0: code alone, no training
+            return RunEnd(EndKind.SAMPLE_BUDGET)
+        if s.max_tokens is not None and self.tokens >= s.max_tokens:
+            return RunEnd(EndKind.TOKEN_BUDGET)
+        return None
 
     def _iteration(
         self, task: Task, history: list[IterationFeedback], total: int
@@ -198,6 +209,7 @@ class Engine:
             "run_tally": self.run_tally,
             "best_values": best_values,
         }
+        offered: list[int] = []  # candidates offered before the RL step
         if learned:
             if budget <= 0:
                 return None
@@ -207,15 +219,14 @@ class Engine:
         else:
             outcome = evaluate_code_only(ctx, plan, code.coded, best_values.get(CODE))
             if outcome.candidates and outcome.value < s.target_for(task) and budget > 0:
-                for candidate in outcome.candidates:  # RL starts from the best code so far
-                    self.candidates.offer(candidate)
+                self._offer(outcome.candidates)  # RL starts from the best code so far
+                offered = [id(c) for c in outcome.candidates]
                 self.position.samples_end = total + budget >= s.max_samples
                 best_code = self.candidates.best.get(CODE)
                 outcome = rl_from_short_code(
                     ctx, plan, code.coded, outcome, budget, best_code=best_code, **rl_args
                 )
-        for candidate in outcome.candidates:
-            self.candidates.offer(candidate)
+        self._offer([c for c in outcome.candidates if id(c) not in offered])
         self.last_policy = outcome.policy or self.last_policy
         notes += code.notes + outcome.notes
         feedback = IterationFeedback(
@@ -230,6 +241,12 @@ class Engine:
         )
         return feedback, outcome
 
+    def _offer(self, candidates: list[Candidate]) -> None:
+        """Offer each for the final choice, recorded so that a resume can offer it again."""
+        for candidate in candidates:
+            self.candidates.offer(candidate)
+            self._emit(ev.CandidateOffered, candidate=candidate.record())
+
     def _start(self) -> tuple[list[IterationFeedback], int, float, int]:
         """A ``SessionStarted`` event, or a recorded run's state and ``SessionResumed``:
         (history, samples, best value, first iteration)."""
@@ -239,6 +256,8 @@ class Engine:
             self._emit(ev.SessionStarted, task=s.task, env=s.env, settings=asdict(s))
             return [], 0, 0.0, 0
         self.code = dict(resume.code)
+        for candidate in resume.candidates:  # the finished iterations' solutions
+            self.candidates.offer(candidate)
         self.iteration = resume.next_iteration
         self._emit(
             ev.SessionResumed,

@@ -285,6 +285,16 @@ class SessionFinished(Event):
 
 
 @dataclass
+class CandidateOffered(Event):
+    """A solution of this iteration offered for the run's final choice (``candidate``:
+    :meth:`~rlgpt_tui.engine.choice.Candidate.record`), so that a resumed run chooses among
+    every iteration's candidates, not only those made after the resume."""
+
+    candidate: dict[str, Any]
+    kind: ClassVar[str] = "candidate_offered"
+
+
+@dataclass
 class SolutionChosen(Event):
     """The run's candidates (code alone, RL + code, RL) evaluated again on fresh worlds no
     decision used; ``result`` is the chosen one's measurement (with its ``kind``,

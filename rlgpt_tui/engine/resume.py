@@ -15,6 +15,7 @@ from typing import Any
 from rlgpt_tui.agents.base import IterationFeedback
 from rlgpt_tui.agents.schemas import Plan, Verdict
 from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.choice import Candidate
 from rlgpt_tui.engine.ends import RunEnd
 from rlgpt_tui.rl.train import checkpoint_samples
 from rlgpt_tui.skills.episodes import EpisodeTally
@@ -37,6 +38,7 @@ class ResumeState:
     judged: dict[str, tuple[str, Verdict]] = field(default_factory=dict)
     training: dict[str, Any] | None = None  # {"subaction", "rl_config"} of a started run
     tally: EpisodeTally = field(default_factory=EpisodeTally)  # finished iterations' training
+    candidates: list[Candidate] = field(default_factory=list)  # finished iterations' solutions
 
     @classmethod
     def from_events(cls, records: Records) -> ResumeState:
@@ -51,12 +53,13 @@ class ResumeState:
         training: dict[int, dict[str, Any]] = {}
         library_samples: dict[int, int] = {}  # a library policy's training before
         done: list[ev.IterationDone] = []
+        offered: dict[int, list[dict[str, Any]]] = {}
         for e in run:
             i = e.iteration
             match e:
                 case ev.PlanProposed():
                     plans[i] = Plan.model_validate(e.plan)
-                    verdicts[i], code_by_iteration[i] = {}, {}
+                    verdicts[i], code_by_iteration[i], offered[i] = {}, {}, []
                     training.pop(i, None)
                     library_samples.pop(i, None)
                 case ev.SubActionDone():
@@ -72,6 +75,8 @@ class ResumeState:
                         "rl_config": e.rl_config,
                         "library_samples": library_samples.get(i, 0),
                     }
+                case ev.CandidateOffered():
+                    offered.setdefault(i, []).append(e.candidate)
                 case ev.IterationDone():
                     done.append(e)
         for e in done:
@@ -87,6 +92,8 @@ class ResumeState:
                     evaluation=e.evaluation or {},
                 )
             )
+            rebuilt = (Candidate.recorded(i, record) for record in offered.get(i, []))
+            state.candidates += [c for c in rebuilt if c is not None]
             trained = e.training or {}
             if trained.get("achievements"):
                 state.tally.extend(

@@ -13,6 +13,7 @@ from rlgpt_tui.engine.choice import (
     fresh_episodes,
 )
 from rlgpt_tui.engine.steps.context import StepContext
+from rlgpt_tui.rl.policyfile import WeightsError
 from rlgpt_tui.skills.pool import SandboxUnavailable
 from rlgpt_tui.skills.sandbox import CodeValidationError
 
@@ -33,7 +34,7 @@ def final_step(ctx: StepContext, candidates: Candidates) -> FinalChoice | None:
         final = choose(
             candidates, ctx.task, episodes, FRESH_SEED + s.seed, ctx.target, on_candidate
         )
-    except (SandboxUnavailable, CodeValidationError) as error:
+    except (SandboxUnavailable, CodeValidationError, WeightsError) as error:
         ctx.emit(ev.EngineError, message=f"the final evaluation failed: {error}")
         return None
     ctx.emit(ev.SolutionChosen, candidates=final.candidates_dicts(), result=final.as_dict())

@@ -31,6 +31,7 @@ from rlgpt_tui.skills.sandbox import CodeValidationError
 from rlgpt_tui.skills.validation import validate
 
 POLICY_FILE = "policy.npz"  # a training's weights for the library, beside its checkpoint
+LIBRARY_POLICY_FILE = "library_policy.npz"  # the library's policy as this session took it
 
 
 @dataclass
@@ -44,6 +45,7 @@ class Reused:
     summary: dict[str, Any]  # the evaluation with how often it chose its coded actions
     note: str  # what was reused, for the plan pane and the slow agent
     before: Any = None  # a copy of its policy network, kept as it was before any training
+    weights: str | None = None  # its weights beside this session's checkpoint (None: none)
 
     def candidate(self, iteration: int) -> Candidate:
         """The policy as the library gave it, for the final choice: where it measured
@@ -55,6 +57,7 @@ class Reused:
             self.evaluation.value,
             self.before,
             deterministic=self.policy.deterministic,
+            weights=self.weights,
         )
 
 
@@ -133,7 +136,13 @@ def reuse_policy(
     ctx.emit(ev.EvaluationDone, subject=subject, result=summary)
     note += f"; here it measured {fmt(evaluation.value)} before training"
     before = copy.deepcopy(model.policy)  # acts like the model (``predict``), untrained
-    return Reused(policy, config, model, evaluation, summary, note, before)
+    weights = None
+    if config.checkpoint_dir is not None:  # so that a resumed run can measure it again
+        path = Path(config.checkpoint_dir) / LIBRARY_POLICY_FILE
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(policy.weights)
+        weights = str(path)
+    return Reused(policy, config, model, evaluation, summary, note, before, weights)
 
 
 def keep_policy(
@@ -144,11 +153,12 @@ def keep_policy(
     samples: int,
     evaluation: EvalResult,
     deterministic: bool | None,
-) -> None:
+) -> str | None:
     """Write the trained policy's weights beside its checkpoint and record it for the
-    library (a ``PolicyTrained`` event); nothing without an artifacts folder."""
+    library (a ``PolicyTrained`` event); returns the weights file (None: no artifacts
+    folder, nothing kept)."""
     if config.checkpoint_dir is None:
-        return
+        return None
     folder = Path(config.checkpoint_dir)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / POLICY_FILE
@@ -162,3 +172,4 @@ def keep_policy(
         result=evaluation.as_dict(),
         deterministic=deterministic,
     )
+    return str(path)

@@ -133,7 +133,7 @@ def rl_step(
         raise TrainingStopped(total_before + samples) from None
     finally:
         trained.env.close()
-    keep_policy(ctx, sub, config, model, before + samples, evaluation, sampled)
+    weights = keep_policy(ctx, sub, config, model, before + samples, evaluation, sampled)
     summary = policy_summary(evaluation, trained.usage, samples)
     training: dict[str, Any] = {}
     tally = trained.result.env.runner.tally
@@ -149,7 +149,11 @@ def rl_step(
     ctx.emit(ev.EvaluationDone, subject=subject, result=summary)
     verdict, note = judge_rl(ctx, sub, summary, evaluation)
     ctx.emit(ev.SubActionDone, subaction=sub.name, mode="rl", code="", **verdict.model_dump())
-    candidates = [Candidate(config, ctx.iteration, evaluation.value, model, deterministic=sampled)]
+    candidates = [
+        Candidate(
+            config, ctx.iteration, evaluation.value, model, deterministic=sampled, weights=weights
+        )
+    ]
     if config.start_from is not None:  # the code it started from, run alone
         candidates.append(Candidate(config, ctx.iteration, None, only_coded=config.start_from))
     if reused is not None:  # the library's policy as it was before this training
@@ -179,13 +183,21 @@ def untrained(ctx: StepContext, sub: SubAction, reused: Reused) -> Outcome:
     )
     ctx.emit(ev.VerdictGiven, subaction=sub.name, **verdict.model_dump())
     ctx.emit(ev.SubActionDone, subaction=sub.name, mode="rl", code="", **verdict.model_dump())
-    how = reused.policy.deterministic
     return Outcome(
         value=evaluation.value,
         samples=0,
         solution=StageSolution(ctx.task.name, model=model, config=config),
         evaluation=reused.summary,
-        candidates=[Candidate(config, ctx.iteration, evaluation.value, model, deterministic=how)],
+        candidates=[
+            Candidate(
+                config,
+                ctx.iteration,
+                evaluation.value,
+                model,
+                deterministic=reused.policy.deterministic,
+                weights=reused.weights,
+            )
+        ],
         verdicts={sub.name: verdict},
         notes=[verdict.reason],
         policy=(sub.name, config, model),
