@@ -73,6 +73,8 @@ def test_kill_9_in_the_final_evaluation_then_resume_finishes_with_the_recorded_c
     kinds = [e["kind"] for e in resumed]
     # no new iteration: no plan, no training; straight to the final choice
     assert "plan_proposed" not in kinds and "training_started" not in kinds
+    [resumed_at] = [e for e in resumed if e["kind"] == "session_resumed"]
+    assert resumed_at["ended"] == "sample budget spent" and resumed_at["iteration"] == 0
     chosen = next(e for e in resumed if e["kind"] == "solution_chosen")
     # the policy trained before the kill, loaded from its weights, measured on fresh worlds
     assert [c["subject"] for c in chosen["candidates"]] == ["RL policy (RL, iteration 1)"]

@@ -120,11 +120,9 @@ class Engine:
         """Run the iterations until the target or a budget, then the final choice."""
         s = self.settings
         task = get_task(s.task)
-        history, total, best, first = self._start()
+        history, total, best, first, ended = self._start(task)
         end = RunEnd(EndKind.FINISHED)
-        # a resumed run whose last recorded iteration ended it goes on to the final choice
-        ended = self._ended(task, history[-1].value, total) if history else None
-        if ended is not None:
+        if ended is not None:  # the recorded run had ended: only its final choice is left
             end, first = ended, s.max_iterations
         try:
             for self.iteration in range(first, s.max_iterations):
@@ -247,18 +245,22 @@ class Engine:
             self.candidates.offer(candidate)
             self._emit(ev.CandidateOffered, candidate=candidate.record())
 
-    def _start(self) -> tuple[list[IterationFeedback], int, float, int]:
+    def _start(self, task: Task) -> tuple[list[IterationFeedback], int, float, int, RunEnd | None]:
         """A ``SessionStarted`` event, or a recorded run's state and ``SessionResumed``:
-        (history, samples, best value, first iteration)."""
+        (history, samples, best value, first iteration, how the recorded iterations had
+        already ended the run or None)."""
         s, resume = self.settings, self.resume_state
         self.run_tally = resume.tally if resume else EpisodeTally()
         if resume is None:
             self._emit(ev.SessionStarted, task=s.task, env=s.env, settings=asdict(s))
-            return [], 0, 0.0, 0
+            return [], 0, 0.0, 0, None
         self.code = dict(resume.code)
         for candidate in resume.candidates:  # the finished iterations' solutions
             self.candidates.offer(candidate)
-        self.iteration = resume.next_iteration
+        history = list(resume.history)
+        # e.g. killed in its final evaluation after its last iteration reached the target
+        ended = self._ended(task, history[-1].value, resume.total_samples) if history else None
+        self.iteration = history[-1].iteration if ended else resume.next_iteration
         self._emit(
             ev.SessionResumed,
             total_samples=resume.total_samples,
@@ -266,8 +268,9 @@ class Engine:
                 partial(checkpoint_folder, s.artifacts_dir)
             ),
             edits_carried=[e.id for e in self.control.pending()],
+            ended=ended.kind.value if ended else "",
         )
-        return list(resume.history), resume.total_samples, resume.best, resume.next_iteration
+        return history, resume.total_samples, resume.best, resume.next_iteration, ended
 
     def _finish(
         self, task: Task, end: RunEnd, history: list, total: int, best: float

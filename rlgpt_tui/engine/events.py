@@ -340,11 +340,14 @@ class LLMCalled(Event):
 
 @dataclass
 class SessionResumed(Event):
-    """The engine continues a recorded session from ``iteration``."""
+    """The engine continues a recorded session from ``iteration``; ``ended``: how its last
+    recorded iteration had already ended the run (``EndKind``'s value; '': it had not), so
+    that only the final choice is left."""
 
     total_samples: int
     training_samples_done: int
     edits_carried: list[int] = field(default_factory=list)  # pending when it was cut off
+    ended: str = ""
     kind: ClassVar[str] = "session_resumed"
 
 

@@ -49,6 +49,11 @@ class LogPane(SearchableLog):
                 )
             case ev.SessionStarted():
                 return f"session started: {event.task} on {event.env}, agent {event.agent}"
+            case ev.SessionResumed() if event.ended:
+                return (
+                    f"resumed after iteration {event.iteration + 1}, which had ended the run "
+                    f"({event.ended}): the final choice on fresh worlds"
+                )
             case ev.SessionResumed():
                 return (
                     f"resumed at iteration {event.iteration + 1} ({event.total_samples:,} samples "
