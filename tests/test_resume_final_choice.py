@@ -3,15 +3,11 @@ candidates recorded before the kill, instead of starting another iteration."""
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore
-from tests.waiting import wait_for
+from tests.waiting import kill_run_when
 
 RUN_FLAGS = [
     "--task",
@@ -34,31 +30,13 @@ RUN_FLAGS = [
 def test_kill_9_in_the_final_evaluation_then_resume_finishes_with_the_recorded_candidates(
     tmp_path: Path,
 ) -> None:
-    child = subprocess.Popen(
-        [sys.executable, "-m", "rlgpt_tui.cli", "run", *RUN_FLAGS, "--sessions-dir", str(tmp_path)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    try:
+    def in_final_evaluation(reader: SessionStore) -> bool:
+        return any(
+            e["kind"] == "phase_started" and e["phase"] == "final evaluation"
+            for e in reader.events(1)
+        )
 
-        def open_db() -> SessionStore | bool:
-            return (tmp_path / "rlgpt.db").exists() and SessionStore(tmp_path)
-
-        reader = wait_for(open_db, 120, "the db", child)
-
-        def in_final_evaluation() -> bool:
-            return any(
-                e["kind"] == "phase_started" and e["phase"] == "final evaluation"
-                for e in reader.events(1)
-            )
-
-        wait_for(in_final_evaluation, 300, "the final evaluation", child)
-        os.killpg(child.pid, signal.SIGKILL)
-        child.wait(timeout=30)
-    finally:
-        if child.poll() is None:
-            os.killpg(child.pid, signal.SIGKILL)
+    reader = kill_run_when(RUN_FLAGS, tmp_path, in_final_evaluation, 300, "the final evaluation")
     before = reader.events(1)
     assert reader.get(1).status == "interrupted"
     assert not any(e["kind"] == "solution_chosen" for e in before), "the kill came too late"

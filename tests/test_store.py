@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
 import sqlite3
 import subprocess
 import sys
@@ -22,7 +20,7 @@ from rlgpt_tui.store import SessionStore, StoreError, UnknownSessionError
 from rlgpt_tui.store.schema import MIGRATIONS, SCHEMA_VERSION
 from rlgpt_tui.tasks import Measure
 from tests.settings import tiny_settings
-from tests.waiting import wait_for
+from tests.waiting import kill_run_when, wait_for
 
 SAMPLES_PER_ITERATION = 16384
 RUN_FLAGS = [
@@ -43,40 +41,20 @@ RUN_FLAGS = [
 ]
 
 
-def start_run(sessions: Path) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "rlgpt_tui.cli", "run", *RUN_FLAGS, "--sessions-dir", str(sessions)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-
-
 @pytest.mark.slow
 def test_kill_9_during_training_then_resume_continues_from_checkpoint(tmp_path: Path) -> None:
     # killed in iteration 0's training: the one training every run has (a later iteration
     # may never come, since iteration 0 can reach the target on 8 evaluation episodes)
-    child = start_run(tmp_path)
-    try:
+    def training_checkpointed(reader: SessionStore) -> bool:
+        events = reader.events(1)
+        assert not any(e["kind"] == "iteration_done" for e in events), "kill came too late"
+        progress = [e for e in events if e["kind"] == "training_progress"]
+        return len(progress) >= 3  # checkpoints every 2 rollouts
 
-        def open_db() -> SessionStore | bool:
-            return (tmp_path / "rlgpt.db").exists() and SessionStore(tmp_path)
-
-        reader = wait_for(open_db, 120, "the db", child)
-
-        def training_checkpointed() -> bool:
-            events = reader.events(1)
-            assert not any(e["kind"] == "iteration_done" for e in events), "kill came too late"
-            progress = [e for e in events if e["kind"] == "training_progress"]
-            return len(progress) >= 3  # checkpoints every 2 rollouts
-
-        # the reader polls while the engine writes (WAL): no lock errors, growing results
-        wait_for(training_checkpointed, 240, "iteration 0's training to checkpoint", child)
-        os.killpg(child.pid, signal.SIGKILL)
-        child.wait(timeout=30)
-    finally:
-        if child.poll() is None:
-            os.killpg(child.pid, signal.SIGKILL)
+    # the reader polls while the engine writes (WAL): no lock errors, growing results
+    reader = kill_run_when(
+        RUN_FLAGS, tmp_path, training_checkpointed, 240, "iteration 0's training to checkpoint"
+    )
     before = reader.events(1)
     assert reader.get(1).status == "interrupted"
     last = [e for e in before if e["kind"] == "training_progress"][-1]

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
+import sys
 import time
+from collections.abc import Callable
+from pathlib import Path
 
 
 def wait_for(predicate, timeout: float, what: str, child: subprocess.Popen | None = None):
@@ -21,3 +26,36 @@ def wait_for(predicate, timeout: float, what: str, child: subprocess.Popen | Non
             )
         time.sleep(0.05)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def kill_run_when(flags: list[str], sessions: Path, ready: Callable, timeout: float, what: str):
+    """Start ``rlgpt-tui run FLAGS`` in its own process group, wait until
+    ``ready(store)`` holds for its session store (a reader beside the writer), then
+    ``kill -9`` the group. Returns the reader's ``SessionStore``."""
+    from rlgpt_tui.store import SessionStore
+
+    command = [
+        sys.executable,
+        "-m",
+        "rlgpt_tui.cli",
+        "run",
+        *flags,
+        "--sessions-dir",
+        str(sessions),
+    ]
+    child = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+    )
+    try:
+
+        def open_db():
+            return (sessions / "rlgpt.db").exists() and SessionStore(sessions)
+
+        reader = wait_for(open_db, 120, "the db", child)
+        wait_for(lambda: ready(reader), timeout, what, child)
+        os.killpg(child.pid, signal.SIGKILL)
+        child.wait(timeout=30)
+    finally:
+        if child.poll() is None:
+            os.killpg(child.pid, signal.SIGKILL)
+    return reader
