@@ -275,6 +275,7 @@ class Bench:
             coded_actions=self.specs(coded or []),
             start_from=start_from,
             interrupt_on_danger=a.danger if coded else 0,
+            shared_memory=a.shared_memory,
             **start,
         )
 
@@ -628,6 +629,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "within this many steps, so the policy decides there (RLConfig's interrupt_on_danger; "
         "default 0: never). The code method runs uninterrupted",
     )
+    parser.add_argument(
+        "--shared-memory",
+        action="store_true",
+        help="the coded actions share one ctx.memory per env, so a skill chosen beside the "
+        "script knows what the script saw (RLConfig's shared_memory)",
+    )
     parser.add_argument("--llm-base-url", default=None)
     parser.add_argument("--llm-model", default=None)
     parser.add_argument(
@@ -766,6 +773,7 @@ def main(argv: list[str] | None = None) -> None:
                     "anchor_decay": args.anchor_decay,
                 },
                 "interrupt_on_danger": args.danger,
+                "shared_memory": args.shared_memory,
                 "episodes_per_seed": args.episodes,
                 "num_envs": args.num_envs,
                 "eval_seeds": [args.eval_seed + s for s in args.seeds],

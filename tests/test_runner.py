@@ -51,3 +51,21 @@ def test_memory_lasts_an_episode_and_a_routine_that_returns_at_once_costs_a_noop
     assert env.samples == world.steps_taken == 14
     # every call ended by returning; the no-op steps are not the routine's
     assert stats["end_reasons"] == {"returned": 14} and stats["steps"] == 10
+
+
+def test_with_shared_memory_a_skill_knows_what_another_kept_and_without_it_not() -> None:
+    # ``note`` keeps a number in ctx.memory; ``use`` acts it (0, a no-op, when it sees none):
+    # a skill chosen beside a script sees what the script remembered only with shared memory
+    note = coded("note", "    ctx.memory['seen'] = 3\n    yield 1\n")
+    use = coded("use", "    yield ctx.memory.get('seen', 0)\n")
+    taken = {}
+    for shared in (False, True):
+        world = StillWorld(1)
+        task = get_task("collect_wood").model_copy(update={"horizon": 100})
+        env = CodedActionVecEnv(world, task, [note, use], primitives=["noop"], shared_memory=shared)
+        env.reset()
+        env.step(np.array([1]))  # note
+        env.step(np.array([2]))  # use
+        env.close()
+        taken[shared] = world.history[0]
+    assert taken == {False: [1, 0], True: [1, 3]}

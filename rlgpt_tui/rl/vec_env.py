@@ -83,9 +83,10 @@ class CodedActionVecEnv(VecEnv):
         death_penalty: float = 0.0,
         interrupt_on_damage: bool = False,
         interrupt_on_danger: int = 0,
+        shared_memory: bool = False,
     ):
         self._features = feature_index(world, observation)
-        table = build_action_table(primitives, list(coded or []))
+        table = build_action_table(primitives, list(coded or []), shared_memory)
         self.runner = EpisodeRunner(
             world,
             task,

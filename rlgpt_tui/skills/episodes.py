@@ -58,9 +58,16 @@ class ActionEntry:
     memory_key: str | None = None  # the ctx.memory its calls share (default: its name)
 
 
-def build_action_table(primitives: list[str] | None, coded: list[CodedAction]) -> list[ActionEntry]:
+#: the ctx.memory every coded action of a table with shared memory uses
+SHARED_MEMORY = "shared"
+
+
+def build_action_table(
+    primitives: list[str] | None, coded: list[CodedAction], shared_memory: bool = False
+) -> list[ActionEntry]:
     """Primitives (all when None) followed by coded actions (which may share a primitive's
-    name, e.g. a coded ``place_table`` that gathers wood first)."""
+    name, e.g. a coded ``place_table`` that gathers wood first); ``shared_memory``: the
+    coded actions' calls share one ``ctx.memory`` per env, not one per action."""
     names = list(ACTION_NAMES) if primitives is None else primitives
     unknown = [n for n in names if n not in ACTION_NAMES]
     if unknown:
@@ -69,7 +76,8 @@ def build_action_table(primitives: list[str] | None, coded: list[CodedAction]) -
             f"{', '.join(ACTION_NAMES)}"
         )
     table = [ActionEntry(n, primitive=ACTION_NAMES.index(n)) for n in names]
-    table += [ActionEntry(c.name, coded=c) for c in coded]
+    key = SHARED_MEMORY if shared_memory else None
+    table += [ActionEntry(c.name, coded=c, memory_key=key) for c in coded]
     coded_names = [c.name for c in coded]
     if len(set(coded_names)) != len(coded_names):
         raise ValueError("coded action names must be distinct: rename one")
