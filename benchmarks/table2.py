@@ -263,7 +263,11 @@ class Bench:
         if start_from is not None:  # RL from the code: how firmly it starts there
             start = {
                 k: v
-                for k, v in (("start_share", a.start_share), ("start_anchor_decay", a.anchor_decay))
+                for k, v in (
+                    ("start_share", a.start_share),
+                    ("start_anchor_decay", a.anchor_decay),
+                    ("start_primitive_share", a.primitive_share),
+                )
                 if v is not None
             }
         return RLConfig(
@@ -622,6 +626,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "update (default: RLConfig's start_anchor_decay)",
     )
     parser.add_argument(
+        "--primitive-share",
+        type=float,
+        default=None,
+        help="rl_from_code: of the start's 1 - start share, the part on the primitives, the "
+        "rest on the other coded skills (default: RLConfig's start_primitive_share, even)",
+    )
+    parser.add_argument(
         "--danger",
         type=int,
         default=0,
@@ -771,6 +782,7 @@ def main(argv: list[str] | None = None) -> None:
                 "rl_from_code": {
                     "start_share": args.start_share,
                     "anchor_decay": args.anchor_decay,
+                    "primitive_share": args.primitive_share,
                 },
                 "interrupt_on_danger": args.danger,
                 "shared_memory": args.shared_memory,
