@@ -232,8 +232,9 @@ def solution_kind(coded: bool, learned: bool) -> str:
 
 
 def as_coded(config: RLConfig) -> RLConfig:
-    """``config`` for the code alone: its calls run as written, never ended at danger points."""
-    return config.model_copy(update={"interrupt_on_danger": 0})
+    """``config`` for the code alone: its calls run as written, never ended at danger points
+    or needs."""
+    return config.model_copy(update={"interrupt_on_danger": 0, "interrupt_on_need": 0})
 
 
 class Bench:
@@ -280,6 +281,7 @@ class Bench:
             start_from=start_from,
             interrupt_on_danger=a.danger if coded else 0,
             shared_memory=a.shared_memory,
+            interrupt_on_need=a.need if coded else 0,
             **start,
         )
 
@@ -641,6 +643,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "default 0: never). The code method runs uninterrupted",
     )
     parser.add_argument(
+        "--need",
+        type=int,
+        default=0,
+        help="rl_code, rl_from_code: a coded call ends when health, food or drink falls to "
+        "this value or below, so the policy decides there (RLConfig's interrupt_on_need; "
+        "default 0: never). The code method runs uninterrupted",
+    )
+    parser.add_argument(
         "--shared-memory",
         action="store_true",
         help="the coded actions share one ctx.memory per env, so a skill chosen beside the "
@@ -786,6 +796,7 @@ def main(argv: list[str] | None = None) -> None:
                 },
                 "interrupt_on_danger": args.danger,
                 "shared_memory": args.shared_memory,
+                "interrupt_on_need": args.need,
                 "episodes_per_seed": args.episodes,
                 "num_envs": args.num_envs,
                 "eval_seeds": [args.eval_seed + s for s in args.seeds],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rlgpt_tui.envs.base import OBSERVATION_SEGMENTS
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.runtime import CodedAction
 from rlgpt_tui.skills.validation import validate
@@ -69,3 +70,32 @@ def test_with_shared_memory_a_skill_knows_what_another_kept_and_without_it_not()
         env.close()
         taken[shared] = world.history[0]
     assert taken == {False: [1, 0], True: [1, 3]}
+
+
+class HungryWorld(StillWorld):
+    """Food falls by one a step from 9 (the other stats stay at 9)."""
+
+    observation_segments = OBSERVATION_SEGMENTS
+
+    def _result(self):
+        result = super()._result()
+        stats = OBSERVATION_SEGMENTS["intrinsics"]
+        for i, taken in enumerate(self.taken):
+            result.obs[i, stats] = np.array([9, max(9 - len(taken), 0), 9, 9]) / 10.0
+        return result
+
+
+def test_a_call_ends_when_food_falls_to_the_need_so_the_policy_decides_there() -> None:
+    walk = coded("walk", "    while True:\n        yield 1\n")
+    steps = {}
+    for need in (0, 3):
+        world = HungryWorld(1)
+        task = get_task("collect_wood").model_copy(update={"horizon": 100})
+        env = CodedActionVecEnv(world, task, [walk], primitives=["noop"], interrupt_on_need=need)
+        env.reset()
+        env.step(np.array([1]))  # one decision: the call runs until it ends
+        ends = env.coded_usage()["actions"]["walk"]["end_reasons"]
+        env.close()
+        steps[need] = (len(world.taken[0]), ends)
+    # without it the call runs to its step budget (64); with 3 it ends where food is 3
+    assert steps == {0: (64, {"step budget": 1}), 3: (6, {"interrupted": 1})}

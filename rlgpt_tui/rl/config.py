@@ -179,6 +179,9 @@ class RLConfig(BaseModel):
     # (Manhattan) of the player, from farther or out of sight (0: never), so the policy
     # decides there (fight, step away, wall in, or go on with the code)
     interrupt_on_danger: int = Field(0, ge=0, le=8)
+    # a coded call ends at the step health, food or drink falls to this value or below
+    # (from above; 0: never), so the policy decides there (eat, drink, heal, or go on)
+    interrupt_on_need: int = Field(0, ge=0, le=8)
     # the coded actions share one ctx.memory per env (default: each its own), so that a
     # skill chosen beside a script knows what the script saw (the water and cows it
     # remembered); their memory keys must then not clash

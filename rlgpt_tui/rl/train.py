@@ -87,6 +87,7 @@ def build_env(
         death_penalty=config.death_penalty,
         interrupt_on_damage=config.interrupt_on_damage,
         interrupt_on_danger=config.interrupt_on_danger,
+        interrupt_on_need=config.interrupt_on_need,
         shared_memory=config.shared_memory,
     )
 

@@ -83,6 +83,7 @@ class CodedActionVecEnv(VecEnv):
         death_penalty: float = 0.0,
         interrupt_on_damage: bool = False,
         interrupt_on_danger: int = 0,
+        interrupt_on_need: int = 0,
         shared_memory: bool = False,
     ):
         self._features = feature_index(world, observation)
@@ -98,6 +99,7 @@ class CodedActionVecEnv(VecEnv):
             death_penalty=death_penalty,
             interrupt_on_damage=interrupt_on_damage,
             interrupt_on_danger=interrupt_on_danger,
+            interrupt_on_need=interrupt_on_need,
         )
         self.world = world
         self.task = task

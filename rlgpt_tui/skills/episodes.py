@@ -163,6 +163,7 @@ class EpisodeRunner:
         death_penalty: float = 0.0,
         interrupt_on_damage: bool = False,
         interrupt_on_danger: int = 0,
+        interrupt_on_need: int = 0,
     ):
         self.world = world
         self.death_penalty = death_penalty  # subtracted when an episode ends in death
@@ -170,6 +171,11 @@ class EpisodeRunner:
         segment = getattr(world, "observation_segments", {}).get("intrinsics")
         self._health_column = segment.start if interrupt_on_damage and segment else None
         self._health: np.ndarray | None = None
+        # a coded call ends at the step health, food or drink falls to ``interrupt_on_need``
+        # or below: the policy decides then (eat, drink, heal, or go on)
+        self._need_columns = slice(segment.start, segment.start + 3) if segment else None
+        self._need = interrupt_on_need if segment else 0
+        self._stats: np.ndarray | None = None
         # a coded call ends at the step a hostile mob comes within ``interrupt_on_danger``
         # steps of the player (from farther, or out of sight): the policy decides there
         segments = getattr(world, "observation_segments", {})
@@ -372,6 +378,7 @@ class EpisodeRunner:
         running = stepping & self._coded & ~ended & ~self._final
         hurt = self._hurt(result, stepping, running)
         hurt += [i for i in self._endangered(result, stepping, running) if i not in hurt]
+        hurt += [i for i in self._in_need(result, stepping, running) if i not in hurt]
         finished = ended | (self._final & stepping)
         if hurt:
             self.interrupt(hurt)
@@ -399,6 +406,19 @@ class EpisodeRunner:
         hurt = np.flatnonzero(running & (health < self._health - 1e-6)).tolist()
         self._health[stepping] = health[stepping]
         return hurt
+
+    def _in_need(self, result: StepResult, stepping: np.ndarray, running: np.ndarray) -> list[int]:
+        """The envs among ``running`` where health, food or drink fell to
+        ``interrupt_on_need`` or below this step (it was above before)."""
+        if not self._need:
+            return []
+        stats = np.array(result.obs[:, self._need_columns], dtype=np.float32) * 10.0
+        if self._stats is None:
+            self._stats = stats.copy()
+        low = self._need + 1e-3
+        fell = running & ((stats <= low) & (self._stats > low)).any(axis=1)
+        self._stats[stepping] = stats[stepping]
+        return np.flatnonzero(fell).tolist()
 
     def _endangered(
         self, result: StepResult, stepping: np.ndarray, running: np.ndarray
