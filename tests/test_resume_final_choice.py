@@ -15,15 +15,15 @@ RUN_FLAGS = [
     "--iterations",
     "3",
     "--samples-per-iteration",
-    "4096",
+    "2048",
     "--max-samples",
-    "4096",  # iteration 0 spends the session's samples: the run ends after it
+    "2048",  # iteration 0 spends the session's samples: the run ends after it
     "--num-envs",
     "16",
     "--eval-episodes",
     "8",
     "--final-episodes",
-    "64",  # a final evaluation long enough to be killed in
+    "32",  # the final evaluation the run is killed in
 ]
 
 
@@ -56,7 +56,7 @@ def test_kill_9_in_the_final_evaluation_then_resume_finishes_with_the_recorded_c
     chosen = next(e for e in resumed if e["kind"] == "solution_chosen")
     # the policy trained before the kill, loaded from its weights, measured on fresh worlds
     assert [c["subject"] for c in chosen["candidates"]] == ["RL policy (RL, iteration 1)"]
-    assert chosen["candidates"][0]["episodes"] == 64
+    assert chosen["candidates"][0]["episodes"] == 32
     assert chosen["result"]["stop_value"] == offered[0]["value"]
     finished = next(e for e in resumed if e["kind"] == "session_finished")
     assert finished["end"] == "sample budget spent" and finished["result"]["kind"] == "RL"
