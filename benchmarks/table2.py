@@ -69,6 +69,7 @@ from rlgpt_tui.rl.train import (  # noqa: E402
     train,
 )
 from rlgpt_tui.skills.episodes import EpisodeTally  # noqa: E402
+from rlgpt_tui.skills.reward import RewardCode  # noqa: E402
 from rlgpt_tui.tasks import Measurement, Task, load_catalog  # noqa: E402
 
 METHODS: dict[str, str] = {
@@ -282,6 +283,7 @@ class Bench:
             interrupt_on_danger=a.danger if coded else 0,
             shared_memory=a.shared_memory,
             interrupt_on_need=a.need if coded else 0,
+            reward_code=a.reward_code,
             **start,
         )
 
@@ -656,6 +658,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="the coded actions share one ctx.memory per env, so a skill chosen beside the "
         "script knows what the script saw (RLConfig's shared_memory)",
     )
+    parser.add_argument(
+        "--reward",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="ppo, rl_code, rl_from_code: reward code (`def reward(prev, now) -> float` over "
+        "Views) added to the task's reward in training (RLConfig's reward_code)",
+    )
     parser.add_argument("--llm-base-url", default=None)
     parser.add_argument("--llm-model", default=None)
     parser.add_argument(
@@ -694,6 +704,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--danger must be in 0..8 steps, got {args.danger}")
     if args.eval_seed < 0:
         parser.error(f"--eval-seed must be 0 or more, got {args.eval_seed}")
+    args.reward_code = None
+    if args.reward is not None:
+        try:
+            args.reward_code = RewardCode(args.reward.read_text()).source
+        except OSError as error:
+            parser.error(f"--reward {args.reward}: {error.strerror}: give a readable file")
+        except ValueError as error:  # CodeValidationError: the first line names the fault
+            parser.error(f"--reward {args.reward}: {str(error).splitlines()[0]}")
     if bool(args.llm_base_url) != bool(args.llm_model):
         parser.error("--llm-base-url and --llm-model go together: give both, or neither")
     return args
@@ -797,6 +815,7 @@ def main(argv: list[str] | None = None) -> None:
                 "interrupt_on_danger": args.danger,
                 "shared_memory": args.shared_memory,
                 "interrupt_on_need": args.need,
+                "reward_code": args.reward_code,
                 "episodes_per_seed": args.episodes,
                 "num_envs": args.num_envs,
                 "eval_seeds": [args.eval_seed + s for s in args.seeds],
