@@ -48,6 +48,8 @@ from typing import Any, NoReturn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import numpy as np  # noqa: E402
+
 from rlgpt_tui.agents.base import AgentTeam, IterationFeedback  # noqa: E402
 from rlgpt_tui.agents.builtin import (  # noqa: E402
     SCRIPT_SKILL,
@@ -61,6 +63,7 @@ from rlgpt_tui.engine import events as ev  # noqa: E402
 from rlgpt_tui.engine.engine import Engine, EngineSettings  # noqa: E402
 from rlgpt_tui.engine.provenance import solution_provenance  # noqa: E402
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig  # noqa: E402
+from rlgpt_tui.rl.prior import action_probabilities  # noqa: E402
 from rlgpt_tui.rl.train import (  # noqa: E402
     EvalResult,
     TrainResult,
@@ -228,6 +231,34 @@ def rl_skills(task: Task) -> list[str]:
     return [n for n in learned[0].high_level_actions if n != own] if learned else []
 
 
+def off_script(
+    config: RLConfig, result: TrainResult, script: str, need: int = 3
+) -> dict[str, Any] | None:
+    """Where the trained policy's mode leaves the script, over its last rollout's states:
+    the share of states it does in need (health, food or drink at ``need`` or below) and
+    otherwise, and what it then chooses (the whole observation only; else None)."""
+    if config.observation is not None:
+        return None
+    model, env = result.model, result.env
+    obs = model.rollout_buffer.observations.reshape(-1, model.observation_space.shape[0])
+    chosen = action_probabilities(model, obs).argmax(1).numpy()
+    stats = env.world.observation_segments["intrinsics"]
+    lowest = np.round(obs[:, stats.start : stats.start + 3] * 10).min(1)
+    in_need = lowest <= need
+    off = chosen != env.coded_index(script)
+    names = [entry.name for entry in env.runner.table]
+
+    def share(mask: np.ndarray) -> dict[str, Any]:
+        kinds = np.unique(chosen[mask & off], return_counts=True)
+        return {
+            "states": int(mask.sum()),
+            "off": round(float(off[mask].mean()), 4) if mask.any() else None,
+            "to": {names[k]: int(c) for k, c in zip(*kinds, strict=True)},
+        }
+
+    return {"in_need": share(in_need), "otherwise": share(~in_need)}
+
+
 def solution_kind(coded: bool, learned: bool) -> str:
     return "RL + code" if coded and learned else ("RL" if learned else "code")
 
@@ -308,6 +339,7 @@ class Bench:
             calls = usage["actions"].get(start_from, {}).get("calls", 0)
             extra["start_from"] = start_from
             extra["start_from_call_share"] = round(calls / max(result.env.decisions, 1), 4)
+            extra["off_script"] = off_script(config, result, start_from)
         tally = result.env.runner.tally
         if task.scored and len(tally):  # Crafter's own definition: every training episode
             extra["run"] = tally.measure(task, seed=seed).as_dict()
