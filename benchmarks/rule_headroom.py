@@ -1,0 +1,186 @@
+"""How much can a choice among the coded skills gain over the script? Fixed decision rules
+over the same action table an RL-from-the-code policy gets, on the same fresh worlds.
+
+    python benchmarks/rule_headroom.py --task make_iron_pickaxe \
+        --skills assets/skills/handwritten/make_iron_pickaxe-care --script make_iron_pickaxe \
+        --rule care:need<=3 [--rule fight:hostile<=1,recover:health<=3] \
+        [--need 3] [--danger 2] [--shared-memory] [--episodes 128] [--eval-seeds 60000 61000]
+
+A rule is ``SKILL:FEATURE<=N`` clauses joined by commas (the first clause that holds
+chooses; none: the script), read at every decision the policy would make: where a call
+ends (the script returns or runs out of steps, or ``--need``/``--danger`` cut it). Features:
+health, food, drink, energy, need (the lowest of health, food and drink), hostile (steps to
+the nearest zombie, skeleton or arrow in view; none: infinite). ``--skills`` is a folder of
+skill files, as table2.py's; without it the builtin agent's templates by name
+(``--offer fight recover``).
+
+Every rule and the script alone (always chosen, under the same decision points) play the
+same evaluation worlds. Prints each one's measure per seed and pooled, with its 95%
+interval, and for success rates the rule's difference to the script with an approximate
+95% interval; then one JSON line. A rule that beats the script is headroom RL over these
+skills could find; none that does says the lever is the skills themselves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np  # noqa: E402
+from table2 import FolderSkills, coded_specs, machine, script_skill  # noqa: E402
+
+from rlgpt_tui.envs.base import hostile_distances  # noqa: E402
+from rlgpt_tui.rl.config import RLConfig  # noqa: E402
+from rlgpt_tui.rl.train import build_env, evaluate  # noqa: E402
+from rlgpt_tui.skills.episodes import EpisodeTally  # noqa: E402
+from rlgpt_tui.tasks import Measurement, get_task  # noqa: E402
+
+FEATURES = ("health", "food", "drink", "energy", "need", "hostile")
+
+Clause = tuple[str, str, float]  # (skill, feature, at most)
+
+
+def parse_rule(text: str) -> list[Clause]:
+    """``SKILL:FEATURE<=N,...`` as clauses; ValueError names the fix."""
+    clauses = []
+    for part in text.split(","):
+        skill, _, condition = part.strip().partition(":")
+        feature, _, bound = condition.partition("<=")
+        if not skill or feature not in FEATURES or not bound:
+            raise ValueError(
+                f"--rule {text!r}: write SKILL:FEATURE<=N[,...] with FEATURE one of "
+                f"{', '.join(FEATURES)}"
+            )
+        try:
+            clauses.append((skill, feature, float(bound)))
+        except ValueError:
+            raise ValueError(f"--rule {text!r}: {bound!r} is not a number") from None
+    return clauses
+
+
+class RulePolicy:
+    """Chooses by clauses over the observation, like a trained model's ``predict``."""
+
+    def __init__(self, clauses: list[Clause], index: dict[str, int], script: str, stats: slice):
+        self.clauses = clauses
+        self.index = index
+        self.script = script
+        self.stats = stats
+
+    def features(self, obs: np.ndarray) -> dict[str, np.ndarray]:
+        stats = np.round(obs[:, self.stats] * 10)  # health, food, drink, energy (0-9)
+        named = dict(zip(FEATURES[:4], stats.T, strict=True))
+        return named | {"need": stats[:, :3].min(1), "hostile": hostile_distances(obs)}
+
+    def predict(self, obs: np.ndarray, deterministic: bool = True) -> tuple[np.ndarray, None]:
+        features = self.features(obs)
+        chosen = np.full(len(obs), self.index[self.script])
+        for skill, feature, bound in reversed(self.clauses):  # the first clause wins
+            chosen = np.where(features[feature] <= bound, self.index[skill], chosen)
+        return chosen, None
+
+
+def difference(rule: Measurement, script: Measurement) -> dict[str, Any]:
+    """The rule's success rate minus the script's, with a normal 95% interval."""
+    a, b = rule.value, script.value
+    se = math.sqrt(a * (1 - a) / rule.episodes + b * (1 - b) / script.episodes)
+    return {
+        "value": round(a - b, 4),
+        "ci95": [round(a - b - 1.96 * se, 4), round(a - b + 1.96 * se, 4)],
+    }
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    p.add_argument("--task", default="make_iron_pickaxe")
+    p.add_argument("--skills", type=Path, default=None, metavar="DIR")
+    p.add_argument("--offer", nargs="*", default=[], help="without --skills: builtin skills")
+    p.add_argument("--script", default=None, help="default: table2.py's script for the task")
+    p.add_argument("--rule", action="append", required=True, dest="rules")
+    p.add_argument("--need", type=int, default=0, help="RLConfig.interrupt_on_need")
+    p.add_argument("--danger", type=int, default=0, help="RLConfig.interrupt_on_danger")
+    p.add_argument("--shared-memory", action="store_true")
+    p.add_argument("--episodes", type=int, default=128, help="per evaluation seed")
+    p.add_argument("--eval-seeds", type=int, nargs="+", default=[60_000])
+    a = p.parse_args()
+    try:
+        task = get_task(a.task)
+        rules = {text: parse_rule(text) for text in a.rules}
+        if a.skills is not None:
+            folder = FolderSkills(a.skills, a.script)
+            script = folder.script(task)
+            names = list(dict.fromkeys([*folder.offered(task), script]))
+            specs = folder.specs(names)
+        else:
+            script = a.script or script_skill(task)
+            names = list(dict.fromkeys([*a.offer, script]))
+            specs = coded_specs(names)
+        unknown = {s for clauses in rules.values() for s, _, _ in clauses} - set(names)
+        if unknown:
+            raise ValueError(f"--rule names {sorted(unknown)}: offer them (skills: {names})")
+        config = RLConfig(
+            task=a.task,
+            coded_actions=specs,
+            start_from=script,
+            interrupt_on_need=a.need,
+            interrupt_on_danger=a.danger,
+            shared_memory=a.shared_memory,
+        )
+    except ValueError as error:
+        p.error(str(error).splitlines()[0])
+    started = time.perf_counter()
+    policies = {"script": []} | rules
+    tallies: dict[str, EpisodeTally] = {label: EpisodeTally() for label in policies}
+    per_seed: dict[str, list[dict[str, Any]]] = {label: [] for label in policies}
+    for seed in a.eval_seeds:
+        env = build_env(config, num_envs=a.episodes, seed=seed)
+        index = {name: env.coded_index(name) for name in names}
+        stats = env.world.observation_segments["intrinsics"]
+        try:
+            for label, clauses in policies.items():
+                policy = RulePolicy(clauses, index, script, stats)
+                result = evaluate(config, policy, episodes=a.episodes, seed=seed, env=env)
+                tallies[label].extend(result.tally)
+                m = result.measurement
+                per_seed[label].append({"seed": seed, **m.as_dict()})
+                print(f"{label} / seed {seed}: {task.measure.format(m.value)} {m.ci95}", flush=True)
+        finally:
+            env.close()
+    pooled = {label: tally.measure(task) for label, tally in tallies.items()}
+    out: dict[str, Any] = {
+        "benchmark": "rule_headroom",
+        "machine": machine(),
+        "command": "python benchmarks/rule_headroom.py " + " ".join(sys.argv[1:]),
+        "task": a.task,
+        "script": script,
+        "skills": names,
+        "interrupt_on_need": a.need,
+        "interrupt_on_danger": a.danger,
+        "shared_memory": a.shared_memory,
+        "eval_seeds": a.eval_seeds,
+        "episodes_per_seed": a.episodes,
+        "results": {
+            label: {"pooled": pooled[label].as_dict(), "per_seed": per_seed[label]}
+            for label in policies
+        },
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+    for label in rules:
+        if not task.scored:
+            out["results"][label]["minus_script"] = difference(pooled[label], pooled["script"])
+        print(
+            f"{label}: {pooled[label].value:.3f} against the script's {pooled['script'].value:.3f}"
+        )
+    print(json.dumps(out, default=str))
+
+
+if __name__ == "__main__":
+    main()
