@@ -34,7 +34,6 @@ def run_table2(*flags: str, timeout: float = 240) -> subprocess.CompletedProcess
     )
 
 
-@pytest.mark.slow
 def assert_refused_in_one_line(flags: list[str], fix: str, monkeypatch, capsys) -> None:
     """table2.py with ``flags``, run in this process: exit code 2, nothing on stdout, one
     line on stderr that holds ``fix``."""
@@ -49,6 +48,9 @@ def assert_refused_in_one_line(flags: list[str], fix: str, monkeypatch, capsys) 
 
 def test_table2_runs_every_method_at_one_budget(tmp_path: Path) -> None:
     out = tmp_path / "table.md"
+    shaping = tmp_path / "wood.py"  # reward code for the methods that train
+    gained = "now.inventory['wood'] - prev.inventory['wood']"
+    shaping.write_text(f"def reward(prev, now):\n    return {gained}\n")
     budget, envs, episodes, seeds = 2048, 8, 4, [0, 1]
     done = run_table2(
         "--tasks",
@@ -65,6 +67,8 @@ def test_table2_runs_every_method_at_one_budget(tmp_path: Path) -> None:
         str(envs),
         "--out",
         str(out),
+        "--reward",
+        str(shaping),
         timeout=900,  # five methods, two seeds; the agent's final choice evaluates again
     )
     assert done.returncode == 0, done.stderr[-2000:]
@@ -105,6 +109,13 @@ def test_table2_runs_every_method_at_one_budget(tmp_path: Path) -> None:
     from_code = by["rl_from_code"]["per_seed"][0]
     assert from_code["coded_actions"] == ["go_to_tree", "collect_wood"]
     assert from_code["start_from"] == "collect_wood"
+    assert report["reward_code"] == shaping.read_text()
+    # where its mode leaves the script: every state of its last rollout, in need or not
+    off = from_code["off_script"]
+    states = 256 // envs * envs  # RLConfig.start_rollout_decisions, in rows of envs
+    assert off["in_need"]["states"] + off["otherwise"]["states"] == states
+    for where in off.values():
+        assert where["states"] == 0 or 0 <= where["off"] <= 1
     # how it acts (mode or sampled) was chosen on worlds its evaluation never plays
     assert from_code["selection"]["seed"] == 20_000 + 5_000 + seeds[0]
     assert 0 <= from_code["selection"]["mode"] <= 1
@@ -136,5 +147,7 @@ def test_table2_bad_flags_say_the_fix_in_one_line(capsys, monkeypatch) -> None:
         (["--samples", "0"], "--samples must be at least 1"),
         (["--final-episodes", "0"], "--final-episodes must be at least 1"),
         (["--seeds", "1", "1"], "--seeds must be distinct"),
+        (["--reward", "/no/such/reward.py"], "give a readable file"),
+        (["--reward", str(SCRIPT)], "'reward'"),
     ):
         assert_refused_in_one_line(flags, fix, monkeypatch, capsys)
