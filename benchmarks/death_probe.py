@@ -6,7 +6,9 @@
 For every episode that ends in death: its cause, the step, the last 12 steps' health, food,
 drink, energy, daylight, sleeping, the nearest zombie's distance (Manhattan; None: none in
 sight), whether the player was walled in, how long the coded call it died in had run and
-how far the nearest zombie was when that call started. Prints counts, then one JSON line.
+how far the nearest zombie was when that call started; and of the steps that cost health
+awake beside a zombie, how many came facing it (fighting), walking, or standing facing
+away. Prints counts, then one JSON line.
 """
 
 from __future__ import annotations
@@ -35,6 +37,15 @@ def zombie_distance(view: View) -> int | None:
     x, y = view.position
     d = [abs(mx - x) + abs(my - y) for name, mx, my in view.mobs if name == "zombie"]
     return min(d) if d else None
+
+
+def zombie_hit(view: View, before: dict) -> str:
+    """What the player was doing at a step that cost health beside a zombie: facing it
+    (fighting), walking (it moved), or standing and facing elsewhere."""
+    facing = view.mob_at(*view.facing_position) == "zombie"
+    if facing:
+        return "facing it"
+    return "walking" if list(view.position) != before["position"] else "standing, facing away"
 
 
 def walled_in(view: View) -> bool:
@@ -76,6 +87,7 @@ def main() -> None:
     was_busy = np.zeros(n, dtype=bool)
     deaths: dict[int, dict] = {}
     damage = Counter()  # health lost, by situation
+    beside = Counter()  # steps that cost health awake beside a zombie, by what the player did
 
     def after_step(r) -> None:
         views = r.world.views()
@@ -94,6 +106,8 @@ def main() -> None:
                     "dark" if v.daylight < 0.5 else "day",
                 )
                 damage[" / ".join(key)] += prev["health"] - v.health
+                if key[:2] == ("awake", "zombie<=1"):
+                    beside[zombie_hit(v, prev)] += 1
             history[i].append(
                 {
                     "step": v.step,
@@ -167,6 +181,7 @@ def main() -> None:
     )
     print(f"deaths {len(deaths)}: " + ", ".join(f"{k}: {v}" for k, v in sorted(summary.items())))
     print("health lost by situation: " + ", ".join(f"{k}: {v}" for k, v in damage.most_common()))
+    print("hits awake beside a zombie: " + ", ".join(f"{k}: {v}" for k, v in beside.most_common()))
     for i, d in sorted(deaths.items())[:8]:
         print(f"env {i} {d['end']} at {d['length']}:")
         for h in d["last"][-a.show :]:
@@ -180,6 +195,7 @@ def main() -> None:
         "deaths": len(deaths),
         "summary": dict(summary),
         "damage": dict(damage),
+        "hits_beside_zombie": dict(beside),
     }
     if a.dump:
         Path(a.dump).write_text(json.dumps(deaths))
