@@ -108,6 +108,7 @@ def main() -> None:
     p.add_argument("--need", type=int, default=0, help="RLConfig.interrupt_on_need")
     p.add_argument("--danger", type=int, default=0, help="RLConfig.interrupt_on_danger")
     p.add_argument("--shared-memory", action="store_true")
+    p.add_argument("--resume", action="store_true", help="RLConfig.resume_interrupted")
     p.add_argument("--episodes", type=int, default=128, help="per evaluation seed")
     p.add_argument("--eval-seeds", type=int, nargs="+", default=[60_000])
     a = p.parse_args()
@@ -133,6 +134,7 @@ def main() -> None:
             interrupt_on_need=a.need,
             interrupt_on_danger=a.danger,
             shared_memory=a.shared_memory,
+            resume_interrupted=a.resume,
         )
     except ValueError as error:
         p.error(str(error).splitlines()[0])
@@ -165,6 +167,7 @@ def main() -> None:
         "interrupt_on_need": a.need,
         "interrupt_on_danger": a.danger,
         "shared_memory": a.shared_memory,
+        "resume_interrupted": a.resume,
         "eval_seeds": a.eval_seeds,
         "episodes_per_seed": a.episodes,
         "results": {

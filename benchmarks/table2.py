@@ -315,6 +315,7 @@ class Bench:
             shared_memory=a.shared_memory,
             interrupt_on_need=a.need if coded else 0,
             reward_code=a.reward_code,
+            resume_interrupted=a.resume,
             **start,
         )
 
@@ -691,6 +692,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "script knows what the script saw (RLConfig's shared_memory)",
     )
     parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="rl_code, rl_from_code: a call ended at danger or need is resumed where it "
+        "yielded when its skill is chosen again (RLConfig's resume_interrupted)",
+    )
+    parser.add_argument(
         "--reward",
         type=Path,
         default=None,
@@ -848,6 +855,7 @@ def main(argv: list[str] | None = None) -> None:
                 "shared_memory": args.shared_memory,
                 "interrupt_on_need": args.need,
                 "reward_code": args.reward_code,
+                "resume_interrupted": args.resume,
                 "episodes_per_seed": args.episodes,
                 "num_envs": args.num_envs,
                 "eval_seeds": [args.eval_seed + s for s in args.seeds],

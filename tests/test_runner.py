@@ -99,3 +99,33 @@ def test_a_call_ends_when_food_falls_to_the_need_so_the_policy_decides_there() -
         steps[need] = (len(world.taken[0]), ends)
     # without it the call runs to its step budget (64); with 3 it ends where food is 3
     assert steps == {0: (64, {"step budget": 1}), 3: (6, {"interrupted": 1})}
+
+
+def test_an_interrupted_call_resumes_where_it_yielded_only_with_resume_on() -> None:
+    # ``count`` walks one way for 6 steps, then the other: food falls to 3 at step 6 and ends
+    # the call there; ``other`` runs one step; then ``count`` is chosen again
+    count = coded(
+        "count", "    n = 0\n    while True:\n        n += 1\n        yield 1 if n <= 6 else 2\n"
+    )
+    other = coded("other", "    yield 0\n")
+    taken = {}
+    for resume in (False, True):
+        world = HungryWorld(1)
+        task = get_task("collect_wood").model_copy(update={"horizon": 200})
+        env = CodedActionVecEnv(
+            world,
+            task,
+            [count, other],
+            primitives=["noop"],
+            interrupt_on_need=3,
+            resume_interrupted=resume,
+        )
+        env.reset()
+        for action in (1, 2, 1):  # count, other, count
+            env.step(np.array([action]))
+        ends = env.coded_usage()["actions"]["count"]["end_reasons"]
+        env.close()
+        taken[resume] = (world.taken[0][:10], ends)
+    # afresh, ``count`` walks 6 steps one way again; resumed, it goes on the other way
+    assert taken[False] == ([1] * 6 + [0] + [1] * 3, {"interrupted": 1, "step budget": 1})
+    assert taken[True] == ([1] * 6 + [0] + [2] * 3, {"interrupted": 1, "step budget": 1})

@@ -89,6 +89,7 @@ def build_env(
         interrupt_on_danger=config.interrupt_on_danger,
         interrupt_on_need=config.interrupt_on_need,
         shared_memory=config.shared_memory,
+        resume_interrupted=config.resume_interrupted,
     )
 
 

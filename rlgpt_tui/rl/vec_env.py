@@ -85,6 +85,7 @@ class CodedActionVecEnv(VecEnv):
         interrupt_on_danger: int = 0,
         interrupt_on_need: int = 0,
         shared_memory: bool = False,
+        resume_interrupted: bool = False,
     ):
         self._features = feature_index(world, observation)
         table = build_action_table(primitives, list(coded or []), shared_memory)
@@ -100,6 +101,7 @@ class CodedActionVecEnv(VecEnv):
             interrupt_on_damage=interrupt_on_damage,
             interrupt_on_danger=interrupt_on_danger,
             interrupt_on_need=interrupt_on_need,
+            resume_interrupted=resume_interrupted,
         )
         self.world = world
         self.task = task

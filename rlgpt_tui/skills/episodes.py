@@ -164,8 +164,12 @@ class EpisodeRunner:
         interrupt_on_damage: bool = False,
         interrupt_on_danger: int = 0,
         interrupt_on_need: int = 0,
+        resume_interrupted: bool = False,
     ):
         self.world = world
+        # an interrupted call is parked, and resumed where it yielded when its action is
+        # chosen again in that episode (else the action starts afresh)
+        self.resume_interrupted = resume_interrupted
         self.death_penalty = death_penalty  # subtracted when an episode ends in death
         # a coded call ends at the step the player loses health: the policy decides then
         segment = getattr(world, "observation_segments", {}).get("intrinsics")
@@ -319,7 +323,8 @@ class EpisodeRunner:
         """End the actions in progress in ``envs`` now (e.g. a chain's stage changed)."""
         envs = [i for i in envs if self.busy[i]]
         if envs:
-            self.records.extend(self.scheduler.stop(envs, CallEnd.INTERRUPTED))
+            stopped = self.scheduler.stop(envs, CallEnd.INTERRUPTED, self.resume_interrupted)
+            self.records.extend(stopped)
             self._finish(np.asarray(envs, dtype=np.int64), np.zeros(len(envs), dtype=bool))
 
     def advance(self) -> None:

@@ -473,6 +473,7 @@ class _Pending:
     stop: list[int] = field(default_factory=list)
     reset: list[int] = field(default_factory=list)
     start: list[tuple[int, int]] = field(default_factory=list)
+    park: list[int] = field(default_factory=list)
 
 
 class CallScheduler:
@@ -584,13 +585,16 @@ class CallScheduler:
             self.active[env] = _Active(slot, self.actions[slot].version)
             self.pending[self._of(env)].start.append((env, slot))
 
-    def stop(self, envs: list[int], end: CallEnd) -> list[CallRecord]:
-        """End the calls in progress in ``envs`` from outside; their records."""
+    def stop(self, envs: list[int], end: CallEnd, park: bool = False) -> list[CallRecord]:
+        """End the calls in progress in ``envs`` from outside; their records. ``park``: the
+        workers keep them, and the next call of the same action in that env resumes one
+        where it yielded (:class:`~rlgpt_tui.skills.protocol.Step`)."""
         records = []
         for env in envs:
             active = self.active.pop(env, None)
             if active is not None:
-                self.pending[self._of(env)].stop.append(env)
+                pending = self.pending[self._of(env)]
+                (pending.park if park else pending.stop).append(env)
                 records.append(self._record(env, active, end, ""))
         return records
 
@@ -630,6 +634,7 @@ class CallScheduler:
                 asked,
                 rows[positions],
                 light[positions],
+                pending.park,
             )
             try:
                 worker.send(payload, time.monotonic() + 10.0)

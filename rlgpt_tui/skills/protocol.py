@@ -102,8 +102,12 @@ class Load:
 
 @dataclass
 class Step:
-    """Stop calls, reset episode memories, start calls (env, slot), then ask envs for
-    their next primitive given their encoded Views. Reply: :class:`Stepped`."""
+    """Stop or park calls, reset episode memories, start calls (env, slot), then ask envs
+    for their next primitive given their encoded Views. Reply: :class:`Stepped`.
+
+    A parked call is kept, not closed: the next start of the same slot in that env resumes
+    it where it yielded, with a fresh step and time budget (until the env's memory is reset
+    or the slot's code is loaded again)."""
 
     stop: list[int]
     reset: list[int]
@@ -111,6 +115,7 @@ class Step:
     ask: list[int]
     rows: Any  # np.ndarray (rlgpt_tui.envs.base.encode_views)
     light: Any
+    park: list[int] = field(default_factory=list)
 
 
 @dataclass

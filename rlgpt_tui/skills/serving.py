@@ -73,6 +73,8 @@ class WorkerState:
         self.programs: dict[int, _Loaded] = {}
         self.reward: _Reward | None = None
         self.calls: dict[int, CodedCall] = {}
+        self.call_slots: dict[int, int] = {}  # env -> the slot of its call in progress
+        self.parked: dict[tuple[int, int], CodedCall] = {}  # (env, slot) -> a parked call
         self.memories: dict[int, dict[str, dict]] = {}
         self.rngs: dict[int, random.Random] = {}
         self.seed = 0
@@ -107,6 +109,8 @@ class WorkerState:
                 continue
             answers[spec.slot] = None
             self.programs[spec.slot] = loaded
+            for key in [k for k in self.parked if k[1] == spec.slot]:  # new code: no resume
+                self._close(key[0], self.parked.pop(key))
         reward_answer = None
         if request.reward is not None:
             try:
@@ -159,15 +163,28 @@ class WorkerState:
         return reward
 
     # -- coded-action calls ------------------------------------------------------------------
+    def _close(self, env: int, call: CodedCall) -> None:
+        self._mark(env)  # its `finally:` runs now, under the same watch
+        call.close()
+        self._mark(-1)
+
     def _step(self, request: Step) -> Stepped:
         for env in request.stop:
             call = self.calls.pop(env, None)
+            self.call_slots.pop(env, None)
             if call is not None:
-                self._mark(env)  # its `finally:` runs now, under the same watch
-                call.close()
-        self._mark(-1)
+                self._close(env, call)
+        for env in request.park:
+            call, slot = self.calls.pop(env, None), self.call_slots.pop(env, None)
+            if call is not None and slot is not None:
+                earlier = self.parked.pop((env, slot), None)
+                if earlier is not None:
+                    self._close(env, earlier)
+                self.parked[(env, slot)] = call
         for env in request.reset:
             self.memories.pop(env, None)
+            for key in [k for k in self.parked if k[0] == env]:
+                self._close(env, self.parked.pop(key))
         for env, slot in request.start:
             loaded = self.programs[slot]
             memory = self.memories.setdefault(env, {}).setdefault(loaded.memory_key, {})
@@ -176,10 +193,12 @@ class WorkerState:
                 rng = self.rngs[env] = random.Random(self.seed * 100_003 + env)
             old = self.calls.pop(env, None)
             if old is not None:
-                self._mark(env)
-                old.close()
-                self._mark(-1)
-            self.calls[env] = CodedCall(loaded.act, loaded.limits, memory, rng)
+                self._close(env, old)
+            parked = self.parked.pop((env, slot), None)
+            if parked is not None:
+                parked.resume()
+            self.calls[env] = parked or CodedCall(loaded.act, loaded.limits, memory, rng)
+            self.call_slots[env] = slot
         asked = request.ask
         views = decode_views(request.rows, request.light) if asked else []
         actions: list[int] = []
@@ -202,6 +221,7 @@ class WorkerState:
                 actions.append(-1)
                 ends.append(CallEnded(env, call.end.value, call.detail))
                 del self.calls[env]
+                self.call_slots.pop(env, None)
                 if call.end is CallEnd.MEMORY:  # what it grew this episode goes too
                     self.memories.pop(env, None)
             else:
