@@ -125,7 +125,9 @@ def test_an_interrupted_call_resumes_where_it_yielded_only_with_resume_on() -> N
             env.step(np.array([action]))
         ends = env.coded_usage()["actions"]["count"]["end_reasons"]
         env.close()
-        taken[resume] = (world.taken[0][:10], ends)
-    # afresh, ``count`` walks 6 steps one way again; resumed, it goes on the other way
-    assert taken[False] == ([1] * 6 + [0] + [1] * 3, {"interrupted": 1, "step budget": 1})
-    assert taken[True] == ([1] * 6 + [0] + [2] * 3, {"interrupted": 1, "step budget": 1})
+        taken[resume] = (world.taken[0][:10], len(world.taken[0]), ends)
+    # afresh, ``count`` walks 6 steps one way again, with a new budget of 64; resumed, it
+    # goes on the other way with the 58 steps it had left
+    ends = {"interrupted": 1, "step budget": 1}
+    assert taken[False] == ([1] * 6 + [0] + [1] * 3, 6 + 1 + 64, ends)
+    assert taken[True] == ([1] * 6 + [0] + [2] * 3, 6 + 1 + 58, ends)

@@ -186,9 +186,10 @@ class RLConfig(BaseModel):
     # skill chosen beside a script knows what the script saw (the water and cows it
     # remembered); their memory keys must then not clash
     shared_memory: bool = False
-    # a call ended at damage, danger or need is kept, and resumed where it yielded (a fresh
-    # step budget) when the policy chooses its action again in that episode, even after
-    # other actions ran in between (default: it starts afresh, losing its progress)
+    # a call ended at damage, danger or need is kept, and resumed where it yielded (with
+    # the step budget it had left) when the policy chooses its action again in that
+    # episode, even after other actions ran in between (default: it starts afresh, losing
+    # its progress). Chosen again at once, it runs as if never interrupted
     resume_interrupted: bool = False
 
     @field_validator("task")

@@ -106,8 +106,8 @@ class Step:
     for their next primitive given their encoded Views. Reply: :class:`Stepped`.
 
     A parked call is kept, not closed: the next start of the same slot in that env resumes
-    it where it yielded, with a fresh step and time budget (until the env's memory is reset
-    or the slot's code is loaded again)."""
+    it where it yielded, with what was left of its step and time budget (until the env's
+    memory is reset or the slot's code is loaded again)."""
 
     stop: list[int]
     reset: list[int]

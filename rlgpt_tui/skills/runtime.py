@@ -144,12 +144,6 @@ class CodedCall:
         self.steps += 1
         return index
 
-    def resume(self) -> None:
-        """Go on after being parked: the generator continues where it yielded, with a fresh
-        step and time budget."""
-        self.steps = 0
-        self.seconds = 0.0
-
     def close(self) -> None:
         """Drop the call (its generator is closed under a small budget)."""
         if self.end is None:

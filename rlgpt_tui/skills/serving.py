@@ -194,9 +194,7 @@ class WorkerState:
             old = self.calls.pop(env, None)
             if old is not None:
                 self._close(env, old)
-            parked = self.parked.pop((env, slot), None)
-            if parked is not None:
-                parked.resume()
+            parked = self.parked.pop((env, slot), None)  # resumed with the budget it had left
             self.calls[env] = parked or CodedCall(loaded.act, loaded.limits, memory, rng)
             self.call_slots[env] = slot
         asked = request.ask
