@@ -473,7 +473,7 @@ class _Pending:
     stop: list[int] = field(default_factory=list)
     reset: list[int] = field(default_factory=list)
     start: list[tuple[int, int]] = field(default_factory=list)
-    park: list[int] = field(default_factory=list)
+    park: list[tuple[int, int]] = field(default_factory=list)
 
 
 class CallScheduler:
@@ -594,7 +594,10 @@ class CallScheduler:
             active = self.active.pop(env, None)
             if active is not None:
                 pending = self.pending[self._of(env)]
-                (pending.park if park else pending.stop).append(env)
+                if park:
+                    pending.park.append((env, active.slot))
+                else:
+                    pending.stop.append(env)
                 records.append(self._record(env, active, end, ""))
         return records
 

@@ -115,7 +115,7 @@ class Step:
     ask: list[int]
     rows: Any  # np.ndarray (rlgpt_tui.envs.base.encode_views)
     light: Any
-    park: list[int] = field(default_factory=list)
+    park: list[tuple[int, int]] = field(default_factory=list)  # (env, slot of its call)
 
 
 @dataclass

@@ -73,7 +73,6 @@ class WorkerState:
         self.programs: dict[int, _Loaded] = {}
         self.reward: _Reward | None = None
         self.calls: dict[int, CodedCall] = {}
-        self.call_slots: dict[int, int] = {}  # env -> the slot of its call in progress
         self.parked: dict[tuple[int, int], CodedCall] = {}  # (env, slot) -> a parked call
         self.memories: dict[int, dict[str, dict]] = {}
         self.rngs: dict[int, random.Random] = {}
@@ -171,12 +170,11 @@ class WorkerState:
     def _step(self, request: Step) -> Stepped:
         for env in request.stop:
             call = self.calls.pop(env, None)
-            self.call_slots.pop(env, None)
             if call is not None:
                 self._close(env, call)
-        for env in request.park:
-            call, slot = self.calls.pop(env, None), self.call_slots.pop(env, None)
-            if call is not None and slot is not None:
+        for env, slot in request.park:
+            call = self.calls.pop(env, None)
+            if call is not None:
                 earlier = self.parked.pop((env, slot), None)
                 if earlier is not None:
                     self._close(env, earlier)
@@ -196,7 +194,6 @@ class WorkerState:
                 self._close(env, old)
             parked = self.parked.pop((env, slot), None)  # resumed with the budget it had left
             self.calls[env] = parked or CodedCall(loaded.act, loaded.limits, memory, rng)
-            self.call_slots[env] = slot
         asked = request.ask
         views = decode_views(request.rows, request.light) if asked else []
         actions: list[int] = []
@@ -219,7 +216,6 @@ class WorkerState:
                 actions.append(-1)
                 ends.append(CallEnded(env, call.end.value, call.detail))
                 del self.calls[env]
-                self.call_slots.pop(env, None)
                 if call.end is CallEnd.MEMORY:  # what it grew this episode goes too
                     self.memories.pop(env, None)
             else:
