@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 from table2 import FolderSkills, coded_specs, machine, script_skill  # noqa: E402
 
-from rlgpt_tui.envs.base import hostile_distances  # noqa: E402
+from rlgpt_tui.envs.base import hostile_distances, stat_levels  # noqa: E402
 from rlgpt_tui.rl.config import RLConfig  # noqa: E402
 from rlgpt_tui.rl.train import build_env, evaluate  # noqa: E402
 from rlgpt_tui.skills.episodes import EpisodeTally  # noqa: E402
@@ -69,14 +69,13 @@ def parse_rule(text: str) -> list[Clause]:
 class RulePolicy:
     """Chooses by clauses over the observation, like a trained model's ``predict``."""
 
-    def __init__(self, clauses: list[Clause], index: dict[str, int], script: str, stats: slice):
+    def __init__(self, clauses: list[Clause], index: dict[str, int], script: str):
         self.clauses = clauses
         self.index = index
         self.script = script
-        self.stats = stats
 
     def features(self, obs: np.ndarray) -> dict[str, np.ndarray]:
-        stats = np.round(obs[:, self.stats] * 10)  # health, food, drink, energy (0-9)
+        stats = stat_levels(obs)  # health, food, drink, energy (0-9)
         named = dict(zip(FEATURES[:4], stats.T, strict=True))
         return named | {"need": stats[:, :3].min(1), "hostile": hostile_distances(obs)}
 
@@ -145,10 +144,9 @@ def main() -> None:
     for seed in a.eval_seeds:
         env = build_env(config, num_envs=a.episodes, seed=seed)
         index = {name: env.coded_index(name) for name in names}
-        stats = env.world.observation_segments["intrinsics"]
         try:
             for label, clauses in policies.items():
-                policy = RulePolicy(clauses, index, script, stats)
+                policy = RulePolicy(clauses, index, script)
                 result = evaluate(config, policy, episodes=a.episodes, seed=seed, env=env)
                 tallies[label].extend(result.tally)
                 m = result.measurement

@@ -62,6 +62,7 @@ from rlgpt_tui.agents.builtin import (  # noqa: E402
 from rlgpt_tui.engine import events as ev  # noqa: E402
 from rlgpt_tui.engine.engine import Engine, EngineSettings  # noqa: E402
 from rlgpt_tui.engine.provenance import solution_provenance  # noqa: E402
+from rlgpt_tui.envs.base import stat_levels  # noqa: E402
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig  # noqa: E402
 from rlgpt_tui.rl.prior import action_probabilities  # noqa: E402
 from rlgpt_tui.rl.train import (  # noqa: E402
@@ -242,9 +243,7 @@ def off_script(
     model, env = result.model, result.env
     obs = model.rollout_buffer.observations.reshape(-1, model.observation_space.shape[0])
     chosen = action_probabilities(model, obs).argmax(1).numpy()
-    stats = env.world.observation_segments["intrinsics"]
-    lowest = np.round(obs[:, stats.start : stats.start + 3] * 10).min(1)
-    in_need = lowest <= need
+    in_need = stat_levels(obs)[:, :3].min(1) <= need  # health, food or drink
     off = chosen != env.coded_index(script)
     names = [entry.name for entry in env.runner.table]
 

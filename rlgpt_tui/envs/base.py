@@ -132,6 +132,12 @@ OBSERVATION_SIZE = MAP_FEATURES + 22
 HOSTILE_MOBS: tuple[str, ...] = ("zombie", "skeleton", "arrow")
 
 
+def stat_levels(obs: np.ndarray) -> np.ndarray:
+    """Per row of ``obs`` (the symbolic observation, :data:`OBSERVATION_SEGMENTS`' layout):
+    health, food, drink and energy as the game counts them (0-9)."""
+    return np.round(np.asarray(obs)[:, OBSERVATION_SEGMENTS["intrinsics"]] * 10.0)
+
+
 def hostile_distances(obs: np.ndarray) -> np.ndarray:
     """Per row of ``obs`` (the symbolic observation, :data:`OBSERVATION_SEGMENTS`' layout):
     the Manhattan distance from the player to the nearest hostile mob (zombie, skeleton,

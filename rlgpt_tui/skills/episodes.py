@@ -39,6 +39,7 @@ from rlgpt_tui.envs.base import (
     World,
     death_cause,
     hostile_distances,
+    stat_levels,
 )
 from rlgpt_tui.skills.outcomes import CallEnd
 from rlgpt_tui.skills.pool import CallScheduler, RewardSpec
@@ -177,8 +178,7 @@ class EpisodeRunner:
         self._health: np.ndarray | None = None
         # a coded call ends at the step health, food or drink falls to ``interrupt_on_need``
         # or below: the policy decides then (eat, drink, heal, or go on)
-        self._need_columns = slice(segment.start, segment.start + 3) if segment else None
-        self._need = interrupt_on_need if segment else 0
+        self._need = interrupt_on_need if segment == OBSERVATION_SEGMENTS["intrinsics"] else 0
         self._stats: np.ndarray | None = None
         # a coded call ends at the step a hostile mob comes within ``interrupt_on_danger``
         # steps of the player (from farther, or out of sight): the policy decides there
@@ -417,11 +417,10 @@ class EpisodeRunner:
         ``interrupt_on_need`` or below this step (it was above before)."""
         if not self._need:
             return []
-        stats = np.array(result.obs[:, self._need_columns], dtype=np.float32) * 10.0
+        stats = stat_levels(result.obs)[:, :3]  # health, food, drink
         if self._stats is None:
             self._stats = stats.copy()
-        low = self._need + 1e-3
-        fell = running & ((stats <= low) & (self._stats > low)).any(axis=1)
+        fell = running & ((stats <= self._need) & (self._stats > self._need)).any(axis=1)
         self._stats[stepping] = stats[stepping]
         return np.flatnonzero(fell).tolist()
 
