@@ -1,0 +1,265 @@
+"""Would a better hand-written script survive more? Edits to the tech-tree script, code alone.
+
+    python benchmarks/script_edits.py --task make_iron_pickaxe \
+        --variant flee --variant wood_sword+guard [--episodes 64] [--eval-seeds 80000 81000]
+
+Each variant is the builtin agent's script for the task (``assets/skills/templates/
+techtree.py`` with its ``act``) with the named edits of :data:`EDITS` applied in order
+(``+`` joins them). The script and every variant run alone on the same evaluation worlds,
+each called again whenever it returns, as table2.py's ``code`` runs. Prints each one's
+measure per seed and pooled with its 95% interval, and for success rates its difference
+to the script with an approximate 95% interval; then one JSON line. An edit that no
+longer applies (techtree.py changed) is a one-line error naming it.
+
+The edits are the ones the issue's diagnosis pointed at (README, Benchmarks: "Where the
+code dies"): zombies cost about 2 health an encounter, health comes back 1 per 26 steps
+while fed, and the code works on at 1-3 health.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from rule_headroom import difference  # noqa: E402
+from table2 import machine, script_skill  # noqa: E402
+
+from rlgpt_tui.agents.builtin import template_code  # noqa: E402
+from rlgpt_tui.rl.config import CodedActionSpec, RLConfig  # noqa: E402
+from rlgpt_tui.rl.train import build_env, evaluate  # noqa: E402
+from rlgpt_tui.skills.episodes import EpisodeTally  # noqa: E402
+from rlgpt_tui.tasks import get_task  # noqa: E402
+
+SURVIVE_NEEDS = "    if ctx.view.drink <= 5 or ("  # survive(): drinking and eating come next
+FIND = "def find(ctx, name, tries=8):"
+EXPLORE_ARGS = (
+    '            8, dig=name in ("iron", "diamond", "coal") and ctx.has("wood_pickaxe")\n'
+)
+LOW_HEALTH = "LOW_HEALTH = 3  # one zombie's strike (2) from death\n\n\n"
+
+# name -> (what it does, [(text in the script, its replacement), ...])
+EDITS: dict[str, tuple[str, list[tuple[str, str]]]] = {
+    "wood_sword": (
+        "a wood sword right after the wood pickaxe (zombies fall in 3 hits, not 5)",
+        [
+            (
+                "def make_stone_pickaxe(ctx):\n"
+                "    if not (yield from make_wood_pickaxe(ctx)):\n"
+                "        return False\n",
+                "def make_stone_pickaxe(ctx):\n"
+                "    if not (yield from make_wood_pickaxe(ctx)):\n"
+                "        return False\n"
+                '    if not ctx.has("wood_sword") and not ctx.has("stone_sword"):\n'
+                '        yield from make(ctx, "wood_sword", [("tree", "wood")])\n',
+            )
+        ],
+    ),
+    "recover": (
+        "survive() walls in and heals (recover) when health is 4 or less",
+        [
+            (
+                SURVIVE_NEEDS,
+                "    if ctx.view.health <= 4:\n        yield from recover(ctx)\n" + SURVIVE_NEEDS,
+            )
+        ],
+    ),
+    "guard": (
+        "find() stops walking when health falls to 3, and survive() then heals (recover)",
+        [
+            (
+                FIND,
+                LOW_HEALTH + "def guarded(ctx, steps):\n"
+                "    for action in steps:\n"
+                "        if ctx.view.health <= LOW_HEALTH and not ctx.view.sleeping:\n"
+                "            steps.close()\n"
+                "            return False\n"
+                "        yield action\n"
+                "    return True\n\n\n" + FIND,
+            ),
+            (
+                '            yield from ctx.go_to(seen, max_steps=40, dig=ctx.has("wood_pickaxe"))',
+                "            yield from guarded(\n"
+                '                ctx, ctx.go_to(seen, max_steps=40, dig=ctx.has("wood_pickaxe"))\n'
+                "            )",
+            ),
+            (
+                "        yield from ctx.explore(\n" + EXPLORE_ARGS + "        )",
+                "        yield from guarded(ctx, ctx.explore(\n" + EXPLORE_ARGS + "        ))",
+            ),
+            (
+                SURVIVE_NEEDS,
+                "    if ctx.view.health <= LOW_HEALTH:\n        yield from recover(ctx)\n"
+                + SURVIVE_NEEDS,
+            ),
+        ],
+    ),
+    "flee": (
+        "at health 3 or less, survive() walks away from zombies within 6 steps before it "
+        "fights (a zombie strikes only when next to the player after the player's move)",
+        [
+            (
+                FIND,
+                LOW_HEALTH + "def flee(ctx, steps=24):\n"
+                "    moves = ((-1, 0, Action.MOVE_LEFT), (1, 0, Action.MOVE_RIGHT),\n"
+                "             (0, -1, Action.MOVE_UP), (0, 1, Action.MOVE_DOWN))\n"
+                "    for _ in range(steps):\n"
+                "        v = ctx.view\n"
+                "        px, py = v.position\n"
+                '        near = [(x, y) for name, x, y in v.mobs if name == "zombie"\n'
+                "                and abs(x - px) + abs(y - py) <= 6]\n"
+                "        if not near or v.sleeping:\n"
+                "            return True\n"
+                "        best, best_key = None, None\n"
+                "        for dx, dy, action in moves:\n"
+                "            x, y = px + dx, py + dy\n"
+                '            open_ = ("grass", "sand", "path")\n'
+                "            if v.block_at(x, y) not in open_ or v.mob_at(x, y) is not None:\n"
+                "                continue\n"
+                "            gap = min(abs(zx - x) + abs(zy - y) for zx, zy in near)\n"
+                "            room = sum(v.block_at(x + dx * k, y + dy * k) in open_\n"
+                "                       for k in (1, 2, 3))\n"
+                "            if best_key is None or (gap, room) > best_key:\n"
+                "                best, best_key = action, (gap, room)\n"
+                "        if best is None:\n"
+                "            return False\n"
+                "        yield best\n"
+                "    return False\n\n\n" + FIND,
+            ),
+            (
+                '    ctx.recall("water")  # keeps the map of everything seen from now on\n',
+                '    ctx.recall("water")  # keeps the map of everything seen from now on\n'
+                "    if ctx.view.health <= LOW_HEALTH:\n"
+                "        yield from flee(ctx)\n",
+            ),
+        ],
+    ),
+    "dusk": (
+        "drink and eat before walling in for the night, and leave the shelter (rest, "
+        "recover) when food or drink falls to 1",
+        [
+            (
+                "    yield from rest(ctx)\n",
+                "    v = ctx.view\n"
+                "    if not v.sleeping and v.daylight <= 0.6 and not ctx.enclosed():\n"
+                "        if v.drink <= 7:\n"
+                "            yield from drink(ctx)\n"
+                "        if ctx.view.food <= 6:\n"
+                "            yield from eat(ctx)\n"
+                "    yield from rest(ctx)\n",
+            ),
+            (
+                "    for _ in range(400):\n        v = ctx.view\n",
+                "    for _ in range(400):\n"
+                "        v = ctx.view\n"
+                "        if min(v.drink, v.food) <= 1 and not v.sleeping:\n"
+                "            return False\n",
+            ),
+            (
+                "    for _ in range(300):\n        v = ctx.view\n",
+                "    for _ in range(300):\n"
+                "        v = ctx.view\n"
+                "        if min(v.drink, v.food) <= 1 and not v.sleeping:\n"
+                "            return False\n",
+            ),
+        ],
+    ),
+    "iron_sword": (
+        "collect_diamond makes an iron sword after the iron pickaxe (zombies fall in 1 hit)",
+        [
+            (
+                "    if not (yield from make_iron_pickaxe(ctx)):\n"
+                "        return False\n"
+                '    return (yield from gather(ctx, "diamond"',
+                "    if not (yield from make_iron_pickaxe(ctx)):\n"
+                "        return False\n"
+                "    yield from make_iron_sword(ctx)\n"
+                '    return (yield from gather(ctx, "diamond"',
+            )
+        ],
+    ),
+}
+
+
+def edited(source: str, variant: str) -> str:
+    """``source`` with the edits ``variant`` names (joined by ``+``) applied in order."""
+    for name in variant.split("+"):
+        if name not in EDITS:
+            raise ValueError(f"--variant {variant!r}: no edit {name!r} (edits: {sorted(EDITS)})")
+        for old, new in EDITS[name][1]:
+            if old not in source:
+                raise ValueError(f"edit {name!r} no longer applies to techtree.py: update EDITS")
+            source = source.replace(old, new, 1)
+    return source
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    p.add_argument("--task", default="make_iron_pickaxe")
+    p.add_argument("--variant", action="append", required=True, dest="variants")
+    p.add_argument("--episodes", type=int, default=64, help="per evaluation seed")
+    p.add_argument("--eval-seeds", type=int, nargs="+", default=[80_000, 81_000, 82_000])
+    a = p.parse_args()
+    try:
+        task = get_task(a.task)
+        script = script_skill(task)
+        source = template_code(script)
+        if source is None:
+            raise ValueError(f"--task {a.task}: the builtin library has no script for it")
+        labels = {"script": script} | {v: v.replace("+", "_") for v in a.variants}
+        specs = [CodedActionSpec(name=script, source=source)] + [
+            CodedActionSpec(name=labels[v], source=edited(source, v)) for v in a.variants
+        ]
+        config = RLConfig(task=a.task, coded_actions=specs)
+    except ValueError as error:
+        p.error(str(error).splitlines()[0])
+    started = time.perf_counter()
+    tallies = {label: EpisodeTally() for label in labels}
+    per_seed: dict[str, list[dict[str, Any]]] = {label: [] for label in labels}
+    for seed in a.eval_seeds:
+        env = build_env(config, num_envs=a.episodes, seed=seed)
+        try:
+            for label, name in labels.items():
+                result = evaluate(config, only_coded=name, episodes=a.episodes, seed=seed, env=env)
+                tallies[label].extend(result.tally)
+                m = result.measurement
+                per_seed[label].append(
+                    {"seed": seed, **m.as_dict(), "ends": Counter(result.tally.ends)}
+                )
+                print(f"{label} / seed {seed}: {task.measure.format(m.value)} {m.ci95}", flush=True)
+        finally:
+            env.close()
+    pooled = {label: tally.measure(task) for label, tally in tallies.items()}
+    out: dict[str, Any] = {
+        "benchmark": "script_edits",
+        "machine": machine(),
+        "command": "python benchmarks/script_edits.py " + " ".join(sys.argv[1:]),
+        "task": a.task,
+        "script": script,
+        "edits": {name: EDITS[name][0] for v in a.variants for name in v.split("+")},
+        "eval_seeds": a.eval_seeds,
+        "episodes_per_seed": a.episodes,
+        "results": {
+            label: {"pooled": pooled[label].as_dict(), "per_seed": per_seed[label]}
+            for label in labels
+        },
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+    for label in a.variants:
+        if not task.scored:
+            out["results"][label]["minus_script"] = difference(pooled[label], pooled["script"])
+        print(
+            f"{label}: {pooled[label].value:.3f} against the script's {pooled['script'].value:.3f}"
+        )
+    print(json.dumps(out, default=str))
+
+
+if __name__ == "__main__":
+    main()
