@@ -28,6 +28,8 @@ import json
 import math
 import sys
 import time
+from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +43,7 @@ from rlgpt_tui.envs.base import hostile_distances, stat_levels  # noqa: E402
 from rlgpt_tui.rl.config import RLConfig  # noqa: E402
 from rlgpt_tui.rl.train import build_env, evaluate  # noqa: E402
 from rlgpt_tui.skills.episodes import EpisodeTally  # noqa: E402
-from rlgpt_tui.tasks import Measurement, get_task  # noqa: E402
+from rlgpt_tui.tasks import Measurement, Task, get_task  # noqa: E402
 
 FEATURES = ("health", "food", "drink", "energy", "need", "hostile")
 
@@ -97,6 +99,50 @@ def difference(rule: Measurement, script: Measurement) -> dict[str, Any]:
     }
 
 
+def side_by_side(
+    config: RLConfig,
+    task: Task,
+    choosers: Callable[[Any], dict[str, dict[str, Any]]],
+    eval_seeds: list[int],
+    episodes: int,
+) -> tuple[dict[str, Measurement], dict[str, list[dict[str, Any]]]]:
+    """Every chooser on the same worlds: for each seed one env, and ``choosers(env)`` maps a
+    label to :func:`evaluate`'s keywords (``model`` or ``only_coded``). Returns each label's
+    measure pooled over the seeds and its figures (with episode ends) per seed."""
+    tallies: dict[str, EpisodeTally] = {}
+    per_seed: dict[str, list[dict[str, Any]]] = {}
+    for seed in eval_seeds:
+        env = build_env(config, num_envs=episodes, seed=seed)
+        try:
+            for label, chooser in choosers(env).items():
+                result = evaluate(config, episodes=episodes, seed=seed, env=env, **chooser)
+                tallies.setdefault(label, EpisodeTally()).extend(result.tally)
+                m = result.measurement
+                ends = Counter(result.tally.ends)
+                per_seed.setdefault(label, []).append({"seed": seed, **m.as_dict(), "ends": ends})
+                print(f"{label} / seed {seed}: {task.measure.format(m.value)} {m.ci95}", flush=True)
+        finally:
+            env.close()
+    return {label: tally.measure(task) for label, tally in tallies.items()}, per_seed
+
+
+def against_script(
+    task: Task, pooled: dict[str, Measurement], per_seed: dict[str, list[dict[str, Any]]]
+) -> dict[str, Any]:
+    """Each label's pooled and per-seed figures, and for success rates its difference to the
+    label ``script``; prints each against the script's."""
+    results: dict[str, Any] = {
+        label: {"pooled": m.as_dict(), "per_seed": per_seed[label]} for label, m in pooled.items()
+    }
+    for label, m in pooled.items():
+        if label == "script":
+            continue
+        if not task.scored:
+            results[label]["minus_script"] = difference(m, pooled["script"])
+        print(f"{label}: {m.value:.3f} against the script's {pooled['script'].value:.3f}")
+    return results
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     p.add_argument("--task", default="make_iron_pickaxe")
@@ -139,22 +185,15 @@ def main() -> None:
         p.error(str(error).splitlines()[0])
     started = time.perf_counter()
     policies = {"script": []} | rules
-    tallies: dict[str, EpisodeTally] = {label: EpisodeTally() for label in policies}
-    per_seed: dict[str, list[dict[str, Any]]] = {label: [] for label in policies}
-    for seed in a.eval_seeds:
-        env = build_env(config, num_envs=a.episodes, seed=seed)
+
+    def choosers(env: Any) -> dict[str, dict[str, Any]]:
         index = {name: env.coded_index(name) for name in names}
-        try:
-            for label, clauses in policies.items():
-                policy = RulePolicy(clauses, index, script)
-                result = evaluate(config, policy, episodes=a.episodes, seed=seed, env=env)
-                tallies[label].extend(result.tally)
-                m = result.measurement
-                per_seed[label].append({"seed": seed, **m.as_dict()})
-                print(f"{label} / seed {seed}: {task.measure.format(m.value)} {m.ci95}", flush=True)
-        finally:
-            env.close()
-    pooled = {label: tally.measure(task) for label, tally in tallies.items()}
+        return {
+            label: {"model": RulePolicy(clauses, index, script)}
+            for label, clauses in policies.items()
+        }
+
+    pooled, per_seed = side_by_side(config, task, choosers, a.eval_seeds, a.episodes)
     out: dict[str, Any] = {
         "benchmark": "rule_headroom",
         "machine": machine(),
@@ -168,18 +207,9 @@ def main() -> None:
         "resume_interrupted": a.resume,
         "eval_seeds": a.eval_seeds,
         "episodes_per_seed": a.episodes,
-        "results": {
-            label: {"pooled": pooled[label].as_dict(), "per_seed": per_seed[label]}
-            for label in policies
-        },
+        "results": against_script(task, pooled, per_seed),
         "seconds": round(time.perf_counter() - started, 1),
     }
-    for label in rules:
-        if not task.scored:
-            out["results"][label]["minus_script"] = difference(pooled[label], pooled["script"])
-        print(
-            f"{label}: {pooled[label].value:.3f} against the script's {pooled['script'].value:.3f}"
-        )
     print(json.dumps(out, default=str))
 
 

@@ -22,20 +22,17 @@ import argparse
 import json
 import sys
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rule_headroom import difference  # noqa: E402
+from rule_headroom import against_script, side_by_side  # noqa: E402
 from table2 import machine, script_skill  # noqa: E402
 
 from rlgpt_tui.agents.builtin import template_code  # noqa: E402
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig  # noqa: E402
-from rlgpt_tui.rl.train import build_env, evaluate  # noqa: E402
-from rlgpt_tui.skills.episodes import EpisodeTally  # noqa: E402
 from rlgpt_tui.tasks import get_task  # noqa: E402
 
 SURVIVE_NEEDS = "    if ctx.view.drink <= 5 or ("  # survive(): drinking and eating come next
@@ -221,22 +218,8 @@ def main() -> None:
     except ValueError as error:
         p.error(str(error).splitlines()[0])
     started = time.perf_counter()
-    tallies = {label: EpisodeTally() for label in labels}
-    per_seed: dict[str, list[dict[str, Any]]] = {label: [] for label in labels}
-    for seed in a.eval_seeds:
-        env = build_env(config, num_envs=a.episodes, seed=seed)
-        try:
-            for label, name in labels.items():
-                result = evaluate(config, only_coded=name, episodes=a.episodes, seed=seed, env=env)
-                tallies[label].extend(result.tally)
-                m = result.measurement
-                per_seed[label].append(
-                    {"seed": seed, **m.as_dict(), "ends": Counter(result.tally.ends)}
-                )
-                print(f"{label} / seed {seed}: {task.measure.format(m.value)} {m.ci95}", flush=True)
-        finally:
-            env.close()
-    pooled = {label: tally.measure(task) for label, tally in tallies.items()}
+    choosers = {label: {"only_coded": name} for label, name in labels.items()}
+    pooled, per_seed = side_by_side(config, task, lambda env: choosers, a.eval_seeds, a.episodes)
     out: dict[str, Any] = {
         "benchmark": "script_edits",
         "machine": machine(),
@@ -246,18 +229,9 @@ def main() -> None:
         "edits": {name: EDITS[name][0] for v in a.variants for name in v.split("+")},
         "eval_seeds": a.eval_seeds,
         "episodes_per_seed": a.episodes,
-        "results": {
-            label: {"pooled": pooled[label].as_dict(), "per_seed": per_seed[label]}
-            for label in labels
-        },
+        "results": against_script(task, pooled, per_seed),
         "seconds": round(time.perf_counter() - started, 1),
     }
-    for label in a.variants:
-        if not task.scored:
-            out["results"][label]["minus_script"] = difference(pooled[label], pooled["script"])
-        print(
-            f"{label}: {pooled[label].value:.3f} against the script's {pooled['script'].value:.3f}"
-        )
     print(json.dumps(out, default=str))
 
 
