@@ -1,7 +1,7 @@
 """Would a better hand-written script survive more? Edits to the tech-tree script, code alone.
 
     python benchmarks/script_edits.py --task make_iron_pickaxe \
-        --variant flee --variant wood_sword+guard [--episodes 64] [--eval-seeds 80000 81000]
+        --variant flee --variant wood_sword+guard [--episodes 64] [--eval-seeds 90000 91000 92000]
 
 Each variant is the builtin agent's script for the task (``assets/skills/templates/
 techtree.py`` with its ``act``) with the named edits of :data:`EDITS` applied in order
