@@ -202,7 +202,7 @@ def main() -> None:
     p.add_argument("--task", default="make_iron_pickaxe")
     p.add_argument("--variant", action="append", required=True, dest="variants")
     p.add_argument("--episodes", type=int, default=64, help="per evaluation seed")
-    p.add_argument("--eval-seeds", type=int, nargs="+", default=[80_000, 81_000, 82_000])
+    p.add_argument("--eval-seeds", type=int, nargs="+", default=[90_000, 91_000, 92_000])
     a = p.parse_args()
     try:
         task = get_task(a.task)
