@@ -10,7 +10,7 @@ Prints one JSON line: each run's figure, interval, call ends and seconds (after 
 evaluation on other worlds that compiles the world, so the seconds compare).
 
     python benchmarks/busy_machine.py --script plan --task crafter_score --seed 60002 \\
-        --skills assets/skills/llm/qwen2.5-coder-1.5b-curriculum-searched
+        --skills rlgpt_tui/assets/skills/llm/qwen2.5-coder-1.5b-curriculum-searched
 """
 
 from __future__ import annotations

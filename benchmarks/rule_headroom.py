@@ -2,7 +2,8 @@
 over the same action table an RL-from-the-code policy gets, on the same fresh worlds.
 
     python benchmarks/rule_headroom.py --task make_iron_pickaxe \
-        --skills assets/skills/handwritten/make_iron_pickaxe-care --script make_iron_pickaxe \
+        --skills rlgpt_tui/assets/skills/handwritten/make_iron_pickaxe-care \
+        --script make_iron_pickaxe \
         --rule care:need<=3 [--rule fight:hostile<=1,recover:health<=3] \
         [--need 3] [--danger 2] [--shared-memory] [--episodes 128] [--eval-seeds 60000 61000]
 

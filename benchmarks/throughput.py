@@ -156,7 +156,7 @@ def ppo_rate(
     ``episodes_per_world``: None keeps RLConfig's default (what a user's run does)."""
     specs = []
     if coded:
-        source = (ROOT / "assets" / "skills" / "go_to_tree.py").read_text()
+        source = (ROOT / "rlgpt_tui" / "assets" / "skills" / "go_to_tree.py").read_text()
         specs = [CodedActionSpec(name="go_to_tree", source=source)]
     config = RLConfig(
         task=TASK,

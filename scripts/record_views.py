@@ -1,4 +1,4 @@
-"""Record Views from real Craftax-Classic episodes into assets/views (for dry runs).
+"""Record Views from real Craftax-Classic episodes into rlgpt_tui/assets/views (for dry runs).
 
 Usage: python scripts/record_views.py
 """
