@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from rlgpt_tui import ASSETS_DIR
 from rlgpt_tui.agents.base import (
     AgentTeam,
     Critic,
@@ -29,9 +28,9 @@ from rlgpt_tui.agents.base import (
 from rlgpt_tui.agents.schemas import MAX_SUBACTIONS, Plan, RLAnswer, SubAction, Verdict
 from rlgpt_tui.envs.base import ACHIEVEMENTS, STATS, View
 from rlgpt_tui.envs.knowledge import TechTree, crafter_tech_tree
+from rlgpt_tui.library.templates import template_code  # noqa: F401 (re-exported)
 from rlgpt_tui.tasks import Task, load_catalog
 
-TEMPLATES = ASSETS_DIR / "skills" / "templates"
 LABEL = "builtin"
 
 # -- the library of coded skills for scored tasks (code in templates/techtree.py) ------------
@@ -55,20 +54,6 @@ def own_code_name(task: Task) -> str:
     """The name of a task's own code when it joins the RL action space beside the learned
     sub-action (which carries the task's name): ``code_<task>``."""
     return f"code_{task.name}"
-
-
-def template_code(name: str) -> str | None:
-    """Code for a catalog task (tech-tree skills), a ``code_<task>`` name (the task's own
-    skill) or a ``go_to_X``/``collect_X`` name."""
-    name = name.removeprefix("code_")
-    techtree = (TEMPLATES / "techtree.py").read_text()
-    if f"\ndef {name}(ctx):" in techtree:
-        return f"{techtree}\n\ndef act(ctx):\n    return (yield from {name}(ctx))\n"
-    for prefix, template in (("go_to_", "go_to.py"), ("collect_", "collect.py")):
-        if name.startswith(prefix):
-            target = name[len(prefix) :]
-            return (TEMPLATES / template).read_text().replace("{target}", target)
-    return None
 
 
 def library_for(task: Task, tree: TechTree | None = None) -> list[str]:

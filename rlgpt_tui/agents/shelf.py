@@ -154,8 +154,8 @@ def _words(text: str) -> set[str]:
 
 def builtin_shelf() -> SkillShelf:
     """The builtin agent's templates: a skill per tech-tree entry, and go_to_<target>."""
-    from rlgpt_tui.agents.builtin import template_code
     from rlgpt_tui.envs.knowledge import crafter_tech_tree
+    from rlgpt_tui.library.templates import template_code
 
     tree = crafter_tech_tree()
     described = dict(tree.skills)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from rlgpt_tui import ASSETS_DIR
-from rlgpt_tui.envs.base import ACHIEVEMENTS, ACTION_NAMES, INVENTORY_ITEMS
+from rlgpt_tui.envs.vocabulary import ACHIEVEMENTS, ACTION_NAMES, INVENTORY_ITEMS
 
 TECH_TREE_FILE = ASSETS_DIR / "worlds" / "crafter_tech_tree.toml"
 
