@@ -158,7 +158,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_llm_tuning(run)
     run.add_argument(
-        "--minedojo-python", metavar="PATH", help="with --env minedojo: MineDojo's interpreter"
+        "--minedojo-python",
+        metavar="PATH",
+        help="with --env minedojo: MineDojo's interpreter (default: $RLGPT_MINEDOJO_PYTHON)",
     )
     run.add_argument("--iterations", type=int, default=4, help="outer-loop iterations (max)")
     run.add_argument(
@@ -294,7 +296,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_sessions_dir(doctor)
     _add_llm_flags(doctor, "OpenAI-compatible endpoint to check")
     doctor.add_argument(
-        "--minedojo-python", metavar="PATH", help="the python of the venv with MineDojo"
+        "--minedojo-python",
+        metavar="PATH",
+        help="the python of the venv with MineDojo (default: $RLGPT_MINEDOJO_PYTHON)",
     )
 
     config = sub.add_parser(
@@ -317,14 +321,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--llm-config",
         metavar="FILE.toml",
         help="an [llm] table for the sessions the app starts (the form shows its endpoint, "
-        "model and timeout)",
+        "model and timeout; default: the user config file's)",
     )
     app.add_argument(
         "--llm-timeout",
         type=float,
         metavar="S",
         help="seconds for a whole LLM request, for new sessions and the LLM sessions the "
-        "app resumes (a slow local model needs minutes)",
+        "app resumes (a slow local model needs minutes; default: 60, or the [llm] table's)",
     )
     return parser
 
