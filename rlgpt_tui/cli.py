@@ -1022,8 +1022,9 @@ def main(argv: list[str] | None = None) -> int:
     from rlgpt_tui.tasks import UnknownTaskError
 
     try:
-        user_config()  # a bad user config file: one line, whatever the command
-        if args.command != "config":  # `config` shows where it came from
+        if args.command != "doctor":  # doctor reports a bad file as one of its checks
+            user_config()  # a bad user config file: one line, whatever the command
+        if args.command not in ("config", "doctor"):  # they say where it came from
             args.sessions_dir = resolve_sessions_dir(args.sessions_dir).value
         if args.command in ("train", "eval", "run", "resume", "app"):
             check_device()  # a bad RLGPT_TORCH_DEVICE: before any session or screen

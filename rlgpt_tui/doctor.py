@@ -154,10 +154,13 @@ def check_sessions(sessions_dir: str | None) -> Check:
     """Where sessions go, and whether they can be written there; creates nothing."""
     from pathlib import Path
 
-    from rlgpt_tui.config import resolve_sessions_dir
+    from rlgpt_tui.config import ConfigError, resolve_sessions_dir
     from rlgpt_tui.store.sessions import DB_NAME
 
-    folder = Path(resolve_sessions_dir(sessions_dir).value).absolute()
+    try:
+        folder = Path(resolve_sessions_dir(sessions_dir).value).absolute()
+    except ConfigError as error:
+        return Check("sessions folder", "FAIL", str(error))
     database = folder / DB_NAME
     if database.exists():
         size = database.stat().st_size

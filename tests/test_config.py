@@ -148,3 +148,12 @@ def test_the_default_file_is_in_the_platforms_config_folder(tmp_path, monkeypatc
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     assert config_path() == tmp_path / "xdg" / "rlgpt-tui" / "config.toml"
     assert LLMSettings.resolve().model is None  # no file there: the defaults
+
+
+def test_doctor_reports_a_bad_user_file_as_a_failed_check(user_file, capsys) -> None:
+    write(user_file, "[llm\n")
+    assert main(["doctor"]) == 1
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if "config file" in x)
+    assert line.startswith("FAIL") and f"bad config file {user_file}" in line
+    assert "failed: sessions folder, config file, LLM endpoint" in out
