@@ -11,7 +11,7 @@ ASSETS_DIR = Path(str(files("rlgpt_tui").joinpath("assets")))
 
 REINSTALL = (
     "the installation is incomplete: reinstall rlgpt-tui (pip install --force-reinstall "
-    "rlgpt-tui, or bash scripts/setup.sh in a clone)"
+    "from where you installed it, or bash scripts/setup.sh in a clone)"
 )
 
 

@@ -948,7 +948,10 @@ def cmd_config(args: argparse.Namespace) -> int:
 
 
 def cmd_app(args: argparse.Namespace) -> int:
+    from rlgpt_tui.tasks import load_catalog
     from rlgpt_tui.tui.app import RlgptApp
+
+    load_catalog()  # a broken install: one line, before the app takes the terminal
 
     # a bad --llm-config or --llm-timeout: one line from the constructor, before run()
     RlgptApp(
