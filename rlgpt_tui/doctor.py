@@ -35,6 +35,7 @@ PACKAGES = (
     "watchfiles",
     "pillow",
     "pyseccomp",
+    "platformdirs",
 )
 
 
