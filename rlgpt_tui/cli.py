@@ -1,5 +1,5 @@
 """Command line: ``rlgpt-tui run | resume | sessions | skills | train | eval | tasks | doctor
-| app``.
+| config | app``.
 
 Bad input (unknown task or env, a bad config, coded-action code that fails validation, a
 malformed flag) prints one line naming the fix and exits with code 2, before any session
@@ -23,9 +23,9 @@ if TYPE_CHECKING:
     from rlgpt_tui.store import SessionStore
 
 WORLD_HELP = ", ".join(f"{w.name} ({w.doc})" for w in WORLDS.values())
+NUM_ENVS_DEFAULT = ", ".join(f"{w.name} {w.default_num_envs}" for w in WORLDS.values())
 
 EXIT_USAGE = 2
-DEFAULT_SESSIONS = Path(os.environ.get("RLGPT_SESSIONS_DIR", "sessions"))
 
 
 _FLAG_NAMES = {
@@ -72,7 +72,9 @@ class _HelpFormatter(argparse.HelpFormatter):
 
 def _add_run_options(parser: argparse.ArgumentParser, samples_default: int | None) -> None:
     parser.add_argument("--task", help="task name (see `rlgpt-tui tasks`)")
-    parser.add_argument("--env", default=None, help=f"world: {WORLD_HELP}")
+    parser.add_argument(
+        "--env", default=None, help=f"world: {WORLD_HELP} (default: craftax, or --config's)"
+    )
     parser.add_argument(
         "--coded",
         action="append",
@@ -84,9 +86,16 @@ def _add_run_options(parser: argparse.ArgumentParser, samples_default: int | Non
     parser.add_argument(
         "--reward", metavar="FILE.py", help="dense reward code: def reward(prev, now)"
     )
-    parser.add_argument("--num-envs", type=int, default=None, help="parallel envs")
-    parser.add_argument("--horizon", type=int, default=None, help="override the task horizon")
-    parser.add_argument("--seed", type=int, default=None, help="random seed")
+    parser.add_argument(
+        "--num-envs", type=int, default=None, help=f"parallel envs (default: {NUM_ENVS_DEFAULT})"
+    )
+    parser.add_argument(
+        "--horizon",
+        type=int,
+        default=None,
+        help="episode length in steps (default: the task's, see `rlgpt-tui tasks`)",
+    )
+    parser.add_argument("--seed", type=int, default=None, help="random seed (default: 0)")
     parser.add_argument(
         "--config", metavar="FILE.json", help="an RLConfig as JSON (flags override)"
     )
@@ -138,16 +147,20 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--task", required=True, help="task name (see `rlgpt-tui tasks`)")
     run.add_argument("--env", default="craftax", help=f"world: {WORLD_HELP}")
     run.add_argument("--llm-base-url", help="OpenAI-compatible endpoint (default: builtin agent)")
-    run.add_argument("--llm-model", help="model name at the endpoint")
+    run.add_argument("--llm-model", help="model name at the endpoint (default: none)")
     run.add_argument(
         "--llm-vision",
         action="store_true",
         help="the model accepts images: the critic also gets frames before/after",
     )
-    run.add_argument("--llm-config", metavar="FILE.toml", help="a config file with an [llm] table")
+    run.add_argument(
+        "--llm-config", metavar="FILE.toml", help="an [llm] table (default: the user config's)"
+    )
     _add_llm_tuning(run)
     run.add_argument(
-        "--minedojo-python", metavar="PATH", help="with --env minedojo: MineDojo's interpreter"
+        "--minedojo-python",
+        metavar="PATH",
+        help="with --env minedojo: MineDojo's interpreter (default: $RLGPT_MINEDOJO_PYTHON)",
     )
     run.add_argument("--iterations", type=int, default=4, help="outer-loop iterations (max)")
     run.add_argument(
@@ -168,7 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Crafter score in (0, 100] for scored tasks (default: 50.5, human experts)",
     )
     run.add_argument(
-        "--num-envs", type=int, default=None, help="parallel envs (default: 64; crafter 8)"
+        "--num-envs", type=int, default=None, help=f"parallel envs (default: {NUM_ENVS_DEFAULT})"
     )
     run.add_argument("--eval-episodes", type=int, default=64, help="episodes per evaluation")
     run.add_argument(
@@ -276,15 +289,28 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("tasks", help="list the task catalog")
 
-    doctor = sub.add_parser("doctor", help="check the installation, devices, LLM and MineDojo")
-    _add_sessions_dir(doctor)
-    doctor.add_argument("--llm-base-url", help="OpenAI-compatible endpoint to check")
-    doctor.add_argument("--llm-model", help="model name at the endpoint")
-    doctor.add_argument("--llm-config", metavar="FILE.toml", help="a config file with [llm]")
-    _add_llm_tuning(doctor)
-    doctor.add_argument(
-        "--minedojo-python", metavar="PATH", help="the python of the venv with MineDojo"
+    doctor = sub.add_parser(
+        "doctor",
+        help="check the installation, devices, LLM and MineDojo (writes nothing)",
     )
+    _add_sessions_dir(doctor)
+    _add_llm_flags(doctor, "OpenAI-compatible endpoint to check")
+    doctor.add_argument(
+        "--minedojo-python",
+        metavar="PATH",
+        help="the python of the venv with MineDojo (default: $RLGPT_MINEDOJO_PYTHON)",
+    )
+
+    config = sub.add_parser(
+        "config",
+        help="the resolved settings and where each came from (flag, env, file, default)",
+        description="Settings come from flags, then environment variables, then "
+        "--llm-config FILE, then the user config file (see the path printed; $RLGPT_CONFIG "
+        "names another), then defaults. The API key itself is never shown.",
+    )
+    _add_sessions_dir(config)
+    _add_llm_flags(config, "OpenAI-compatible endpoint")
+    config.add_argument("--llm-vision", action="store_true", help="the model accepts images")
 
     app = sub.add_parser("app", help="the terminal app (also: rlgpt-tui with no command)")
     _add_sessions_dir(app)
@@ -295,14 +321,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--llm-config",
         metavar="FILE.toml",
         help="an [llm] table for the sessions the app starts (the form shows its endpoint, "
-        "model and timeout)",
+        "model and timeout; default: the user config file's)",
     )
     app.add_argument(
         "--llm-timeout",
         type=float,
         metavar="S",
         help="seconds for a whole LLM request, for new sessions and the LLM sessions the "
-        "app resumes (a slow local model needs minutes)",
+        "app resumes (a slow local model needs minutes; default: 60, or the [llm] table's)",
     )
     return parser
 
@@ -321,8 +347,20 @@ def _add_sessions_dir(parser: argparse.ArgumentParser, suppress: bool = True) ->
         "--sessions-dir",
         metavar="DIR",
         default=argparse.SUPPRESS if suppress else None,
-        help="where sessions are recorded (default: $RLGPT_SESSIONS_DIR or ./sessions)",
+        help="where sessions are recorded (default: $RLGPT_SESSIONS_DIR, else sessions_dir in "
+        "the user config file, else ./sessions)",
     )
+
+
+def _add_llm_flags(parser: argparse.ArgumentParser, url_help: str) -> None:
+    parser.add_argument("--llm-base-url", help=f"{url_help} (default: builtin agent)")
+    parser.add_argument("--llm-model", help="model name at the endpoint (default: none)")
+    parser.add_argument(
+        "--llm-config",
+        metavar="FILE.toml",
+        help="a config file with an [llm] table (default: the user config file's)",
+    )
+    _add_llm_tuning(parser)
 
 
 def _add_llm_tuning(parser: argparse.ArgumentParser) -> None:
@@ -455,7 +493,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     from rlgpt_tui.rl.train import evaluate, train
 
     config = _config_from_args(args)
-    folder = Path(args.sessions_dir) if args.sessions_dir else DEFAULT_SESSIONS
+    folder = Path(args.sessions_dir)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     run_dir = Path(args.save) if args.save else folder / f"train-{config.task}-{config.env}-{stamp}"
     config = config.model_copy(update={"checkpoint_dir": run_dir})
@@ -639,6 +677,9 @@ def cmd_run(args: argparse.Namespace) -> int:
                 f"--target: {error} ({task.name} is judged by its {task.measure.label})"
             ) from None
     llm = llm_settings(args)  # a bad [llm] setting or a missing file: before any session
+    if args.minedojo_python:
+        os.environ["RLGPT_MINEDOJO_PYTHON"] = args.minedojo_python  # read by make_world
+    world.cls.check_backend()  # a missing backend: one line, before any session
     settings = EngineSettings(
         task=args.task,
         env=args.env,
@@ -652,8 +693,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         eval_episodes=args.eval_episodes,
         final_episodes=args.final_episodes,
     )
-    if args.minedojo_python:
-        os.environ["RLGPT_MINEDOJO_PYTHON"] = args.minedojo_python  # read by make_world
     from rlgpt_tui.agents.shelf import NAMED
 
     # the worlds load their kernels while torch, the session and the plan are set up (an
@@ -870,8 +909,49 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def cmd_config(args: argparse.Namespace) -> int:
+    """Each resolved setting, its value and where it came from; the key's value never."""
+    from dataclasses import fields
+
+    from rlgpt_tui.config import config_path, resolve_sessions_dir
+    from rlgpt_tui.llm.client import LLMSettings
+
+    path = config_path()
+    state = "exists" if path.exists() else "not found: create it to set your defaults"
+    print(f"config file: {path} ({state})")
+    settings, sources = LLMSettings.resolve_sourced(
+        args.llm_base_url,
+        args.llm_model,
+        args.llm_config,
+        vision=True if args.llm_vision else None,
+        timeout=args.llm_timeout,
+        structured=args.llm_structured,
+    )
+    rows = []
+    for field in fields(settings):
+        value = getattr(settings, field.name)
+        shown = "none" if value is None else str(value)
+        if isinstance(value, bool):
+            shown = shown.lower()
+        rows.append((f"llm.{field.name}", shown, sources.get(field.name, "default")))
+    key_state = "set" if os.environ.get(settings.api_key_env) else "not set"
+    rows.append(("llm api key", f"{key_state} in ${settings.api_key_env}", "env (never shown)"))
+    agent = settings.describe() if settings.configured else "the builtin agent (no llm.model)"
+    rows.append(("agent", agent, "from llm.model"))
+    sessions = resolve_sessions_dir(args.sessions_dir)
+    rows.append(("sessions_dir", sessions.value, sessions.source))
+    width = max(len(name) for name, _, _ in rows)
+    value_width = max(len(value) for _, value, _ in rows)
+    for name, value, source in rows:
+        print(f"{name:<{width}}  {value:<{value_width}}  {source}")
+    return 0
+
+
 def cmd_app(args: argparse.Namespace) -> int:
+    from rlgpt_tui.tasks import load_catalog
     from rlgpt_tui.tui.app import RlgptApp
+
+    load_catalog()  # a broken install: one line, before the app takes the terminal
 
     # a bad --llm-config or --llm-timeout: one line from the constructor, before run()
     RlgptApp(
@@ -924,6 +1004,7 @@ def main(argv: list[str] | None = None) -> int:
         "tasks": cmd_tasks,
         "app": cmd_app,
         "doctor": cmd_doctor,
+        "config": cmd_config,
     }
     if args.command is None:
         given = args.sessions_dir
@@ -933,6 +1014,8 @@ def main(argv: list[str] | None = None) -> int:
         from rlgpt_tui.skills.boundary import UNSAFE_ENV
 
         os.environ[UNSAFE_ENV] = "1"
+    from rlgpt_tui import MissingAssetError
+    from rlgpt_tui.config import ConfigError, resolve_sessions_dir, user_config
     from rlgpt_tui.envs import UnknownWorldError, WorldSetupError
     from rlgpt_tui.envs.minedojo.process import MineDojoError
     from rlgpt_tui.llm.client import LLMError
@@ -942,11 +1025,17 @@ def main(argv: list[str] | None = None) -> int:
     from rlgpt_tui.tasks import UnknownTaskError
 
     try:
+        if args.command != "doctor":  # doctor reports a bad file as one of its checks
+            user_config()  # a bad user config file: one line, whatever the command
+        if args.command not in ("config", "doctor"):  # they say where it came from
+            args.sessions_dir = resolve_sessions_dir(args.sessions_dir).value
         if args.command in ("train", "eval", "run", "resume", "app"):
             check_device()  # a bad RLGPT_TORCH_DEVICE: before any session or screen
         return commands[args.command](args)
     except (
         UsageError,
+        ConfigError,
+        MissingAssetError,
         CodeValidationError,
         UnknownTaskError,
         UnknownWorldError,

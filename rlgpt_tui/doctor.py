@@ -1,6 +1,9 @@
 """``rlgpt-tui doctor``: one line per check, with the fix when something is wrong.
 
-Checks: Python and package versions, torch and JAX devices, the sessions folder, the LLM
+Writes nothing: it reads the sessions folder, it does not create it.
+
+Checks: Python and package versions, torch and JAX devices (and an NVIDIA GPU that JAX does
+not use), the sessions folder, the user config file, the LLM
 endpoint (reachable, model known, then one small completion: its latency, tokens/s, and
 whether the endpoint takes the answer's JSON Schema as ``response_format``), and for
 MineDojo: the named interpreter, whether ``minedojo`` imports there, and the Java version.
@@ -32,6 +35,7 @@ PACKAGES = (
     "watchfiles",
     "pillow",
     "pyseccomp",
+    "platformdirs",
 )
 
 
@@ -62,23 +66,59 @@ def check_packages() -> list[Check]:
     return checks
 
 
-def check_devices() -> list[Check]:
+GPU_EXTRA_FIX = "pip install 'rlgpt-tui[gpu]' (JAX with CUDA 12), then run doctor again"
+
+
+def nvidia_gpus() -> list[str]:
+    """The NVIDIA GPUs this machine has (``nvidia-smi -L``; the driver's list otherwise)."""
+    smi = shutil.which("nvidia-smi")
+    if smi is not None:
+        listed = _run([smi, "-L"])
+        if listed:
+            return [line.split(" (UUID")[0] for line in listed.splitlines() if line.strip()]
+    driver = "/proc/driver/nvidia/gpus"
+    return sorted(os.listdir(driver)) if os.path.isdir(driver) else []
+
+
+def check_devices(gpus: list[str] | None = None) -> list[Check]:
+    """Which device torch (PPO) and JAX (Craftax) run on; a GPU that JAX leaves idle is a
+    warning naming the ``gpu`` extra."""
+    gpus = nvidia_gpus() if gpus is None else gpus
     checks = []
+    if gpus:
+        checks.append(Check("nvidia gpu", "INFO", "; ".join(gpus)))
     try:
         import torch
 
-        gpu = torch.cuda.is_available()
-        detail = f"cuda: {torch.cuda.get_device_name(0)}" if gpu else "cpu only (no CUDA GPU)"
-        checks.append(Check("torch devices", "OK", detail))
+        from rlgpt_tui.rl.train import policy_device
+
+        if torch.cuda.is_available():
+            detail = f"cuda ({torch.cuda.get_device_name(0)})"
+        else:
+            built = "CPU build" if torch.version.cuda is None else f"CUDA {torch.version.cuda}"
+            detail = f"cpu (torch {torch.__version__}, {built}; no CUDA device visible)"
+        checks.append(Check("torch device", "OK", f"{detail}; PPO uses {policy_device()}"))
     except Exception as error:  # a broken install is what doctor is for
-        checks.append(Check("torch devices", "FAIL", str(error), "run bash scripts/setup.sh"))
+        checks.append(Check("torch device", "FAIL", str(error), "run bash scripts/setup.sh"))
     try:
         import jax
 
-        devices = ", ".join(sorted({d.platform for d in jax.devices()}))
-        checks.append(Check("jax devices", "OK", devices))
+        backend = jax.default_backend()
+        devices = ", ".join(sorted({str(d.device_kind) for d in jax.devices()}))
+        detail = f"{backend} ({devices}); Craftax runs there"
+        if gpus and backend == "cpu":
+            checks.append(
+                Check(
+                    "jax device",
+                    "WARN",
+                    f"{detail}, but this machine has an NVIDIA GPU",
+                    GPU_EXTRA_FIX,
+                )
+            )
+        else:
+            checks.append(Check("jax device", "OK", detail))
     except Exception as error:
-        checks.append(Check("jax devices", "FAIL", str(error), "run bash scripts/setup.sh"))
+        checks.append(Check("jax device", "FAIL", str(error), "run bash scripts/setup.sh"))
     return checks
 
 
@@ -112,15 +152,52 @@ def check_sandbox() -> Check:
 
 
 def check_sessions(sessions_dir: str | None) -> Check:
-    from rlgpt_tui.store import SessionStore, StoreError
+    """Where sessions go, and whether they can be written there; creates nothing."""
+    from pathlib import Path
+
+    from rlgpt_tui.config import ConfigError, resolve_sessions_dir
+    from rlgpt_tui.store.sessions import DB_NAME
 
     try:
-        store = SessionStore(sessions_dir)
-    except StoreError as error:
+        folder = Path(resolve_sessions_dir(sessions_dir).value).absolute()
+    except ConfigError as error:
         return Check("sessions folder", "FAIL", str(error))
-    count = len(store.list_sessions())
-    store.close()
-    return Check("sessions folder", "OK", f"{store.path} ({count} sessions)")
+    database = folder / DB_NAME
+    if database.exists():
+        size = database.stat().st_size
+        writable = os.access(database, os.W_OK) and os.access(folder, os.W_OK)
+        detail = f"{database} ({size / 1e6:.1f} MB)"
+        if not writable:
+            return Check("sessions folder", "FAIL", f"{detail} is read-only", _SESSIONS_FIX)
+        return Check("sessions folder", "OK", detail)
+    parent = folder
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not os.access(parent, os.W_OK):
+        return Check(
+            "sessions folder",
+            "FAIL",
+            f"{folder} cannot be created ({parent} is read-only)",
+            _SESSIONS_FIX,
+        )
+    return Check("sessions folder", "OK", f"{folder} (none yet: the first session creates it)")
+
+
+_SESSIONS_FIX = "pass --sessions-dir or set RLGPT_SESSIONS_DIR to a writable folder"
+
+
+def check_config() -> Check:
+    """The user config file: where it is, and that it reads."""
+    from rlgpt_tui.config import ConfigError, user_config
+
+    try:
+        path, document = user_config()
+    except ConfigError as error:
+        return Check("config file", "FAIL", str(error))
+    if not path.exists():
+        return Check("config file", "INFO", f"{path} (none: defaults; see `rlgpt-tui config`)")
+    tables = ", ".join(sorted(document)) or "empty"
+    return Check("config file", "OK", f"{path} ({tables}; see `rlgpt-tui config`)")
 
 
 def check_llm(
@@ -277,6 +354,7 @@ def run_doctor(
         *check_devices(),
         check_sandbox(),
         check_sessions(sessions_dir),
+        check_config(),
         *check_llm(llm_base_url, llm_model, llm_config, llm_timeout, llm_structured),
         *check_minedojo(minedojo_python),
     ]

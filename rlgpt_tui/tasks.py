@@ -15,7 +15,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from rlgpt_tui import ASSETS_DIR
+from rlgpt_tui import ASSETS_DIR, asset_files, read_asset
 from rlgpt_tui.envs.base import ACHIEVEMENTS, INVENTORY_ITEMS
 from rlgpt_tui.envs.knowledge import Step, WorldDocs
 
@@ -242,11 +242,12 @@ class Task(BaseModel):
 
 @cache
 def load_catalog(directory: Path = TASKS_DIR) -> dict[str, Task]:
-    """All tasks in ``directory``, by name."""
+    """All tasks in ``directory``, by name; a missing or empty catalog is a
+    :class:`rlgpt_tui.MissingAssetError` naming the fix."""
     tasks: dict[str, Task] = {}
-    for path in sorted(directory.glob("*.toml")):
+    for path in asset_files(directory, "*.toml"):
         try:
-            task = Task.model_validate(tomllib.loads(path.read_text()))
+            task = Task.model_validate(tomllib.loads(read_asset(path)))
         except (tomllib.TOMLDecodeError, ValidationError) as error:
             raise ValueError(f"bad task file {path}: {error}") from None
         tasks[task.name] = task

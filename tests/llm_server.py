@@ -3,7 +3,9 @@
 Real HTTP on 127.0.0.1, driven by the real ``openai`` client. Each request to
 ``/v1/chat/completions`` takes the next scripted step, or asks ``responder`` when the
 script is empty. A step is a dict: ``{"content": str}``, ``{"status": 429}``,
-``{"delay": seconds, "content": str}`` or ``{"drop": True}`` (close without answering).
+``{"delay": seconds, "content": str}`` or ``{"drop": True}`` (close without answering);
+``{"status": 429, "headers": {"Retry-After": "2"}}`` sends those headers too. ``arrived``
+holds each chat request's arrival time (``time.monotonic()``).
 Misbehaving servers: ``{"raw": bytes, "content_type": str}`` (any body),
 ``{"body": obj}`` (any JSON body, e.g. without ``choices``), ``{"drip": seconds}`` (a body
 sent one byte every ``drip`` seconds, for ever), ``{"flood": True}`` (an endless chunked
@@ -40,15 +42,20 @@ class ScriptedLLMServer:
         self.responder = responder
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.arrived: list[float] = []
         server = self
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: Any) -> None:
                 pass
 
-            def _send(self, status: int, body: dict[str, Any]) -> None:
+            def _send(
+                self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None
+            ) -> None:
                 data = json.dumps(body).encode()
                 self.send_response(status)
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
@@ -86,6 +93,7 @@ class ScriptedLLMServer:
             def do_POST(self) -> None:  # noqa: N802
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length))
+                server.arrived.append(time.monotonic())
                 server.requests.append(body)
                 server.headers.append({k.lower(): v for k, v in self.headers.items()})
                 if body.get("model") != server.model:
@@ -114,7 +122,8 @@ class ScriptedLLMServer:
                 if "delay" in step:
                     time.sleep(step["delay"])
                 if "status" in step:
-                    self._send(step["status"], {"error": {"message": f"scripted {step['status']}"}})
+                    error = {"error": {"message": f"scripted {step['status']}"}}
+                    self._send(step["status"], error, step.get("headers"))
                     return
                 content = step["content"]
                 prompt_tokens = sum(len(str(m["content"]).split()) for m in body["messages"])

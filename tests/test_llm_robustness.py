@@ -550,6 +550,32 @@ def test_a_server_dripping_bytes_hits_the_total_deadline() -> None:
         assert time.monotonic() - started < 5  # a per-read timeout would never fire
 
 
+def test_a_rate_limit_with_retry_after_is_waited_out_by_the_sdk() -> None:
+    """HTTP retries are the openai SDK's: a 429 saying Retry-After: 2 is tried again after
+    two seconds (its own backoff would be under one), and the call then succeeds."""
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [
+            {"status": 429, "headers": {"Retry-After": "2"}},
+            {"content": json.dumps(VERDICT_OK)},
+        ]
+        client = client_for(server, timeout=10, max_retries=2)
+        text = client.chat("critic", [{"role": "user", "content": "judge"}])
+        waited = server.arrived[1] - server.arrived[0]
+    assert json.loads(text) == VERDICT_OK
+    assert client.calls[-1].attempts == 2 and client.calls[-1].ok
+    assert 1.9 <= waited < 5, waited
+    assert [h["x-stainless-retry-count"] for h in server.headers] == ["0", "1"]
+
+
+def test_a_rate_limit_past_the_retries_is_one_line_naming_the_tries() -> None:
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [{"status": 429, "headers": {"Retry-After": "0.1"}}] * 2
+        client = client_for(server, max_retries=1)
+        with pytest.raises(LLMError, match=r"kept failing \(RateLimitError\) after 2 tries"):
+            client.chat("critic", [{"role": "user", "content": "judge"}])
+        assert len(server.requests) == 2
+
+
 def test_an_endless_body_is_cut_at_the_size_cap() -> None:
     with ScriptedLLMServer(responder=scripted_agent) as server:
         server.script = [{"flood": True}]

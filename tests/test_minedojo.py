@@ -136,11 +136,43 @@ def test_doctor_reports_each_check_and_a_bad_minedojo_python(capsys, tmp_path) -
     )
     out = capsys.readouterr().out
     assert code == 1
-    for name in ("python", "torch", "jax devices", "sessions folder", "LLM", "minedojo python"):
+    for name in (
+        "python",
+        "torch device",
+        "jax device",
+        "sessions folder",
+        "LLM",
+        "minedojo python",
+    ):
         assert name in out
     line = next(x for x in out.splitlines() if "minedojo python" in x)
     assert "FAIL" in line and "does not exist" in line
     assert "OK" in next(x for x in out.splitlines() if "sessions folder" in x)
+
+
+def test_a_run_without_a_minedojo_interpreter_is_refused_before_any_session(
+    capsys, tmp_path, monkeypatch
+) -> None:
+    """A missing backend is found before anything is recorded: no plan printed, no session."""
+    from rlgpt_tui.store import SessionStore
+
+    monkeypatch.setenv("RLGPT_MINEDOJO_PYTHON", "")  # restored after: the run sets it
+    monkeypatch.delenv("RLGPT_MINEDOJO_PYTHON")
+    sessions = tmp_path / "sessions"
+    SessionStore(sessions).close()  # a sessions database that already exists
+    code = main(
+        ["run", "--task", "collect_wood", "--env", "minedojo", "--sessions-dir", str(sessions)]
+    )
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("rlgpt-tui: error: no MineDojo interpreter: pass --minedojo-python")
+    assert err.count("\n") == 1
+    assert SessionStore(sessions).list_sessions() == []
+    missing = str(tmp_path / "nowhere" / "python")
+    argv = ["run", "--task", "collect_wood", "--env", "minedojo", "--minedojo-python", missing]
+    assert main([*argv, "--sessions-dir", str(sessions)]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert SessionStore(sessions).list_sessions() == []
 
 
 @pytest.mark.slow

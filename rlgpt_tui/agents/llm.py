@@ -8,7 +8,7 @@ import json
 from string import Template
 from typing import Any
 
-from rlgpt_tui import ASSETS_DIR
+from rlgpt_tui import ASSETS_DIR, read_asset
 from rlgpt_tui.agents.base import (
     AgentTeam,
     Critic,
@@ -65,15 +65,14 @@ PROMPTS = ASSETS_DIR / "prompts"
 def open_ended_text(role: str, task: Task) -> str:
     """The scored-task section of ``role``'s prompt (``<role>_scored.md``) for a scored task
     (open-ended play: a library of skills, Crafter's score); empty otherwise."""
-    path = PROMPTS / f"{role}_scored.md"
-    return path.read_text() if task.scored and path.exists() else ""
+    return read_asset(PROMPTS / f"{role}_scored.md") if task.scored else ""
 
 
 def render(role: str, **values: Any) -> list[dict[str, str]]:
     """The prompt file of ``role`` with ``$placeholders`` filled, as chat messages
     (``open_ended`` defaults to empty: only scored tasks fill it)."""
     values.setdefault("open_ended", "")
-    text = Template((PROMPTS / f"{role}.md").read_text()).safe_substitute(values)
+    text = Template(read_asset(PROMPTS / f"{role}.md")).safe_substitute(values)
     text = text.replace("\x00", "")
     return [
         {"role": "system", "content": f"You are part of RL-GPT, acting as the {role} agent."},

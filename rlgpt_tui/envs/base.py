@@ -403,6 +403,12 @@ class World(ABC):
         return ""
 
     @classmethod
+    def check_backend(cls) -> None:
+        """Raise a one-line error naming the fix when this backend cannot run here (e.g.
+        its interpreter is not configured); cheap, imports nothing heavy. Default: it can."""
+        return None
+
+    @classmethod
     def load(cls) -> None:
         """Import and set up, on the calling thread, what every world of this backend
         shares (e.g. Craftax's JAX and its kernels' definitions: Python work that holds

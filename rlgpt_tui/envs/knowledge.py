@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 
-from rlgpt_tui import ASSETS_DIR
+from rlgpt_tui import ASSETS_DIR, read_asset
 from rlgpt_tui.envs.vocabulary import ACHIEVEMENTS, ACTION_NAMES, INVENTORY_ITEMS
 
 TECH_TREE_FILE = ASSETS_DIR / "worlds" / "crafter_tech_tree.toml"
@@ -285,7 +285,7 @@ def _fmt(uses: dict) -> str:
 
 @cache
 def _tech_tree_data() -> dict:
-    return tomllib.loads(TECH_TREE_FILE.read_text())
+    return tomllib.loads(read_asset(TECH_TREE_FILE))
 
 
 @cache

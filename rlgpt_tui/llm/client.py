@@ -7,8 +7,11 @@ settings, call records, logs or exports.
 Every HTTP request has a total deadline (``timeout`` seconds for the whole request, not per
 read: a server that drips one byte at a time cannot hold a call), a cap on the response size,
 and checks of the response's content type and shape; what fails gives one line naming the
-endpoint. Calls retry with exponential backoff on 429, 5xx, timeouts and dropped
-connections, and on nothing else.
+endpoint. HTTP retries are the openai SDK's own (``max_retries``): on 408, 409, 429, 5xx,
+timeouts and dropped connections, waiting as ``Retry-After`` says or with jittered
+exponential backoff. The total deadline applies to each try (the SDK's waits between tries
+do not count); a try that overruns it (a server dripping bytes) ends the call. Answers that
+cannot be used (malformed JSON, a failed check) are asked again here, in repair rounds.
 
 Structured answers: each role's pydantic schema is sent as ``response_format`` (JSON Schema,
 strict) when the endpoint accepts it; whether it does is found on the first structured call
@@ -26,7 +29,6 @@ import os
 import re
 import threading
 import time
-import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -86,8 +88,7 @@ class LLMSettings:
     model: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
     timeout: float = 60.0  # seconds for a whole request (connect, wait, read)
-    max_retries: int = 4
-    backoff: float = 1.0
+    max_retries: int = 4  # the openai SDK's HTTP retries (429, 5xx, timeouts, connections)
     temperature: float = 0.2
     max_tokens: int = 2048
     # OpenAI's frequency_penalty (sent when not 0): a 1.5B model's answers looped on one
@@ -107,69 +108,56 @@ class LLMSettings:
         base_url: str | None = None,
         model: str | None = None,
         config_file: str | Path | None = None,
-        environ: dict[str, str] | None = None,
+        environ: Mapping[str, str] | None = None,
         **overrides: Any,
     ) -> LLMSettings:
-        """Flags override the environment, which overrides the config file's ``[llm]``."""
-        env = os.environ if environ is None else environ
-        data: dict[str, Any] = {}
-        if config_file is not None:
-            data.update(_read_llm_table(Path(config_file)))
-        for key, var in (
-            ("base_url", ENV_BASE_URL),
-            ("model", ENV_MODEL),
-            ("api_key_env", ENV_KEY_NAME),
-        ):
-            if env.get(var):
-                data[key] = env[var]
-        if env.get(ENV_VISION):
-            data["vision"] = env[ENV_VISION].lower() in ("1", "true", "yes")
-        if base_url:
-            data["base_url"] = base_url
-        if model:
-            data["model"] = model
-        data.update({k: v for k, v in overrides.items() if v is not None})
+        """Flags (``base_url``, ``model``, ``overrides``) > the environment > ``config_file``
+        (``--llm-config``) > the user config file > defaults (:mod:`rlgpt_tui.config`).
+        With ``environ`` given, the user config file is read only where it names one
+        (``RLGPT_CONFIG``)."""
+        return cls.resolve_sourced(base_url, model, config_file, environ, **overrides)[0]
+
+    @classmethod
+    def resolve_sourced(
+        cls,
+        base_url: str | None = None,
+        model: str | None = None,
+        config_file: str | Path | None = None,
+        environ: Mapping[str, str] | None = None,
+        **overrides: Any,
+    ) -> tuple[LLMSettings, dict[str, str]]:
+        """:meth:`resolve`, with where each setting came from (setting -> source; the
+        settings not named were defaults)."""
+        from rlgpt_tui.config import ConfigError, resolve_llm
+
+        user_file = environ is None or bool(environ.get("RLGPT_CONFIG"))
+        flags = {"base_url": base_url or None, "model": model or None} | overrides
+        # ``backoff``: the SDK now waits between tries (jittered, honouring Retry-After);
+        # still accepted so that recorded sessions and older config files load
+        flags.pop("backoff", None)
+        try:
+            sourced = resolve_llm(flags, config_file, environ, user_file=user_file)
+        except ConfigError as error:
+            raise LLMError(str(error)) from None
+        sourced.pop("backoff", None)
+        data = {key: item.value for key, item in sourced.items()}
         known = set(cls.__dataclass_fields__)
         unknown = sorted(set(data) - known)
         if unknown:
             raise LLMError(f"unknown LLM setting(s) {', '.join(unknown)}: use {sorted(known)}")
-        return cls(**_checked(data))
+        settings = cls(**_checked(data))
+        return settings, {key: item.source for key, item in sourced.items()}
 
     @classmethod
     def recorded(cls, record: dict[str, Any], **changes: Any) -> LLMSettings:
         """A session's recorded settings with ``changes`` (None: kept), e.g. a longer
-        ``timeout`` for its resume; the environment is not read again."""
+        ``timeout`` for its resume; the environment and the user config file are not read
+        again."""
         given = {k: v for k, v in changes.items() if v is not None}
         return cls.resolve(environ={}, **(record | given))
 
     def describe(self) -> str:
         return f"{self.model} at {self.base_url or 'api.openai.com'}"
-
-
-def _read_llm_table(path: Path) -> dict[str, Any]:
-    """The ``[llm]`` table of a TOML file; a missing, unreadable or bad file is an error."""
-    try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise LLMError(
-            f"cannot read --llm-config {path}: {error.strerror}; check the path"
-        ) from None
-    try:
-        document = tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise LLMError(
-            f"--llm-config {path} is not a text file: pass a TOML file with an [llm] table"
-        ) from None
-    except tomllib.TOMLDecodeError as error:
-        raise LLMError(f"bad config file {path}: {error}; fix its [llm] table") from None
-    table = document.get("llm", {})
-    if not isinstance(table, dict):
-        raise LLMError(f"{path}: `llm` must be a table ([llm]), not a {type(table).__name__}")
-    if any("key" in k and k != "api_key_env" for k in table):
-        raise LLMError(
-            f"{path} holds an API key: remove it and export it in the environment instead"
-        )
-    return dict(table)
 
 
 # name -> (type(s) accepted, check, what it must be)
@@ -179,7 +167,6 @@ _RULES: dict[str, tuple[tuple[type, ...], Callable[[Any], bool], str]] = {
     "api_key_env": ((str,), lambda v: v.isidentifier(), "an environment variable name"),
     "timeout": ((int, float), lambda v: 0 < v <= 3600, "seconds in (0, 3600]"),
     "max_retries": ((int,), lambda v: 0 <= v <= 20, "an integer in [0, 20]"),
-    "backoff": ((int, float), lambda v: 0 <= v <= 60, "seconds in [0, 60]"),
     "temperature": ((int, float), lambda v: 0 <= v <= 2, "a number in [0, 2]"),
     "max_tokens": ((int,), lambda v: 1 <= v <= 1_000_000, "a positive integer"),
     "frequency_penalty": ((int, float), lambda v: -2 <= v <= 2, "a number in [-2, 2]"),
@@ -325,6 +312,47 @@ def _import_httpx():
     return httpx
 
 
+DEADLINE_GRACE = 1.0  # seconds past ``timeout`` before a try is cut (the SDK's timeout first)
+RETRIED_STATUSES = (408, 409, 429)  # and 5xx: the statuses the openai SDK tries again
+
+
+class _TryClock:
+    """The HTTP tries of one call: how many, and when the running one started (None while
+    none runs, e.g. while the SDK waits to try again)."""
+
+    def __init__(self) -> None:
+        self.attempts = 0
+        self.started: float | None = None
+
+    def reset(self) -> None:
+        self.attempts, self.started = 0, None
+
+    @property
+    def tries(self) -> int:
+        return max(self.attempts, 1)
+
+
+def _clocked_transport(httpx: Any, clock: _TryClock) -> Any:
+    """An HTTP transport that marks each try on ``clock``: it starts when the request goes
+    out and stops on an error or a status the SDK retries (its wait before the next try
+    is not the try's time); an answer's body is read on the try's time."""
+
+    class ClockedTransport(httpx.HTTPTransport):
+        def handle_request(self, request: Any) -> Any:
+            clock.attempts += 1
+            clock.started = time.monotonic()
+            try:
+                response = super().handle_request(request)
+            except BaseException:
+                clock.started = None
+                raise
+            if response.status_code in RETRIED_STATUSES or response.status_code >= 500:
+                clock.started = None
+            return response
+
+    return ClockedTransport()
+
+
 class LLMClient:
     """Chat and structured calls against one endpoint and model, every call recorded."""
 
@@ -332,7 +360,6 @@ class LLMClient:
         self,
         settings: LLMSettings,
         on_call: Callable[[LLMCall], None] | None = None,
-        sleep: Callable[[float], None] = time.sleep,
     ):
         import openai
 
@@ -349,7 +376,6 @@ class LLMClient:
         self.settings = settings
         self.on_call = on_call or (lambda call: None)
         self.calls: list[LLMCall] = []
-        self._sleep = sleep
         self._openai = openai
         self._httpx = _import_httpx()
         self._key = key
@@ -364,11 +390,16 @@ class LLMClient:
         return self.settings.base_url or "api.openai.com"
 
     def _new_client(self):
+        """An SDK client doing its own HTTP retries, over a transport that times each try
+        (:class:`_TryClock`) for the total deadline."""
+        self._clock = _TryClock()
+        transport = _clocked_transport(self._httpx, self._clock)
         return self._openai.OpenAI(
             base_url=self.settings.base_url,
             api_key=self._key,
             timeout=self.settings.timeout,
-            max_retries=0,
+            max_retries=self.settings.max_retries,
+            http_client=self._openai.DefaultHttpxClient(transport=transport),
         )
 
     def check(self) -> None:
@@ -376,7 +407,8 @@ class LLMClient:
         openai = self._openai
         s = self.settings
         try:
-            listed = self._within_deadline(lambda: self._client.models.list())
+            once = self._client.with_options(max_retries=0)  # a check says at once
+            listed = self._within_deadline(lambda: once.models.list())
             models = [m.id for m in listed if isinstance(getattr(m, "id", None), str)]
         except _Deadline:
             raise LLMError(self._timeout_message(1)) from None
@@ -405,12 +437,17 @@ class LLMClient:
 
     # -- HTTP --------------------------------------------------------------------------------
     def _within_deadline(self, work: Callable[[], Any]) -> Any:
-        """``work()`` in a helper thread, given at most ``timeout`` seconds in all.
+        """``work()`` in a helper thread, each of its HTTP tries given at most ``timeout``
+        seconds in all (plus a little, so that the SDK's own per-read timeout, which it
+        retries, fires first where it can).
 
         On overrun the HTTP client is replaced and the old one closed (which drops the
         stuck connection); the helper thread ends when its socket does.
         """
         box: dict[str, Any] = {}
+        clock = self._clock
+        clock.reset()
+        allowed = self.settings.timeout + DEADLINE_GRACE
 
         def run() -> None:
             try:
@@ -420,11 +457,17 @@ class LLMClient:
 
         worker = threading.Thread(target=run, name="llm-request", daemon=True)
         worker.start()
-        worker.join(self.settings.timeout)
-        if worker.is_alive():
-            stuck, self._client = self._client, self._new_client()
-            threading.Thread(target=stuck.close, daemon=True).start()
-            raise _Deadline
+        while True:
+            started = clock.started
+            left = allowed if started is None else started + allowed - time.monotonic()
+            worker.join(min(max(left, 0.0), 0.1) if started is None else max(left, 0.0))
+            if not worker.is_alive():
+                break
+            started = clock.started
+            if started is not None and time.monotonic() - started >= allowed:
+                stuck, self._client = self._client, self._new_client()
+                threading.Thread(target=stuck.close, daemon=True).start()
+                raise _Deadline
         if "error" in box:
             raise box["error"]
         return box["value"]
@@ -495,10 +538,10 @@ class LLMClient:
         response_format: dict[str, Any] | None = None,
         repair_round: int = 0,
     ) -> tuple[str, int, int, int]:
-        """One completion, retried on transient failures: (text, prompt tokens, completion
-        tokens, attempts). A repair round samples hotter (:func:`repair_temperature`).
-        Raises LLMError (endpoint unusable) or LLMAnswerError (bad response); a refused
-        ``response_format`` raises ``_FormatRefused``."""
+        """One completion (the SDK retries transient HTTP failures): (text, prompt tokens,
+        completion tokens, HTTP tries). A repair round samples hotter
+        (:func:`repair_temperature`). Raises LLMError (endpoint unusable) or LLMAnswerError
+        (bad response); a refused ``response_format`` raises ``_FormatRefused``."""
         openai = self._openai
         httpx = self._httpx
         s = self.settings
@@ -512,57 +555,53 @@ class LLMClient:
             request["frequency_penalty"] = s.frequency_penalty
         if response_format is not None:
             request["response_format"] = response_format
-        for attempt in range(1, s.max_retries + 2):
-            try:
-                content_type, body = self._within_deadline(lambda: self._post(request))
-            except (
-                _Deadline,
-                openai.RateLimitError,
-                openai.InternalServerError,
-                openai.APIConnectionError,  # APITimeoutError is a subclass
-                httpx.TransportError,  # while the body is read
-            ) as error:
-                if attempt > s.max_retries:
-                    raise _Failed(self._transient_message(error, attempt), attempt) from None
-                self._sleep(s.backoff * 2 ** (attempt - 1))
-                continue
-            except _TooLarge:
-                raise _Failed(
-                    f"the LLM endpoint {self.where} sent more than {MAX_RESPONSE_BYTES:,} bytes "
-                    "for one completion: check the server (it must answer one JSON completion)",
-                    attempt,
-                    answer_error=True,
-                ) from None
-            except openai.NotFoundError:
-                raise _Failed(
-                    f"model {s.model!r} not found at {self.where}: check --llm-model (list the "
-                    "server's models)",
-                    attempt,
-                ) from None
-            except openai.AuthenticationError:
-                raise _Failed(
-                    f"the endpoint rejected the API key: check ${s.api_key_env}", attempt
-                ) from None
-            except (openai.BadRequestError, openai.UnprocessableEntityError) as error:
-                if response_format is not None:
-                    raise _FormatRefused(str(error.message)[:160], attempt) from None
-                raise _Failed(
-                    f"the endpoint {self.where} refused the request (HTTP {error.status_code}: "
-                    f"{safe_text(str(error.message), 160)}): check --llm-model and max_tokens",
-                    attempt,
-                ) from None
-            except openai.APIStatusError as error:
-                raise _Failed(
-                    f"the endpoint {self.where} answered HTTP {error.status_code}: "
-                    f"{safe_text(str(error.message), 160)}",
-                    attempt,
-                ) from None
-            try:
-                text, prompt_tokens, completion_tokens = self._completion(body, content_type)
-            except LLMAnswerError as error:
-                raise _Failed(str(error), attempt, answer_error=True) from None
-            return text, prompt_tokens, completion_tokens, attempt
-        raise AssertionError("unreachable")
+        clock = self._clock  # this call's tries (a new one when the client is replaced)
+        try:
+            content_type, body = self._within_deadline(lambda: self._post(request))
+        except (
+            _Deadline,
+            openai.RateLimitError,
+            openai.InternalServerError,
+            openai.APIConnectionError,  # APITimeoutError is a subclass
+            httpx.TransportError,  # while the body is read
+        ) as error:  # the SDK's retries are spent (or a try overran the deadline)
+            raise _Failed(self._transient_message(error, clock.tries), clock.tries) from None
+        except _TooLarge:
+            raise _Failed(
+                f"the LLM endpoint {self.where} sent more than {MAX_RESPONSE_BYTES:,} bytes "
+                "for one completion: check the server (it must answer one JSON completion)",
+                clock.tries,
+                answer_error=True,
+            ) from None
+        except openai.NotFoundError:
+            raise _Failed(
+                f"model {s.model!r} not found at {self.where}: check --llm-model (list the "
+                "server's models)",
+                clock.tries,
+            ) from None
+        except openai.AuthenticationError:
+            raise _Failed(
+                f"the endpoint rejected the API key: check ${s.api_key_env}", clock.tries
+            ) from None
+        except (openai.BadRequestError, openai.UnprocessableEntityError) as error:
+            if response_format is not None:
+                raise _FormatRefused(str(error.message)[:160], clock.tries) from None
+            raise _Failed(
+                f"the endpoint {self.where} refused the request (HTTP {error.status_code}: "
+                f"{safe_text(str(error.message), 160)}): check --llm-model and max_tokens",
+                clock.tries,
+            ) from None
+        except openai.APIStatusError as error:
+            raise _Failed(
+                f"the endpoint {self.where} answered HTTP {error.status_code}: "
+                f"{safe_text(str(error.message), 160)}",
+                clock.tries,
+            ) from None
+        try:
+            text, prompt_tokens, completion_tokens = self._completion(body, content_type)
+        except LLMAnswerError as error:
+            raise _Failed(str(error), clock.tries, answer_error=True) from None
+        return text, prompt_tokens, completion_tokens, clock.tries
 
     def _timeout_message(self, tries: int) -> str:
         s = self.settings

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from rlgpt_tui import ASSETS_DIR
+from rlgpt_tui import ASSETS_DIR, read_asset
 from rlgpt_tui.envs.base import ACTION_NAMES, View
 from rlgpt_tui.skills.api import SkillContext
 from rlgpt_tui.skills.outcomes import CallEnd, safe_text
@@ -261,7 +261,7 @@ MAX_NOTES = 20
 
 @cache
 def _recorded_view_dicts() -> tuple[str, ...]:
-    return tuple(json.dumps(v) for v in json.loads(RECORDED_VIEWS.read_text()))
+    return tuple(json.dumps(v) for v in json.loads(read_asset(RECORDED_VIEWS)))
 
 
 def recorded_views() -> list[View]:

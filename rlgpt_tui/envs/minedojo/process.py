@@ -29,6 +29,23 @@ class MineDojoError(RuntimeError):
     """The MineDojo worker could not be used; one line naming the fix."""
 
 
+def minedojo_interpreter(python: str | None = None) -> str:
+    """MineDojo's interpreter (``python``, else ``$RLGPT_MINEDOJO_PYTHON``); a
+    MineDojoError naming the fix when it is not set or does not exist."""
+    python = python or os.environ.get(ENV_PYTHON)
+    if not python:
+        raise MineDojoError(
+            f"no MineDojo interpreter: pass --minedojo-python /path/to/venv/bin/python or "
+            f"set {ENV_PYTHON} (see the README's MineDojo section)"
+        )
+    if not Path(python).exists():
+        raise MineDojoError(
+            f"MineDojo interpreter {python} does not exist: point "
+            f"--minedojo-python at the python of the venv where minedojo is installed"
+        )
+    return python
+
+
 class WorkerTimeout(MineDojoError):
     """A request got no answer in time (the worker was killed)."""
 
@@ -59,17 +76,7 @@ class WorkerProcess:
         env: dict[str, str] | None = None,
         start_timeout: float = 60.0,
     ):
-        self.python = python or os.environ.get(ENV_PYTHON)
-        if not self.python:
-            raise MineDojoError(
-                f"no MineDojo interpreter: pass --minedojo-python /path/to/venv/bin/python or "
-                f"set {ENV_PYTHON} (see the README's MineDojo section)"
-            )
-        if not Path(self.python).exists():
-            raise MineDojoError(
-                f"MineDojo interpreter {self.python} does not exist: point "
-                f"--minedojo-python at the python of the venv where minedojo is installed"
-            )
+        self.python = minedojo_interpreter(python)
         self.extra_env = env or {}
         self.start_timeout = start_timeout
         self.process: subprocess.Popen | None = None

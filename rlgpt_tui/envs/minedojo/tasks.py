@@ -7,7 +7,7 @@ from functools import cache
 
 from pydantic import BaseModel, ConfigDict
 
-from rlgpt_tui import ASSETS_DIR
+from rlgpt_tui import ASSETS_DIR, asset_files, read_asset
 
 
 class MineDojoTask(BaseModel):
@@ -27,8 +27,8 @@ class MineDojoTask(BaseModel):
 @cache
 def load_minedojo_tasks() -> dict[str, MineDojoTask]:
     tasks = {}
-    for path in sorted((ASSETS_DIR / "tasks" / "minedojo").glob("*.toml")):
-        task = MineDojoTask.model_validate(tomllib.loads(path.read_text()))
+    for path in asset_files(ASSETS_DIR / "tasks" / "minedojo", "*.toml"):
+        task = MineDojoTask.model_validate(tomllib.loads(read_asset(path)))
         tasks[task.name] = task
     return tasks
 

@@ -476,6 +476,13 @@ class MineDojoWorld(World):
             worker.close()
 
     @classmethod
+    def check_backend(cls) -> None:
+        """MineDojo runs in its own interpreter: it must be configured and exist."""
+        from rlgpt_tui.envs.minedojo.process import minedojo_interpreter
+
+        minedojo_interpreter()
+
+    @classmethod
     def documentation(cls) -> WorldDocs:
         """Minecraft through MineDojo, as this backend maps it: Crafter's actions and
         achievements become Minecraft primitives and items (the builtin agent's tech tree
