@@ -108,6 +108,12 @@ def _add_run_options(parser: argparse.ArgumentParser, samples_default: int | Non
         )
 
 
+TENSORBOARD_HELP = (
+    "write PPO's metrics and its evaluations as TensorBoard runs in DIR (one per training; "
+    "needs the tensorboard extra); view: tensorboard --logdir DIR"
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="rlgpt-tui",
@@ -132,6 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_sessions_dir(train)
     train.add_argument("--eval-episodes", type=int, default=100, help="episodes for the final eval")
+    train.add_argument("--tensorboard", metavar="DIR", help=TENSORBOARD_HELP)
     train.add_argument("--json", action="store_true", help="print the summary as one JSON line")
 
     evaluate = sub.add_parser("eval", help="evaluate a trained policy, a coded action, or random")
@@ -184,6 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--num-envs", type=int, default=None, help=f"parallel envs (default: {NUM_ENVS_DEFAULT})"
     )
     run.add_argument("--eval-episodes", type=int, default=64, help="episodes per evaluation")
+    run.add_argument("--tensorboard", metavar="DIR", help=TENSORBOARD_HELP)
     run.add_argument(
         "--final-episodes",
         type=int,
@@ -487,16 +495,32 @@ def _progress_printer(total: int):
     return progress, on_metrics
 
 
+def tensorboard_dir(args: argparse.Namespace) -> Path | None:
+    """``--tensorboard DIR``, once the tensorboard package is found (else a one-line error
+    naming the install)."""
+    if not getattr(args, "tensorboard", None):
+        return None
+    from rlgpt_tui.rl.train import TensorBoardUnavailable, require_tensorboard
+
+    try:
+        require_tensorboard()
+    except TensorBoardUnavailable as error:
+        raise UsageError(f"--tensorboard: {error}") from None
+    return Path(args.tensorboard)
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from rlgpt_tui.rl.train import evaluate, train
+    from rlgpt_tui.rl.train import evaluate, log_evaluation, train
 
     config = _config_from_args(args)
+    board = tensorboard_dir(args)
     folder = Path(args.sessions_dir)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     run_dir = Path(args.save) if args.save else folder / f"train-{config.task}-{config.env}-{stamp}"
-    config = config.model_copy(update={"checkpoint_dir": run_dir})
+    board = board / run_dir.name if board else None  # this training's run
+    config = config.model_copy(update={"checkpoint_dir": run_dir, "tensorboard_dir": board})
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.json").write_text(config.model_dump_json(indent=2))
     console = Console(stderr=True)
@@ -510,6 +534,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     with progress:
         result = train(config, on_metrics=on_metrics)
     evaluation = evaluate(config, result.model, episodes=args.eval_episodes)
+    log_evaluation(result.model, evaluation)
     summary = {
         "task": config.task,
         "env": config.env,
@@ -522,6 +547,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         "coded_usage": result.env.coded_usage(),
         "training_episodes": result.env.runner.tally.measure(result.env.task).as_dict(),
         "model": str(result.checkpoint),
+        "tensorboard": str(board) if board else None,
     }
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
     if args.json:
@@ -559,6 +585,8 @@ def _print_eval(console, summary: dict[str, Any], evaluation) -> None:
         table.add_row(f"coded {name}", f"{usage['calls']} calls, mean {usage['mean_length']} steps")
     if summary.get("model"):
         table.add_row("model", summary["model"])
+    if summary.get("tensorboard"):
+        table.add_row("TensorBoard run", summary["tensorboard"])
     console.print(table)
 
 
@@ -680,6 +708,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.minedojo_python:
         os.environ["RLGPT_MINEDOJO_PYTHON"] = args.minedojo_python  # read by make_world
     world.cls.check_backend()  # a missing backend: one line, before any session
+    board = tensorboard_dir(args)
     settings = EngineSettings(
         task=args.task,
         env=args.env,
@@ -692,6 +721,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens,
         eval_episodes=args.eval_episodes,
         final_episodes=args.final_episodes,
+        tensorboard_dir=str(board) if board else None,
     )
     from rlgpt_tui.agents.shelf import NAMED
 

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from rlgpt_tui.curves import draw_learning_curves, save_curves
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.phases import SessionPhases
 from rlgpt_tui.engine.provenance import planned_by, solution_provenance
@@ -183,8 +184,8 @@ def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str
             )
     if assets:
         lines += ["", "## Learning curves and an evaluation episode", ""]
-        for name, path in assets.items():
-            lines.append(f"![{name}]({path})")
+        for name, path in assets.items():  # images shown; the SVG linked
+            lines.append(f"[{name}]({path})" if path.endswith(".svg") else f"![{name}]({path})")
     lines += ["", "## Final code", ""]
     for name, code in final_code(store, session_id).items():
         lines += [f"### `{name}`", "", "```python", code.rstrip(), "```", ""]
@@ -368,14 +369,18 @@ def export_session(
         path.write_text(json.dumps(session_record(store, session_id), indent=1, default=str))
         return path
     assets: dict[str, str] = {}
+    summary = store.get(session_id)
+    target = summary.settings.get("target", summary.settings.get("target_success"))
     curves = draw_learning_curves(
         store.rows("training_metrics", session_id),
         store.rows("evaluations", session_id),
         store.rows("iterations", session_id),
+        target=target or summary.measure.default_target,
     )
     if curves is not None:
-        curves.save(folder / "curves.png")
-        assets["learning curves"] = "curves.png"
+        png, svg = save_curves(curves, folder)
+        assets["learning curves"] = png.name
+        assets["learning curves (SVG)"] = svg.name
     if with_gif:
         frames = evaluation_frames(store, session_id)
         if frames:
@@ -390,120 +395,6 @@ def export_session(
     path = folder / f"session-{session_id}.md"
     path.write_text(session_markdown(store, session_id, assets))
     return path
-
-
-def sample_offsets(iterations: list[dict[str, Any]]) -> dict[int, int]:
-    """Samples spent before each iteration (from the iterations' running totals)."""
-    offsets, before = {}, 0
-    for row in sorted(iterations, key=lambda r: r["iteration"]):
-        offsets[row["iteration"]] = before
-        before = row["total_samples"]
-    offsets[max(offsets, default=-1) + 1] = before  # an unfinished last iteration
-    return offsets
-
-
-def draw_learning_curves(
-    metrics: list[dict[str, Any]],
-    evaluations: list[dict[str, Any]] | None = None,
-    iterations: list[dict[str, Any]] | None = None,
-    width: int = 900,
-    height: int = 360,
-):
-    """The task's measure in training of every run on one sample axis across iterations, iteration
-    markers, and evaluation points with their 95% intervals; axis titles; the legend in a
-    margin of its own (clear of the data)."""
-    from PIL import Image, ImageDraw
-
-    from rlgpt_tui.ticks import nice_ticks, short_number
-
-    runs: dict[tuple[int, str], list[dict[str, Any]]] = {}
-    for row in metrics:
-        runs.setdefault((row["iteration"], row["subaction"]), []).append(row)
-    if not runs:
-        return None
-    offsets = sample_offsets(iterations or [])
-    last_offset = offsets[max(offsets)]
-
-    def offset(i: int) -> int:
-        return offsets.get(i, last_offset)
-
-    points = []  # (x, rate, low, high)
-    for row in evaluations or []:
-        result = json.loads(row["result"]) if isinstance(row["result"], str) else row["result"]
-        value = result.get("value", result.get("success_rate"))
-        if value is None:
-            continue
-        ci = result.get("ci95") or [value] * 2
-        x = offset(row["iteration"]) + int(result.get("training_samples") or 0)
-        points.append((x, value, ci[0], ci[1]))
-    markers = [r["total_samples"] for r in iterations or []]
-    xs = [offset(i) + (r["samples"] or 0) for (i, _), rows in runs.items() for r in rows]
-    ticks = nice_ticks(max(xs + markers + [p[0] for p in points] + [1]), count=5)
-
-    measure = Measure.SUCCESS_RATE
-    for row in evaluations or []:
-        measure = Measure(row.get("measure") or Measure.SUCCESS_RATE)
-    seen = [_value(r) for r in metrics if _value(r) is not None] + [p[3] for p in points]
-    y_top = 1.0 if measure is Measure.SUCCESS_RATE else nice_ticks(max(seen + [1.0]))[-1]
-    image = Image.new("RGB", (width, height), "white")
-    draw = ImageDraw.Draw(image)
-    left, right, top, bottom = 60, width - 200, 48, height - 55
-    draw.rectangle([left, top, right, bottom], outline="black")
-
-    def to_x(samples: float) -> float:
-        return left + samples / ticks[-1] * (right - left)
-
-    def to_y(value: float) -> float:
-        return bottom - value / y_top * (bottom - top)
-
-    for k in range(5):
-        tick = y_top * k / 4
-        y = to_y(tick)
-        draw.line([left - 4, y, left, y], fill="black")
-        if 0 < k < 4:
-            draw.line([left + 1, y, right - 1, y], fill="#eeeeee")
-        text = f"{tick:.2f}" if measure is Measure.SUCCESS_RATE else f"{tick:.0f}"
-        draw.text((left - 34, y - 6), text, fill="black")
-    for tick in ticks:
-        x = to_x(tick)
-        draw.line([x, bottom, x, bottom + 4], fill="black")
-        label = short_number(tick)
-        draw.text((x - 3 * len(label), bottom + 8), label, fill="black")
-    draw.text(((left + right) // 2 - 90, bottom + 28), "samples (all iterations)", fill="black")
-    draw.text((8, top - 20), measure.label, fill="black")
-    draw.text((left + 120, 8), f"training {measure.label} per run, evaluations (95% CI)", "black")
-    for n, x in enumerate(markers):
-        draw.line([to_x(x), top + 1, to_x(x), bottom - 1], fill="#999999")
-        draw.text((to_x(x) - 14, top + 2), f"it{n}", fill="#777777")
-    palette = ["#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf"]
-    legend_y = top
-    for n, ((iteration, sub), rows) in enumerate(sorted(runs.items())):
-        colour = palette[n % len(palette)]
-        line = [
-            (to_x(offset(iteration) + (r["samples"] or 0)), to_y(_value(r)))
-            for r in rows
-            if _value(r) is not None
-        ]
-        if len(line) > 1:
-            draw.line(line, fill=colour, width=2)
-        draw.line([right + 14, legend_y + 7, right + 34, legend_y + 7], fill=colour, width=2)
-        draw.text((right + 40, legend_y), f"it{iteration + 1} {sub}", fill=colour)
-        legend_y += 16
-    for x, rate, low, high in points:
-        px = to_x(x)
-        draw.line([px, to_y(low), px, to_y(high)], fill="#d62728", width=1)
-        draw.line([px - 4, to_y(low), px + 4, to_y(low)], fill="#d62728")
-        draw.line([px - 4, to_y(high), px + 4, to_y(high)], fill="#d62728")
-        draw.ellipse([px - 4, to_y(rate) - 4, px + 4, to_y(rate) + 4], fill="#d62728")
-    if points:
-        draw.ellipse([right + 20, legend_y + 3, right + 28, legend_y + 11], fill="#d62728")
-        draw.text((right + 40, legend_y), "evaluation (95% CI)", fill="#d62728")
-    return image
-
-
-def _value(row: dict[str, Any]) -> float | None:
-    """A metrics row's value of the task's measure (older rows: their success rate)."""
-    return row.get("value", row.get("success_rate"))
 
 
 def evaluation_frames(store: SessionStore, session_id: int, size: int = 144) -> list:

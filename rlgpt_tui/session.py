@@ -32,6 +32,7 @@ from rlgpt_tui.engine.control import ControlPlane
 from rlgpt_tui.engine.ends import RunEnd
 from rlgpt_tui.engine.engine import Engine, EngineResult, EngineSettings
 from rlgpt_tui.engine.resume import ResumeState
+from rlgpt_tui.engine.settings import session_tensorboard
 from rlgpt_tui.llm.client import LLMSettings
 from rlgpt_tui.rl.policyfile import PolicyFileError
 from rlgpt_tui.skills.skillfile import SkillFileError
@@ -166,7 +167,11 @@ class Session:
             _llm_record(llm),
             chain=chain,
         )
-        settings = dataclasses.replace(settings, artifacts_dir=str(store.session_dir(session_id)))
+        settings = dataclasses.replace(
+            settings,
+            artifacts_dir=str(store.session_dir(session_id)),
+            tensorboard_dir=session_tensorboard(settings, session_id),
+        )
         return cls(store, session_id, settings, team, chain, shelf=shelf)
 
     @classmethod
@@ -202,7 +207,11 @@ class Session:
         settings = EngineSettings.from_recorded(recorded)
         shelf = session_shelf(store, library, settings.env)
         team = make_team(llm, settings.env, shelf)
-        settings = dataclasses.replace(settings, artifacts_dir=str(store.session_dir(session_id)))
+        settings = dataclasses.replace(
+            settings,
+            artifacts_dir=str(store.session_dir(session_id)),
+            tensorboard_dir=session_tensorboard(settings, session_id),
+        )
         events = ev.events_from_records(store.events(session_id))
         store.claim(session_id)
         if summary.chain:

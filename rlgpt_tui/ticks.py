@@ -1,4 +1,4 @@
-"""Axis ticks shared by the app's plot and the report's curves.png: round integers."""
+"""Axis ticks of the app's live plot (round integers), and short sample counts (4.1k, 2.5M)."""
 
 from __future__ import annotations
 

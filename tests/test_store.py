@@ -154,6 +154,11 @@ def test_session_records_tables_and_exports(tmp_path: Path, capsys) -> None:
         # one episode of the best policy, which starts from the code: a few steps to a log
         assert gif.n_frames >= 2
     assert Image.open(tmp_path / "out" / "curves.png").size == (900, 360)
+    assert "[learning curves (SVG)](curves.svg)" in text
+    svg = (tmp_path / "out" / "curves.svg").read_text()  # its text kept as text
+    assert len(svg) > 10_000 and svg.lstrip().startswith("<?xml")
+    for label in ("samples (all iterations)", "success rate", "training it2 collect_wood"):
+        assert f">{label}</text>" in svg, label
     data = json.loads(export_session(store, sid, "json", tmp_path / "out").read_text())
     assert len(data["events"]) == len(store.events(sid))
     assert data["phases"]["seconds"]["training"] == round(phases.totals["training"], 2)

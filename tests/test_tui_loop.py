@@ -365,8 +365,8 @@ def test_search_finds_lines_in_the_critic_and_the_log(tmp_path: Path) -> None:
     asyncio.run(scenario())
 
 
-def test_curves_png_ticks_are_integers_on_one_sample_axis() -> None:
-    from rlgpt_tui.report import draw_learning_curves, sample_offsets
+def test_plot_ticks_are_integers_and_iterations_share_one_sample_axis() -> None:
+    from rlgpt_tui.curves import sample_offsets
     from rlgpt_tui.ticks import nice_ticks
 
     assert nice_ticks(32_780, count=5) == [0, 10_000, 20_000, 30_000, 40_000]
@@ -375,22 +375,3 @@ def test_curves_png_ticks_are_integers_on_one_sample_axis() -> None:
         {"iteration": 1, "total_samples": 32_780},
     ]
     assert sample_offsets(iterations) == {0: 0, 1: 16_384, 2: 32_780}
-    rows = [
-        {"iteration": i, "subaction": "collect_wood", "samples": s, "success_rate": 0.5}
-        for i in (0, 1)
-        for s in (1024, 16_384)
-    ]
-    evaluation = {"success_rate": 0.75, "ci95": [0.5, 0.9], "training_samples": 16_384}
-    image = draw_learning_curves(
-        rows, [{"iteration": 1, "result": json.dumps(evaluation)}], iterations
-    )
-    assert image.size == (900, 360)
-    # iteration 1's curve continues to the right of iteration 0's (one axis): its pixels
-    # reach x = 32,780 of 40,000, where the evaluation point is drawn in red
-    red = [
-        (x, y)
-        for x in range(image.width)
-        for y in range(image.height)
-        if image.getpixel((x, y)) == (214, 39, 40)
-    ]
-    assert red and max(x for x, _ in red) > 60 + 0.8 * (900 - 200 - 60)

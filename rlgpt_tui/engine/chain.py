@@ -188,6 +188,9 @@ def _run_stages(settings, team, on_event, recorded, on_stage, control, task) -> 
         if settings.artifacts_dir:
             folder = str(Path(settings.artifacts_dir) / "stages" / f"{k}-{name}")
             stage_settings = replace(stage_settings, artifacts_dir=folder)
+        if settings.tensorboard_dir:  # the stage's TensorBoard runs apart from the others'
+            board = str(Path(settings.tensorboard_dir) / f"stage{k + 1}-{name}")
+            stage_settings = replace(stage_settings, tensorboard_dir=board)
         run = runs[k] if k < len(runs) else None
         if run is not None and finished(run):
             folder = partial(checkpoint_folder, stage_settings.artifacts_dir)

@@ -29,6 +29,7 @@ class EngineSettings:
     critic_runs: int = 8
     artifacts_dir: str | None = None  # checkpoints go here (a session's folder)
     checkpoint_every: int = 2  # rollouts between training checkpoints
+    tensorboard_dir: str | None = None  # TensorBoard runs go here (see tensorboard_folder)
 
     @classmethod
     def from_recorded(cls, data: dict[str, Any]) -> EngineSettings:
@@ -84,3 +85,19 @@ def checkpoint_folder(artifacts_dir: str | None, iteration: int, subaction: str)
     if not artifacts_dir:
         return None
     return Path(artifacts_dir) / "checkpoints" / f"iter{iteration}-{subaction}"
+
+
+def tensorboard_folder(root: str | None, iteration: int, subaction: str) -> Path | None:
+    """The TensorBoard run of ``subaction``'s training in ``iteration`` (``it1-NAME`` for
+    the first), in ``root``: a session's folder (``session-ID-TASK``, a chain stage's below it)
+    in the ``--tensorboard DIR``. None: no TensorBoard."""
+    if not root:
+        return None
+    return Path(root) / f"it{iteration + 1}-{subaction}"
+
+
+def session_tensorboard(settings: EngineSettings, session_id: int) -> str | None:
+    """Session ``session_id``'s folder of TensorBoard runs (``session-ID-TASK``) in the
+    ``--tensorboard DIR`` its ``settings`` name, or None."""
+    root = settings.tensorboard_dir
+    return str(Path(root) / f"session-{session_id}-{settings.task}") if root else None

@@ -146,6 +146,9 @@ class RLConfig(BaseModel):
     ppo: PPOParams = Field(default_factory=PPOParams)
     checkpoint_dir: Path | None = None
     checkpoint_every: int = Field(10, ge=1)  # rollouts between checkpoints
+    # this training's TensorBoard run (PPO's train/* and rollout/* scalars on its samples,
+    # then its evaluation); None: none. Needs the tensorboard extra
+    tensorboard_dir: Path | None = None
     # RL that starts from the code: the policy begins by choosing this coded action (the
     # code's own solution) with probability ``start_share``, and its first
     # ``critic_warmup`` rollouts train only the value function, so that the first policy

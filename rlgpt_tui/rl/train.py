@@ -23,7 +23,7 @@ import numpy as np
 import torch
 from stable_baselines3 import PPO
 from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.logger import Logger
+from stable_baselines3.common.logger import Logger, make_output_format
 
 from rlgpt_tui.envs import make_world
 from rlgpt_tui.rl.config import RLConfig, device_choice, world_groups
@@ -38,6 +38,9 @@ from rlgpt_tui.skills.runtime import CodedAction, CodedActionStats
 from rlgpt_tui.tasks import Measurement, Task, crafter_score, get_task
 
 MetricsHandler = Callable[[dict[str, Any]], None]
+
+#: how to install what ``tensorboard_dir`` (``--tensorboard DIR``) needs
+TENSORBOARD_INSTALL = "pip install 'rlgpt-tui[tensorboard]'"
 
 
 def task_for(config: RLConfig) -> Task:
@@ -179,6 +182,12 @@ class MetricsCallback(BaseCallback):
             "resumed_from": self.samples_done,
         }
         self.history.append(metrics)
+        board = self.model.logger
+        if isinstance(board, SampleAxisLogger):  # dumped by SB3 after the rollout, or by train()
+            board.samples = samples
+            board.record("rollout/coded_decision_share", metrics["coded_decision_share"])
+            if score is not None:
+                board.record("rollout/crafter_score", score)
         handed = time.perf_counter()
         try:
             self.on_metrics(metrics)
@@ -241,6 +250,75 @@ def quiet(model: PPO) -> PPO:
     every learn()."""
     model.set_logger(Logger(folder=None, output_formats=[]))
     return model
+
+
+def require_tensorboard() -> None:
+    """Raise :class:`TensorBoardUnavailable` (naming the install) without the tensorboard
+    package."""
+    try:
+        import tensorboard  # noqa: F401
+    except ImportError:
+        raise TensorBoardUnavailable(
+            f"TensorBoard logging needs the tensorboard package: {TENSORBOARD_INSTALL}"
+        ) from None
+
+
+class TensorBoardUnavailable(ValueError):
+    """A TensorBoard folder was given, and the tensorboard package is not installed."""
+
+
+class SampleAxisLogger(Logger):
+    """SB3's logger writing TensorBoard event files into one run's folder, on the training's
+    samples (primitive env steps, as everywhere in this app; SB3's own step counts
+    decisions, and a coded action is one decision of many steps)."""
+
+    def __init__(self, folder: Path):
+        require_tensorboard()
+        folder.mkdir(parents=True, exist_ok=True)
+        super().__init__(str(folder), [make_output_format("tensorboard", str(folder))])
+        self.samples = 0  # set by MetricsCallback before each of SB3's dumps
+        self.layout_written = False
+
+    def dump(self, step: int = 0) -> None:
+        super().dump(self.samples)
+
+    @property
+    def writer(self):
+        """torch's SummaryWriter under SB3's TensorBoard format."""
+        return self.output_formats[0].writer
+
+
+def log_to_tensorboard(model: PPO, folder: Path) -> None:
+    """From now on ``model``'s PPO metrics (SB3's train/* and rollout/* scalars) go to the
+    TensorBoard run ``folder``; an earlier run's files are closed."""
+    old = getattr(model, "_logger", None)
+    if isinstance(old, SampleAxisLogger):
+        if Path(old.dir) == Path(folder):
+            return
+        old.close()
+    model.set_logger(SampleAxisLogger(Path(folder)))
+
+
+def log_evaluation(model: PPO | None, evaluation: EvalResult) -> None:
+    """Write ``evaluation`` (the task's measure, its 95% interval, its episodes) to the
+    TensorBoard run of ``model``'s training, at the samples it was trained on, and end
+    that run (its files closed; a later training opens its own). Nothing without one."""
+    board = getattr(model, "_logger", None)
+    if not isinstance(board, SampleAxisLogger):
+        return
+    measure = evaluation.measurement.measure.value
+    if not board.layout_written:  # TensorBoard's Custom Scalars tab: the value in its band
+        band = ["Margin", [f"eval/{measure}", "eval/ci95_low", "eval/ci95_high"]]
+        board.writer.add_custom_scalars({"evaluation": {f"{measure} (95% CI)": band}})
+        board.layout_written = True
+    board.record(f"eval/{measure}", evaluation.value)
+    board.record("eval/ci95_low", evaluation.ci_low)
+    board.record("eval/ci95_high", evaluation.ci_high)
+    board.record("eval/episodes", evaluation.episodes)
+    board.record("eval/mean_length", evaluation.mean_length)
+    board.dump()
+    board.close()
+    quiet(model)
 
 
 @dataclass
@@ -357,6 +435,8 @@ def train(
             config.start_primitive_share,
         )
         model.anchor_decay = config.start_anchor_decay
+    if config.tensorboard_dir is not None:
+        log_to_tensorboard(model, config.tensorboard_dir)
     callback = MetricsCallback(env, config, on_metrics or (lambda m: None), samples_done)
     callback.init_callback(model)
     if samples_done < config.samples:  # a resumed run may already have spent its budget
@@ -364,6 +444,8 @@ def train(
     seconds = callback.training_seconds
     checkpoint = callback.save() if config.checkpoint_dir else None  # before the last report
     final = callback.report()
+    if isinstance(model.logger, SampleAxisLogger):  # the last update's train/* scalars
+        model.logger.dump()
     return TrainResult(
         model, env, final["samples"], seconds, callback.history, checkpoint, samples_done
     )

@@ -18,7 +18,7 @@ from rlgpt_tui.agents.schemas import MAX_HIGH_LEVEL_ACTIONS, Plan, RLAnswer, Sub
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.choice import RL, RL_CODE, Candidate
 from rlgpt_tui.engine.control import StopRequested
-from rlgpt_tui.engine.settings import checkpoint_folder
+from rlgpt_tui.engine.settings import checkpoint_folder, tensorboard_folder
 from rlgpt_tui.engine.solution import StageSolution
 from rlgpt_tui.engine.steps.context import StepContext
 from rlgpt_tui.engine.steps.critic import judge_rl
@@ -35,7 +35,7 @@ from rlgpt_tui.engine.steps.train import (
 from rlgpt_tui.envs.registry import world_info
 from rlgpt_tui.llm.client import LLMAnswerError
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
-from rlgpt_tui.rl.train import EvalResult, sampled_may_beat_mode
+from rlgpt_tui.rl.train import EvalResult, log_evaluation, sampled_may_beat_mode
 from rlgpt_tui.skills.episodes import EpisodeTally
 from rlgpt_tui.skills.sandbox import CodeValidationError
 from rlgpt_tui.skills.validation import ValidatedAction, validate
@@ -106,6 +106,8 @@ def rl_step(
         )
     if why:
         configured.notes.insert(0, why)
+    board = tensorboard_folder(ctx.settings.tensorboard_dir, ctx.iteration, sub.name)
+    configured.config = configured.config.model_copy(update={"tensorboard_dir": board})
     start_training(ctx, sub, configured, checkpoints)
     trained = train_policy(
         ctx,
@@ -133,6 +135,7 @@ def rl_step(
         raise TrainingStopped(total_before + samples) from None
     finally:
         trained.env.close()
+    log_evaluation(model, evaluation)  # its TensorBoard run ends with its evaluation
     weights = keep_policy(ctx, sub, config, model, before + samples, evaluation, sampled)
     summary = policy_summary(evaluation, trained.usage, samples)
     training: dict[str, Any] = {}

@@ -62,12 +62,14 @@ class NewSessionScreen(Screen):
                 for name, (label, default, _) in NUMBER_FIELDS.items():
                     yield Label(label)
                     yield Input(default, placeholder=OPTIONAL.get(name, ""), id=name)
+                yield Label("TensorBoard folder")
+                yield Input("", placeholder="empty: none (needs the tensorboard extra)", id="tb")
                 yield Label("chain sub-tasks (planner)")
                 yield Switch(False, id="chain")
                 yield Label("approval mode")
                 yield Switch(False, id="approval")
             yield Static("The API key is read from the environment only.", id="form-hint")
-            yield Static("", id="form-error", classes="error")
+            yield Static("", id="form-error", classes="error", markup=False)  # errors as written
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Start (ctrl+s)", variant="primary", id="start")
         yield Footer()
@@ -93,7 +95,12 @@ class NewSessionScreen(Screen):
             raise ValueError("choose a task and a world")
         if values["target"] is not None:
             get_task(str(task)).measure.check_target(values["target"])
-        return EngineSettings(task=str(task), env=str(env), **values)
+        board = self.query_one("#tb", Input).value.strip() or None
+        if board:
+            from rlgpt_tui.rl.train import require_tensorboard
+
+            require_tensorboard()  # a ValueError naming the install
+        return EngineSettings(task=str(task), env=str(env), tensorboard_dir=board, **values)
 
     def action_start(self) -> None:
         try:
