@@ -287,7 +287,7 @@ def check_minedojo(python: str | None) -> list[Check]:
                 "minedojo python",
                 "INFO",
                 "not configured (optional backend)",
-                f"for MineDojo: --minedojo-python PATH or {ENV_PYTHON} (README)",
+                f"for MineDojo: --minedojo-python PATH or {ENV_PYTHON} (docs/minedojo.md)",
             )
         ]
     if not os.path.exists(python):

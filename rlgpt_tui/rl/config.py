@@ -160,7 +160,7 @@ class RLConfig(BaseModel):
     # wrote (1M samples, 3 seeds: 12.8, where 0.95 without decay stayed on the code's 8.4)
     # and equals the code on our hand-written skills (12 tasks at 30k, 3 hard ones at 1M);
     # the one policy that fell below it (collect_drink, its mode a walk to water repeated)
-    # is evaluated sampled, as it was trained (``sampled_may_beat_mode``). README: Benchmarks
+    # is evaluated sampled, as it was trained (``sampled_may_beat_mode``). docs/findings.md
     start_share: float = Field(0.5, gt=0, lt=1)
     critic_warmup: int = Field(2, ge=0, le=100)
     start_anchor: float = Field(0.1, ge=0, le=10)

@@ -75,7 +75,7 @@ def round_guard(
     drink) runs when the stat is low, or not full with what restores it in sight. Run every
     round, the same model's eat_cow and go_to_water sent the player to a cow and to water
     between every two tech-tree steps: Crafter score 17.9 on average over six fresh seeds,
-    20.7 guarded (README, "Eating and drinking when low")."""
+    20.7 guarded (docs/findings.md)."""
     from rlgpt_tui.envs.base import ACHIEVEMENTS
     from rlgpt_tui.skills.api import MAKEABLE
 
@@ -139,8 +139,7 @@ def _compose(
     begins (``ctx.begin_step``: the library counts each step's calls). ``before_each``
     (name, source) is no step: it runs before each step that runs.
     (The builtin library's ``survive`` before each step of a 1.5B model's crafter_score
-    plan: 32.0 on four selection seeds, once a round 30.0, never 26.4; README, "Survival:
-    the missing skill, and who wrote it".)
+    plan: 32.0 on four selection seeds, once a round 30.0, never 26.4; docs/findings.md.)
 
     Each part's top-level functions are renamed ``<part>_<function>`` (references too),
     so helpers with the same name in two parts do not collide. A part whose helpers (all

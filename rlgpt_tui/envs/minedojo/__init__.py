@@ -1,4 +1,4 @@
-"""MineDojo, run out of process in its own interpreter (see the README's MineDojo section)."""
+"""MineDojo, run out of process in its own interpreter (see docs/minedojo.md)."""
 
 from rlgpt_tui.envs.minedojo.process import (
     MineDojoError,

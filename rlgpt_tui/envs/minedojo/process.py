@@ -36,7 +36,7 @@ def minedojo_interpreter(python: str | None = None) -> str:
     if not python:
         raise MineDojoError(
             f"no MineDojo interpreter: pass --minedojo-python /path/to/venv/bin/python or "
-            f"set {ENV_PYTHON} (see the README's MineDojo section)"
+            f"set {ENV_PYTHON} (see docs/minedojo.md)"
         )
     if not Path(python).exists():
         raise MineDojoError(
