@@ -69,6 +69,8 @@ class BuiltinCurriculum:
                 first = self._prerequisite_first(state, task, why)
                 if first is not None:
                     return first
+                if state.weak(task):  # its weak prerequisites wait: it would mostly fail
+                    continue
                 return Proposal(task, f"{why}: {task} answers it ({state.figure(task)})", BUILTIN)
         return None
 

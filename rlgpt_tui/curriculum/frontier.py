@@ -193,3 +193,29 @@ def recent_ends(store: SessionStore, choices: list[LearnChoice]) -> Counter[str]
     """How the evaluation episodes of the record's latest finished sessions ended."""
     sessions = [c.session_id for c in choices if c.session_id and c.status != "running"]
     return LearnStore(store).episode_ends(sessions[-RECENT_SESSIONS:])
+
+
+def world_tree(env: str) -> TechTree:
+    """World ``env``'s tech tree (its documentation's)."""
+    from rlgpt_tui.envs.registry import world_info
+
+    return world_info(env).documentation().tech_tree
+
+
+def curriculum_state(store: SessionStore, learn_id: int) -> CurriculumState:
+    """What the curriculum of learn record ``learn_id`` chooses from, as the store has it."""
+    learn = LearnStore(store)
+    run = learn.get(learn_id)
+    tree = world_tree(run.env)
+    tasks = curriculum_tasks(tree)
+    choices = learn.choices(learn_id)
+    return CurriculumState(
+        env=run.env,
+        threshold=run.threshold,
+        tree=tree,
+        tasks=tasks,
+        rows=frontier_rows(store, run.env, run.threshold, tasks),
+        choices=choices,
+        recent_ends=recent_ends(store, choices),
+        skipped=set(learn.skipped(learn_id)),
+    )

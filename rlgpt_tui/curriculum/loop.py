@@ -32,9 +32,10 @@ from rlgpt_tui.curriculum.frontier import (
     REACHED,
     CurriculumState,
     FrontierRow,
+    curriculum_state,
     curriculum_tasks,
     frontier_rows,
-    recent_ends,
+    world_tree,
 )
 from rlgpt_tui.engine.settings import EngineSettings
 from rlgpt_tui.llm.client import LLMSettings
@@ -118,7 +119,7 @@ class Learner:
         self.on_session = on_session
         self.plan = SessionPlan(**run.settings)
         self.budgets = Budgets(**run.budgets)
-        self.tree = _world_tree(run.env)
+        self.tree = world_tree(run.env)
         self.tasks = curriculum_tasks(self.tree)
         self._tick_at = time.monotonic()
         self._choice_id: int | None = None
@@ -218,18 +219,7 @@ class Learner:
         return self.learn.choices(self.run_record.id)
 
     def state(self) -> CurriculumState:
-        run = self.learn.get(self.run_record.id)
-        choices = self.choices()
-        return CurriculumState(
-            env=run.env,
-            threshold=run.threshold,
-            tree=self.tree,
-            tasks=self.tasks,
-            rows=frontier_rows(self.store, run.env, run.threshold, self.tasks),
-            choices=choices,
-            recent_ends=recent_ends(self.store, choices),
-            skipped=set(self.learn.skipped(run.id)),
-        )
+        return curriculum_state(self.store, self.run_record.id)
 
     def totals(self) -> tuple[float, int, int, int]:
         """Seconds, tokens, samples and tasks spent by the record so far."""
@@ -450,19 +440,13 @@ class Learner:
         )
 
 
-def _world_tree(env: str):
-    from rlgpt_tui.envs.registry import world_info
-
-    return world_info(env).documentation().tech_tree
-
-
 def frontier(store: SessionStore) -> dict[str, Any] | None:
     """The folder's learn record and frontier as one JSON-able object (None: no record)."""
     learn = LearnStore(store)
     run = learn.latest()
     if run is None:
         return None
-    tree = _world_tree(run.env)
+    tree = world_tree(run.env)
     tasks = curriculum_tasks(tree)
     choices = learn.choices(run.id)
     trying = (
