@@ -145,6 +145,8 @@ class Learner:
         """The folder's learn record continued (flags given replace its settings and
         budgets), or a new one. ``plan``/``budgets``: only the values given."""
         learn = LearnStore(store)
+        plan = {k: v for k, v in plan.items() if v is not None}
+        budgets = {k: v for k, v in budgets.items() if v is not None}
         run = learn.latest()
         if run is not None and run.status == "running":
             raise LearnError(
