@@ -74,7 +74,7 @@ class Budgets:
         if self.max_tasks is not None and tasks >= self.max_tasks:
             return f"task budget spent ({tasks} of {self.max_tasks} tasks)"
         if self.max_hours is not None and elapsed_s >= self.max_hours * 3600:
-            return f"time budget spent ({elapsed_s / 3600:.2f} of {self.max_hours:g} h)"
+            return f"time budget spent ({elapsed_s / 3600:.3g} of {self.max_hours:g} h)"
         if self.max_tokens is not None and tokens >= self.max_tokens:
             return f"token budget spent ({tokens:,} of {self.max_tokens:,} tokens)"
         if self.max_samples is not None and samples >= self.max_samples:
@@ -242,9 +242,6 @@ class Learner:
         status, reason = "failed", "crashed"
         self._tick_at = time.monotonic()
         try:
-            unfinished = self._unfinished()
-            if unfinished is not None:
-                self._continue(unfinished)
             while True:
                 self._take_commands()
                 if self._stop_reason:
@@ -254,6 +251,10 @@ class Learner:
                 if spent:
                     status, reason = "finished", spent
                     break
+                unfinished = self._unfinished()
+                if unfinished is not None:  # killed, crashed or stopped: it goes on first
+                    self._continue(unfinished)
+                    continue
                 proposal = self._next()
                 if proposal is None:
                     status, reason = "finished", "nothing left to propose: every task is "
