@@ -96,6 +96,12 @@ def test_learn_runs_two_chosen_tasks_as_listed_sessions_and_reports_them(tmp_pat
     assert data["status"] == "finished" and data["samples"] == 2048
     table = run_cli(tmp_path, "learn", "--status")
     assert "collect_wood" in table.stdout and "not tried" in table.stdout
+    # a person asks for collect_wood again (reached or not): the third choice is theirs
+    again = run_cli(tmp_path, "learn", "--max-tasks", "3", "--retry", "collect_wood", *TINY)
+    assert again.returncode == 0, again.stderr[-3000:]
+    third = status_json(tmp_path)["choices"][2]
+    assert (third["task"], third["chooser"]) == ("collect_wood", "person")
+    assert "asked again" in third["reason"] and third["session"] > choices[1]["session"]
 
 
 @pytest.mark.slow
@@ -294,3 +300,41 @@ def test_the_llm_curriculum_proposes_and_a_bad_answer_falls_back(tmp_path: Path)
         assert proposal.chooser == "builtin" and proposal.task == "defeat_zombie"
         assert "the model's answer was not used" in proposal.fallback
         assert server.requests[-1]["messages"][1]["content"].startswith(static)
+
+
+@pytest.mark.slow
+def test_learn_stop_then_learn_resumes_the_stopped_session(tmp_path: Path) -> None:
+    process = subprocess.Popen(
+        cli(tmp_path, "learn", "--max-tasks", "2", *TINY),
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    store = SessionStore(tmp_path)
+    learn = LearnStore(store)
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and process.poll() is None:
+            run = learn.latest()
+            choices = learn.choices(run.id) if run else []
+            if choices and choices[0].session_id and store.events(choices[0].session_id):
+                break
+            time.sleep(0.05)
+        asked = run_cli(tmp_path, "learn", "--stop")
+        assert asked.returncode == 0 and "stop recorded" in asked.stdout
+        _, err = process.communicate(timeout=240)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 0, err[-3000:]
+    run = learn.latest()
+    assert run.status == "stopped" and run.reason == "stopped by a person"
+    first = learn.choices(run.id)[0]
+    assert first.status == "stopped" and store.get(first.session_id).status == "stopped"
+    done = run_cli(tmp_path, "learn")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert f"continuing choice 1: {first.task}" in done.stderr
+    choices = learn.choices(run.id)
+    assert choices[0].session_id == first.session_id and choices[0].status != "stopped"
+    assert store.get(first.session_id).status == "finished" and len(choices) == 2
