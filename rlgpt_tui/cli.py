@@ -1091,9 +1091,6 @@ def _run_learn(store: SessionStore, args: argparse.Namespace) -> int:
     if args.env is not None and args.env not in WORLDS:
         raise UsageError(f"unknown --env {args.env!r}: use one of {', '.join(WORLDS)}")
     llm = llm_settings(args)
-    curriculum = args.curriculum
-    if curriculum == "auto":
-        curriculum = "llm" if llm is not None else "builtin"
     plan = {
         key: value
         for key, value in (
@@ -1126,7 +1123,7 @@ def _run_learn(store: SessionStore, args: argparse.Namespace) -> int:
         budgets,
         args.threshold,
         llm,
-        curriculum=curriculum,
+        curriculum=args.curriculum,
         retry=args.retry,
         say=lambda line: console.print(line, markup=False, highlight=False),
         on_session=lambda session: EventPrinter(console),

@@ -138,12 +138,13 @@ class Learner:
         budgets: dict[str, Any],
         threshold: float | None,
         llm: LLMSettings | None,
-        curriculum: str = "builtin",
+        curriculum: str = "auto",
         retry: list[str] | None = None,
         **kwargs: Any,
     ) -> Learner:
         """The folder's learn record continued (flags given replace its settings and
-        budgets), or a new one. ``plan``/``budgets``: only the values given."""
+        budgets), or a new one. ``plan``/``budgets``: only the values given; ``curriculum``:
+        builtin, llm, or auto (the LLM when a model is given or the record used one)."""
         learn = LearnStore(store)
         plan = {k: v for k, v in plan.items() if v is not None}
         budgets = {k: v for k, v in budgets.items() if v is not None}
@@ -155,28 +156,7 @@ class Learner:
             )
         for task in retry or []:
             get_task(task)  # a bad name: one line
-        if run is None:
-            library = library or EMPTY
-            if library not in (EMPTY, BUILTIN, USER, OWN) and not Path(library).is_dir():
-                raise LearnError(
-                    f"--library {library}: no such folder: use empty, builtin, user, own or a "
-                    "folder written by `rlgpt-tui skills export`"
-                )
-            env = env or "craftax"
-            if library not in (EMPTY, BUILTIN, USER, OWN):
-                store.import_skills(library)  # the sessions grow the store's copy of it
-            label = "builtin" if curriculum == "builtin" else f"llm:{llm.model if llm else '?'}"
-            run_id = learn.create(
-                env,
-                library,
-                dataclasses.asdict(SessionPlan(**plan)),
-                dataclasses.asdict(Budgets(**budgets)),
-                threshold if threshold is not None else 0.9,
-                label,
-                _llm_record(llm),
-            )
-            run = learn.get(run_id)
-        else:
+        if run is not None:
             if env is not None and env != run.env:
                 raise LearnError(
                     f"the learn record {run.id} in {store.path} learns {run.env}, not {env}: "
@@ -189,28 +169,38 @@ class Learner:
                 )
             if llm is None and run.llm:
                 llm = LLMSettings(**run.llm)
+        elif library not in (None, EMPTY, BUILTIN, USER, OWN) and not Path(library).is_dir():
+            raise LearnError(
+                f"--library {library}: no such folder: use empty, builtin, user, own or a "
+                "folder written by `rlgpt-tui skills export`"
+            )
+        agent = _curriculum_agent(curriculum, llm, run.curriculum if run else "")
+        if run is None:
+            library = library or EMPTY
+            if library not in (EMPTY, BUILTIN, USER, OWN):
+                store.import_skills(library)  # the sessions grow the store's copy of it
+            run_id = learn.create(
+                env or "craftax",
+                library,
+                dataclasses.asdict(SessionPlan(**plan)),
+                dataclasses.asdict(Budgets(**budgets)),
+                threshold if threshold is not None else 0.9,
+                agent.label,
+                _llm_record(llm),
+            )
+        else:
             changes: dict[str, Any] = {
                 "settings": run.settings | plan,
                 "budgets": run.budgets | budgets,
+                "curriculum": agent.label,
             }
             if threshold is not None:
                 changes["threshold"] = threshold
             if llm is not None:
                 changes["llm"] = _llm_record(llm)
             learn.claim(run.id, **changes)
-            run = learn.get(run.id)
-        if curriculum == "builtin" and not run.curriculum.startswith("llm:"):
-            agent: CurriculumAgent = BuiltinCurriculum()
-        else:
-            if llm is None or not llm.configured:
-                raise LearnError(
-                    "the LLM curriculum needs a model: pass --llm-base-url URL --llm-model NAME"
-                )
-            from rlgpt_tui.llm.client import LLMClient
-
-            client = LLMClient(llm)
-            client.check()
-            agent = LLMCurriculum(client)
+            run_id = run.id
+        run = learn.get(run_id)
         learner = cls(store, run, agent, llm, **kwargs)
         for task in retry or []:
             learn.add_command(run.id, "retry", task)
@@ -443,6 +433,37 @@ class Learner:
         )
 
 
+@dataclasses.dataclass
+class _Nothing:
+    tokens: int = 0
+    total_samples: int = 0
+
+
+_NOTHING = _Nothing()
+
+
+def _curriculum_agent(kind: str, llm: LLMSettings | None, recorded: str) -> CurriculumAgent:
+    """The curriculum agent of ``kind`` (its endpoint checked first: a bad one fails here,
+    before any record is written)."""
+    if kind == "auto":
+        kind = (
+            "llm"
+            if (llm is not None and llm.configured) or recorded.startswith("llm:")
+            else ("builtin")
+        )
+    if kind == "builtin":
+        return BuiltinCurriculum()
+    if llm is None or not llm.configured:
+        raise LearnError(
+            "the LLM curriculum needs a model: pass --llm-base-url URL --llm-model NAME"
+        )
+    from rlgpt_tui.llm.client import LLMClient
+
+    client = LLMClient(llm)
+    client.check()
+    return LLMCurriculum(client)
+
+
 def frontier(store: SessionStore) -> dict[str, Any] | None:
     """The folder's learn record and frontier as one JSON-able object (None: no record)."""
     learn = LearnStore(store)
@@ -458,6 +479,8 @@ def frontier(store: SessionStore) -> dict[str, Any] | None:
         else None
     )
     rows = frontier_rows(store, run.env, run.threshold, tasks, trying=trying)
+    running = [c.session_id for c in choices if c.status == "running" and c.session_id]
+    live = store.get(running[-1]) if running else _NOTHING  # an unfinished session's so far
     elapsed = run.elapsed_s
     return {
         "learn": run.id,
@@ -471,8 +494,8 @@ def frontier(store: SessionStore) -> dict[str, Any] | None:
         "budgets": run.budgets,
         "settings": run.settings,
         "reached": sum(1 for r in rows.values() if r.status == REACHED),
-        "tokens": sum(c.tokens + c.curriculum_tokens for c in choices),
-        "samples": sum(c.samples for c in choices),
+        "tokens": sum(c.tokens + c.curriculum_tokens for c in choices) + live.tokens,
+        "samples": sum(c.samples for c in choices) + live.total_samples,
         "frontier": [r.as_dict() for r in rows.values()],
         "choices": [c.as_dict() for c in choices],
     }

@@ -259,7 +259,6 @@ class RlgptApp(App):
                     budgets or {},
                     threshold,
                     llm if llm.configured else None,
-                    curriculum="llm" if llm.configured else "builtin",
                     say=say,
                 )
                 learner.run()
