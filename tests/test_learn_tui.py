@@ -82,6 +82,15 @@ def test_the_frontier_shows_a_learn_run_live_and_takes_pin_skip_and_stop(
             assert learn.latest().status == "stopped"
             await pilot.press("f5")
             assert "stopped" in str(screen.query_one("#frontier-title", Static).render())
+            # started again, the learn resumes the stopped choice's session (not a new one)
+            stopped = learn.choices(record.id)[-1]
+            assert (stopped.task, stopped.status) == ("collect_drink", "stopped")
+            done = run_cli(tmp_path, "learn", "--max-tasks", str(stopped.position), *TINY)
+            assert done.returncode == 0, done.stderr[-3000:]
+            assert f"continuing choice {stopped.position}: {stopped.task}" in done.stderr
+            resumed = learn.choices(record.id)[-1]
+            assert resumed.session_id == stopped.session_id and resumed.status != "stopped"
+            assert store.get(stopped.session_id).status == "finished"
             # enter opens the task's session panes (recorded: a replay)
             table.move_cursor(row=table.get_row_index(first_choice.task))
             await pilot.press("enter")

@@ -237,11 +237,15 @@ class Learner:
                 if self._stop_reason:
                     status, reason = "stopped", self._stop_reason
                     break
-                spent = self.budgets.spent(*self.totals())
+                unfinished = self._unfinished()
+                seconds, tokens, samples, tasks = self.totals()
+                # an unfinished choice was counted when it was made: going on with it takes
+                # time, tokens and samples, not another task
+                tasks -= unfinished is not None
+                spent = self.budgets.spent(seconds, tokens, samples, tasks)
                 if spent:
                     status, reason = "finished", spent
                     break
-                unfinished = self._unfinished()
                 if unfinished is not None:  # killed, crashed or stopped: it goes on first
                     self._continue(unfinished)
                     continue
