@@ -262,6 +262,9 @@ class Learner:
         except KeyboardInterrupt:
             status, reason = "stopped", "interrupted (ctrl+c)"
             raise
+        except Exception as error:  # recorded with the record's end, then on its way up
+            reason = f"crashed: {str(error).splitlines()[0][:300] if str(error) else error!r}"
+            raise
         finally:
             self._tick()
             self.learn.finish(self.run_record.id, status, reason)
