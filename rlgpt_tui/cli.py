@@ -338,6 +338,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="seconds for a whole LLM request, for new sessions and the LLM sessions the "
         "app resumes (a slow local model needs minutes; default: 60, or the [llm] table's)",
     )
+    _add_learn_parser(sub)
     return parser
 
 
@@ -1008,6 +1009,245 @@ def cmd_tasks(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- rlgpt-tui learn: lifelong learning with an automatic curriculum --------------------------
+def _add_learn_parser(sub) -> None:
+    learn = sub.add_parser(
+        "learn",
+        help="learn a world task after task: a curriculum chooses, sessions learn (headless)",
+        description="Lifelong learning of a world from a library: a curriculum agent (builtin "
+        "rules, or the LLM) proposes the next task from the tech tree's prerequisites, the "
+        "library's measured records and how recent episodes ended; an ordinary session runs "
+        "it; every choice is recorded with its reason. Run again in the same sessions folder, "
+        "it continues that folder's learn record (after a stop, kill -9 or crash); flags given "
+        "then replace its settings and budgets. A reached task is not run again (see --retry).",
+    )
+    learn.add_argument("--env", default=None, help=f"world (default: craftax): {WORLD_HELP}")
+    learn.add_argument(
+        "--library",
+        default=None,
+        metavar="empty|builtin|user|own|DIR",
+        help="what the first session starts from (default: empty); later sessions start from "
+        "the library the earlier ones grew",
+    )
+    learn.add_argument(
+        "--curriculum",
+        choices=("auto", "builtin", "llm"),
+        default="auto",
+        help="who chooses the next task: builtin rules, or the LLM (falls back to the rules' "
+        "choice on a bad answer); auto: the LLM when a model is given",
+    )
+    learn.add_argument("--llm-base-url", help="OpenAI-compatible endpoint (default: builtin)")
+    learn.add_argument("--llm-model", help="model name at the endpoint")
+    learn.add_argument("--llm-config", metavar="FILE.toml", help="a config file with [llm]")
+    _add_llm_tuning(learn)
+    learn.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="fresh success rate at which a task is reached (default: 0.9)",
+    )
+    for flag, kind, text in (
+        ("--max-hours", float, "wall-clock hours in all, fractions allowed"),
+        ("--max-tokens", int, "LLM tokens in all"),
+        ("--max-samples", int, "training samples in all"),
+        ("--max-tasks", int, "tasks run in all (choices)"),
+    ):
+        learn.add_argument(flag, type=kind, default=None, help=f"budget: {text}")
+    learn.add_argument("--iterations", type=int, default=None, help="each session's iterations")
+    learn.add_argument(
+        "--samples-per-iteration", type=int, default=None, help="each session's PPO budget"
+    )
+    learn.add_argument(
+        "--session-samples",
+        type=int,
+        default=None,
+        help="each session's training-sample cap (default: 200,000)",
+    )
+    learn.add_argument("--num-envs", type=int, default=None, help="parallel envs")
+    learn.add_argument("--eval-episodes", type=int, default=None, help="episodes per evaluation")
+    learn.add_argument(
+        "--final-episodes", type=int, default=None, help="episodes of each fresh choice"
+    )
+    learn.add_argument("--seed", type=int, default=None, help="each session's seed")
+    learn.add_argument(
+        "--retry",
+        action="append",
+        default=[],
+        metavar="TASK",
+        help="run TASK again even if reached (repeat for several)",
+    )
+    learn.add_argument(
+        "--status", action="store_true", help="print the frontier of the learn record and exit"
+    )
+    learn.add_argument("--json", action="store_true", help="with --status: one JSON object")
+    learn.add_argument(
+        "--stop", action="store_true", help="ask the running learn to stop, then exit"
+    )
+    learn.add_argument("--pin", metavar="TASK", help="ask the learn to run TASK next, then exit")
+    learn.add_argument("--skip", metavar="TASK", help="ask the learn to skip TASK, then exit")
+    _add_sessions_dir(learn)
+
+
+def cmd_learn(args: argparse.Namespace) -> int:
+    from rlgpt_tui.store import SessionStore
+
+    store = SessionStore(args.sessions_dir)
+    if args.json and not args.status:
+        raise UsageError("--json goes with --status: `rlgpt-tui learn --status --json`")
+    if args.status:
+        return _print_frontier(store, args.json)
+    if args.stop or args.pin or args.skip:
+        return _learn_request(store, args)
+    return _run_learn(store, args)
+
+
+def _print_frontier(store: SessionStore, as_json: bool) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from rlgpt_tui.curriculum.loop import frontier
+
+    data = frontier(store)
+    if data is None:
+        if as_json:
+            print(json.dumps({"learn": None, "frontier": [], "choices": []}))
+            return 0
+        raise UsageError(f"no learn record in {store.path}: start one with `rlgpt-tui learn`")
+    if as_json:
+        print(json.dumps(data))
+        return 0
+    console = Console(width=max(Console().width, 140))
+    table = Table(
+        title=f"Frontier of learn record {data['learn']} ({data['env']}, {data['curriculum']} "
+        f"curriculum, reached at {data['threshold']:g}): {data['status']}"
+        + (f", {data['reason']}" if data["reason"] else "")
+    )
+    for column in ("task", "status", "best fresh [95% CI]", "kind", "tries", "tokens", "samples"):
+        table.add_column(column)
+    table.add_column("code by")
+    for row in data["frontier"]:
+        best = "-"
+        if row["best"] is not None:
+            low, high = row["ci95"] or (row["best"], row["best"])
+            best = f"{row['best']:.2f} [{low:.2f}-{high:.2f}]"
+        table.add_row(
+            row["task"],
+            row["status"],
+            best,
+            row["kind"] or "-",
+            str(row["tries"]),
+            f"{row['tokens']:,}",
+            f"{row['samples']:,}",
+            ", ".join(row["authors"]) or "-",
+        )
+    console.print(table)
+    console.print(
+        f"{data['reached']} reached; {len(data['choices'])} choices, {data['tokens']:,} tokens, "
+        f"{data['samples']:,} samples, {data['hours']:.2f} h"
+    )
+    for choice in data["choices"][-10:]:
+        console.print(
+            f"  {choice['position']}. {choice['task']} (session {choice['session']}, "
+            f"{choice['status']}): {choice['chooser']}: {choice['reason']}",
+            markup=False,
+            highlight=False,
+        )
+    return 0
+
+
+def _learn_request(store: SessionStore, args: argparse.Namespace) -> int:
+    from rlgpt_tui.store.learning import LearnStore
+    from rlgpt_tui.tasks import get_task
+
+    learn = LearnStore(store)
+    run = learn.latest()
+    if run is None:
+        raise UsageError(f"no learn record in {store.path}: start one with `rlgpt-tui learn`")
+    for kind, task in (("pin", args.pin), ("skip", args.skip), ("stop", "" if args.stop else None)):
+        if task is None:
+            continue
+        if task:
+            get_task(task)
+        learn.add_command(run.id, kind, task)
+        print(f"learn record {run.id}: {kind} {task}".rstrip() + " recorded")
+    return 0
+
+
+def _run_learn(store: SessionStore, args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from rlgpt_tui.curriculum.loop import Learner
+    from rlgpt_tui.engine.printer import EventPrinter
+
+    for flag, value in (
+        ("--iterations", args.iterations),
+        ("--samples-per-iteration", args.samples_per_iteration),
+        ("--session-samples", args.session_samples),
+        ("--num-envs", args.num_envs),
+        ("--eval-episodes", args.eval_episodes),
+        ("--final-episodes", args.final_episodes),
+        ("--max-tokens", args.max_tokens),
+        ("--max-samples", args.max_samples),
+        ("--max-tasks", args.max_tasks),
+    ):
+        if value is not None and value < 1:
+            raise UsageError(f"{flag} must be at least 1, got {value}")
+    if args.max_hours is not None and args.max_hours <= 0:
+        raise UsageError(f"--max-hours must be more than 0, got {args.max_hours}")
+    if args.threshold is not None and not 0 < args.threshold <= 1:
+        raise UsageError(f"--threshold must be a success rate in (0, 1], got {args.threshold}")
+    if args.seed is not None and args.seed < 0:
+        raise UsageError(f"--seed must be 0 or more, got {args.seed}")
+    if args.env is not None and args.env not in WORLDS:
+        raise UsageError(f"unknown --env {args.env!r}: use one of {', '.join(WORLDS)}")
+    llm = llm_settings(args)
+    plan = {
+        key: value
+        for key, value in (
+            ("iterations", args.iterations),
+            ("samples_per_iteration", args.samples_per_iteration),
+            ("session_samples", args.session_samples),
+            ("num_envs", args.num_envs),
+            ("eval_episodes", args.eval_episodes),
+            ("final_episodes", args.final_episodes),
+            ("seed", args.seed),
+        )
+        if value is not None
+    }
+    budgets = {
+        key: value
+        for key, value in (
+            ("max_hours", args.max_hours),
+            ("max_tokens", args.max_tokens),
+            ("max_samples", args.max_samples),
+            ("max_tasks", args.max_tasks),
+        )
+        if value is not None
+    }
+    console = Console(stderr=True)
+    learner = Learner.open(
+        store,
+        args.env,
+        args.library,
+        plan,
+        budgets,
+        args.threshold,
+        llm,
+        curriculum=args.curriculum,
+        retry=args.retry,
+        say=lambda line: console.print(line, markup=False, highlight=False),
+        on_session=lambda session: EventPrinter(console),
+    )
+    console.print(
+        f"learn record {learner.run_record.id} in {store.path} (its frontier: rlgpt-tui learn "
+        "--status; continue it: rlgpt-tui learn)",
+        markup=False,
+        highlight=False,
+    )
+    learner.run()
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
@@ -1035,6 +1275,7 @@ def main(argv: list[str] | None = None) -> int:
         "app": cmd_app,
         "doctor": cmd_doctor,
         "config": cmd_config,
+        "learn": cmd_learn,
     }
     if args.command is None:
         given = args.sessions_dir
@@ -1059,7 +1300,7 @@ def main(argv: list[str] | None = None) -> int:
             user_config()  # a bad user config file: one line, whatever the command
         if args.command not in ("config", "doctor"):  # they say where it came from
             args.sessions_dir = resolve_sessions_dir(args.sessions_dir).value
-        if args.command in ("train", "eval", "run", "resume", "app"):
+        if args.command in ("train", "eval", "run", "resume", "app", "learn"):
             check_device()  # a bad RLGPT_TORCH_DEVICE: before any session or screen
         return commands[args.command](args)
     except (

@@ -260,5 +260,71 @@ def _v8(db: Database) -> None:
     db["policies"].create_index(["world", "task"])
 
 
-MIGRATIONS: list[Callable[[Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8]
+def _v9(db: Database) -> None:
+    """Lifelong learning (``rlgpt-tui learn``): a learn record (its world, library, session
+    settings, budgets and curriculum agent, and which process runs it), each choice of its
+    curriculum (the task, why, who chose, the session that ran it and its figures), and what
+    people asked of it (pin a task next, skip one, stop), read before each choice."""
+    db["learn_runs"].create(
+        {
+            "id": int,
+            "env": str,
+            "library": str,  # what it started from: empty, builtin, user, own or a folder
+            "settings": str,  # JSON: each session's settings (iterations, samples, ...)
+            "budgets": str,  # JSON: max_hours, max_tokens, max_samples, max_tasks (totals)
+            "threshold": float,  # a task is reached at this fresh success rate
+            "curriculum": str,  # builtin, or llm:MODEL
+            "llm": str,  # JSON: base URL, model, the key's variable name (never the key)
+            "status": str,  # running, stopped, finished, failed
+            "reason": str,
+            "elapsed_s": float,  # wall seconds spent, over every process that ran it
+            "created_at": float,
+            "updated_at": float,
+            "owner_pid": int,
+            "owner_host": str,
+        },
+        pk="id",
+    )
+    db["learn_choices"].create(
+        {
+            "id": int,
+            "learn_id": int,
+            "position": int,  # 1, 2, ... in the record
+            "task": str,
+            "reason": str,
+            "chooser": str,  # builtin, llm:MODEL, person
+            "fallback": str,  # why an LLM curriculum's reply was not used ('' when it was)
+            "curriculum_tokens": int,
+            "curriculum_s": float,
+            "session_id": int,
+            "status": str,  # running, reached, failed, stopped
+            "result": float,
+            "result_low": float,
+            "result_high": float,
+            "result_kind": str,
+            "tokens": int,
+            "samples": int,
+            "wall_s": float,
+            "created_at": float,
+            "finished_at": float,
+        },
+        pk="id",
+        foreign_keys=[("learn_id", "learn_runs", "id")],
+    )
+    db["learn_choices"].create_index(["learn_id", "position"])
+    db["learn_commands"].create(
+        {
+            "id": int,
+            "learn_id": int,
+            "kind": str,  # pin, skip, stop, retry
+            "task": str,
+            "created_at": float,
+            "done_at": float,  # when the learn loop took it (NULL: pending)
+        },
+        pk="id",
+        foreign_keys=[("learn_id", "learn_runs", "id")],
+    )
+
+
+MIGRATIONS: list[Callable[[Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9]
 SCHEMA_VERSION = len(MIGRATIONS)

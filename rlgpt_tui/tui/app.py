@@ -9,7 +9,9 @@ back at once; the process then waits for those safe points (saying so).
 
 from __future__ import annotations
 
+import contextlib
 import sys
+import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -56,6 +58,7 @@ class RlgptApp(App):
         # a bad file or value raises LLMError here, before the app takes the terminal
         self.llm_defaults = LLMSettings.resolve(None, None, llm_config, timeout=llm_timeout)
         self.live_runs: dict[int, RunScreen] = {}  # session id -> its live run screen
+        self.learn_thread: threading.Thread | None = None  # a learn run started here
         self.last_export: Path | None = None  # the report the app wrote last
 
     def on_mount(self) -> None:
@@ -76,6 +79,7 @@ class RlgptApp(App):
         """Stop live runs at their next safe point; the terminal comes back at once."""
         for screen in self.running():
             screen.control.stop()
+        self._stop_learning()
         self.exit()
 
     def run(self, *args: Any, **kwargs: Any) -> Any:
@@ -96,6 +100,14 @@ class RlgptApp(App):
                     flush=True,
                 )
                 thread.join()
+        if self.learn_thread is not None and self.learn_thread.is_alive():
+            print(
+                "rlgpt-tui: the learn run stops at its session's next safe point (continue it "
+                "with `rlgpt-tui learn`)...",
+                file=sys.stderr,
+                flush=True,
+            )
+            self.learn_thread.join()
 
     def action_help(self) -> None:
         from rlgpt_tui.tui.screens.dialogs import HelpScreen
@@ -204,6 +216,73 @@ class RlgptApp(App):
 
         self._open_in_worker(resume, self.approval, (LLMError, StoreError))
 
+    # -- lifelong learning (rlgpt-tui learn) -----------------------------------------------------
+    def action_frontier(self) -> None:
+        from rlgpt_tui.tui.screens.frontier import FrontierScreen
+
+        self.push_screen(FrontierScreen(self.store))
+
+    def start_learn(
+        self,
+        env: str | None = None,
+        library: str | None = None,
+        plan: dict[str, Any] | None = None,
+        budgets: dict[str, Any] | None = None,
+        threshold: float | None = None,
+        base_url: str | None = None,
+        model: str | None = None,
+        timeout: float | None = None,
+    ) -> None:
+        """Start (or continue) the sessions folder's learn record in a thread; the frontier
+        screen shows it. Values left None keep the record's (or the defaults)."""
+        from rlgpt_tui.curriculum.loop import Learner
+        from rlgpt_tui.tui.screens.frontier import FrontierScreen
+
+        if self.learn_thread is not None and self.learn_thread.is_alive():
+            self.notify("a learn run is going on in this app already", timeout=5)
+            return
+
+        def say(line: str) -> None:
+            if self.is_running:
+                with contextlib.suppress(RuntimeError):  # the app closed meanwhile
+                    self.call_from_thread(self.notify, line, timeout=6)
+
+        def work() -> None:
+            try:
+                seconds = timeout if timeout is not None else self.llm_timeout
+                llm = LLMSettings.resolve(base_url, model, self.llm_config, timeout=seconds)
+                learner = Learner.open(
+                    self.store,
+                    env,
+                    library,
+                    plan or {},
+                    budgets or {},
+                    threshold,
+                    llm if llm.configured else None,
+                    say=say,
+                )
+                learner.run()
+            except (LLMError, StoreError, ValueError) as error:
+                self.call_from_thread(self._creation_failed, str(error))
+
+        self.learn_thread = threading.Thread(target=work, name="learn", daemon=True)
+        self.learn_thread.start()
+        if isinstance(self.screen, NewSessionScreen):
+            self.pop_screen()
+        if not isinstance(self.screen, FrontierScreen):
+            self.push_screen(FrontierScreen(self.store))
+
+    def _stop_learning(self) -> None:
+        """Ask this app's learn run to stop (its session stops at its next safe point)."""
+        if self.learn_thread is None or not self.learn_thread.is_alive():
+            return
+        from rlgpt_tui.store.learning import LearnStore
+
+        learn = LearnStore(self.store)
+        run = learn.latest()
+        if run is not None:
+            learn.add_command(run.id, "stop")
+
     def replay_session(self, session_id: int) -> None:
         self.push_screen(RunScreen(self.store, replay_id=session_id))
 
@@ -247,6 +326,7 @@ class RlgptApp(App):
                 ("Replay the selected session", "every recorded event (r)", "replay"),
                 ("Export the selected session's report", "markdown and curves (x)", "export"),
                 ("Skill library", "every coded action that validated and ran (l)", "library"),
+                ("Frontier", "the learn record: every achievement's status (f)", "frontier"),
             ):
                 yield SystemCommand(title, help_text, getattr(screen, f"action_{action}"))
         if isinstance(screen, RunScreen):

@@ -68,6 +68,10 @@ class NewSessionScreen(Screen):
                 yield Switch(False, id="chain")
                 yield Label("approval mode")
                 yield Switch(False, id="approval")
+                yield Label("learn: a curriculum chooses")
+                yield Switch(False, id="learn")
+                yield Label("learn budget (hours)")
+                yield Input("", placeholder="empty: no limit (learn only)", id="learn_hours")
             yield Static("The API key is read from the environment only.", id="form-hint")
             yield Static("", id="form-error", classes="error", markup=False)  # errors as written
             with Horizontal(classes="dialog-buttons"):
@@ -115,6 +119,9 @@ class NewSessionScreen(Screen):
             self.show_error(f"LLM timeout (s): {text!r} is not a number")
             return
         self.query_one("#form-error", Static).update("starting...")
+        if self.query_one("#learn", Switch).value:
+            self.start_learning(settings, timeout)
+            return
         self.app.start_session(
             settings,
             base_url=self.query_one("#url", Input).value.strip() or None,
@@ -122,6 +129,38 @@ class NewSessionScreen(Screen):
             chain=self.query_one("#chain", Switch).value,
             approval=self.query_one("#approval", Switch).value,
             library=self.query_one("#library", Input).value.strip() or USER,
+            timeout=timeout,
+        )
+
+    def start_learning(self, settings: EngineSettings, timeout: float | None) -> None:
+        """The learn switch: the form's world, library, LLM and session budgets start (or
+        continue) the sessions folder's learn record; the task field is the curriculum's."""
+        text = self.query_one("#learn_hours", Input).value.strip()
+        try:
+            hours = float(text) if text else None
+        except ValueError:
+            self.show_error(f"learn budget (hours): {text!r} is not a number")
+            return
+        if hours is not None and hours <= 0:
+            self.show_error("learn budget (hours) must be more than 0")
+            return
+        if settings.target is not None and not 0 < settings.target <= 1:
+            self.show_error("target: a learn run's target is a success rate in (0, 1]")
+            return
+        self.app.start_learn(
+            env=settings.env,
+            library=self.query_one("#library", Input).value.strip() or USER,
+            plan={
+                "iterations": settings.max_iterations,
+                "samples_per_iteration": settings.samples_per_iteration,
+                "session_samples": settings.max_samples,
+                "num_envs": settings.num_envs,
+                "seed": settings.seed,
+            },
+            budgets={"max_hours": hours} if hours is not None else {},
+            threshold=settings.target,
+            base_url=self.query_one("#url", Input).value.strip() or None,
+            model=self.query_one("#model", Input).value.strip() or None,
             timeout=timeout,
         )
 

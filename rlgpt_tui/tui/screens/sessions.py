@@ -24,6 +24,7 @@ class SessionsScreen(Screen):
         Binding("r", "replay", "Replay"),
         Binding("x", "export", "Export report"),
         Binding("l", "library", "Skill library"),
+        Binding("f", "frontier", "Frontier"),
         Binding("f5", "reload", "Refresh"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -75,7 +76,7 @@ class SessionsScreen(Screen):
             "n: new session"
             if not sessions
             else "enter: resume or replay, r: replay, x: export the report, n: new"
-        ) + ", l: skill library"
+        ) + ", l: skill library, f: frontier (learn)"
         running = [str(i) for i in getattr(self.app, "live_runs", {})]
         if running:
             hint += f"; enter on session {', '.join(running)} returns to it"
@@ -118,6 +119,9 @@ class SessionsScreen(Screen):
         from rlgpt_tui.tui.screens.skills import SkillsScreen
 
         self.app.push_screen(SkillsScreen(self.store))
+
+    def action_frontier(self) -> None:
+        self.app.action_frontier()
 
     def on_data_table_row_selected(self, message: DataTable.RowSelected) -> None:
         self.action_open()

@@ -1,0 +1,221 @@
+"""The frontier of a learn record: where each achievement stands, and what the curriculum
+reads to choose (the world's prerequisites, the library's measured records, how recent
+evaluation episodes ended).
+
+A task is *reached* once a finished session's fresh result (its chosen solution on worlds no
+decision used) is at the threshold; *trying* while a session on it runs; *failed* when tried
+and below; *not tried* otherwise. A failed task *waits* until something new is reached after
+its last try in the record: then it comes back.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from rlgpt_tui.envs.base import ACHIEVEMENTS
+from rlgpt_tui.envs.knowledge import TechTree
+from rlgpt_tui.store import SessionStore
+from rlgpt_tui.store.learning import LearnChoice, LearnStore, TaskRecord
+from rlgpt_tui.tasks import load_catalog
+
+REACHED, TRYING, FAILED, NOT_TRIED = "reached", "trying", "failed", "not tried"
+#: how many of the record's latest sessions tell how episodes end now
+RECENT_SESSIONS = 3
+
+
+@cache
+def survival_tasks() -> tuple[str, ...]:
+    """The catalog's tasks whose goal is to stay alive (survive_night)."""
+    return tuple(name for name, task in load_catalog().items() if task.goal.survive)
+
+
+def prerequisites(task: str) -> tuple[str, ...]:
+    """The tasks ``task`` needs first, in the tech tree's order (from the task catalog)."""
+    catalog = load_catalog()
+    return tuple(catalog[task].prerequisites) if task in catalog else ()
+
+
+def curriculum_tasks(tree: TechTree) -> list[str]:
+    """What a curriculum proposes: every achievement, in the tech tree's order (fewer
+    prerequisites first; the situational ones, whose moment may not come, after the others),
+    then the survival tasks."""
+    ordered = [name for name in tree.skills if name in ACHIEVEMENTS]
+    ordered += [name for name in ACHIEVEMENTS if name not in ordered]
+    ordered.sort(key=lambda name: (name in tree.situational, len(prerequisites(name))))
+    return ordered + [name for name in survival_tasks() if name not in ordered]
+
+
+def death_tasks(tree: TechTree, end: str) -> list[str]:
+    """The tasks that answer dying by ``end`` (the tech tree's skills for it that are tasks,
+    fewer prerequisites first; the survival tasks last, for its helper that keeps the player
+    alive)."""
+    skills, _ = tree.deaths.get(end, ((), ""))
+    catalog = load_catalog()
+    tasks = [s for s in skills if s in catalog and s in ACHIEVEMENTS]
+    tasks.sort(key=lambda name: len(prerequisites(name)))
+    if tree.before_each_step in skills or not tasks:
+        tasks += list(survival_tasks())
+    return tasks
+
+
+@dataclass
+class FrontierRow:
+    """One task's line of the frontier."""
+
+    task: str
+    status: str
+    best: float | None = None
+    ci: tuple[float, float] | None = None
+    kind: str | None = None  # code, RL + code or RL
+    tries: int = 0
+    tokens: int = 0
+    samples: int = 0
+    authors: list[str] = field(default_factory=list)  # who wrote the code of its best session
+    best_session: int | None = None
+    last_session: int | None = None  # the running one, else the newest
+
+    @property
+    def figure(self) -> str:
+        """``0.94 [0.85-0.98]``, or '-' before any fresh result."""
+        if self.best is None:
+            return "-"
+        low, high = self.ci or (self.best, self.best)
+        return f"{self.best:.2f} [{low:.2f}-{high:.2f}]"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "task": self.task,
+            "status": self.status,
+            "best": self.best,
+            "ci95": list(self.ci) if self.ci else None,
+            "kind": self.kind,
+            "tries": self.tries,
+            "tokens": self.tokens,
+            "samples": self.samples,
+            "authors": self.authors,
+            "best_session": self.best_session,
+            "last_session": self.last_session,
+        }
+
+
+@dataclass
+class CurriculumState:
+    """Everything a curriculum agent chooses from."""
+
+    env: str
+    threshold: float
+    tree: TechTree
+    tasks: list[str]  # in the curriculum's order
+    rows: dict[str, FrontierRow]
+    choices: list[LearnChoice]  # the record's choices so far
+    recent_ends: Counter[str]  # how the record's latest sessions' evaluation episodes ended
+    skipped: set[str] = field(default_factory=set)
+
+    def reached(self, task: str) -> bool:
+        return self.rows[task].status == REACHED if task in self.rows else False
+
+    def waiting(self, task: str) -> bool:
+        """Failed in this record, and nothing new reached since its last try."""
+        last = max((c.position for c in self.choices if c.task == task), default=None)
+        if last is None:
+            return False
+        mine = [c for c in self.choices if c.task == task and c.position == last][0]
+        if mine.status == REACHED or mine.status == "stopped":
+            return False
+        return not any(c.position > last and c.status == REACHED for c in self.choices)
+
+    def learned_since(self, task: str) -> list[str]:
+        """What was reached after ``task``'s last try in this record."""
+        last = max((c.position for c in self.choices if c.task == task), default=0)
+        return [c.task for c in self.choices if c.position > last and c.status == REACHED]
+
+    def eligible(self, task: str) -> bool:
+        """Not reached, not skipped by a person, not waiting for something new."""
+        return not self.reached(task) and task not in self.skipped and not self.waiting(task)
+
+    def candidates(self) -> list[str]:
+        return [t for t in self.tasks if self.eligible(t)]
+
+    def weak(self, task: str) -> list[str]:
+        """``task``'s prerequisites that are not reached."""
+        return [p for p in prerequisites(task) if not self.reached(p)]
+
+    def figure(self, task: str) -> str:
+        row = self.rows.get(task)
+        if row is None or row.best is None:
+            return "not tried" if row is None or not row.tries else "no fresh result"
+        return f"best {row.best:.2f}"
+
+
+def frontier_rows(
+    store: SessionStore,
+    env: str,
+    threshold: float,
+    tasks: list[str],
+    trying: str | None = None,
+) -> dict[str, FrontierRow]:
+    """Each of ``tasks``' line from the store's sessions in world ``env``; ``trying``: the
+    task a learn run works on now (shown trying even between its sessions)."""
+    learn = LearnStore(store)
+    records = learn.task_records(env)
+    rows: dict[str, FrontierRow] = {}
+    for task in tasks:
+        record = records.get(task, TaskRecord(task))
+        if record.best is not None and record.best >= threshold:
+            status = REACHED
+        elif task == trying or record.running_session is not None:
+            status = TRYING
+        elif record.tries:
+            status = FAILED
+        else:
+            status = NOT_TRIED
+        authors = learn.code_authors(record.best_session) if record.best_session else []
+        rows[task] = FrontierRow(
+            task=task,
+            status=status,
+            best=record.best,
+            ci=record.best_ci,
+            kind=record.best_kind,
+            tries=record.tries,
+            tokens=record.tokens,
+            samples=record.samples,
+            authors=authors,
+            best_session=record.best_session,
+            last_session=record.running_session or record.last_session,
+        )
+    return rows
+
+
+def recent_ends(store: SessionStore, choices: list[LearnChoice]) -> Counter[str]:
+    """How the evaluation episodes of the record's latest finished sessions ended."""
+    sessions = [c.session_id for c in choices if c.session_id and c.status != "running"]
+    return LearnStore(store).episode_ends(sessions[-RECENT_SESSIONS:])
+
+
+def world_tree(env: str) -> TechTree:
+    """World ``env``'s tech tree (its documentation's)."""
+    from rlgpt_tui.envs.registry import world_info
+
+    return world_info(env).documentation().tech_tree
+
+
+def curriculum_state(store: SessionStore, learn_id: int) -> CurriculumState:
+    """What the curriculum of learn record ``learn_id`` chooses from, as the store has it."""
+    learn = LearnStore(store)
+    run = learn.get(learn_id)
+    tree = world_tree(run.env)
+    tasks = curriculum_tasks(tree)
+    choices = learn.choices(learn_id)
+    return CurriculumState(
+        env=run.env,
+        threshold=run.threshold,
+        tree=tree,
+        tasks=tasks,
+        rows=frontier_rows(store, run.env, run.threshold, tasks),
+        choices=choices,
+        recent_ends=recent_ends(store, choices),
+        skipped=set(learn.skipped(learn_id)),
+    )

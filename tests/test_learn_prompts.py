@@ -1,0 +1,45 @@
+"""Prompts put what never changes first (the world's rules, the skill API, the rules of each
+role), so that a server's prompt cache (llama.cpp's ``cache_prompt``) reuses it from one
+request to the next, also across sessions on different tasks of a learn run."""
+
+from __future__ import annotations
+
+from rlgpt_tui.agents.llm import LLMTeam
+from rlgpt_tui.agents.schemas import SubAction
+from rlgpt_tui.envs.registry import world_info
+from rlgpt_tui.llm.client import LLMClient, LLMSettings
+from rlgpt_tui.skills.api import SKILL_API_DOC
+from rlgpt_tui.tasks import get_task
+from tests.llm_server import ScriptedLLMServer
+from tests.test_agents_engine import role_of, scripted_agent
+
+
+def shared_prefix(a: str, b: str) -> str:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return a[:n]
+
+
+def test_prompts_of_two_tasks_share_the_world_and_the_api_as_their_first_part() -> None:
+    tasks = ("collect_wood", "make_wood_pickaxe")
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        client = LLMClient(LLMSettings(base_url=server.base_url, model=server.model))
+        team = LLMTeam(client, "craftax")
+        for name in tasks:
+            task = get_task(name)
+            team.slow.plan(task, [])
+            sub = SubAction(name="go_to_tree", description="walk to the nearest tree", mode="code")
+            team.fast.write_code(task, sub)
+        prompts: dict[str, list[str]] = {}
+        for request in server.requests:
+            text = "\n".join(m["content"] for m in request["messages"])
+            prompts.setdefault(role_of(request["messages"]), []).append(text)
+    world = world_info("craftax").documentation().text()
+    for role in ("slow", "fast"):
+        first, second = prompts[role]
+        common = shared_prefix(first, second)
+        assert world in common and SKILL_API_DOC.strip() in common, role
+        # what they share runs up to the task's section: the task comes after it
+        assert len(common) - 20 <= common.find("\n# Task\n") < len(common), role
+        assert len(common) > 0.75 * len(second), (role, len(common), len(second))
