@@ -27,11 +27,14 @@ The scenarios (builtin agent, Craftax-Classic):
   are kept, training continues from its checkpoint and the pending edits are carried.
 
 Edits and stops are made from the event handler, which runs on the engine's thread, so
-they land at the same point of every run.
+they land at the same point of every run: two records of the same code are identical.
+``tests/traces/`` holds the golden traces that ``tests/test_event_traces.py`` compares
+with (record them again after an intended change of behaviour, and read the diff).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -187,7 +190,8 @@ def normalise(records: list[dict[str, Any]], sessions: str) -> list[dict[str, An
     say a world's kernels are being compiled or loaded (whether they still are depends on a
     thread).
     Replaced: the sessions folder by ``<sessions>``; sequence numbers (``seq`` and the code
-    versions that name them) by the event's index in the trace."""
+    versions that name them) by the event's index in the trace; texts longer than
+    :data:`LONG_TEXT` (code) by their digest."""
     kept = [r for r in records if not _noise(r)]
     index = {r["seq"]: i for i, r in enumerate(kept)}
     out = []
@@ -224,10 +228,22 @@ def _clean(value: Any, index: dict[int, int] | None, sessions: str, key: str = "
     if isinstance(value, list):
         return [_clean(v, index, sessions, key) for v in value]
     if isinstance(value, str):
-        return value.replace(sessions, "<sessions>")
+        return _short(value.replace(sessions, "<sessions>"))
     if key == "version" and isinstance(value, int) and not isinstance(value, bool):
         return value if index is None else _seq(value, index)
     return value
+
+
+#: longer texts (code, mostly) are kept as their digest, so that a trace stays small
+LONG_TEXT = 400
+
+
+def _short(text: str) -> str:
+    """``text``, or its digest and size when it is longer than :data:`LONG_TEXT`."""
+    if len(text) <= LONG_TEXT or text.startswith("<text sha256:"):
+        return text
+    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+    return f"<text sha256:{digest}, {len(text)} chars, {text.count(chr(10))} lines>"
 
 
 def _seq(seq: int, index: dict[int, int]) -> int | str:
