@@ -220,11 +220,8 @@ class Session:
         else:
             resume = ResumeState.from_events(events)
             session = cls(store, session_id, settings, team, resume=resume, shelf=shelf)
-        session.control.continue_numbering(events)
-        session.control.restore(events)  # edits pending when it was cut off stay in force
-        for event in events:  # RL-config edits are checked against the latest configs
-            if isinstance(event, ev.TrainingStarted) and event.rl_config:
-                session.control.rl_bases[event.subaction] = event.rl_config
+        # edit numbering, RL-edit bases and the edits pending when it was cut off
+        session.control.restore(events)
         return session
 
     recorded: list[ev.Event] | None = None  # a chain's events, when it is resumed

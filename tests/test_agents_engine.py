@@ -752,7 +752,8 @@ def test_code_the_session_ran_before_is_judged_on_its_recorded_runs() -> None:
         {"subactions": [{"name": "go_to_tree", "description": "walk to a tree", "mode": "code"}]}
     )
     sampled: dict[str, Sampled] = {}
-    first = code_step(engine._context(task), plan, {}, {}, sampled)
+    first = code_step(engine._context(task), plan, {}, sampled)
+    sampled |= first.sampled  # the engine keeps the step's sample runs
     ran = sampled["go_to_tree"]
     assert (
         ran.iteration == 0 and len(ran.runs) == 2 and ran.source == first.coded["go_to_tree"].source
@@ -760,7 +761,8 @@ def test_code_the_session_ran_before_is_judged_on_its_recorded_runs() -> None:
 
     engine.iteration = 1
     events.clear()
-    again = code_step(engine._context(task), plan, {}, {}, sampled)
+    again = code_step(engine._context(task), plan, {}, sampled)
+    assert again.sampled == {}  # nothing run again
     phases = [
         e.detail for e in events if isinstance(e, ev.PhaseStarted) and e.phase == "critic runs"
     ]
@@ -780,7 +782,9 @@ def test_code_the_session_ran_before_is_judged_on_its_recorded_runs() -> None:
     changed = validate("go_to_tree", ran.source + "\n# changed\n", "walk to a tree")
     sampled["go_to_tree"] = Sampled(changed, 0, [])  # code that has changed since
     events.clear()
-    code_step(engine._context(task), plan, {}, {}, sampled)
+    afresh = code_step(engine._context(task), plan, {}, sampled)
+    assert sampled["go_to_tree"].iteration == 0  # the session's runs are not changed
+    sampled |= afresh.sampled
     phases = [
         e.detail for e in events if isinstance(e, ev.PhaseStarted) and e.phase == "critic runs"
     ]
@@ -807,7 +811,8 @@ def test_in_a_plan_of_code_alone_each_steps_runs_begin_where_the_steps_before_le
         {"name": "place_table", "description": "place a table", "mode": "code"},
     ]
     sampled: dict[str, Sampled] = {}
-    code_step(engine._context(task), Plan.model_validate({"subactions": steps}), {}, {}, sampled)
+    plan = Plan.model_validate({"subactions": steps})
+    sampled |= code_step(engine._context(task), plan, {}, sampled).sampled
     wood = [run.before.inventory.get("wood", 0) for run in sampled["place_table"].runs]
     assert wood and all(n >= 1 for n in wood), wood
     phases = [e.detail for e in events if isinstance(e, ev.PhaseStarted)]
@@ -816,7 +821,7 @@ def test_in_a_plan_of_code_alone_each_steps_runs_begin_where_the_steps_before_le
     with_rl = Plan.model_validate({"subactions": [*steps, learned]})
     sampled = {}
     engine.iteration = 1
-    code_step(engine._context(task), with_rl, {}, {}, sampled)
+    sampled |= code_step(engine._context(task), with_rl, {}, sampled).sampled
     assert all(not run.before.inventory.get("wood") for run in sampled["place_table"].runs)
 
 
@@ -836,8 +841,8 @@ def code_step_over_http(monkeypatch, responder, steps: list[dict], task: str, **
         engine = Engine(tiny_settings(critic_runs=4, **settings), team, lambda e: None)
         sampled: dict[str, Sampled] = {}
         plan = Plan.model_validate({"subactions": steps})
-        step = code_step(engine._context(get_task(task)), plan, {}, {}, sampled)
-    return sampled, server.requests, step
+        step = code_step(engine._context(get_task(task)), plan, {}, sampled)
+    return sampled | step.sampled, server.requests, step
 
 
 def test_a_code_alone_plans_step_is_judged_in_the_round_its_turn_comes(monkeypatch) -> None:
@@ -1042,7 +1047,7 @@ def test_when_no_version_passes_the_critic_the_one_whose_runs_gained_most_is_kep
             {"subactions": [{"name": "chop", "description": "chop a tree", "mode": "code"}]}
         )
         sampled: dict[str, Sampled] = {}
-        step = code_step(engine._context(get_task("collect_wood")), plan, {}, {}, sampled)
+        step = code_step(engine._context(get_task("collect_wood")), plan, {}, sampled)
     assert step.coded["chop"].source == chop
     assert not step.verdicts["chop"].success
     reason = step.verdicts["chop"].reason

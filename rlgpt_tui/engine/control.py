@@ -186,11 +186,6 @@ class ControlPlane:
         # the session's library (name: source): what ctx.skill("name") in a person's code runs
         self.library: dict[str, str] = {}
 
-    def continue_numbering(self, recorded: list[ev.Event]) -> None:
-        """Number new edits after those of a recorded session's events (on resume)."""
-        ids = [e.edit_id for e in recorded if getattr(e, "edit_id", None) is not None]
-        self._next_id = max(ids, default=0) + 1
-
     def attach(self, sink: EventSink, where: Callable[[], tuple[int, str]]) -> None:
         """Send outcome events to ``sink``; ``where()`` gives (iteration, agent) for them."""
         self._sink, self._where = sink, where
@@ -385,18 +380,35 @@ class ControlPlane:
             for edit in left:
                 self._end(ev.EditDiscarded, edit, reason=why)
 
+    def follow(self, event: ev.Event) -> None:
+        """Keep what the control plane knows of the run from one of its events: a
+        training's configuration becomes the base of RL edits of its sub-action."""
+        if isinstance(event, ev.TrainingStarted) and event.rl_config:
+            self.rl_bases[event.subaction] = event.rl_config
+
     def restore(self, recorded: list[ev.Event]) -> list[int]:
-        """Queue again the edits a cut-off run left pending (queued, no outcome), under
-        their ids; code is validated again here (this is a new process). Returns the ids
-        carried. Edits recorded before their content was (older sessions) are discarded."""
-        ended = {
-            e.edit_id
-            for e in recorded
-            if isinstance(e, ev.EditApplied | ev.EditRefused | ev.EditDiscarded)
-        }
+        """The control state of a recorded run, rebuilt from its events in one pass (on
+        resume): new edits are numbered after its edits, each learned sub-action's latest
+        configuration is the base of RL edits (:meth:`follow`), and the edits it left
+        pending (queued, no outcome) are queued again under their ids; code is validated
+        again here (this is a new process). Returns the ids carried. Edits recorded before
+        their content was (older sessions) are discarded."""
+        ended: set[int] = set()
+        queued_edits: list[ev.EditQueued] = []
+        last_id = 0
+        for event in recorded:
+            self.follow(event)
+            edit_id = getattr(event, "edit_id", None)
+            if edit_id is not None:
+                last_id = max(last_id, edit_id)
+            if isinstance(event, ev.EditApplied | ev.EditRefused | ev.EditDiscarded):
+                ended.add(event.edit_id)
+            elif isinstance(event, ev.EditQueued):
+                queued_edits.append(event)
+        self._next_id = last_id + 1
         carried = []
-        for queued in recorded:
-            if not isinstance(queued, ev.EditQueued) or queued.edit_id in ended:
+        for queued in queued_edits:
+            if queued.edit_id in ended:
                 continue
             try:
                 edit = self._rebuild(queued)

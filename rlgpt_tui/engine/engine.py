@@ -16,27 +16,32 @@
     final choice: the best candidate of each kind (code, RL + code, RL) evaluated again
                   on fresh worlds; the best fresh value is the run's result
 
-Each step (``engine/steps/``) takes its inputs as arguments and returns its results. The
-task planner's chain of sub-tasks, each one run of these loops, is ``engine/chain.py``.
+Each step (``engine/steps/``) takes its inputs as arguments and returns its results; it
+changes nothing it is handed. The engine folds the results into the session's state (its
+code table, sample runs, training episodes, candidates) and follows the steps' events to
+know where the run is (for the control plane). The task planner's chain of sub-tasks, each
+one run of these loops, is ``engine/chain.py``.
 
 The engine emits typed events, pauses at safe points (before each plan and each
 sub-action, and between PPO rollouts and evaluation episodes), and applies a person's
 edits from its control plane (``engine/control.py``) there: a code edit reaches a running
 training between two rollouts. An optional ``approver`` sees each agent proposal before it
 is used. A run can continue a recorded one (``ResumeState``): finished iterations are
-kept, the unfinished one reuses its plan and judged code, and cut-off training continues
-from its checkpoint. It never imports Textual.
+kept; of the unfinished one the recorded results are replayed and their steps skipped (its
+plan, its judged code, its training's configuration), and cut-off training continues from
+its checkpoint. It never imports Textual.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from functools import partial
 from threading import Thread
 from typing import Any
 
 from rlgpt_tui.agents.base import AgentTeam, IterationFeedback
+from rlgpt_tui.agents.schemas import SubAction
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.choice import CODE, Candidate, Candidates
 from rlgpt_tui.engine.control import ControlPlane, StopRequested
@@ -45,7 +50,7 @@ from rlgpt_tui.engine.result import EngineResult
 from rlgpt_tui.engine.resume import ResumeState
 from rlgpt_tui.engine.settings import EngineSettings, checkpoint_folder
 from rlgpt_tui.engine.solution import StageSolution, stage_solution
-from rlgpt_tui.engine.steps.code import Sampled, code_step
+from rlgpt_tui.engine.steps.code import CodeStep, Sampled, code_step
 from rlgpt_tui.engine.steps.context import (
     Approver,
     Position,
@@ -56,11 +61,18 @@ from rlgpt_tui.engine.steps.context import (
 from rlgpt_tui.engine.steps.evaluation import Outcome, evaluate_code_only
 from rlgpt_tui.engine.steps.final import final_step
 from rlgpt_tui.engine.steps.plan import plan_step
-from rlgpt_tui.engine.steps.rl import rl_from_short_code, rl_step
+from rlgpt_tui.engine.steps.rl import (
+    RLRequest,
+    resumed_configuration,
+    rl_from_short_code,
+    rl_step,
+    short_code_subaction,
+)
 from rlgpt_tui.engine.steps.train import Policy, TrainingStopped
 from rlgpt_tui.llm.client import LLMError
 from rlgpt_tui.skills.episodes import EpisodeTally
 from rlgpt_tui.skills.pool import SandboxUnavailable
+from rlgpt_tui.skills.validation import ValidatedAction
 from rlgpt_tui.tasks import Task, get_task
 
 __all__ = ["Engine", "EngineResult", "EngineSettings", "EventHandler", "ProposalRejected"]
@@ -157,6 +169,7 @@ class Engine:
             end = RunEnd(EndKind.STOPPED)
             if isinstance(stop, TrainingStopped):  # the interrupted training's samples
                 total = max(total, stop.total)
+                self.code.update(stop.code)  # and a person's code swapped into it
         except (LLMError, SandboxUnavailable) as error:
             end = RunEnd.failed(error)
             self._emit(ev.EngineError, message=str(error))
@@ -182,10 +195,9 @@ class Engine:
         """One iteration: plan, code, then RL or the code alone evaluated. ``total``: the
         session's samples so far. None: no samples are left for its training."""
         s, ctx = self.settings, self._context(task)
-        resume = self.resume_state
-        unfinished = resume if resume and self.iteration == resume.next_iteration else None
-        if unfinished is not None and unfinished.plan is not None:  # planned before the cut
-            plan, notes = unfinished.plan, []
+        cut = self._cut_off()  # what a resumed run recorded of this iteration: replayed
+        if cut is not None and cut.plan is not None:  # planned before the cut
+            plan, notes = cut.plan, []
         else:
             plan, notes = plan_step(ctx, history)
         self.position.plan = plan
@@ -193,38 +205,34 @@ class Engine:
         # it plays are unchanged): the training's while the plan's code is tried, or the
         # critic runs' while a plan without code trains
         self._preparing.append(s.prepare_next_world(trains_first=not plan.coded()))
-        judged = unfinished.judged if unfinished else {}
-        code = code_step(ctx, plan, self.code, judged, self.sampled)
+        judged = CodeStep.replayed(plan, cut.judged) if cut is not None else None
+        self.position.coded_done |= set(judged.verdicts) if judged else set()
+        code = code_step(ctx, plan, self.code, self.sampled, judged)
+        self.code.update(code.code)
+        self.sampled.update(code.sampled)
         learned = plan.learned()
-        # the best of each kind so far: an evaluation below it and the target stops early
-        best_values = {kind: c.value for kind, c in self.candidates.best.items()}
         budget = min(s.iteration_budget(task), s.max_samples - total)
-        rl_args = {
-            "total_before": total,
-            "last_policy": self.last_policy,
-            "recorded": unfinished.training if unfinished else None,
-            "code_table": self.code,
-            "run_tally": self.run_tally,
-            "best_values": best_values,
-        }
         offered: list[int] = []  # candidates offered before the RL step
         if learned:
             if budget <= 0:
                 return None
             self.position.samples_end = total + budget >= s.max_samples
-            best_code = self.candidates.best.get(CODE)
-            outcome = rl_step(ctx, learned[0], code.coded, budget, best_code=best_code, **rl_args)
+            request = self._rl_request(ctx, learned[0], code.coded, budget, total)
+            outcome = rl_step(ctx, request)
         else:
-            outcome = evaluate_code_only(ctx, plan, code.coded, best_values.get(CODE))
+            best_code = self.candidates.best.get(CODE)
+            best = best_code.value if best_code is not None else None
+            outcome = evaluate_code_only(ctx, plan, code.coded, best)
             if outcome.candidates and outcome.value < s.target_for(task) and budget > 0:
                 self._offer(outcome.candidates)  # RL starts from the best code so far
                 offered = [id(c) for c in outcome.candidates]
                 self.position.samples_end = total + budget >= s.max_samples
-                best_code = self.candidates.best.get(CODE)
-                outcome = rl_from_short_code(
-                    ctx, plan, code.coded, outcome, budget, best_code=best_code, **rl_args
-                )
+                sub = short_code_subaction(ctx, plan, code.coded, outcome)
+                request = self._rl_request(ctx, sub, code.coded, budget, total)
+                outcome = rl_from_short_code(ctx, outcome, request)
         self._offer([c for c in outcome.candidates if id(c) not in offered])
+        self.code.update(outcome.code)  # a person's code swapped in during training
+        self.run_tally.extend(outcome.tally)
         self.last_policy = outcome.policy or self.last_policy
         notes += code.notes + outcome.notes
         feedback = IterationFeedback(
@@ -239,6 +247,43 @@ class Engine:
         )
         return feedback, outcome
 
+    def _rl_request(
+        self,
+        ctx: StepContext,
+        sub: SubAction,
+        coded: dict[str, ValidatedAction],
+        budget: int,
+        total: int,
+    ) -> RLRequest:
+        """What the RL step is asked for ``sub``, from the session's state (``total``: its
+        samples so far). A resumed run cut off in this training hands in the recorded
+        configuration (with a person's RL edits on top, after a safe point): the step
+        continues it instead of configuring anew."""
+        request = RLRequest(
+            sub,
+            coded,
+            budget,
+            total,
+            code=dict(self.code),
+            best_code=self.candidates.best.get(CODE),
+            last_policy=self.last_policy,
+            best_values={kind: c.value for kind, c in self.candidates.best.items()},
+        )
+        cut = self._cut_off()
+        training = cut.training if cut is not None else None
+        if training is None or training.get("subaction") != sub.name:
+            return request
+        ctx.safe_point()
+        configured = resumed_configuration(
+            ctx, sub, coded, training["rl_config"], training.get("library_samples", 0)
+        )
+        return replace(request, configured=configured)
+
+    def _cut_off(self) -> ResumeState | None:
+        """The resumed run's state when this iteration is the one it was cut off in."""
+        resume = self.resume_state
+        return resume if resume and self.iteration == resume.next_iteration else None
+
     def _offer(self, candidates: list[Candidate]) -> None:
         """Offer each for the final choice, recorded so that a resume can offer it again."""
         for candidate in candidates:
@@ -250,7 +295,9 @@ class Engine:
         (history, samples, best value, first iteration, how the recorded iterations had
         already ended the run or None)."""
         s, resume = self.settings, self.resume_state
-        self.run_tally = resume.tally if resume else EpisodeTally()
+        self.run_tally = EpisodeTally()
+        if resume is not None:  # the recorded iterations' training episodes
+            self.run_tally.extend(resume.tally)
         if resume is None:
             self._emit(ev.SessionStarted, task=s.task, env=s.env, settings=asdict(s))
             return [], 0, 0.0, 0, None
@@ -313,14 +360,17 @@ class Engine:
             self._emit,
             self._approve,
             self._progress,
-            self.position,
             self.on_frame,
             self.frame_interval,
         )
 
     def _emit(self, kind: type[ev.Event], **data: Any) -> Any:
-        """Send an event; returns what the handler returns (a store's sequence number)."""
-        return self.on_event(kind(iteration=self.iteration, agent=self.team.label, **data))
+        """Send an event; returns what the handler returns (a store's sequence number).
+        The position and the control plane follow it first (where the run is)."""
+        event = kind(iteration=self.iteration, agent=self.team.label, **data)
+        self.position.follow(event)
+        self.control.follow(event)
+        return self.on_event(event)
 
     def _llm_called(self, call) -> None:
         data = call.as_dict()

@@ -16,7 +16,7 @@ again: its validation is kept and the critic judges its recorded sample runs
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from rlgpt_tui.agents.base import Execution
@@ -50,11 +50,31 @@ PLAN_ROUNDS = 4
 @dataclass
 class CodeStep:
     """The code step's results: each coded sub-action's kept code (those with valid code)
-    and verdict, and notes for the slow agent of what went wrong."""
+    and verdict, notes for the slow agent of what went wrong, and the sample runs it made
+    (the session's latest of each sub-action, for later steps to reuse)."""
 
     coded: dict[str, ValidatedAction] = field(default_factory=dict)
     verdicts: dict[str, Verdict] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    sampled: dict[str, Sampled] = field(default_factory=dict)
+
+    @property
+    def code(self) -> dict[str, str]:
+        """Each sub-action's kept source (the session's code table takes them)."""
+        return {name: action.source for name, action in self.coded.items()}
+
+    @classmethod
+    def replayed(cls, plan: Plan, judged: Mapping[str, tuple[str, Verdict]]) -> CodeStep:
+        """The results of ``plan``'s code loops a cut-off run had recorded (``judged``:
+        each one's kept source, '' for none, and verdict), its code validated again (this
+        may be a new process), in the plan's order."""
+        step = cls()
+        for sub in plan.coded():
+            if sub.name in judged:
+                source, step.verdicts[sub.name] = judged[sub.name]
+                if source:
+                    step.coded[sub.name] = validate(sub.name, source, sub.description)
+        return step
 
 
 @dataclass(frozen=True)
@@ -87,38 +107,37 @@ class Attempt:
 def code_step(
     ctx: StepContext,
     plan: Plan,
-    code_table: dict[str, str],
-    judged: dict[str, tuple[str, Verdict]],
-    sampled: dict[str, Sampled] | None = None,
+    code: Mapping[str, str],
+    sampled: Mapping[str, Sampled],
+    done: CodeStep | None = None,
 ) -> CodeStep:
-    """The code loop of each of ``plan``'s coded sub-actions, in order. ``judged``: code
-    and verdicts a cut-off run had already reached this iteration, reused as they are.
-    Each kept source is recorded in the session's ``code_table``; ``sampled``: the
-    session's last sample runs of each sub-action (read and updated)."""
-    sampled = {} if sampled is None else sampled
+    """The code loop of each of ``plan``'s coded sub-actions, in order. ``code``: the
+    session's code of each sub-action so far (what a person's edit replaces); ``sampled``:
+    the session's last sample runs of each (code run before is not run again). ``done``:
+    the results this iteration already has (a resumed run's, replayed): those sub-actions
+    are not run again, their results are kept. Neither is changed: the results, with the
+    new sample runs, are returned."""
+    done = done or CodeStep()
+    runs = dict(sampled)  # this step's view: the session's runs, then its own
     step = CodeStep()
     in_order = not plan.learned()  # code alone: the steps run in order, in rounds
     rounds = PLAN_ROUNDS if in_order else 1
     for sub in plan.coded():
         lead_in = list(step.coded.values()) if in_order else []  # the steps before, in order
         ctx.safe_point()
-        if sub.name in judged:  # judged before the session was cut off: reuse
-            source, step.verdicts[sub.name] = judged[sub.name]
-            if source:
-                step.coded[sub.name] = validate(sub.name, source, sub.description)
-                code_table[sub.name] = source
-            ctx.position.coded_done.add(sub.name)
+        if sub.name in done.verdicts:  # this iteration has its result already
+            step.verdicts[sub.name] = done.verdicts[sub.name]
+            if sub.name in done.coded:
+                step.coded[sub.name] = done.coded[sub.name]
             continue
         failed = [n for n, v in step.verdicts.items() if not v.success] if in_order else []
         action, verdict, notes = code_loop(
-            ctx, sub, code_table.get(sub.name, ""), sampled, lead_in, rounds, failed
+            ctx, sub, code.get(sub.name, ""), runs, lead_in, rounds, failed
         )
         step.notes += notes
         if action is not None:
             step.coded[sub.name] = action
-            code_table[sub.name] = action.source
         step.verdicts[sub.name] = verdict
-        ctx.position.coded_done.add(sub.name)
         ctx.emit(
             ev.SubActionDone,
             subaction=sub.name,
@@ -126,22 +145,24 @@ def code_step(
             code=action.source if action else "",
             **verdict.model_dump(),
         )
+    step.sampled = {name: r for name, r in runs.items() if sampled.get(name) is not r}
     return step
 
 
 def code_loop(
     ctx: StepContext,
     sub: SubAction,
-    recorded: str,
+    current: str,
     sampled: dict[str, Sampled],
     lead_in: Sequence[ValidatedAction] = (),
     rounds: int = 1,
     failed_before: Sequence[str] = (),
 ) -> tuple[ValidatedAction | None, Verdict, list[str]]:
     """Write, run, judge and repair ``sub``'s code: the last valid code (None: none), its
-    verdict, and notes of what went wrong with the agents' answers. ``recorded``: the
+    verdict, and notes of what went wrong with the agents' answers. ``current``: the
     session's code of ``sub`` so far (what a person's edit replaces); ``sampled``: the
-    session's last sample runs of each sub-action (code run before is not run again);
+    code step's sample runs of each sub-action (code run before is not run again; new
+    runs are added);
     ``lead_in``: earlier steps whose code runs first in each sample world, and ``rounds``
     the most rounds of them and the step (see :func:`sample_runs`); ``failed_before``: the
     earlier steps that failed (a step whose runs lack only what those make is neither judged
@@ -155,7 +176,7 @@ def code_loop(
     docs = world_info(ctx.settings.env).documentation()
     recipe = docs.step(sub.name)  # the world's step of this name, if any
     for attempt in range(ctx.settings.max_repairs + 1):
-        tried = write_code(ctx, sub, attempt, previous, problem, recorded, sampled.get(sub.name))
+        tried = write_code(ctx, sub, attempt, previous, problem, current, sampled.get(sub.name))
         if tried.note:
             notes.append(tried.note)
         if tried.answer_failed:  # kept: the last valid code, if any
@@ -225,15 +246,16 @@ def write_code(
     attempt: int,
     previous: str | None,
     problem: str | None,
-    recorded: str,
+    current: str,
     earlier: Sampled | None = None,
 ) -> Attempt:
     """Validated code for ``sub``: a person's queued edit if there is one, else the fast
     agent's (repairing ``previous`` for ``problem``), approved, recorded and validated
-    (unless it is ``earlier``'s code, validated then: kept, as this version)."""
+    (unless it is ``earlier``'s code, validated then: kept, as this version). ``current``:
+    the session's code of ``sub`` (what a person's edit replaces)."""
     edit = ctx.control.take(CodeEdit, sub.name)
     if edit is not None:
-        action = apply_code_edit(ctx, sub, edit, attempt, recorded)
+        action = apply_code_edit(ctx, sub, edit, attempt, current)
         return Attempt(action, action.source)
     ctx.phase("coding", sub.name)
     try:

@@ -1,9 +1,9 @@
 """What every step of an iteration is handed: the run's parts and how a step reports.
 
 A step is a function of a :class:`StepContext` and its inputs that returns its results; it
-reports through the context (events, phases, evaluation progress, approval) and tells the
-control plane where the run is through :class:`Position`, which no step reads.
-Steps never hand state to each other through it or through the engine.
+reports through the context (events, phases, evaluation progress, approval). It changes
+nothing it is handed: the engine folds its results into the session's state, and follows
+its events to know where the run is (:class:`Position`, for the control plane).
 """
 
 from __future__ import annotations
@@ -34,14 +34,30 @@ class ProposalRejected(Exception):
 @dataclass
 class Position:
     """Where the run is in one iteration, for the control plane to refuse edits that
-    could no longer take effect (the engine and the steps write it; only
-    :meth:`why_not` reads it)."""
+    could no longer take effect (the engine writes it, from its own state and the steps'
+    events, :meth:`follow`; only :meth:`why_not` reads it)."""
 
     plan: Plan | None = None  # this iteration's plan, once made
     coded_done: set[str] = field(default_factory=set)  # code loops ended this iteration
     training_actions: set[str] = field(default_factory=set)  # coded actions being trained
     training_begun: bool = False  # this iteration's training has started
     samples_end: bool = False  # its training spends the last samples: no iteration follows
+    configured: tuple[str, ...] = ()  # the coded actions of the training last configured
+
+    def follow(self, event: ev.Event) -> None:
+        """Move with a step's event: a code loop ended (``SubActionDone``), a training
+        configured (``TrainingStarted``), its PPO begun (the ``training`` phase) or ended
+        (the next phase)."""
+        match event:
+            case ev.SubActionDone(mode="code"):
+                self.coded_done.add(event.subaction)
+            case ev.TrainingStarted():
+                self.configured = tuple(event.config.get("coded_actions", ()))
+            case ev.PhaseStarted(phase="training"):
+                self.training_begun = True
+                self.training_actions = set(self.configured)
+            case ev.PhaseStarted():
+                self.training_actions = set()
 
     def why_not(self, what: str, target: str, iteration: int, iterations: int) -> str | None:
         """Why an edit of ``what`` for ``target`` made now, in ``iteration`` of
@@ -95,7 +111,6 @@ class StepContext:
     emit: Emit
     approve: Approver  # the identity when no person approves
     progress: Progress
-    position: Position
     on_frame: Callable[[Any], None] | None = None  # env 0's frames during training
     frame_interval: float = 0.5  # at most one frame this often (seconds)
 

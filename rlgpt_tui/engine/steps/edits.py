@@ -5,6 +5,7 @@ of a training. Each edit ends applied or refused (``engine/control.py`` records 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -80,12 +81,14 @@ def swap_code_edits(
     specs: dict[str, CodedActionSpec],
     rollout: int,
     samples: int,
-    code_table: dict[str, str],
-) -> None:
+    code: Mapping[str, str],
+) -> dict[str, str]:
     """Between two PPO rollouts: a person's code for coded actions of this training's
     action table replaces them in place (same index; the policy keeps its weights).
-    ``specs`` (the training's coded actions) and ``code_table`` (the session's code) are
-    updated."""
+    ``specs`` (the training's own table of coded actions) is updated; ``code``: the
+    session's code of each sub-action (what an edit replaces). Returns the sources swapped
+    in, by name."""
+    swapped: dict[str, str] = {}
     for edit in ctx.control.take_code_for(set(specs)):
         name, old = edit.target, specs[edit.target]
         version = ctx.record_code(name, edit.code, 0, "human")
@@ -94,10 +97,11 @@ def swap_code_edits(
         )
         env.replace_coded(name, action)
         specs[name] = CodedActionSpec.of(action, max_steps=old.max_steps, seconds=old.seconds)
-        before, code_table[name] = code_table.get(name, old.source), edit.code
+        before, swapped[name] = code.get(name, old.source), edit.code
         at = f"between PPO rollouts {rollout} and {rollout + 1} of iteration {ctx.iteration + 1}"
         if rollout == 0:
             at = f"before the first PPO rollout of iteration {ctx.iteration + 1}'s training"
         ctx.control.applied(
             edit, at, before, edit.code, rollout=rollout, samples=samples, version=version
         )
+    return swapped

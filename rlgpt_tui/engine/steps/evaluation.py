@@ -17,6 +17,7 @@ from rlgpt_tui.rl.decide import AgainstTarget
 from rlgpt_tui.rl.train import EvalResult, evaluate
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
+from rlgpt_tui.skills.episodes import EpisodeTally
 from rlgpt_tui.skills.sandbox import CodeValidationError
 from rlgpt_tui.skills.validation import ValidatedAction, validate
 
@@ -35,6 +36,8 @@ class Outcome:
     verdicts: dict[str, Verdict] = field(default_factory=dict)  # the critic's, if asked
     notes: list[str] = field(default_factory=list)  # for the slow agent
     policy: Policy | None = None  # the training's (sub-action, RLConfig, PPO), if any
+    code: dict[str, str] = field(default_factory=dict)  # a person's code swapped in training
+    tally: EpisodeTally = field(default_factory=EpisodeTally)  # scored: training episodes
 
 
 def evaluate_code_only(

@@ -1,13 +1,16 @@
 """The RL step: the inner loop of the learned sub-action.
 
-Configure (the fast agent's RL answer over the plan's coded actions, or a cut-off run's
-recorded configuration, with a person's RL edits on top), train PPO (``train.py``: a
-person's code edits are swapped in between rollouts, pause and stop are taken there),
-evaluate the policy, and let the critic judge it."""
+Configure (the fast agent's RL answer over the plan's coded actions, or the library's
+trained policy, with a person's RL edits on top; a resumed run hands in the cut-off
+training's configuration instead), train PPO (``train.py``: a person's code edits are
+swapped in between rollouts, pause and stop are taken there), evaluate the policy, and let
+the critic judge it. The step is asked with an :class:`RLRequest` and returns an
+:class:`~rlgpt_tui.engine.steps.evaluation.Outcome` (with the code a person swapped in and
+a scored task's training episodes, for the engine to keep)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -52,63 +55,75 @@ class Configured:
     agent_notes: list[str] = field(default_factory=list)  # for the slow agent
     continued: Any = None  # the PPO it continues (open-ended play), or None
     from_checkpoint: bool = True  # continue the checkpoint in its folder, if there is one
+    samples_before: int = 0  # what its policy was trained on before (the library's)
 
 
-def rl_step(
-    ctx: StepContext,
-    sub: SubAction,
-    coded: dict[str, ValidatedAction],
-    budget: int,
-    *,
-    total_before: int,
-    best_code: Candidate | None,
-    last_policy: Policy | None,
-    recorded: dict[str, Any] | None,
-    code_table: dict[str, str],
-    run_tally: EpisodeTally,
-    best_values: dict[str, float | None] | None = None,
-    why: str = "",
-    added: Sequence[str] = (),
-) -> Outcome:
-    """Configure, train, evaluate and judge ``sub`` over the plan's ``coded`` actions with
-    ``budget`` samples. ``total_before``: the session's samples so far; ``best_code``: the
-    best code alone so far (RL starts from it); ``last_policy``: the last training's
-    (open-ended play continues it); ``recorded``: a cut-off run's training of this
-    iteration (continued). A person's code swaps are recorded in ``code_table``, and a
-    scored task's training episodes in ``run_tally``; ``best_values``: the best of each
-    kind so far (an evaluation below the target and its kind's best stops early). A stop
-    raises :class:`TrainingStopped` once training has begun. ``why``: the engine's reason
-    for a training the plan did not ask for (shown with it); ``added``: names in ``coded``
-    the engine adds to PPO's actions whatever the RL answer chooses. When the session's
-    library holds a trained policy for the task, PPO starts from it instead
-    (:mod:`~rlgpt_tui.engine.steps.reuse`: no training when it measures at the target)."""
-    best_values = best_values or {}
+@dataclass(frozen=True)
+class RLRequest:
+    """What the RL step is asked: train ``sub`` over the plan's ``coded`` actions with
+    ``budget`` samples, in a session that has spent ``total_before``."""
+
+    sub: SubAction
+    coded: dict[str, ValidatedAction]
+    budget: int
+    total_before: int
+    code: Mapping[str, str] = field(default_factory=dict)  # the session's code (edits replace)
+    best_code: Candidate | None = None  # the best code alone so far (RL starts from it)
+    last_policy: Policy | None = None  # the last training's (open-ended play continues it)
+    # the best of each kind so far: an evaluation below it and the target stops early
+    best_values: Mapping[str, float | None] = field(default_factory=dict)
+    why: str = ""  # the engine's reason for a training the plan did not ask for (shown)
+    added: tuple[str, ...] = ()  # names in ``coded`` PPO gets whatever the RL answer says
+    configured: Configured | None = None  # its configuration, made already (a resumed run's)
+
+
+def rl_step(ctx: StepContext, request: RLRequest) -> Outcome:
+    """Configure, train, evaluate and judge ``request.sub`` (see :class:`RLRequest`). A
+    request with its configuration made (a resumed run's cut-off training) trains that;
+    otherwise, when the session's library holds a trained policy for the task, PPO starts
+    from it (:mod:`~rlgpt_tui.engine.steps.reuse`: no training when it measures at the
+    target), else from the fast agent's RL answer. A stop raises :class:`TrainingStopped`
+    once training has begun. Nothing handed in is changed: the outcome carries a person's
+    code swapped in during training and a scored task's training episodes."""
+    sub, budget, best_values = request.sub, request.budget, request.best_values
     ctx.safe_point()
     checkpoints = checkpoint_folder(ctx.settings.artifacts_dir, ctx.iteration, sub.name)
     reused = None  # the library's trained policy, when PPO starts from it
-    before = 0  # the samples it was trained on before (kept with the new policy's)
-    if recorded is not None and recorded.get("subaction") == sub.name:
-        configured = resume_rl(ctx, sub, coded, recorded)
-        before = recorded.get("library_samples", 0)
-    elif (saved := library_policy(ctx, last_policy)) and (
+    if request.configured is not None:
+        configured = request.configured
+    elif (saved := library_policy(ctx, request.last_policy)) and (
         reused := reuse_policy(ctx, sub, saved, budget, checkpoints, best_values.get(RL_CODE))
     ):
         if reused.evaluation.value >= ctx.target:  # at the target with no sample spent
             return untrained(ctx, sub, reused)
-        before = reused.policy.samples
         planned = list(sub.high_level_actions)
         configured = Configured(
-            reused.config, planned, [reused.note], continued=reused.model, from_checkpoint=False
+            reused.config,
+            planned,
+            [reused.note],
+            continued=reused.model,
+            from_checkpoint=False,
+            samples_before=reused.policy.samples,
         )
     else:
         configured = configure_rl(
-            ctx, sub, coded, budget, checkpoints, best_code, last_policy, added
+            ctx,
+            sub,
+            request.coded,
+            budget,
+            checkpoints,
+            request.best_code,
+            request.last_policy,
+            request.added,
         )
-    if why:
-        configured.notes.insert(0, why)
+    if request.why:
+        configured = replace(configured, notes=[request.why, *configured.notes])
     board = tensorboard_folder(ctx.settings.tensorboard_dir, ctx.iteration, sub.name)
-    configured.config = configured.config.model_copy(update={"tensorboard_dir": board})
+    configured = replace(
+        configured, config=configured.config.model_copy(update={"tensorboard_dir": board})
+    )
     start_training(ctx, sub, configured, checkpoints)
+    total_before = request.total_before
     trained = train_policy(
         ctx,
         sub,
@@ -117,9 +132,10 @@ def rl_step(
         from_checkpoint=configured.from_checkpoint,
         continued=configured.continued,
         total_before=total_before,
-        code_table=code_table,
+        code=request.code,
     )
     config, model, samples = trained.config, trained.result.model, trained.result.samples
+    before = configured.samples_before
     subject = f"{sub.name} (RL policy)"
     kind = RL_CODE if config.coded_actions else RL
     try:  # in the training's world (when it has one env per episode: nothing to build)
@@ -132,7 +148,7 @@ def rl_step(
         if sampled is False:
             subject = f"{sub.name} (RL policy, sampled as trained)"
     except StopRequested:
-        raise TrainingStopped(total_before + samples) from None
+        raise TrainingStopped(total_before + samples, trained.code) from None
     finally:
         trained.env.close()
     log_evaluation(model, evaluation)  # its TensorBoard run ends with its evaluation
@@ -140,8 +156,9 @@ def rl_step(
     summary = policy_summary(evaluation, trained.usage, samples)
     training: dict[str, Any] = {}
     tally = trained.result.env.runner.tally
+    kept = EpisodeTally()  # a scored task's training episodes, for the session's measure
     if ctx.task.scored and len(tally):
-        run_tally.extend(tally)
+        kept = tally
         measured = tally.measure(ctx.task, seed=ctx.settings.seed)
         training = {
             "episodes": len(tally),
@@ -171,6 +188,8 @@ def rl_step(
         verdicts={sub.name: verdict},
         notes=configured.agent_notes + ([note] if note else []) + ([how] if how else []),
         policy=(sub.name, config, model),
+        code=trained.code,
+        tally=kept,
     )
 
 
@@ -207,18 +226,11 @@ def untrained(ctx: StepContext, sub: SubAction, reused: Reused) -> Outcome:
     )
 
 
-def rl_from_short_code(
-    ctx: StepContext,
-    plan: Plan,
-    coded: dict[str, ValidatedAction],
-    code_alone: Outcome,
-    budget: int,
-    **rl_step_args: Any,
-) -> Outcome:
-    """A plan of code alone that measured below the target: RL over its coded actions,
-    starting as the code (RL-GPT's RL where code falls short), in the same iteration.
-    Returns the better of the two measurements, with both kinds' candidates for the final
-    choice and both notes for the slow agent. ``rl_step_args``: as :func:`rl_step`'s."""
+def short_code_subaction(
+    ctx: StepContext, plan: Plan, coded: dict[str, ValidatedAction], code_alone: Outcome
+) -> SubAction:
+    """The learned sub-action of RL from a plan of code alone that measured below the
+    target (``code_alone``): the task, over the plan's coded steps, the reason why."""
     task = ctx.task
     steps = [s.name for s in plan.coded() if s.name in coded][:MAX_HIGH_LEVEL_ACTIONS]
     name = task.name if task.name not in coded else f"learn_{task.name}"[:MAX_NAME]
@@ -227,23 +239,30 @@ def rl_from_short_code(
         f"the plan's code alone measured {fmt(code_alone.value)}, below the target "
         f"{fmt(ctx.target)}: RL starts from that code and learns where to do better"
     )
-    sub = SubAction(
+    return SubAction(
         name=name,
         description=task.description,
         mode="rl",
         reason=why,
         high_level_actions=steps,
     )
-    recorded = rl_step_args.get("recorded") or {}
+
+
+def rl_from_short_code(ctx: StepContext, code_alone: Outcome, request: RLRequest) -> Outcome:
+    """A plan of code alone that measured below the target: RL over its coded actions,
+    starting as the code (RL-GPT's RL where code falls short), in the same iteration
+    (``request.sub``: :func:`short_code_subaction`'s). Returns the better of the two
+    measurements, with both kinds' candidates for the final choice and both notes for
+    the slow agent."""
+    fmt = ctx.task.measure.format
+    coded, why = request.coded, request.sub.reason
     answers, deaths = {}, ""
     # a cut-off training's config has them already; a library policy brings its own actions
-    if recorded.get("subaction") != name and not library_policy(ctx, rl_step_args["last_policy"]):
+    if request.configured is None and not library_policy(ctx, request.last_policy):
         answers, deaths = death_answers(ctx, code_alone, coded)
     if answers:
         why += f"; PPO also gets the library's {', '.join(answers)}, which answer {deaths}"
-    learned = rl_step(
-        ctx, sub, coded | answers, budget, why=why, added=list(answers), **rl_step_args
-    )
+    learned = rl_step(ctx, replace(request, coded=coded | answers, why=why, added=tuple(answers)))
     ran = (
         f"{why}; after {learned.samples:,} samples it measured {fmt(learned.value)} "
         f"(the code alone: {fmt(code_alone.value)})"
@@ -257,6 +276,8 @@ def rl_from_short_code(
         verdicts=code_alone.verdicts | learned.verdicts,
         notes=other.notes + kept.notes + [ran],
         policy=learned.policy,
+        code=learned.code,
+        tally=learned.tally,
     )
 
 
@@ -421,25 +442,32 @@ def configure_rl(
     return Configured(config, planned, notes, agent_notes, continued)
 
 
-def resume_rl(
-    ctx: StepContext, sub: SubAction, coded: dict[str, ValidatedAction], recorded: dict
+def resumed_configuration(
+    ctx: StepContext,
+    sub: SubAction,
+    coded: dict[str, ValidatedAction],
+    rl_config: dict[str, Any],
+    samples_before: int = 0,
 ) -> Configured:
-    """The training run that was cut off: its recorded configuration with the person's RL
+    """The training run that was cut off (its recorded ``rl_config``; ``samples_before``:
+    what a library policy it started from had been trained on), with the person's RL
     edits on top (pending ones are carried over a resume), from its last checkpoint when
     the edits leave the policy's shape and training unchanged (samples, checkpointing);
     otherwise a fresh training of the edited configuration."""
-    before = RLConfig.model_validate(recorded["rl_config"]).carry_validation(coded)
+    before = RLConfig.model_validate(rl_config).carry_validation(coded)
     config = apply_rl_edits(ctx, sub.name, before)
     same = {"samples", "checkpoint_every"}
     fits = before.model_dump(exclude=same) == config.model_dump(exclude=same)
     note = "continues its checkpoint" if fits else "restarts: the RL edit changes the policy"
-    return Configured(config, list(sub.high_level_actions), [note], from_checkpoint=fits)
+    planned = list(sub.high_level_actions)
+    return Configured(config, planned, [note], from_checkpoint=fits, samples_before=samples_before)
 
 
 def start_training(
     ctx: StepContext, sub: SubAction, configured: Configured, checkpoints: Path | None
 ) -> None:
-    """A ``TrainingStarted`` event; the configuration becomes the base of RL edits."""
+    """A ``TrainingStarted`` event (the control plane takes its configuration as the base
+    of RL edits, :meth:`~rlgpt_tui.engine.control.ControlPlane.follow`)."""
     config = configured.config
     ctx.emit(
         ev.TrainingStarted,
@@ -453,4 +481,3 @@ def start_training(
         rl_config=config.model_dump(mode="json"),
         checkpoint_dir=str(checkpoints) if checkpoints else None,
     )
-    ctx.control.rl_bases[sub.name] = config.model_dump(mode="json")

@@ -6,7 +6,8 @@ kept), and swaps a person's code edits into the action table."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,11 +25,13 @@ Policy = tuple[str, RLConfig, Any]  # a training's sub-action, configuration and
 
 class TrainingStopped(StopRequested):
     """A person's stop inside the RL step; ``total``: the session's samples by then (the
-    cut-off training's included)."""
+    cut-off training's included); ``code``: a person's code swapped into the training
+    before the stop, by sub-action."""
 
-    def __init__(self, total: int) -> None:
+    def __init__(self, total: int, code: Mapping[str, str] | None = None) -> None:
         super().__init__()
         self.total = total
+        self.code = dict(code or {})
 
 
 @dataclass
@@ -39,6 +42,7 @@ class Trained:
     config: RLConfig  # with the coded actions that ran last (a person's swaps)
     usage: dict[str, Any]  # how often the policy chose its coded actions
     env: CodedActionVecEnv  # the training's world, still open: evaluation plays in it
+    code: dict[str, str] = field(default_factory=dict)  # a person's code swapped in
 
 
 def train_policy(
@@ -50,13 +54,14 @@ def train_policy(
     from_checkpoint: bool,
     continued: Any,
     total_before: int,
-    code_table: dict[str, str],
+    code: Mapping[str, str],
 ) -> Trained:
     """Train PPO on ``config``: from the checkpoint a cut-off run left in ``checkpoints``
     (``from_checkpoint``), else the policy it ``continued`` (open-ended play), else a fresh
     one. Between rollouts: a ``TrainingProgress`` event, env 0's frame for
-    ``ctx.on_frame``, a safe point, and a person's code edits swapped in (recorded in
-    ``code_table``). ``total_before``: the session's samples before it. A stop raises
+    ``ctx.on_frame``, a safe point, and a person's code edits swapped in (``code``: the
+    session's code, which they replace; what was swapped is returned in ``Trained.code``).
+    ``total_before``: the session's samples before it. A stop raises
     :class:`TrainingStopped`. The training's world is left open for the evaluation (the
     caller closes ``Trained.env``)."""
     model, done = None, 0
@@ -73,7 +78,9 @@ def train_policy(
     last_frame = [0.0]
     specs = {spec.name: spec for spec in config.coded_actions}  # edited ones replaced
     rollouts, trained = [0], [0]
-    swap_code_edits(ctx, env, specs, 0, done, code_table)  # edits pending before training
+    swapped: dict[str, str] = {}  # a person's code swapped in, by sub-action
+    # edits pending before training
+    swapped.update(swap_code_edits(ctx, env, specs, 0, done, code))
 
     def on_metrics(metrics: dict[str, Any]) -> None:
         rollouts[0] += 1
@@ -89,24 +96,23 @@ def train_policy(
             last_frame[0] = now
             ctx.on_frame(env.world.frame(0, 144))
         ctx.safe_point()  # between rollouts: pause here, or stop (checkpoint kept)
-        swap_code_edits(ctx, env, specs, rollouts[0], metrics["samples"], code_table)
+        session_code = {**code, **swapped}  # with what this training swapped in
+        swapped.update(
+            swap_code_edits(ctx, env, specs, rollouts[0], metrics["samples"], session_code)
+        )
 
-    ctx.position.training_begun = True
-    ctx.position.training_actions = set(specs)
     ctx.phase("training", sub.name, total=config.samples)
     try:
         result = train(config, on_metrics=on_metrics, model=model, env=env, samples_done=done)
     except BaseException as error:
         env.close()  # worker processes, for out-of-process worlds
         if isinstance(error, StopRequested):
-            raise TrainingStopped(total_before + trained[0]) from None
+            raise TrainingStopped(total_before + trained[0], swapped) from None
         raise
-    finally:
-        ctx.position.training_actions = set()
     usage = env.coded_usage()
     if any(specs[c.name] is not c for c in config.coded_actions):  # evaluate what ran last
         config = config.model_copy(update={"coded_actions": list(specs.values())})
-    return Trained(result, config, usage, env)
+    return Trained(result, config, usage, env, swapped)
 
 
 def policy_to_continue(last: Policy | None, subaction: str, config: RLConfig) -> Any:
