@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 RESULTS_DIR = ROOT / "benchmarks" / "results"
@@ -77,7 +77,9 @@ class Result(BaseModel):
         if (self.low is None) != (self.high is None):
             raise ValueError("low and high go together: give both, or neither")
         if self.low is not None and not self.low <= self.value <= self.high:
-            raise ValueError(f"value {self.value} is outside its interval [{self.low}, {self.high}]")
+            raise ValueError(
+                f"value {self.value} is outside its interval [{self.low}, {self.high}]"
+            )
         self.when()  # the date parses
         return self
 
@@ -119,7 +121,7 @@ class ResultsError(ValueError):
 
 
 def _field_path(loc: tuple[Any, ...]) -> str:
-    return ".".join(str(part) for part in loc) or "(file)"
+    return ".".join(str(part) for part in loc)
 
 
 def load_file(path: Path) -> list[Result]:
@@ -136,21 +138,22 @@ def load_file(path: Path) -> list[Result]:
     if data.get("schema") != SCHEMA:
         raise ResultsError(f"{name}: field 'schema': must be {SCHEMA}, got {data.get('schema')!r}")
     common = {k: v for k, v in data.items() if k not in ("rows", "schema", "details")}
-    rows = []
-    for i, row in enumerate(data["rows"]):
-        if not isinstance(row, dict):
-            raise ResultsError(f"{name}: rows[{i}]: must be an object")
-        try:
-            rows.append(Result.model_validate(common | row))
-        except ValidationError as error:
-            first = error.errors()[0]
-            where = _field_path(first["loc"])
-            message = first["msg"].removeprefix("Value error, ")
-            task = row.get("task", "?")
-            raise ResultsError(
-                f"{name}: rows[{i}] ({task}): field '{where}': {message}"
-            ) from None
-    return rows
+    return [_validated(name, common, i, row) for i, row in enumerate(data["rows"])]
+
+
+def _validated(name: str, common: dict[str, Any], i: int, row: Any) -> Result:
+    """Row ``i`` of file ``name`` merged with the file's common fields, validated."""
+    if not isinstance(row, dict):
+        raise ResultsError(f"{name}: rows[{i}]: must be an object")
+    try:
+        return Result.model_validate(common | row)
+    except ValidationError as error:
+        first = error.errors()[0]
+        message = first["msg"].removeprefix("Value error, ")
+        if first["loc"]:
+            message = f"field '{_field_path(first['loc'])}': {message}"
+        task = row.get("task", "?")
+        raise ResultsError(f"{name}: rows[{i}] ({task}): {message}") from None
 
 
 def load_results(folder: Path = RESULTS_DIR) -> dict[str, list[Result]]:
@@ -246,9 +249,9 @@ def write_run(
         "date": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M"),
         "source": source,
     } | common
+    for i, row in enumerate(rows):
+        _validated(f"{name}.json", {k: v for k, v in data.items() if k != "schema"}, i, row)
     data["rows"] = rows
-    for row in rows:
-        Result.model_validate({k: v for k, v in data.items() if k != "rows"} | row)
     if details is not None:
         data["details"] = details
     folder = Path(folder)
@@ -258,4 +261,3 @@ def write_run(
     temporary.write_text(json.dumps(data, indent=1, default=str) + "\n")
     temporary.replace(path)
     return path
-
