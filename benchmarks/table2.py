@@ -773,6 +773,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="write the run's figures to benchmarks/results/NAME.json (then "
         "`python -m rlgpt_tui.bench.render` shows them in docs/results.md)",
     )
+    parser.add_argument("--results-dir", type=Path, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--cell", nargs=3, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     unknown = [t for t in args.tasks if t not in catalog]
@@ -873,7 +874,7 @@ def code_author(args: argparse.Namespace, cell: dict[str, Any], bench: Bench) ->
 
 def record(args: argparse.Namespace, report: dict[str, Any], bench: Bench) -> Path:
     """Write the run's cells to benchmarks/results/<--record>.json (rlgpt_tui.bench)."""
-    from rlgpt_tui.bench.results import write_run
+    from rlgpt_tui.bench.results import RESULTS_DIR, write_run
 
     library = str(args.skills) if args.skills else BUILTIN_LIBRARY
     rows = []
@@ -907,6 +908,7 @@ def record(args: argparse.Namespace, report: dict[str, Any], bench: Bench) -> Pa
     return write_run(
         args.record,
         rows,
+        folder=args.results_dir or RESULTS_DIR,
         command=report["command"],
         source="recorded by benchmarks/table2.py --record",
         group=group,
@@ -924,9 +926,20 @@ def cell_name(task: str, method: str, seed: int) -> str:
 
 
 #: flags of the whole sweep that its cells' processes do not get (each takes one value)
-SWEEP_FLAGS = ("--jobs", "--sweep", "--ray", "--record", "--out")
+SWEEP_FLAGS = ("--jobs", "--sweep", "--ray", "--record", "--results-dir", "--out")
 #: settings that do not change a cell's result (a sweep folder may be reused across them)
-NOT_SETTINGS = ("tasks", "methods", "seeds", "jobs", "sweep", "ray", "record", "out", "cell")
+NOT_SETTINGS = (
+    "tasks",
+    "methods",
+    "seeds",
+    "jobs",
+    "sweep",
+    "ray",
+    "record",
+    "results_dir",
+    "out",
+    "cell",
+)
 
 
 def cell_argv(argv: list[str]) -> list[str]:

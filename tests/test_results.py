@@ -193,3 +193,27 @@ def test_render_check_fails_on_a_hand_edit_and_passes_after_rendering(tmp_path: 
     edited = run("--check")
     assert edited.returncode == 1 and "docs/results.md" in edited.stderr
     assert "README.md" not in edited.stderr
+
+
+@pytest.mark.slow
+def test_script_edits_records_its_figures(tmp_path: Path) -> None:
+    """``script_edits.py --record NAME``: the script's and each variant's pooled figure."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "script_edits.py"), "--task", "place_table"]
+        + ["--variant", "recover", "--episodes", "2", "--eval-seeds", "90000"]
+        + ["--record", "edits", "--results-dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    script, variant = load_file(tmp_path / "edits.json")
+    for row, label in ((script, "script"), (variant, "recover")):
+        pooled = report["results"][label]["pooled"]
+        assert (row.value, [row.low, row.high]) == (pooled["value"], pooled["ci95"])
+        assert row.method == "code" and row.budget == 0 and row.eval_seeds == [90000]
+    assert script.library == "builtin library (assets/skills/templates)"
+    assert variant.library == "builtin library, script with edit `recover`"
+    assert "minus the script +0.00" in variant.note and "--record edits" in script.command

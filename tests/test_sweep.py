@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from rlgpt_tui.bench.results import load_file
 from rlgpt_tui.bench.sweep import Cell, run_cells
 from tests.test_table2 import ROOT, SCRIPT
 
@@ -98,13 +99,28 @@ def sequential() -> list[dict]:
 
 @pytest.mark.slow
 def test_table2_in_two_processes_gives_the_sequential_cells(tmp_path: Path, sequential) -> None:
-    parallel = table2("--jobs", "2", "--sweep", str(tmp_path))
-    assert comparable(parallel) == sequential
-    assert {p.stem for p in tmp_path.glob("*--*.json")} == TINY_CELLS
-    one = json.loads((tmp_path / "place_table--code--seed1.json").read_text())
+    sweep, results = tmp_path / "sweep", tmp_path / "results"
+    parallel = table2(
+        *("--jobs", "2", "--sweep", str(sweep), "--record", "tiny", "--results-dir", str(results))
+    )
+    cells = comparable(parallel)
+    assert cells == sequential
+    assert {p.stem for p in sweep.glob("*--*.json")} == TINY_CELLS
+    one = json.loads((sweep / "place_table--code--seed1.json").read_text())
     assert one["seed"] == 1 and len(one["tally"]["success"]) == 4  # its episodes, to pool
+    # --record: the run's cell as a row of benchmarks/results, with its provenance
+    (row,) = load_file(results / "tiny.json")
+    assert (row.task, row.method, row.value, [row.low, row.high]) == (
+        "place_table",
+        "code",
+        cells[0]["value"],
+        cells[0]["ci95"],
+    )
+    assert row.budget == 0 and row.episodes == 8 and row.training_seeds == [0, 1]
+    assert row.code_author == "hand-written (ours)" and row.agent == "builtin"
+    assert "--jobs 2" in row.command and row.commit and "CPUs" in row.machine
     # the same folder with other settings is refused, naming them
-    other = table2("--jobs", "2", "--sweep", str(tmp_path), "--episodes", "8")
+    other = table2("--jobs", "2", "--sweep", str(sweep), "--episodes", "8")
     assert other.returncode == 2 and "other settings (episodes)" in other.stderr
 
 
