@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from rlgpt_tui.bench.results import (
+    HAND_WRITTEN,
     METHODS,
     ROOT,
     Result,
@@ -111,18 +112,10 @@ def results_page(rows: list[tuple[str, Result]]) -> str:
     lines = ["# Results", "", GENERATED, "", INTRO.strip(), ""]
     numbers: dict[tuple[str, str | None, str | None, str, str], int] = {}
     for title, members in groups.items():
-        tasks = list(TASK_ORDER) + [r.task for _, r in members if r.task not in TASK_ORDER]
-        methods = list(METHODS)
-        members = sorted(
-            members,
-            key=lambda pair: (
-                tasks.index(pair[1].task),
-                methods.index(pair[1].method),
-                pair[1].budget or 0,
-            ),
-        )
-        lines += [f"## {title}", ""]
+        members = in_order(members)
         lines += [
+            f"## {title}",
+            "",
             "| task | what ran | figure [95% interval] | code by | world | budget | "
             "training seeds | evaluation | note | run |",
             "|---|---|---|---|---|---|---|---|---|---|",
@@ -164,31 +157,57 @@ def results_page(rows: list[tuple[str, Result]]) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+def in_order(rows: list[tuple[str, Result]]) -> list[tuple[str, Result]]:
+    """Rows by section (as they first appear), then task (tech tree), method and budget."""
+    groups = list(dict.fromkeys(row.group for _, row in rows))
+    tasks = list(TASK_ORDER) + sorted({r.task for _, r in rows} - set(TASK_ORDER))
+    methods = list(METHODS)
+    return sorted(
+        rows,
+        key=lambda pair: (
+            groups.index(pair[1].group),
+            tasks.index(pair[1].task),
+            methods.index(pair[1].method),
+            pair[1].budget or 0,
+        ),
+    )
+
+
 def headline_table(rows: list[tuple[str, Result]]) -> str:
     """The README's table: the rows marked ``headline``, and a link to the whole page."""
     lines = [
         GENERATED,
         "",
-        "| task | what ran | figure [95% interval] | code by | budget | seeds |",
+        "| task | what ran | code by | training budget | figure [95% interval] | evaluation |",
         "|---|---|---|---|---|---|",
     ]
-    for _, row in rows:
-        if row.headline:
-            lines.append(
-                "| "
-                + " | ".join(
-                    cell(x)
-                    for x in (
-                        row.task,
-                        what_ran(row),
-                        row.figure(),
-                        row.code_author,
-                        budget_text(row.budget),
-                        seeds_text(row.training_seeds),
-                    )
+    headline = [pair for pair in rows if pair[1].headline]
+    tasks = list(TASK_ORDER) + sorted({r.task for _, r in headline} - set(TASK_ORDER))
+    methods = list(METHODS)
+    headline.sort(  # ours first, then the rest; each by task, method and budget
+        key=lambda pair: (
+            pair[1].code_author != HAND_WRITTEN,
+            tasks.index(pair[1].task),
+            methods.index(pair[1].method),
+            pair[1].budget or 0,
+        )
+    )
+    for _, row in headline:
+        lines.append(
+            "| "
+            + " | ".join(
+                cell(x)
+                for x in (
+                    row.task,
+                    what_ran(row),
+                    row.code_author,
+                    budget_text(row.budget),
+                    row.figure(),
+                    "n/a episodes" if row.episodes is None else f"{row.episodes} episodes",
                 )
-                + " |"
             )
+            + " |"
+        )
     lines += [
         "",
         "Every figure with its command, commit, machine and date: "

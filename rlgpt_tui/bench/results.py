@@ -24,6 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 RESULTS_DIR = ROOT / "benchmarks" / "results"
 SCHEMA = 1
 TRANSCRIBED = "transcribed from the session record"
+#: the code author of the builtin agent's library and of hand edits to it: this project's
+HAND_WRITTEN = "hand-written (ours)"
 
 Metric = Literal["success_rate", "crafter_score"]
 #: what ran; table2.py's method names
@@ -224,6 +226,28 @@ def machine_text() -> str:
     except (OSError, subprocess.TimeoutExpired):
         pass
     return f"{model or platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, {gpu}"
+
+
+def machine() -> dict[str, Any]:
+    """The machine a benchmark ran on, for its JSON report (CPU, GPU, load)."""
+    model = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    import torch
+
+    return {
+        "cpus": os.cpu_count(),
+        "cpu": model or platform.processor(),
+        "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "load_average_1min": round(os.getloadavg()[0], 2),
+    }
 
 
 def write_run(
