@@ -267,8 +267,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"wrote {shown}")
     if stale:
         print(
-            f"render: {', '.join(stale)} differ(s) from what benchmarks/results/*.json "
-            f"renders: run `{COMMAND}`",
+            f"render: {', '.join(stale)}: not what benchmarks/results/*.json renders "
+            f"(edited by hand, or the JSON changed): run `{COMMAND}`",
             file=sys.stderr,
         )
         return 1

@@ -170,6 +170,7 @@ class RayCluster:
     """Cells as Ray tasks (one CPU each) that run the cell's command on a node."""
 
     def __init__(self, address: str, jobs: int, cwd: Path) -> None:
+        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no usage report leaves here
         try:
             import ray
         except ImportError:
