@@ -2,7 +2,18 @@
 
 Usage: python benchmarks/table2.py [--tasks collect_wood eat_cow] [--seeds 0 1 2]
        [--samples 30000] [--episodes 16] [--env craftax|crafter] [--out table2.md]
+       [--jobs 4] [--sweep DIR] [--ray ADDRESS|local] [--record NAME]
 Progress goes to stderr; stdout is a markdown table, then one JSON line with everything.
+
+Its cells (task x method x seed) run one after another in this process, or with ``--jobs
+N`` in N processes at once (each ``table2.py --cell TASK METHOD SEED``, a process of its
+own: JAX and fork do not mix), or with ``--ray ADDRESS`` as tasks of a Ray cluster
+(``local``: a Ray on this machine with ``--jobs`` CPUs). Each cell's result is kept in the
+sweep folder (``--sweep DIR``) as it lands: the same command with the same folder skips
+the finished cells, so an interrupted sweep resumes where it stopped; the pooled table is
+the same as a sequential run's. ``--record NAME`` writes the figures, with the commit,
+machine and date, to ``benchmarks/results/NAME.json`` (``python -m rlgpt_tui.bench.render``
+then shows them in docs/results.md).
 
 Every method gets the same training-sample budget (primitive env steps) and the same seeds;
 each run is then evaluated on the same evaluation seed (``--eval-seed`` + seed), one episode
@@ -36,6 +47,7 @@ is offered every other skill of the folder.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import re
 import signal
@@ -706,6 +718,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--eval-seed must be 0 or more, got {args.eval_seed}")
     if args.jobs < 1:
         parser.error(f"--jobs must be at least 1, got {args.jobs}")
+    if args.ray and importlib.util.find_spec("ray") is None:
+        parser.error("--ray needs Ray: pip install 'rlgpt-tui[ray]' (or pip install ray)")
     if args.record is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", args.record):
         parser.error(f"--record {args.record!r}: use a plain name such as table2-30k")
     if args.cell is not None:
@@ -990,7 +1004,13 @@ def main(argv: list[str] | None = None) -> None:
     complete = True
     try:
         if args.jobs > 1 or args.sweep or args.ray:
-            in_parallel(args, argv, done)
+            from rlgpt_tui.bench.sweep import SweepError
+
+            try:
+                in_parallel(args, argv, done)
+            except SweepError as error:
+                print(f"table2.py: error: {error}", file=sys.stderr)
+                sys.exit(2)
         else:
             sequential(args, bench, done)
     except KeyboardInterrupt:

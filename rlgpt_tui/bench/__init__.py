@@ -1,2 +1,4 @@
-"""What the benchmarks share: recorded results (:mod:`.results`), their rendering
-(:mod:`.render`) and sweeps of many cells run in parallel (:mod:`.sweep`)."""
+"""What the benchmarks share: recorded results (:mod:`.results`) and their rendering
+(:mod:`.render`), sweeps of many cells run in parallel (:mod:`.sweep`), the coded skills a
+benchmark runs (:mod:`.skills`) and code compared side by side on the same worlds
+(:mod:`.compare`)."""

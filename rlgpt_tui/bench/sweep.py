@@ -36,6 +36,10 @@ PASSED_ENV = (
 )
 
 
+class SweepError(RuntimeError):
+    """A sweep that cannot start (no Ray, a cluster out of reach): one line naming the fix."""
+
+
 @dataclass(frozen=True)
 class Cell:
     """One unit of a sweep: its name (the result file's stem) and the command that runs it."""
@@ -174,15 +178,21 @@ class RayCluster:
         try:
             import ray
         except ImportError:
-            raise RuntimeError(
+            raise SweepError(
                 "--ray needs Ray: pip install 'rlgpt-tui[ray]' (or pip install ray)"
             ) from None
         self.ray = ray
         self.cwd = cwd
-        if address == "local":
-            ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False)
-        else:
-            ray.init(address=address, log_to_driver=False)
+        try:
+            if address == "local":
+                ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False)
+            else:
+                ray.init(address=address, log_to_driver=False)
+        except Exception as error:  # ConnectionError, a bad address ...
+            first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+            raise SweepError(
+                f"--ray {address}: {first} (give a running cluster's address, or 'local')"
+            ) from None
         self.remote = ray.remote(num_cpus=1)(_run_on_node)
         self.env = {k: os.environ[k] for k in PASSED_ENV if k in os.environ}
 
