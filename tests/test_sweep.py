@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from rlgpt_tui.bench.results import load_file
-from rlgpt_tui.bench.sweep import Cell, run_cells
+from rlgpt_tui.bench.sweep import Cell, SweepError, run_cells
 from tests.test_table2 import ROOT, SCRIPT
 
 # a tiny table2 sweep: code alone on one task and two seeds, no training (each cell a
@@ -172,3 +172,12 @@ def test_table2_on_a_local_ray_gives_the_sequential_cells(tmp_path: Path, sequen
     assert comparable(done) == sequential
     assert json.loads(done.stdout.strip().splitlines()[-1])["ray"] == "local"
     assert {p.stem for p in tmp_path.glob("*--*.json")} == TINY_CELLS
+
+
+def test_a_ray_cluster_out_of_reach_is_one_line_naming_the_fix(tmp_path: Path) -> None:
+    pytest.importorskip("ray", reason="the ray extra: pip install 'rlgpt-tui[ray]'")
+    cell = python_cell("c", "print('{}')")
+    with pytest.raises(SweepError, match=r"^--ray 127\.0\.0\.1:1: nothing answers") as error:
+        run_cells([cell], tmp_path, ray_address="127.0.0.1:1")
+    assert "use --ray local" in str(error.value) and "\n" not in str(error.value)
+    assert not list(tmp_path.glob("*.json"))

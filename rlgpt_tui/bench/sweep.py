@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import socket
 import subprocess
 import sys
 import threading
@@ -165,6 +167,22 @@ class LocalProcesses:
             pool.shutdown(wait=False, cancel_futures=True)
 
 
+def reachable(address: str, timeout: float = 10.0) -> None:
+    """Raise :class:`SweepError` when a ``HOST:PORT`` (or ``ray://HOST:PORT``) cluster does
+    not answer: Ray itself would wait for it for minutes. Other addresses pass."""
+    match = re.fullmatch(r"(?:ray://)?(\[[^\]]+\]|[^:/]+):(\d+)", address)
+    if match is None:
+        return
+    host, port = match.group(1).strip("[]"), int(match.group(2))
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except OSError as error:
+        raise SweepError(
+            f"--ray {address}: nothing answers at {host}:{port} ({error.strerror or error}): "
+            "start the cluster (ray start --head) or give its address, or use --ray local"
+        ) from None
+
+
 def _run_on_node(argv: list[str], cwd: str, env: dict[str, str]) -> tuple[int, str, str]:
     done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, env=os.environ | env)
     return done.returncode, done.stdout, done.stderr
@@ -183,6 +201,7 @@ class RayCluster:
             ) from None
         self.ray = ray
         self.cwd = cwd
+        reachable(address)
         try:
             if address == "local":
                 ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False)
