@@ -24,10 +24,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's package
 
-from table2 import FolderSkills  # noqa: E402 - the benchmark folder's own module
-
+from rlgpt_tui.bench.skills import FolderSkills  # noqa: E402
 from rlgpt_tui.rl.config import RLConfig  # noqa: E402
 from rlgpt_tui.rl.train import evaluate  # noqa: E402
 from rlgpt_tui.tasks import get_task  # noqa: E402

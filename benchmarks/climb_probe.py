@@ -17,12 +17,11 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's package
 
 import numpy as np  # noqa: E402
-from table2 import coded_specs, rl_skills, script_skill  # noqa: E402
 
+from rlgpt_tui.bench.skills import coded_specs, rl_skills, script_skill  # noqa: E402
 from rlgpt_tui.rl.config import RLConfig  # noqa: E402
 from rlgpt_tui.rl.prior import action_probabilities  # noqa: E402
 from rlgpt_tui.rl.train import evaluate, train  # noqa: E402

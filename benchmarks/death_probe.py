@@ -20,12 +20,11 @@ import time
 from collections import Counter, deque
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's package
 
 import numpy as np  # noqa: E402
-from table2 import FolderSkills, coded_specs, script_skill  # noqa: E402
 
+from rlgpt_tui.bench.skills import FolderSkills, coded_specs, script_skill  # noqa: E402
 from rlgpt_tui.envs.base import View  # noqa: E402
 from rlgpt_tui.rl.config import RLConfig  # noqa: E402
 from rlgpt_tui.rl.train import build_env, tally_of  # noqa: E402

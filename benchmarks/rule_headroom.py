@@ -26,25 +26,21 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
-from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's package
 
 import numpy as np  # noqa: E402
-from table2 import FolderSkills, coded_specs, machine, script_skill  # noqa: E402
 
+from rlgpt_tui.bench.compare import against_script, side_by_side  # noqa: E402
+from rlgpt_tui.bench.results import machine  # noqa: E402
+from rlgpt_tui.bench.skills import FolderSkills, coded_specs, script_skill  # noqa: E402
 from rlgpt_tui.envs.base import hostile_distances, stat_levels  # noqa: E402
 from rlgpt_tui.rl.config import RLConfig  # noqa: E402
-from rlgpt_tui.rl.train import build_env, evaluate  # noqa: E402
-from rlgpt_tui.skills.episodes import EpisodeTally  # noqa: E402
-from rlgpt_tui.tasks import Measurement, Task, get_task  # noqa: E402
+from rlgpt_tui.tasks import get_task  # noqa: E402
 
 FEATURES = ("health", "food", "drink", "energy", "need", "hostile")
 
@@ -88,60 +84,6 @@ class RulePolicy:
         for skill, feature, bound in reversed(self.clauses):  # the first clause wins
             chosen = np.where(features[feature] <= bound, self.index[skill], chosen)
         return chosen, None
-
-
-def difference(rule: Measurement, script: Measurement) -> dict[str, Any]:
-    """The rule's success rate minus the script's, with a normal 95% interval."""
-    a, b = rule.value, script.value
-    se = math.sqrt(a * (1 - a) / rule.episodes + b * (1 - b) / script.episodes)
-    return {
-        "value": round(a - b, 4),
-        "ci95": [round(a - b - 1.96 * se, 4), round(a - b + 1.96 * se, 4)],
-    }
-
-
-def side_by_side(
-    config: RLConfig,
-    task: Task,
-    choosers: Callable[[Any], dict[str, dict[str, Any]]],
-    eval_seeds: list[int],
-    episodes: int,
-) -> tuple[dict[str, Measurement], dict[str, list[dict[str, Any]]]]:
-    """Every chooser on the same worlds: for each seed one env, and ``choosers(env)`` maps a
-    label to :func:`evaluate`'s keywords (``model`` or ``only_coded``). Returns each label's
-    measure pooled over the seeds and its figures (with episode ends) per seed."""
-    tallies: dict[str, EpisodeTally] = {}
-    per_seed: dict[str, list[dict[str, Any]]] = {}
-    for seed in eval_seeds:
-        env = build_env(config, num_envs=episodes, seed=seed)
-        try:
-            for label, chooser in choosers(env).items():
-                result = evaluate(config, episodes=episodes, seed=seed, env=env, **chooser)
-                tallies.setdefault(label, EpisodeTally()).extend(result.tally)
-                m = result.measurement
-                ends = Counter(result.tally.ends)
-                per_seed.setdefault(label, []).append({"seed": seed, **m.as_dict(), "ends": ends})
-                print(f"{label} / seed {seed}: {task.measure.format(m.value)} {m.ci95}", flush=True)
-        finally:
-            env.close()
-    return {label: tally.measure(task) for label, tally in tallies.items()}, per_seed
-
-
-def against_script(
-    task: Task, pooled: dict[str, Measurement], per_seed: dict[str, list[dict[str, Any]]]
-) -> dict[str, Any]:
-    """Each label's pooled and per-seed figures, and for success rates its difference to the
-    label ``script``; prints each against the script's."""
-    results: dict[str, Any] = {
-        label: {"pooled": m.as_dict(), "per_seed": per_seed[label]} for label, m in pooled.items()
-    }
-    for label, m in pooled.items():
-        if label == "script":
-            continue
-        if not task.scored:
-            results[label]["minus_script"] = difference(m, pooled["script"])
-        print(f"{label}: {m.value:.3f} against the script's {pooled['script'].value:.3f}")
-    return results
 
 
 def main() -> None:

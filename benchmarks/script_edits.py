@@ -20,18 +20,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from rule_headroom import against_script, side_by_side  # noqa: E402
-from table2 import machine, script_skill  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's package
 
 from rlgpt_tui.agents.builtin import template_code  # noqa: E402
+from rlgpt_tui.bench.compare import against_script, side_by_side  # noqa: E402
+from rlgpt_tui.bench.results import HAND_WRITTEN, RESULTS_DIR, machine, write_run  # noqa: E402
+from rlgpt_tui.bench.skills import BUILTIN_LIBRARY, script_skill  # noqa: E402
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig  # noqa: E402
 from rlgpt_tui.tasks import get_task  # noqa: E402
 
@@ -203,7 +203,17 @@ def main() -> None:
     p.add_argument("--variant", action="append", required=True, dest="variants")
     p.add_argument("--episodes", type=int, default=64, help="per evaluation seed")
     p.add_argument("--eval-seeds", type=int, nargs="+", default=[90_000, 91_000, 92_000])
+    p.add_argument(
+        "--record",
+        default=None,
+        metavar="NAME",
+        help="write the figures to benchmarks/results/NAME.json (then `python -m "
+        "rlgpt_tui.bench.render` shows them in docs/results.md)",
+    )
+    p.add_argument("--results-dir", type=Path, default=RESULTS_DIR, help=argparse.SUPPRESS)
     a = p.parse_args()
+    if a.record is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", a.record):
+        p.error(f"--record {a.record!r}: use a plain name such as script-edits")
     try:
         task = get_task(a.task)
         script = script_skill(task)
@@ -232,7 +242,55 @@ def main() -> None:
         "results": against_script(task, pooled, per_seed),
         "seconds": round(time.perf_counter() - started, 1),
     }
+    if a.record:
+        path = record(a.record, out, labels, a.results_dir)
+        print(f"recorded {path}: `python -m rlgpt_tui.bench.render` shows it", file=sys.stderr)
     print(json.dumps(out, default=str))
+
+
+def record(name: str, out: dict[str, Any], labels: dict[str, str], folder: Path) -> Path:
+    """The script's and each variant's pooled figure as rows of benchmarks/results."""
+    rows = []
+    for variant in labels:
+        pooled = out["results"][variant]["pooled"]
+        edit = None if variant == "script" else f"script with edit `{variant}`"
+        notes = [f"the script `{out['script']}`" if edit is None else edit]
+        if "minus_script" in out["results"][variant]:
+            diff = out["results"][variant]["minus_script"]
+            low, high = diff["ci95"]
+            notes.append(f"minus the script {diff['value']:+.2f} [{low:+.2f}, {high:+.2f}]")
+        ends = pooled.get("episode_ends") or {}
+        if ends:
+            notes.append("ends " + ", ".join(f"{k} {v}" for k, v in sorted(ends.items())))
+        rows.append(
+            {
+                "task": out["task"],
+                "metric": pooled["measure"],
+                "value": pooled["value"],
+                "low": pooled["ci95"][0],
+                "high": pooled["ci95"][1],
+                "episodes": pooled["episodes"],
+                "library": BUILTIN_LIBRARY
+                if edit is None
+                else f"builtin library, script with edit `{variant}`",
+                "note": "; ".join(notes),
+            }
+        )
+    return write_run(
+        name,
+        rows,
+        command=out["command"],
+        source="recorded by benchmarks/script_edits.py --record",
+        folder=folder,
+        group="The hand-written script and hand edits to it, code alone",
+        method="code",
+        agent="builtin",
+        code_author=HAND_WRITTEN,
+        world="craftax",
+        budget=0,
+        eval_seeds=out["eval_seeds"],
+        details={k: v for k, v in out.items() if k != "results"},
+    )
 
 
 if __name__ == "__main__":

@@ -2,7 +2,18 @@
 
 Usage: python benchmarks/table2.py [--tasks collect_wood eat_cow] [--seeds 0 1 2]
        [--samples 30000] [--episodes 16] [--env craftax|crafter] [--out table2.md]
+       [--jobs 4] [--sweep DIR] [--ray ADDRESS|local] [--record NAME]
 Progress goes to stderr; stdout is a markdown table, then one JSON line with everything.
+
+Its cells (task x method x seed) run one after another in this process, or with ``--jobs
+N`` in N processes at once (each ``table2.py --cell TASK METHOD SEED``, a process of its
+own: JAX and fork do not mix), or with ``--ray ADDRESS`` as tasks of a Ray cluster
+(``local``: a Ray on this machine with ``--jobs`` CPUs). Each cell's result is kept in the
+sweep folder (``--sweep DIR``) as it lands: the same command with the same folder skips
+the finished cells, so an interrupted sweep resumes where it stopped; the pooled table is
+the same as a sequential run's. ``--record NAME`` writes the figures, with the commit,
+machine and date, to ``benchmarks/results/NAME.json`` (``python -m rlgpt_tui.bench.render``
+then shows them in docs/results.md).
 
 Every method gets the same training-sample budget (primitive env steps) and the same seeds;
 each run is then evaluated on the same evaluation seed (``--eval-seed`` + seed), one episode
@@ -36,9 +47,9 @@ is offered every other skill of the folder.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
-import os
-import platform
+import re
 import signal
 import sys
 import time
@@ -50,14 +61,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
-from rlgpt_tui.agents.base import AgentTeam, IterationFeedback  # noqa: E402
+from rlgpt_tui.agents.base import AgentTeam  # noqa: E402
 from rlgpt_tui.agents.builtin import (  # noqa: E402
-    SCRIPT_SKILL,
-    BuiltinSlowAgent,
     builtin_team,
-    library_for,
-    own_code_name,
-    template_code,
+)
+from rlgpt_tui.bench.results import HAND_WRITTEN, machine  # noqa: E402
+from rlgpt_tui.bench.skills import (  # noqa: E402
+    BUILTIN_LIBRARY,
+    FolderSkills,
+    coded_specs,
+    rl_skills,
+    script_skill,
 )
 from rlgpt_tui.engine import events as ev  # noqa: E402
 from rlgpt_tui.engine.engine import Engine, EngineSettings  # noqa: E402
@@ -147,89 +161,6 @@ class SeedRun:
             "kind": self.kind,
             "mean_length": round(self.evaluation.mean_length, 1),
         } | self.extra
-
-
-def coded_specs(names: list[str]) -> list[CodedActionSpec]:
-    """Coded actions from the builtin agent's templates."""
-    specs = []
-    for name in names:
-        source = template_code(name)
-        if source is None:
-            raise ValueError(f"no skill template for {name!r}")
-        specs.append(CodedActionSpec(name=name, source=source))
-    return specs
-
-
-class FolderSkills:
-    """Coded skills from a folder of skill files (or plain ``.py`` files named after their
-    action): who wrote them is in each file's header. A folder that `rlgpt-tui skills
-    export` wrote holds every version of a name: of those, the one a session reuses
-    (:func:`~rlgpt_tui.skills.record.version_to_reuse`) is used, as ``--library FOLDER``
-    does."""
-
-    def __init__(self, folder: Path, script: str | None = None) -> None:
-        from rlgpt_tui.skills.record import SkillRecord, reused_versions
-        from rlgpt_tui.skills.skillfile import HEADER_START, parse_skill_file, skill_paths
-        from rlgpt_tui.skills.validation import validate_file
-
-        files = skill_paths(Path(folder))
-        if not files:
-            raise ValueError(f"--skills {folder}: no .py skill files there")
-        self.folder = folder
-        self.sources: dict[str, str] = {}
-        self.authors: dict[str, str] = {}
-        self.versions: dict[str, int] = {}  # the version used, where files give one
-        found: list[tuple[str, int, SkillRecord, tuple[int, str, str]]] = []
-        seen: set[tuple[str, int]] = set()  # (name, version) of the files read
-        for path in files:
-            action = validate_file(path)  # header name, validated like any coded action
-            version, record, author = 1, SkillRecord(), "person"  # a plain file
-            if path.read_text().startswith(HEADER_START):
-                shared = parse_skill_file(path)
-                version, author = shared.version, shared.author
-                record = SkillRecord.from_dict(shared.record)
-            if (action.name, version) in seen:
-                raise ValueError(f"--skills {folder}: two files define {action.name!r} v{version}")
-            seen.add((action.name, version))
-            found.append((action.name, version, record, (version, action.source, author)))
-        for name, (version, source, author) in reused_versions(found).items():
-            self.sources[name], self.authors[name], self.versions[name] = source, author, version
-        if script is not None and script not in self.sources:
-            raise ValueError(f"--script {script}: not a skill of {folder}")
-        self.script_name = script
-
-    def script(self, task: Task) -> str:
-        if self.script_name:
-            return self.script_name
-        name = "plan" if "plan" in self.sources else task.name
-        if name not in self.sources:
-            raise ValueError(f"no script for {task.name} in {self.folder}: pass --script NAME")
-        return name
-
-    def offered(self, task: Task) -> list[str]:
-        script = self.script(task)
-        return [name for name in self.sources if name != script]
-
-    def specs(self, names: list[str]) -> list[CodedActionSpec]:
-        return [CodedActionSpec(name=name, source=self.sources[name]) for name in names]
-
-
-def script_skill(task: Task) -> str:
-    """The fixed script of the pure-code method: the task's own skill, or the library's."""
-    return SCRIPT_SKILL if task.scored else task.name
-
-
-def rl_skills(task: Task) -> list[str]:
-    """The coded skills offered to PPO: the library for a scored task, else the coded
-    actions of the builtin agent's 'RL with coded actions' plan (its iteration 1)."""
-    if task.scored:
-        return library_for(task)
-    agent = BuiltinSlowAgent()
-    first = IterationFeedback(0, agent.plan(task, []), {}, 0.0, 0)
-    plan = agent.plan(task, [first])
-    learned = plan.learned()
-    own = own_code_name(task)  # the task's own code, which rl_from_code offers as its script
-    return [n for n in learned[0].high_level_actions if n != own] if learned else []
 
 
 def off_script(
@@ -489,14 +420,41 @@ class Bench:
         return SeedRun(seed, evaluation, result.total_samples, seconds, final.chosen.kind, extra)
 
 
-def pooled(task: Task, runs: list[SeedRun], key: str = "evaluation") -> Measurement | None:
-    """The task's measure over every seed's episodes (evaluation, or training 'run')."""
+def tally_dict(tally: EpisodeTally) -> dict[str, Any]:
+    """An episode tally as JSON: each episode's success, achievements (bits) and end."""
+    return {
+        "success": list(map(bool, tally.success)),
+        "achieved": tally.bitmasks(),
+        "ends": list(tally.ends),
+    }
+
+
+def tally_from(data: dict[str, Any]) -> EpisodeTally:
+    tally = EpisodeTally.from_bitmasks(data["achieved"], {})
+    tally.success, tally.ends = list(data["success"]), list(data["ends"])
+    return tally
+
+
+def seed_record(run: SeedRun) -> dict[str, Any]:
+    """One seed's run as JSON, with the episodes that pool into its cell (``tally``, and
+    ``run_tally``: a scored task's training episodes): what a sweep's cell file holds."""
+    record = {k: v for k, v in run.as_dict().items() if k != "run_tally"}
+    tally = run.evaluation.tally
+    record["tally"] = None if tally is None else tally_dict(tally)
+    run_tally = run.extra.get("run_tally")
+    record["run_tally"] = None if run_tally is None else tally_dict(run_tally)
+    return record
+
+
+def pooled(task: Task, records: list[dict[str, Any]], key: str = "tally") -> Measurement | None:
+    """The task's measure over every seed's episodes (evaluation ``tally``, or the
+    training's ``run_tally``)."""
     tally = EpisodeTally()
-    for run in runs:
-        part = run.evaluation.tally if key == "evaluation" else run.extra.get("run_tally")
+    for record in records:
+        part = record.get(key)
         if part is None:
             return None
-        tally.extend(part)
+        tally.extend(tally_from(part))
     return tally.measure(task, seed=0) if len(tally) else None
 
 
@@ -508,8 +466,11 @@ def kinds_text(kinds: list[str]) -> str:
     return kinds[0] if len(counts) == 1 else ", ".join(f"{k} {n}" for k, n in counts.items())
 
 
-def cell_dict(task: Task, method: str, runs: list[SeedRun], budget: int) -> dict[str, Any]:
-    m = pooled(task, runs)  # None: every seed failed
+def cell_dict(
+    task: Task, method: str, records: list[dict[str, Any]], budget: int
+) -> dict[str, Any]:
+    """A (task, method) cell from its seeds' records (:func:`seed_record`), pooled."""
+    m = pooled(task, records)  # None: every seed failed
     cell: dict[str, Any] = {
         "task": task.name,
         "method": method,
@@ -518,15 +479,17 @@ def cell_dict(task: Task, method: str, runs: list[SeedRun], budget: int) -> dict
         "ci95": None if m is None else [round(m.ci95[0], 4), round(m.ci95[1], 4)],
         "episodes": 0 if m is None else m.episodes,
         "budget": budget,
-        "samples": [r.samples for r in runs],
-        "seconds": round(sum(r.seconds for r in runs), 1),
-        "kind": kinds_text([r.kind for r in runs]),
-        "per_seed": [{k: v for k, v in r.as_dict().items() if k != "run_tally"} for r in runs],
+        "samples": [r["samples"] for r in records],
+        "seconds": round(sum(r["seconds"] for r in records), 1),
+        "kind": kinds_text([r["kind"] for r in records]),
+        "per_seed": [
+            {k: v for k, v in r.items() if k not in ("tally", "run_tally")} for r in records
+        ],
     }
     if task.scored and m is not None:
         cell["achievement_rates"] = {k: round(v, 4) for k, v in m.achievement_rates.items()}
         cell["episode_ends"] = m.ends
-        run = pooled(task, runs, key="run")
+        run = pooled(task, records, key="run_tally")
         cell["run_score"] = None if run is None else round(run.value, 3)
         cell["run_episodes"] = None if run is None else run.episodes
     return cell
@@ -582,27 +545,6 @@ def markdown(cells: list[dict[str, Any]], methods: list[str]) -> str:
             row.append(text)
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
-
-
-def machine() -> dict[str, Any]:
-    model = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    import torch
-
-    return {
-        "cpus": os.cpu_count(),
-        "cpu": model or platform.processor(),
-        "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        "load_average_1min": round(os.getloadavg()[0], 2),
-    }
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -710,6 +652,38 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--llm-timeout", type=float, default=None, help="seconds per LLM call (a slow model)"
     )
     parser.add_argument("--out", default=None, help="also write the markdown table here")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="run the cells (task x method x seed) in this many processes at once "
+        "(default 1: one after another in this process)",
+    )
+    parser.add_argument(
+        "--sweep",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="keep each cell's result in DIR as it lands; run again with the same DIR to "
+        "skip finished cells and resume an interrupted sweep (default with --jobs or --ray: "
+        "a new temporary folder)",
+    )
+    parser.add_argument(
+        "--ray",
+        default=None,
+        metavar="ADDRESS",
+        help="run the cells as Ray tasks on the cluster at ADDRESS, or 'local' for a Ray on "
+        "this machine with --jobs CPUs (needs the ray extra: pip install 'rlgpt-tui[ray]')",
+    )
+    parser.add_argument(
+        "--record",
+        default=None,
+        metavar="NAME",
+        help="write the run's figures to benchmarks/results/NAME.json (then "
+        "`python -m rlgpt_tui.bench.render` shows them in docs/results.md)",
+    )
+    parser.add_argument("--results-dir", type=Path, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--cell", nargs=3, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     unknown = [t for t in args.tasks if t not in catalog]
     if unknown:
@@ -742,6 +716,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--danger must be in 0..8 steps, got {args.danger}")
     if args.eval_seed < 0:
         parser.error(f"--eval-seed must be 0 or more, got {args.eval_seed}")
+    if args.jobs < 1:
+        parser.error(f"--jobs must be at least 1, got {args.jobs}")
+    if args.ray and importlib.util.find_spec("ray") is None:
+        parser.error("--ray needs Ray: pip install 'rlgpt-tui[ray]' (or pip install ray)")
+    if args.record is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", args.record):
+        parser.error(f"--record {args.record!r}: use a plain name such as table2-30k")
+    if args.cell is not None:
+        if args.cell[0] not in catalog or args.cell[1] not in METHODS:
+            parser.error(f"--cell {' '.join(args.cell)}: give TASK METHOD SEED")
+        if not args.cell[2].isdigit():
+            parser.error(f"--cell {' '.join(args.cell)}: the seed must be a number")
     args.reward_code = None
     if args.reward is not None:
         try:
@@ -780,92 +765,308 @@ def stop_on_sigterm() -> None:
     signal.signal(signal.SIGTERM, handler)
 
 
-def main(argv: list[str] | None = None) -> None:
-    args = parse_args(argv)
+def code_author(args: argparse.Namespace, cell: dict[str, Any], bench: Bench) -> str:
+    """Who wrote the code a cell ran: none (pure PPO), the skills folder's authors, the
+    agent's (its solutions' authors), or us (the builtin library)."""
+    if cell["method"] == "ppo":
+        return "none"
+    if cell["method"] == "agent":
+        authors = {a for r in cell["per_seed"] for a in (r.get("authors") or {}).values()}
+        authors = {HAND_WRITTEN if a == "builtin library" else a for a in authors}
+        return ", ".join(sorted(authors)) or "none"
+    if bench.folder is not None:
+        return ", ".join(sorted(set(bench.folder.authors.values())))
+    return HAND_WRITTEN
+
+
+def record(args: argparse.Namespace, report: dict[str, Any], bench: Bench) -> Path:
+    """Write the run's cells to benchmarks/results/<--record>.json (rlgpt_tui.bench)."""
+    from rlgpt_tui.bench.results import RESULTS_DIR, write_run
+
+    library = str(args.skills) if args.skills else BUILTIN_LIBRARY
+    rows = []
+    for cell in report["cells"]:
+        if cell["value"] is None:
+            continue
+        row = {
+            "task": cell["task"],
+            "metric": cell["measure"],
+            "value": cell["value"],
+            "low": cell["ci95"][0],
+            "high": cell["ci95"][1],
+            "method": cell["method"],
+            "code_author": code_author(args, cell, bench),
+            "library": None if cell["method"] == "ppo" else library,
+            "budget": 0 if cell["method"] == "code" else args.samples,
+            "episodes": cell["episodes"],
+        }
+        notes = [f"kind: {cell['kind']}"]
+        if cell.get("run_score") is not None:
+            notes.append(f"training episodes {cell['run_score']:.1f}")
+        if cell["errors"]:
+            notes.append(f"{len(cell['errors'])} seed(s) failed")
+        row["note"] = "; ".join(notes)
+        rows.append(row)
+    group = (
+        "Table 2 on the hand-written library (builtin agent, no LLM)"
+        if not args.skills and report["agent"] == "builtin"
+        else f"Table 2 over {library} ({report['agent']} agent)"
+    )
+    return write_run(
+        args.record,
+        rows,
+        folder=args.results_dir or RESULTS_DIR,
+        command=report["command"],
+        source="recorded by benchmarks/table2.py --record",
+        group=group,
+        agent=report["agent"],
+        world=args.env,
+        training_seeds=args.seeds,
+        eval_seeds=report["eval_seeds"],
+        details={k: v for k, v in report.items() if k != "cells"}
+        | {"cells": [{k: v for k, v in c.items() if k != "per_seed"} for c in report["cells"]]},
+    )
+
+
+def cell_name(task: str, method: str, seed: int) -> str:
+    return f"{task}--{method}--seed{seed}"
+
+
+#: flags of the whole sweep that its cells' processes do not get (each takes one value)
+SWEEP_FLAGS = ("--jobs", "--sweep", "--ray", "--record", "--results-dir", "--out")
+#: settings that do not change a cell's result (a sweep folder may be reused across them)
+NOT_SETTINGS = (
+    "tasks",
+    "methods",
+    "seeds",
+    "jobs",
+    "sweep",
+    "ray",
+    "record",
+    "results_dir",
+    "out",
+    "cell",
+)
+
+
+def cell_argv(argv: list[str]) -> list[str]:
+    """``argv`` without the sweep's own flags: what every cell's process gets."""
+    out, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg in SWEEP_FLAGS:
+            skip = True
+        elif not any(arg.startswith(f"{flag}=") for flag in SWEEP_FLAGS):
+            out.append(arg)
+    return out
+
+
+def sweep_folder(args: argparse.Namespace) -> Path:
+    """The sweep's folder (``--sweep``, else a new temporary one), checked to hold cells
+    of these settings only."""
+    import tempfile
+
+    folder = Path(args.sweep) if args.sweep else Path(tempfile.mkdtemp(prefix="table2-sweep-"))
+    settings = {k: str(v) for k, v in sorted(vars(args).items()) if k not in NOT_SETTINGS}
+    marker = folder / "settings.json"
+    folder.mkdir(parents=True, exist_ok=True)
+    if marker.exists() and json.loads(marker.read_text()) != settings:
+        old = json.loads(marker.read_text())
+        changed = sorted(k for k in settings.keys() | old.keys() if settings.get(k) != old.get(k))
+        print(
+            f"table2.py: error: --sweep {folder} holds cells run with other settings "
+            f"({', '.join(changed)}): use another folder",
+            file=sys.stderr,
+        )
+        sys.exit(2)
+    marker.write_text(json.dumps(settings, indent=1) + "\n")
+    return folder
+
+
+def run_one_cell(args: argparse.Namespace, bench: Bench) -> None:
+    """``--cell TASK METHOD SEED``: run that seed and print its record as one JSON line (a
+    failure as ``{"error": ...}``)."""
+    name, method, seed = args.cell[0], args.cell[1], int(args.cell[2])
+    task = load_catalog()[name]
+    log(f"{name} / {METHODS[method]} / seed {seed} ...")
+    try:
+        run = bench.run(method, task, seed)
+    except Exception as error:  # reported as the cell's error, as a sequential run does
+        print(json.dumps({"error": f"seed {seed}: {type(error).__name__}: {error}"}), flush=True)
+        return
+    log(f"  {name} / {method} / seed {seed}: {task.measure.format(run.evaluation.value)}")
+    print(json.dumps(seed_record(run)), flush=True)
+
+
+def sequential(
+    args: argparse.Namespace, bench: Bench, done: dict[tuple[str, str, int], Any]
+) -> None:
+    """Every seed run in this process, one after another, into ``done``."""
     catalog = load_catalog()
+    for name in args.tasks:
+        task = catalog[name]
+        for method in args.methods:
+            for seed in args.seeds:
+                log(f"{name} / {METHODS[method]} / seed {seed} ...")
+                try:
+                    run = bench.run(method, task, seed)
+                except Exception as error:  # one failed run never ends the benchmark
+                    done[name, method, seed] = f"seed {seed}: {type(error).__name__}: {error}"
+                    log(f"  failed: {done[name, method, seed]}")
+                    continue
+                log(
+                    f"  {task.measure.format(run.evaluation.value)} ({run.kind}, "
+                    f"{run.samples:,} samples, {run.seconds:.0f} s)"
+                )
+                done[name, method, seed] = seed_record(run)
+            cell_landed(args, done, name, method)
+
+
+def in_parallel(
+    args: argparse.Namespace, argv: list[str], done: dict[tuple[str, str, int], Any]
+) -> None:
+    """Every seed run as a cell of a sweep (:mod:`rlgpt_tui.bench.sweep`): its own process,
+    ``--jobs`` at a time or on Ray, its record kept in the sweep folder as it lands."""
+    from rlgpt_tui.bench.sweep import Cell, Outcome, run_cells
+
+    folder = sweep_folder(args)
+    log(f"sweep folder {folder} (run again with --sweep {folder} to resume)")
+    script = str(Path(__file__).resolve())
+    base = [sys.executable, script, *cell_argv(argv)]
+    keys = {}
+    cells = []
+    for name in args.tasks:
+        for method in args.methods:
+            for seed in args.seeds:
+                cell = Cell(
+                    cell_name(name, method, seed),
+                    (*base, "--cell", name, method, str(seed)),
+                )
+                keys[cell.name] = (name, method, seed)
+                cells.append(cell)
+
+    def landed(outcome: Outcome) -> None:
+        name, method, seed = keys[outcome.cell.name]
+        done[name, method, seed] = outcome.result if outcome.result else outcome.error
+        how = "already in the sweep folder" if outcome.reused else "landed"
+        log(
+            f"{outcome.cell.name}: {how}" + (f" (failed: {outcome.error})" if outcome.error else "")
+        )
+        if all((name, method, s) in done for s in args.seeds):
+            cell_landed(args, done, name, method)
+
+    run_cells(cells, folder, jobs=args.jobs, ray_address=args.ray, cwd=Path.cwd(), on_result=landed)
+
+
+def cells_so_far(args: argparse.Namespace, done: dict[tuple[str, str, int], Any]) -> list[dict]:
+    """The (task, method) cells whose every seed is done, in the table's order; a seed
+    that failed is in its cell's ``errors``."""
+    catalog = load_catalog()
+    cells = []
+    for name in args.tasks:
+        for method in args.methods:
+            if not all((name, method, s) in done for s in args.seeds):
+                continue
+            seeds = [done[name, method, s] for s in args.seeds]
+            records = [r for r in seeds if isinstance(r, dict)]
+            errors = [r for r in seeds if isinstance(r, str)]
+            cell = cell_dict(catalog[name], method, records, args.samples)
+            cells.append(cell | {"errors": errors})
+    return cells
+
+
+def cell_landed(
+    args: argparse.Namespace, done: dict[tuple[str, str, int], Any], name: str, method: str
+) -> None:
+    cell = next(c for c in cells_so_far(args, done) if c["task"] == name and c["method"] == method)
+    measure = load_catalog()[name].measure
+    log(f"{name} / {METHODS[method]}: {measure.format(cell['value'])} {cell['ci95']}")
+    if args.out:  # the table so far, after every cell
+        Path(args.out).write_text(markdown(cells_so_far(args, done), args.methods) + "\n")
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    args = parse_args(argv)
     factory, agent = team_factory(args)
     try:
         bench = Bench(args, factory)
     except ValueError as error:  # a bad --skills folder (CodeValidationError included)
         print(f"table2.py: error: {error}", file=sys.stderr)
         sys.exit(2)
-    started = time.perf_counter()
-    cells: list[dict[str, Any]] = []
-    complete = True
     stop_on_sigterm()
+    if args.cell:
+        run_one_cell(args, bench)
+        return
+    started = time.perf_counter()
+    done: dict[tuple[str, str, int], Any] = {}  # (task, method, seed): record or error
+    complete = True
     try:
-        for name in args.tasks:
-            task = catalog[name]
-            for method in args.methods:
-                runs = []
-                errors: list[str] = []
-                for seed in args.seeds:
-                    log(f"{name} / {METHODS[method]} / seed {seed} ...")
-                    try:
-                        run = bench.run(method, task, seed)
-                    except Exception as error:  # one failed run never ends the benchmark
-                        errors.append(f"seed {seed}: {type(error).__name__}: {error}")
-                        log(f"  failed: {errors[-1]}")
-                        continue
-                    log(
-                        f"  {task.measure.format(run.evaluation.value)} ({run.kind}, "
-                        f"{run.samples:,} samples, {run.seconds:.0f} s)"
-                    )
-                    runs.append(run)
-                cells.append(cell_dict(task, method, runs, args.samples) | {"errors": errors})
-                c = cells[-1]
-                log(f"{name} / {METHODS[method]}: {task.measure.format(c['value'])} {c['ci95']}")
-                if args.out:  # the table so far, after every cell
-                    Path(args.out).write_text(markdown(cells, args.methods) + "\n")
+        if args.jobs > 1 or args.sweep or args.ray:
+            from rlgpt_tui.bench.sweep import SweepError
+
+            try:
+                in_parallel(args, argv, done)
+            except SweepError as error:
+                print(f"table2.py: error: {error}", file=sys.stderr)
+                sys.exit(2)
+        else:
+            sequential(args, bench, done)
     except KeyboardInterrupt:
         complete = False
+    cells = cells_so_far(args, done)
+    if not complete:
         log(f"interrupted: reporting the {len(cells)} finished cell(s)")
     table = markdown(cells, args.methods)
     print(table)
     if args.out:
         Path(args.out).write_text(table + "\n")
-    print(
-        json.dumps(
-            {
-                "benchmark": "table2",
-                "machine": machine(),
-                "command": "python benchmarks/table2.py "
-                + " ".join(sys.argv[1:] if argv is None else argv),
-                "env": args.env,
-                "agent": agent,
-                "library": args.library
-                if args.llm_base_url
-                else (f"skills folder {args.skills}" if args.skills else "builtin agent"),
-                "skills": None
-                if bench.folder is None
-                else {
-                    "folder": str(args.skills),
-                    "authors": bench.folder.authors,
-                    "versions": bench.folder.versions,
-                },
-                "seeds": args.seeds,
-                "budget": args.samples,
-                "rl_from_code": {
-                    "start_share": args.start_share,
-                    "anchor_decay": args.anchor_decay,
-                    "primitive_share": args.primitive_share,
-                },
-                "interrupt_on_danger": args.danger,
-                "shared_memory": args.shared_memory,
-                "interrupt_on_need": args.need,
-                "reward_code": args.reward_code,
-                "resume_interrupted": args.resume,
-                "episodes_per_seed": args.episodes,
-                "num_envs": args.num_envs,
-                "eval_seeds": [args.eval_seed + s for s in args.seeds],
-                "methods": {m: METHODS[m] for m in args.methods},
-                "complete": complete,
-                "seconds": round(time.perf_counter() - started, 1),
-                "cells": cells,
-            }
-        ),
-        flush=True,
-    )
+    report = {
+        "benchmark": "table2",
+        "machine": machine(),
+        "command": "python benchmarks/table2.py " + " ".join(argv),
+        "env": args.env,
+        "agent": agent,
+        "library": args.library
+        if args.llm_base_url
+        else (f"skills folder {args.skills}" if args.skills else "builtin agent"),
+        "skills": None
+        if bench.folder is None
+        else {
+            "folder": str(args.skills),
+            "authors": bench.folder.authors,
+            "versions": bench.folder.versions,
+        },
+        "seeds": args.seeds,
+        "budget": args.samples,
+        "rl_from_code": {
+            "start_share": args.start_share,
+            "anchor_decay": args.anchor_decay,
+            "primitive_share": args.primitive_share,
+        },
+        "interrupt_on_danger": args.danger,
+        "shared_memory": args.shared_memory,
+        "interrupt_on_need": args.need,
+        "reward_code": args.reward_code,
+        "resume_interrupted": args.resume,
+        "episodes_per_seed": args.episodes,
+        "num_envs": args.num_envs,
+        "eval_seeds": [args.eval_seed + s for s in args.seeds],
+        "methods": {m: METHODS[m] for m in args.methods},
+        "jobs": args.jobs,
+        "ray": args.ray,
+        "complete": complete,
+        "seconds": round(time.perf_counter() - started, 1),
+        "cells": cells,
+    }
+    if args.record:
+        if complete:
+            path = record(args, report, bench)
+            log(f"recorded {path}: run `python -m rlgpt_tui.bench.render` to show it")
+        else:
+            log("not recorded: the run was interrupted (run it again to finish)")
+    print(json.dumps(report), flush=True)
     if not complete:
         sys.exit(130)
 

@@ -1,0 +1,103 @@
+"""The coded skills benchmarks run: the builtin agent's hand-written templates, or a folder
+of skill files (an LLM's, or a person's); the fixed script of the pure-code method, and the
+skills offered to RL (shared by table2.py and the probes built on it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rlgpt_tui.agents.base import IterationFeedback
+from rlgpt_tui.agents.builtin import (
+    SCRIPT_SKILL,
+    BuiltinSlowAgent,
+    library_for,
+    own_code_name,
+    template_code,
+)
+from rlgpt_tui.rl.config import CodedActionSpec
+from rlgpt_tui.tasks import Task
+
+BUILTIN_LIBRARY = "builtin library (assets/skills/templates)"
+
+
+def coded_specs(names: list[str]) -> list[CodedActionSpec]:
+    """Coded actions from the builtin agent's templates."""
+    specs = []
+    for name in names:
+        source = template_code(name)
+        if source is None:
+            raise ValueError(f"no skill template for {name!r}")
+        specs.append(CodedActionSpec(name=name, source=source))
+    return specs
+
+
+class FolderSkills:
+    """Coded skills from a folder of skill files (or plain ``.py`` files named after their
+    action): who wrote them is in each file's header. A folder that `rlgpt-tui skills
+    export` wrote holds every version of a name: of those, the one a session reuses
+    (:func:`~rlgpt_tui.skills.record.version_to_reuse`) is used, as ``--library FOLDER``
+    does."""
+
+    def __init__(self, folder: Path, script: str | None = None) -> None:
+        from rlgpt_tui.skills.record import SkillRecord, reused_versions
+        from rlgpt_tui.skills.skillfile import HEADER_START, parse_skill_file, skill_paths
+        from rlgpt_tui.skills.validation import validate_file
+
+        files = skill_paths(Path(folder))
+        if not files:
+            raise ValueError(f"--skills {folder}: no .py skill files there")
+        self.folder = folder
+        self.sources: dict[str, str] = {}
+        self.authors: dict[str, str] = {}
+        self.versions: dict[str, int] = {}  # the version used, where files give one
+        found: list[tuple[str, int, SkillRecord, tuple[int, str, str]]] = []
+        seen: set[tuple[str, int]] = set()  # (name, version) of the files read
+        for path in files:
+            action = validate_file(path)  # header name, validated like any coded action
+            version, record, author = 1, SkillRecord(), "person"  # a plain file
+            if path.read_text().startswith(HEADER_START):
+                shared = parse_skill_file(path)
+                version, author = shared.version, shared.author
+                record = SkillRecord.from_dict(shared.record)
+            if (action.name, version) in seen:
+                raise ValueError(f"--skills {folder}: two files define {action.name!r} v{version}")
+            seen.add((action.name, version))
+            found.append((action.name, version, record, (version, action.source, author)))
+        for name, (version, source, author) in reused_versions(found).items():
+            self.sources[name], self.authors[name], self.versions[name] = source, author, version
+        if script is not None and script not in self.sources:
+            raise ValueError(f"--script {script}: not a skill of {folder}")
+        self.script_name = script
+
+    def script(self, task: Task) -> str:
+        if self.script_name:
+            return self.script_name
+        name = "plan" if "plan" in self.sources else task.name
+        if name not in self.sources:
+            raise ValueError(f"no script for {task.name} in {self.folder}: pass --script NAME")
+        return name
+
+    def offered(self, task: Task) -> list[str]:
+        script = self.script(task)
+        return [name for name in self.sources if name != script]
+
+    def specs(self, names: list[str]) -> list[CodedActionSpec]:
+        return [CodedActionSpec(name=name, source=self.sources[name]) for name in names]
+
+
+def script_skill(task: Task) -> str:
+    """The fixed script of the pure-code method: the task's own skill, or the library's."""
+    return SCRIPT_SKILL if task.scored else task.name
+
+
+def rl_skills(task: Task) -> list[str]:
+    """The coded skills offered to PPO: the library for a scored task, else the coded
+    actions of the builtin agent's 'RL with coded actions' plan (its iteration 1)."""
+    if task.scored:
+        return library_for(task)
+    agent = BuiltinSlowAgent()
+    first = IterationFeedback(0, agent.plan(task, []), {}, 0.0, 0)
+    plan = agent.plan(task, [first])
+    learned = plan.learned()
+    own = own_code_name(task)  # the task's own code, which rl_from_code offers as its script
+    return [n for n in learned[0].high_level_actions if n != own] if learned else []
