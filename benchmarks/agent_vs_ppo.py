@@ -13,15 +13,12 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from rlgpt_tui.agents.builtin import builtin_team  # noqa: E402
-from rlgpt_tui.engine import events as ev  # noqa: E402
-from rlgpt_tui.engine.engine import Engine, EngineSettings  # noqa: E402
-from rlgpt_tui.rl.config import RLConfig  # noqa: E402
-from rlgpt_tui.rl.train import evaluate, train  # noqa: E402
+from rlgpt_tui.agents.builtin import builtin_team
+from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.engine import Engine, EngineSettings
+from rlgpt_tui.rl.config import RLConfig
+from rlgpt_tui.rl.train import evaluate, train
 
 
 def main() -> None:

@@ -19,17 +19,14 @@ import argparse
 import json
 import multiprocessing
 import os
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's package
-
-from rlgpt_tui.bench.skills import FolderSkills  # noqa: E402
-from rlgpt_tui.rl.config import RLConfig  # noqa: E402
-from rlgpt_tui.rl.train import evaluate  # noqa: E402
-from rlgpt_tui.tasks import get_task  # noqa: E402
+from rlgpt_tui.bench.skills import FolderSkills
+from rlgpt_tui.rl.config import RLConfig
+from rlgpt_tui.rl.train import evaluate
+from rlgpt_tui.tasks import get_task
 
 
 def spin() -> None:

@@ -13,19 +13,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's package
+import numpy as np
 
-import numpy as np  # noqa: E402
-
-from rlgpt_tui.bench.skills import coded_specs, rl_skills, script_skill  # noqa: E402
-from rlgpt_tui.rl.config import RLConfig  # noqa: E402
-from rlgpt_tui.rl.prior import action_probabilities  # noqa: E402
-from rlgpt_tui.rl.train import evaluate, train  # noqa: E402
-from rlgpt_tui.tasks import get_task  # noqa: E402
+from rlgpt_tui.bench.skills import coded_specs, rl_skills, script_skill
+from rlgpt_tui.rl.config import RLConfig
+from rlgpt_tui.rl.prior import action_probabilities
+from rlgpt_tui.rl.train import evaluate, train
+from rlgpt_tui.tasks import get_task
 
 
 def main() -> None:

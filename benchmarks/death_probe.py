@@ -15,21 +15,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from collections import Counter, deque
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's package
+import numpy as np
 
-import numpy as np  # noqa: E402
-
-from rlgpt_tui.bench.skills import FolderSkills, coded_specs, script_skill  # noqa: E402
-from rlgpt_tui.envs.base import View  # noqa: E402
-from rlgpt_tui.rl.config import RLConfig  # noqa: E402
-from rlgpt_tui.rl.train import build_env, tally_of  # noqa: E402
-from rlgpt_tui.skills.episodes import code_alone, run_episodes  # noqa: E402
-from rlgpt_tui.tasks import get_task  # noqa: E402
+from rlgpt_tui.bench.skills import FolderSkills, coded_specs, script_skill
+from rlgpt_tui.envs.base import View
+from rlgpt_tui.rl.config import RLConfig
+from rlgpt_tui.rl.train import build_env, tally_of
+from rlgpt_tui.skills.episodes import code_alone, run_episodes
+from rlgpt_tui.tasks import get_task
 
 
 def zombie_distance(view: View) -> int | None:

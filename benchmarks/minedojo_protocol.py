@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))  # the MineDojo stand-in lives in tests/
 
 from rlgpt_tui.envs.minedojo import PRIMITIVES, MineDojoWorld  # noqa: E402
 from rlgpt_tui.envs.minedojo.world import ActionEncoder  # noqa: E402

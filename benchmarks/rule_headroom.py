@@ -31,16 +31,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's package
+import numpy as np
 
-import numpy as np  # noqa: E402
-
-from rlgpt_tui.bench.compare import against_script, side_by_side  # noqa: E402
-from rlgpt_tui.bench.results import machine  # noqa: E402
-from rlgpt_tui.bench.skills import FolderSkills, coded_specs, script_skill  # noqa: E402
-from rlgpt_tui.envs.base import hostile_distances, stat_levels  # noqa: E402
-from rlgpt_tui.rl.config import RLConfig  # noqa: E402
-from rlgpt_tui.tasks import get_task  # noqa: E402
+from rlgpt_tui.bench.compare import against_script, side_by_side
+from rlgpt_tui.bench.results import machine
+from rlgpt_tui.bench.skills import FolderSkills, coded_specs, script_skill
+from rlgpt_tui.envs.base import hostile_distances, stat_levels
+from rlgpt_tui.rl.config import RLConfig
+from rlgpt_tui.tasks import get_task
 
 FEATURES = ("health", "food", "drink", "energy", "need", "hostile")
 

@@ -26,14 +26,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's package
-
-from rlgpt_tui.agents.builtin import template_code  # noqa: E402
-from rlgpt_tui.bench.compare import against_script, side_by_side  # noqa: E402
-from rlgpt_tui.bench.results import HAND_WRITTEN, RESULTS_DIR, machine, write_run  # noqa: E402
-from rlgpt_tui.bench.skills import BUILTIN_LIBRARY, script_skill  # noqa: E402
-from rlgpt_tui.rl.config import CodedActionSpec, RLConfig  # noqa: E402
-from rlgpt_tui.tasks import get_task  # noqa: E402
+from rlgpt_tui.agents.builtin import template_code
+from rlgpt_tui.bench.compare import against_script, side_by_side
+from rlgpt_tui.bench.results import HAND_WRITTEN, RESULTS_DIR, machine, write_run
+from rlgpt_tui.bench.skills import BUILTIN_LIBRARY, script_skill
+from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
+from rlgpt_tui.tasks import get_task
 
 SURVIVE_NEEDS = "    if ctx.view.drink <= 5 or ("  # survive(): drinking and eating come next
 FIND = "def find(ctx, name, tries=8):"

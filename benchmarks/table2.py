@@ -57,38 +57,36 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import numpy as np
 
-import numpy as np  # noqa: E402
-
-from rlgpt_tui.agents.base import AgentTeam  # noqa: E402
-from rlgpt_tui.agents.builtin import (  # noqa: E402
+from rlgpt_tui.agents.base import AgentTeam
+from rlgpt_tui.agents.builtin import (
     builtin_team,
 )
-from rlgpt_tui.bench.results import HAND_WRITTEN, machine  # noqa: E402
-from rlgpt_tui.bench.skills import (  # noqa: E402
+from rlgpt_tui.bench.results import HAND_WRITTEN, machine
+from rlgpt_tui.bench.skills import (
     BUILTIN_LIBRARY,
     FolderSkills,
     coded_specs,
     rl_skills,
     script_skill,
 )
-from rlgpt_tui.engine import events as ev  # noqa: E402
-from rlgpt_tui.engine.engine import Engine, EngineSettings  # noqa: E402
-from rlgpt_tui.engine.provenance import solution_provenance  # noqa: E402
-from rlgpt_tui.envs.base import stat_levels  # noqa: E402
-from rlgpt_tui.rl.config import CodedActionSpec, RLConfig  # noqa: E402
-from rlgpt_tui.rl.prior import action_probabilities  # noqa: E402
-from rlgpt_tui.rl.train import (  # noqa: E402
+from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.engine import Engine, EngineSettings
+from rlgpt_tui.engine.provenance import solution_provenance
+from rlgpt_tui.envs.base import stat_levels
+from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
+from rlgpt_tui.rl.prior import action_probabilities
+from rlgpt_tui.rl.train import (
     EvalResult,
     TrainResult,
     evaluate,
     sampled_may_beat_mode,
     train,
 )
-from rlgpt_tui.skills.episodes import EpisodeTally  # noqa: E402
-from rlgpt_tui.skills.reward import RewardCode  # noqa: E402
-from rlgpt_tui.tasks import Measurement, Task, load_catalog  # noqa: E402
+from rlgpt_tui.skills.episodes import EpisodeTally
+from rlgpt_tui.skills.reward import RewardCode
+from rlgpt_tui.tasks import Measurement, Task, load_catalog
 
 METHODS: dict[str, str] = {
     "ppo": "pure PPO",

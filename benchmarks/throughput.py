@@ -22,21 +22,18 @@ import platform
 import subprocess
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from rlgpt_tui.envs import make_world  # noqa: E402
-from rlgpt_tui.envs.craftax_world import XLA_THREADS_ENV, xla_cpu_threads  # noqa: E402
-from rlgpt_tui.rl.config import CodedActionSpec, RLConfig  # noqa: E402
-from rlgpt_tui.rl.rollout import OwnClockPPO  # noqa: E402
-from rlgpt_tui.rl.train import train  # noqa: E402
-from rlgpt_tui.skills.validation import validate_file  # noqa: E402
+from rlgpt_tui import ASSETS_DIR
+from rlgpt_tui.envs import make_world
+from rlgpt_tui.envs.craftax_world import XLA_THREADS_ENV, xla_cpu_threads
+from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
+from rlgpt_tui.rl.rollout import OwnClockPPO
+from rlgpt_tui.rl.train import train
+from rlgpt_tui.skills.validation import validate_file
 
 TASK = "collect_wood"
 CRAFTAX_ENVS = 64
@@ -156,7 +153,7 @@ def ppo_rate(
     ``episodes_per_world``: None keeps RLConfig's default (what a user's run does)."""
     specs = []
     if coded:
-        source = (ROOT / "rlgpt_tui" / "assets" / "skills" / "go_to_tree.py").read_text()
+        source = (ASSETS_DIR / "skills" / "go_to_tree.py").read_text()
         specs = [CodedActionSpec(name="go_to_tree", source=source)]
     config = RLConfig(
         task=TASK,

@@ -32,11 +32,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from rlgpt_tui.engine import events as ev  # noqa: E402
-from rlgpt_tui.engine.phases import session_phases  # noqa: E402
-from rlgpt_tui.store import SessionStore  # noqa: E402
+from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.phases import session_phases
+from rlgpt_tui.store import SessionStore
 
 
 def between_reports(records: list[dict[str, Any]]) -> float:
