@@ -101,3 +101,22 @@ def test_layers(outside: str, forbidden: set[str], allowed_in: str | None) -> No
         if roots & forbidden:
             offenders.append(name)
     assert offenders == []
+
+
+def test_only_the_sandbox_imports_its_internals() -> None:
+    """Code outside ``rlgpt_tui/sandbox/`` (the package, benchmarks, scripts) imports the
+    sandbox through ``rlgpt_tui.sandbox`` only, never ``rlgpt_tui.sandbox.<submodule>``."""
+    internals = {name for name in modules() if name.startswith("rlgpt_tui.sandbox.")}
+    assert "rlgpt_tui.sandbox.pool" in internals  # the check sees the submodules
+    root = PACKAGE.parent
+    outside = {
+        name: path for name, path in modules().items() if not name.startswith("rlgpt_tui.sandbox")
+    }
+    for folder in ("benchmarks", "scripts"):
+        outside.update({module_name(path): path for path in (root / folder).rglob("*.py")})
+    offenders = {
+        name: sorted(targets & internals)
+        for name, path in outside.items()
+        if (targets := imported(name, path, ast.parse(path.read_text()))) & internals
+    }
+    assert offenders == {}
