@@ -120,3 +120,18 @@ def test_only_the_sandbox_imports_its_internals() -> None:
         if (targets := imported(name, path, ast.parse(path.read_text()))) & internals
     }
     assert offenders == {}
+
+
+def test_the_sandbox_sits_between_the_skill_api_and_rl() -> None:
+    """Everything the sandbox imports, step by step, is worlds, the skill API it serves
+    (ctx, the code checker, coded actions) or helpers; nothing from RL or above."""
+    graph = import_graph()
+    reached: set[str] = set()
+    todo = [name for name in graph if name.startswith("rlgpt_tui.sandbox")]
+    while todo:
+        for other in graph[todo.pop()] - reached:
+            reached.add(other)
+            todo.append(other)
+    assert {"rlgpt_tui.skills.api", "rlgpt_tui.skills.checker"} <= reached
+    above = ("rl", "agents", "library", "engine", "store", "tui", "cli", "session", "llm")
+    assert sorted(n for n in reached if n.partition(".")[2].split(".")[0] in above) == []
