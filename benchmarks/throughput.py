@@ -250,8 +250,8 @@ def worker_scaling(num_envs: int, counts: list[int], rounds: int, seed: int) -> 
     rounds (start a call in every env, ask each for its first primitive, stop them), for
     each worker count. Calls per second, and the speed-up over one worker."""
     from rlgpt_tui import ASSETS_DIR
+    from rlgpt_tui.sandbox import CallScheduler
     from rlgpt_tui.skills.outcomes import CallEnd
-    from rlgpt_tui.skills.pool import CallScheduler
 
     action = validate_file(ASSETS_DIR / "skills" / "go_to_tree.py")
     world = make_world("craftax", num_envs, seed=seed)

@@ -1282,7 +1282,7 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(["app"])
         args.sessions_dir = given
     if args.unsafe_local_code:
-        from rlgpt_tui.skills.boundary import UNSAFE_ENV
+        from rlgpt_tui.sandbox import UNSAFE_ENV
 
         os.environ[UNSAFE_ENV] = "1"
     from rlgpt_tui import MissingAssetError
@@ -1290,8 +1290,8 @@ def main(argv: list[str] | None = None) -> int:
     from rlgpt_tui.envs import UnknownWorldError, WorldSetupError
     from rlgpt_tui.envs.minedojo.process import MineDojoError
     from rlgpt_tui.llm.client import LLMError
-    from rlgpt_tui.skills.pool import SandboxUnavailable
-    from rlgpt_tui.skills.sandbox import CodeValidationError
+    from rlgpt_tui.sandbox import SandboxUnavailable
+    from rlgpt_tui.skills.checker import CodeValidationError
     from rlgpt_tui.store import LibraryError, StoreError
     from rlgpt_tui.tasks import UnknownTaskError
 

@@ -124,8 +124,7 @@ def check_devices(gpus: list[str] | None = None) -> list[Check]:
 
 def check_sandbox() -> Check:
     """Can untrusted code run behind the OS boundary here? Starts one worker to prove it."""
-    from rlgpt_tui.skills.boundary import support_problem
-    from rlgpt_tui.skills.pool import SandboxUnavailable, Worker, default_workers
+    from rlgpt_tui.sandbox import SandboxUnavailable, Worker, default_workers, support_problem
 
     problem = support_problem()
     if problem is not None:

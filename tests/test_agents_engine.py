@@ -431,18 +431,18 @@ def test_code_edit_during_training_is_the_code_later_calls_run(tmp_path) -> None
     """A code edit made while PPO trains is swapped in between two rollouts: the recorded
     per-version usage shows the new version's calls after it; a plan edit made in the last
     iteration, after its plan, is refused at once (no later plan would use it)."""
+    from rlgpt_tui import sandbox
     from rlgpt_tui.agents.builtin import template_code
     from rlgpt_tui.agents.schemas import Plan
     from rlgpt_tui.report import final_code
     from rlgpt_tui.session import Session
-    from rlgpt_tui.skills import pool
     from rlgpt_tui.store import SessionStore
 
     store = SessionStore(tmp_path)
     session = Session.create(store, tiny_settings(samples_per_iteration=4096))
     edited = template_code("go_to_tree") + "\n# a person's version\n"
     made: list[int] = []
-    validated_before = pool.validation_round_trips["go_to_tree"]
+    validated_before = sandbox.validation_round_trips["go_to_tree"]
     refused: list[str] = []
 
     def during_training(event: ev.Event) -> None:
@@ -456,7 +456,7 @@ def test_code_edit_during_training_is_the_code_later_calls_run(tmp_path) -> None
     session.run(during_training)
     # one round trip each: the agent's code (the critic's runs, training and evaluation take
     # it as it is) and the person's edit (validated when made; the swap takes it as it is)
-    assert pool.validation_round_trips["go_to_tree"] - validated_before == 2
+    assert sandbox.validation_round_trips["go_to_tree"] - validated_before == 2
     events = store.events(session.id)
     applied = [e for e in events if e["kind"] == "edit_applied"]
     assert [(e["edit_id"], e["what"], e["rollout"]) for e in applied] == [(made[0], "code", 1)]

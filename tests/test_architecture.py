@@ -101,3 +101,37 @@ def test_layers(outside: str, forbidden: set[str], allowed_in: str | None) -> No
         if roots & forbidden:
             offenders.append(name)
     assert offenders == []
+
+
+def test_only_the_sandbox_imports_its_internals() -> None:
+    """Code outside ``rlgpt_tui/sandbox/`` (the package, benchmarks, scripts) imports the
+    sandbox through ``rlgpt_tui.sandbox`` only, never ``rlgpt_tui.sandbox.<submodule>``."""
+    internals = {name for name in modules() if name.startswith("rlgpt_tui.sandbox.")}
+    assert "rlgpt_tui.sandbox.pool" in internals  # the check sees the submodules
+    root = PACKAGE.parent
+    outside = {
+        name: path for name, path in modules().items() if not name.startswith("rlgpt_tui.sandbox")
+    }
+    for folder in ("benchmarks", "scripts"):
+        outside.update({module_name(path): path for path in (root / folder).rglob("*.py")})
+    offenders = {
+        name: sorted(targets & internals)
+        for name, path in outside.items()
+        if (targets := imported(name, path, ast.parse(path.read_text()))) & internals
+    }
+    assert offenders == {}
+
+
+def test_the_sandbox_sits_between_the_skill_api_and_rl() -> None:
+    """Everything the sandbox imports, step by step, is worlds, the skill API it serves
+    (ctx, the code checker, coded actions) or helpers; nothing from RL or above."""
+    graph = import_graph()
+    reached: set[str] = set()
+    todo = [name for name in graph if name.startswith("rlgpt_tui.sandbox")]
+    while todo:
+        for other in graph[todo.pop()] - reached:
+            reached.add(other)
+            todo.append(other)
+    assert {"rlgpt_tui.skills.api", "rlgpt_tui.skills.checker"} <= reached
+    above = ("rl", "agents", "library", "engine", "store", "tui", "cli", "session", "llm")
+    assert sorted(n for n in reached if n.partition(".")[2].split(".")[0] in above) == []

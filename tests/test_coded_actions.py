@@ -17,18 +17,18 @@ from rlgpt_tui import ASSETS_DIR
 from rlgpt_tui.agents.builtin import template_code
 from rlgpt_tui.envs.craftax_world import CraftaxWorld
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
+from rlgpt_tui.sandbox import GRACE_SECONDS
 from rlgpt_tui.skills.api import IDLE_REPEATS
-from rlgpt_tui.skills.episodes import run_one_call_each
-from rlgpt_tui.skills.outcomes import CallEnd
-from rlgpt_tui.skills.pool import GRACE_SECONDS
-from rlgpt_tui.skills.reward import RewardCode
-from rlgpt_tui.skills.runtime import CodedActionLimits, CodedActionStats, recorded_views
-from rlgpt_tui.skills.sandbox import (
+from rlgpt_tui.skills.checker import (
     BudgetExceeded,
     CodeValidationError,
     budget,
     compile_untrusted,
 )
+from rlgpt_tui.skills.episodes import run_one_call_each
+from rlgpt_tui.skills.outcomes import CallEnd
+from rlgpt_tui.skills.reward import RewardCode
+from rlgpt_tui.skills.runtime import CodedActionLimits, CodedActionStats, recorded_views
 from rlgpt_tui.skills.validation import validate, validate_file
 from rlgpt_tui.tasks import get_task
 from tests.still_world import StillWorld, run_call

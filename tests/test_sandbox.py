@@ -24,11 +24,10 @@ import numpy as np
 import pytest
 
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
-from rlgpt_tui.skills.boundary import worker_environment
+from rlgpt_tui.sandbox import Worker, worker_environment
+from rlgpt_tui.skills.checker import CodeValidationError
 from rlgpt_tui.skills.outcomes import CallEnd
-from rlgpt_tui.skills.pool import Worker
 from rlgpt_tui.skills.runtime import CodedActionLimits
-from rlgpt_tui.skills.sandbox import CodeValidationError
 from rlgpt_tui.skills.validation import validate
 from rlgpt_tui.tasks import get_task
 from tests.still_world import StillWorld, run_call
@@ -90,7 +89,7 @@ def run_confined(tmp_path: Path, port: int) -> dict[str, str]:
     canary = tmp_path / "canary"
     prelude = (
         "import os, socket, signal, ctypes, json, resource\n"
-        "from rlgpt_tui.skills.boundary import Confinement, confine\n"
+        "from rlgpt_tui.sandbox import Confinement, confine\n"
         f"SECRET_PATH, CANARY, PORT = {str(secret)!r}, {str(canary)!r}, {port}\n"
         "confine(Confinement())\n"
     )

@@ -9,7 +9,7 @@ from rlgpt_tui.engine.ends import EndKind, RunEnd
 from rlgpt_tui.engine.resume import finished, run_end
 from rlgpt_tui.envs import WORLDS, UnknownWorldError, world_info
 from rlgpt_tui.rl.config import RLConfig
-from rlgpt_tui.skills.protocol import Loaded, ProtocolError, RewardValues, Stepped
+from rlgpt_tui.sandbox.protocol import Loaded, ProtocolError, RewardValues, Stepped
 
 
 def _finished(reason: str, end: str = "") -> dict:

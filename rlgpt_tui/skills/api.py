@@ -36,12 +36,13 @@ from rlgpt_tui.envs.base import (
     WALKABLE,
     View,
 )
+from rlgpt_tui.skills.checker import end_budget
 from rlgpt_tui.skills.grid import Paths, nearest_tile, shortest_paths, visible_blocks
-from rlgpt_tui.skills.protocol import MAX_STEP_NAME, MAX_STEPS_BEGUN
-from rlgpt_tui.skills.sandbox import end_budget
 
 Action = IntEnum("Action", {name.upper(): i for i, name in enumerate(ACTION_NAMES)}, start=0)
 Action.__doc__ = "Primitive actions by name: Action.DO, Action.MOVE_LEFT, ... (17 in all)."
+
+MAX_STEPS_BEGUN, MAX_STEP_NAME = 32, 60  # a call's ctx.begin_step record: steps, name length
 
 Position = tuple[int, int]
 Steps = Generator[int, None, bool]

@@ -25,7 +25,7 @@ def compose_sources(
     ``then``: the steps that run after these (what they use is collected too);
     ``before_each``: a skill (name, source) run before each step that runs (the world's
     survival helper, :attr:`~rlgpt_tui.envs.knowledge.TechTree.before_each_step`)."""
-    from rlgpt_tui.skills.sandbox import CodeValidationError
+    from rlgpt_tui.skills.checker import CodeValidationError
 
     try:
         return _compose(parts, recipes, then, before_each)

@@ -41,8 +41,8 @@ from rlgpt_tui.envs.base import (
     hostile_distances,
     stat_levels,
 )
+from rlgpt_tui.sandbox import CallScheduler, RewardSpec
 from rlgpt_tui.skills.outcomes import CallEnd
-from rlgpt_tui.skills.pool import CallScheduler, RewardSpec
 from rlgpt_tui.skills.runtime import CallRecord, CodedAction
 from rlgpt_tui.tasks import Measurement, Task
 

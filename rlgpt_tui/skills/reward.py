@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 
-from rlgpt_tui.skills.pool import validate_reward
+from rlgpt_tui.sandbox import validate_reward
 
 _passed: set[tuple[str, int, float]] = set()  # reward code validated in this process
 _passed_lock = threading.Lock()

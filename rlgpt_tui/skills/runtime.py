@@ -2,7 +2,7 @@
 
 :class:`CodedAction` is what the app holds (source, budgets, code version); it is validated
 in a sandbox worker and never runs in the app's process. :class:`CodedCall` is one call of
-the compiled code, inside a worker (:mod:`rlgpt_tui.skills.serving`).
+the compiled code, inside a worker (:mod:`rlgpt_tui.sandbox.serving`).
 """
 
 from __future__ import annotations
@@ -18,10 +18,9 @@ from typing import Any
 
 from rlgpt_tui import ASSETS_DIR, read_asset
 from rlgpt_tui.envs.base import ACTION_NAMES, View
-from rlgpt_tui.skills.api import SkillContext
+from rlgpt_tui.skills.api import MAX_STEPS_BEGUN, SkillContext
+from rlgpt_tui.skills.checker import BudgetExceeded, CodeValidationError, budget, describe_error
 from rlgpt_tui.skills.outcomes import CallEnd, safe_text
-from rlgpt_tui.skills.protocol import MAX_STEPS_BEGUN
-from rlgpt_tui.skills.sandbox import BudgetExceeded, CodeValidationError, budget, describe_error
 
 RECORDED_VIEWS = ASSETS_DIR / "views" / "recorded_views.json"
 DRY_RUN_STEPS = 24
@@ -47,7 +46,7 @@ class CodedActionLimits:
 class CodedAction:
     """A coded action as the app holds it: source and budgets, validated, never run here.
 
-    Its code runs only in sandbox workers (:mod:`rlgpt_tui.skills.pool`). ``version`` is the
+    Its code runs only in sandbox workers (:mod:`rlgpt_tui.sandbox`). ``version`` is the
     store's code version id when known, so that every recorded call names the code that ran.
     Sources from an LLM or a person become one through
     :func:`rlgpt_tui.skills.validation.validate` (a :class:`ValidatedAction`).

@@ -2,7 +2,7 @@
 
 :func:`validate` checks a source in the app (name, size), then compiles it against the
 allow-lists and dry-runs it on recorded Views in the validation worker (one round trip,
-counted in :data:`rlgpt_tui.skills.pool.validation_round_trips`). It returns a
+counted in :data:`rlgpt_tui.sandbox.validation_round_trips`). It returns a
 :class:`ValidatedAction`: the source, its budgets, its code version and the record of
 that validation. Training, evaluation, the critic's sample runs and a person's edits take
 that object; nothing re-validates what it was handed (a new code version is the same
@@ -19,7 +19,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rlgpt_tui.skills.pool import validate_code
+from rlgpt_tui.sandbox import validate_code
+from rlgpt_tui.skills.checker import CodeValidationError
 from rlgpt_tui.skills.runtime import (
     CodedAction,
     CodedActionLimits,
@@ -27,7 +28,6 @@ from rlgpt_tui.skills.runtime import (
     check_source,
     recorded_views,
 )
-from rlgpt_tui.skills.sandbox import CodeValidationError
 from rlgpt_tui.skills.skillfile import HEADER_START, SkillFileError, parse_skill_file
 
 

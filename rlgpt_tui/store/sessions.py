@@ -507,7 +507,7 @@ class SessionStore:
         :class:`LibraryError` and nothing is added. Returns the skills added, how many were
         already in the library (same source), and how many trained policies were added."""
         from rlgpt_tui.envs.registry import WORLDS
-        from rlgpt_tui.skills.sandbox import CodeValidationError
+        from rlgpt_tui.skills.checker import CodeValidationError
         from rlgpt_tui.skills.skillfile import SkillFileError, parse_skill_file, skill_paths
         from rlgpt_tui.skills.validation import validate
 
@@ -571,7 +571,7 @@ class SessionStore:
         """The folder's trained policies the library lacks (same weights), each coded
         action's source validated; LibraryError naming the file otherwise."""
         from rlgpt_tui.rl.policyfile import PolicyFileError, read_policies
-        from rlgpt_tui.skills.sandbox import CodeValidationError
+        from rlgpt_tui.skills.checker import CodeValidationError
         from rlgpt_tui.skills.validation import validate
 
         try:

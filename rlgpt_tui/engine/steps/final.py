@@ -14,8 +14,8 @@ from rlgpt_tui.engine.choice import (
 )
 from rlgpt_tui.engine.steps.context import StepContext
 from rlgpt_tui.rl.policyfile import WeightsError
-from rlgpt_tui.skills.pool import SandboxUnavailable
-from rlgpt_tui.skills.sandbox import CodeValidationError
+from rlgpt_tui.sandbox import SandboxUnavailable
+from rlgpt_tui.skills.checker import CodeValidationError
 
 
 def final_step(ctx: StepContext, candidates: Candidates) -> FinalChoice | None:

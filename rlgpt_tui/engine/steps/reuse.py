@@ -27,7 +27,7 @@ from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.policyfile import SavedPolicy, WeightsError
 from rlgpt_tui.rl.train import EvalResult, build_env
 from rlgpt_tui.rl.weights import load_policy, policy_weights
-from rlgpt_tui.skills.sandbox import CodeValidationError
+from rlgpt_tui.skills.checker import CodeValidationError
 from rlgpt_tui.skills.validation import validate
 
 POLICY_FILE = "policy.npz"  # a training's weights for the library, beside its checkpoint

@@ -1,8 +1,8 @@
 """The sandbox worker's wire protocol: frames, the shared slot, typed requests and replies.
 
-Shared by the app's side (:mod:`rlgpt_tui.skills.pool`), the worker process
-(:mod:`rlgpt_tui.skills.worker`) and what the worker does with each request
-(:mod:`rlgpt_tui.skills.serving`); it imports none of them.
+Shared by the app's side (:mod:`rlgpt_tui.sandbox.pool`), the worker process
+(:mod:`rlgpt_tui.sandbox.worker`) and what the worker does with each request
+(:mod:`rlgpt_tui.sandbox.serving`); it imports none of them.
 
 Frames are a 4-byte little-endian length and a payload. Requests are pickles of the
 dataclasses below (the app is trusted; the worker unpickles them). Replies are JSON (the
@@ -18,6 +18,8 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any
 
+from rlgpt_tui.skills.api import MAX_STEP_NAME, MAX_STEPS_BEGUN
+
 HEADER = struct.Struct("<I")
 # the env being called (-1: none), when its call started (time.monotonic) and the worker's
 # CPU time then (time.process_time)
@@ -26,7 +28,6 @@ SLOT_SIZE = SLOT.size
 MAX_REPLY = 8 << 20
 MAX_REQUEST = 256 << 20
 DEBUG_ENV = "RLGPT_WORKER_DEBUG"  # 1: a worker's own errors go to the app's stderr
-MAX_STEPS_BEGUN, MAX_STEP_NAME = 32, 60  # a call's ctx.begin_step record: steps, name length
 
 
 class ProtocolError(Exception):
@@ -65,7 +66,7 @@ def read_frame(fd: int, limit: int) -> bytes:
 class Hello:
     """The first request: how the worker confines itself. Reply: :class:`Ready`."""
 
-    confinement: Any  # rlgpt_tui.skills.boundary.Confinement
+    confinement: Any  # rlgpt_tui.sandbox.boundary.Confinement
     filtered: bool
 
 

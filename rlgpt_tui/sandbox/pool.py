@@ -1,6 +1,6 @@
 """Sandbox workers seen from the app: start them, talk to them, enforce budgets from outside.
 
-:class:`Worker` is one confined process (:mod:`rlgpt_tui.skills.worker`). The app talks to
+:class:`Worker` is one confined process (:mod:`rlgpt_tui.sandbox.worker`). The app talks to
 it over two pipes and watches a shared slot saying which env's call runs and since when:
 
 - a call that runs past its wall-clock budget (plus a grace) gets the worker killed; the
@@ -13,7 +13,7 @@ it over two pipes and watches a shared slot saying which env's call runs and sin
 :class:`CallScheduler` runs coded-action calls for a batch of envs over several workers
 (env ``i`` lives in worker ``i % workers``): one request per worker per exchange carries
 every call's start, stop, episode-memory reset and the Views of the envs asked. Requests
-and replies are the typed messages of :mod:`rlgpt_tui.skills.protocol`; replies are JSON,
+and replies are the typed messages of :mod:`rlgpt_tui.sandbox.protocol`; replies are JSON,
 checked for shape; the app never unpickles what a worker wrote.
 
 :func:`validate_code` / :func:`validate_reward` compile and dry-run code in a process-wide
@@ -41,15 +41,14 @@ from typing import Any
 import numpy as np
 
 from rlgpt_tui.envs.base import ACTION_NAMES
-from rlgpt_tui.skills.boundary import (
+from rlgpt_tui.sandbox.boundary import (
     UNSAFE_ENV,
     Confinement,
     support_problem,
     unsafe_allowed,
     worker_environment,
 )
-from rlgpt_tui.skills.outcomes import CallEnd, safe_text
-from rlgpt_tui.skills.protocol import (
+from rlgpt_tui.sandbox.protocol import (
     DEBUG_ENV,
     HEADER,
     MAX_REPLY,
@@ -70,6 +69,8 @@ from rlgpt_tui.skills.protocol import (
     Step,
     Stepped,
 )
+from rlgpt_tui.skills.checker import CodeValidationError
+from rlgpt_tui.skills.outcomes import CallEnd, safe_text
 from rlgpt_tui.skills.runtime import (
     CallRecord,
     CodedAction,
@@ -77,7 +78,6 @@ from rlgpt_tui.skills.runtime import (
     check_source,
     recorded_views,
 )
-from rlgpt_tui.skills.sandbox import CodeValidationError
 
 WORKERS_ENV = "RLGPT_WORKERS"
 START_SECONDS = 60.0  # a worker imports numpy and this package before it answers
@@ -180,7 +180,7 @@ class Worker:
         debug = os.environ.get(DEBUG_ENV) == "1"
         try:
             self.process = subprocess.Popen(
-                [sys.executable, "-s", "-m", "rlgpt_tui.skills.worker", *map(str, fds)],
+                [sys.executable, "-s", "-m", "rlgpt_tui.sandbox.worker", *map(str, fds)],
                 pass_fds=fds,
                 env=worker_environment() | ({DEBUG_ENV: "1"} if debug else {}),
                 stdin=subprocess.DEVNULL,
@@ -588,7 +588,7 @@ class CallScheduler:
     def stop(self, envs: list[int], end: CallEnd, park: bool = False) -> list[CallRecord]:
         """End the calls in progress in ``envs`` from outside; their records. ``park``: the
         workers keep them, and the next call of the same action in that env resumes one
-        where it yielded (:class:`~rlgpt_tui.skills.protocol.Step`)."""
+        where it yielded (:class:`~rlgpt_tui.sandbox.protocol.Step`)."""
         records = []
         for env in envs:
             active = self.active.pop(env, None)

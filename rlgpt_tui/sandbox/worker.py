@@ -1,11 +1,11 @@
 """The sandbox worker: a separate, confined process that runs untrusted code for the app.
 
-Started by :class:`rlgpt_tui.skills.pool.Worker` as ``python -m rlgpt_tui.skills.worker IN
+Started by :class:`rlgpt_tui.sandbox.Worker` as ``python -m rlgpt_tui.sandbox.worker IN
 OUT SLOT`` with an environment holding no secrets. It imports everything it needs, reads
-its settings, confines itself (:func:`rlgpt_tui.skills.boundary.confine`: resource limits
+its settings, confines itself (:func:`rlgpt_tui.sandbox.boundary.confine`: resource limits
 and a seccomp filter), answers ``ready``, then serves requests until its input closes.
 
-Wire protocol: :mod:`rlgpt_tui.skills.protocol` (typed requests, pickled; typed replies,
+Wire protocol: :mod:`rlgpt_tui.sandbox.protocol` (typed requests, pickled; typed replies,
 JSON). Before each call of untrusted code the worker writes the env it runs for, the
 start time and its own CPU time into a shared slot (24 bytes of shared memory), so the app
 can enforce each call's CPU budget from outside and knows which call to blame for a death.
@@ -17,7 +17,7 @@ import json
 import os
 import sys
 
-from rlgpt_tui.skills.protocol import (
+from rlgpt_tui.sandbox.protocol import (
     DEBUG_ENV,
     MAX_REQUEST,
     SLOT_SIZE,
@@ -33,9 +33,9 @@ def _serve(proto_in: int, proto_out: int, slot_fd: int) -> None:
     import time
 
     # everything untrusted code may touch, imported before the filter goes on
-    from rlgpt_tui.skills import runtime, sandbox  # noqa: F401
-    from rlgpt_tui.skills.boundary import confine
-    from rlgpt_tui.skills.serving import WorkerState
+    from rlgpt_tui.sandbox.boundary import confine
+    from rlgpt_tui.sandbox.serving import WorkerState
+    from rlgpt_tui.skills import checker, runtime  # noqa: F401
 
     runtime.recorded_views()  # read the recorded Views while files can still be opened
     slot = mmap.mmap(slot_fd, SLOT_SIZE)

@@ -1,7 +1,7 @@
-"""Validation and confinement of untrusted (LLM- or user-written) code.
+"""The checker of untrusted (LLM- or user-written) code: its syntax tree and its budgets.
 
 Code is checked on its syntax tree before it is compiled: only allow-listed node types,
-imports, builtins and attribute names pass. Before compiling, the sandbox inserts a call
+imports, builtins and attribute names pass. Before compiling, the checker inserts a call
 ``__tick__()`` (a name the code itself can never write) at the start of every function body,
 every ``for``/``while`` body, every comprehension step and every lambda body. The code runs
 with a restricted ``__builtins__`` under :func:`budget`, which gives the calling thread a
@@ -15,6 +15,8 @@ What is not enforced in-process: memory use. Large numbers (> 1,000,000) and ``*
 large exponent are rejected statically, and ``range`` is capped, which closes the easy ways
 to allocate huge objects; the rest is left to the step and time budgets. Loops that run
 entirely inside builtins (e.g. ``map`` over a list that grows as it is read) tick no counter.
+The operating-system boundary around the code (memory, files, sockets, processes) is the
+sandbox's (:mod:`rlgpt_tui.sandbox`), whose workers run the code this module checked.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The operating-system boundary around untrusted code: what a sandbox worker does to itself.
 
-A worker process (see :mod:`rlgpt_tui.skills.worker`) imports everything it needs, then
+A worker process (see :mod:`rlgpt_tui.sandbox.worker`) imports everything it needs, then
 calls :func:`confine` before it compiles or runs a line of untrusted code. Confinement
 cannot be undone:
 

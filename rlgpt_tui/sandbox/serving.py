@@ -16,9 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rlgpt_tui.envs.base import View, decode_views
-from rlgpt_tui.skills.api import PROVIDED_NAMES, SkillContext
-from rlgpt_tui.skills.outcomes import CallEnd, safe_text
-from rlgpt_tui.skills.protocol import (
+from rlgpt_tui.sandbox.protocol import (
     SLOT,
     ActionProgram,
     CallEnded,
@@ -32,18 +30,20 @@ from rlgpt_tui.skills.protocol import (
     Step,
     Stepped,
 )
-from rlgpt_tui.skills.runtime import (
-    DRY_RUN_STEPS,
-    CodedActionLimits,
-    CodedCall,
-    recorded_views,
-)
-from rlgpt_tui.skills.sandbox import (
+from rlgpt_tui.skills.api import PROVIDED_NAMES, SkillContext
+from rlgpt_tui.skills.checker import (
     BudgetExceeded,
     CodeValidationError,
     budget,
     compile_untrusted,
     describe_error,
+)
+from rlgpt_tui.skills.outcomes import CallEnd, safe_text
+from rlgpt_tui.skills.runtime import (
+    DRY_RUN_STEPS,
+    CodedActionLimits,
+    CodedCall,
+    recorded_views,
 )
 
 MAX_ABS_REWARD = 10.0
