@@ -63,7 +63,7 @@ from rlgpt_tui.agents.base import AgentTeam
 from rlgpt_tui.agents.builtin import (
     builtin_team,
 )
-from rlgpt_tui.bench.results import HAND_WRITTEN, machine
+from rlgpt_tui.bench.results import HAND_WRITTEN, TASK_ORDER, machine
 from rlgpt_tui.bench.skills import (
     BUILTIN_LIBRARY,
     FolderSkills,
@@ -99,28 +99,12 @@ ENVS = ("craftax", "crafter")
 # a policy that started from code chooses how it acts on worlds this far above its
 # evaluation's (rl_from_code; see Bench.how_it_acts), so the evaluation stays fresh
 SELECTION_OFFSET = 5_000
-# the tech tree in order, then the other catalog tasks (as the issue's table lists them)
-ORDER = (
-    "collect_wood",
-    "place_table",
-    "make_wood_pickaxe",
-    "collect_stone",
-    "make_stone_pickaxe",
-    "place_furnace",
-    "collect_coal",
-    "collect_iron",
-    "make_iron_pickaxe",
-    "eat_cow",
-    "collect_drink",
-    "collect_diamond",
-    "crafter_score",
-)
 
 
 def catalog_tasks() -> list[str]:
-    """Every catalog task, in :data:`ORDER` (others after it)."""
+    """Every catalog task, in :data:`TASK_ORDER` (others after it)."""
     names = list(load_catalog())
-    return [n for n in ORDER if n in names] + [n for n in names if n not in ORDER]
+    return [n for n in TASK_ORDER if n in names] + [n for n in names if n not in TASK_ORDER]
 
 
 DEFAULT_ENVS = {"craftax": 64, "crafter": 8}

@@ -1105,6 +1105,7 @@ def _print_frontier(store: SessionStore, as_json: bool) -> int:
     from rich.console import Console
     from rich.table import Table
 
+    from rlgpt_tui.curriculum.frontier import FRONTIER_COLUMNS, frontier_cells
     from rlgpt_tui.curriculum.loop import frontier
 
     data = frontier(store)
@@ -1122,24 +1123,10 @@ def _print_frontier(store: SessionStore, as_json: bool) -> int:
         f"curriculum, reached at {data['threshold']:g}): {data['status']}"
         + (f", {data['reason']}" if data["reason"] else "")
     )
-    for column in ("task", "status", "best fresh [95% CI]", "kind", "tries", "tokens", "samples"):
+    for column in FRONTIER_COLUMNS:
         table.add_column(column)
-    table.add_column("code by")
     for row in data["frontier"]:
-        best = "-"
-        if row["best"] is not None:
-            low, high = row["ci95"] or (row["best"], row["best"])
-            best = f"{row['best']:.2f} [{low:.2f}-{high:.2f}]"
-        table.add_row(
-            row["task"],
-            row["status"],
-            best,
-            row["kind"] or "-",
-            str(row["tries"]),
-            f"{row['tokens']:,}",
-            f"{row['samples']:,}",
-            ", ".join(row["authors"]) or "-",
-        )
+        table.add_row(*frontier_cells(row))
     console.print(table)
     console.print(
         f"{data['reached']} reached; {len(data['choices'])} choices, {data['tokens']:,} tokens, "

@@ -19,6 +19,7 @@ from rlgpt_tui.bench.results import (
     HAND_WRITTEN,
     METHODS,
     ROOT,
+    TASK_ORDER,
     Result,
     ResultsError,
     current,
@@ -27,22 +28,6 @@ from rlgpt_tui.bench.results import (
 
 BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
 COMMAND = "python -m rlgpt_tui.bench.render"
-#: rows of a section in the tech tree's order, then any other task
-TASK_ORDER = (
-    "collect_wood",
-    "place_table",
-    "make_wood_pickaxe",
-    "collect_stone",
-    "make_stone_pickaxe",
-    "place_furnace",
-    "collect_coal",
-    "collect_iron",
-    "make_iron_pickaxe",
-    "eat_cow",
-    "collect_drink",
-    "collect_diamond",
-    "crafter_score",
-)
 GENERATED = (
     f"<!-- Generated from benchmarks/results/*.json by `{COMMAND}`: do not edit by hand. "
     "Record or correct a measurement in its JSON file, then run that command. -->"

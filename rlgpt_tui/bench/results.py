@@ -39,6 +39,23 @@ METHODS: dict[str, str] = {
 #: how a row's figure is formed from its episodes
 Statistic = Literal["pooled", "seed mean"]
 
+#: Table 2's tasks: the tech tree in order, then the others (rows and cells in this order)
+TASK_ORDER = (
+    "collect_wood",
+    "place_table",
+    "make_wood_pickaxe",
+    "collect_stone",
+    "make_stone_pickaxe",
+    "place_furnace",
+    "collect_coal",
+    "collect_iron",
+    "make_iron_pickaxe",
+    "eat_cow",
+    "collect_drink",
+    "collect_diamond",
+    "crafter_score",
+)
+
 
 class Result(BaseModel):
     """One measured figure and everything needed to trust and reproduce it."""

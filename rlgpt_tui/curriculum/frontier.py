@@ -150,6 +150,38 @@ class CurriculumState:
         return f"best {row.best:.2f}"
 
 
+#: the frontier's columns, as the CLI's table and the app's screen show them
+FRONTIER_COLUMNS = (
+    "task",
+    "status",
+    "best fresh [95% CI]",
+    "kind",
+    "tries",
+    "tokens",
+    "samples",
+    "code by",
+)
+
+
+def frontier_cells(row: dict[str, Any]) -> tuple[str, ...]:
+    """One row of the frontier (an item of :func:`~rlgpt_tui.curriculum.loop.frontier`'s
+    ``"frontier"``) as the cells of :data:`FRONTIER_COLUMNS`."""
+    best = "-"
+    if row["best"] is not None:
+        low, high = row["ci95"] or (row["best"], row["best"])
+        best = f"{row['best']:.2f} [{low:.2f}-{high:.2f}]"
+    return (
+        row["task"],
+        row["status"],
+        best,
+        row["kind"] or "-",
+        str(row["tries"]),
+        f"{row['tokens']:,}",
+        f"{row['samples']:,}",
+        ", ".join(row["authors"]) or "-",
+    )
+
+
 def frontier_rows(
     store: SessionStore,
     env: str,

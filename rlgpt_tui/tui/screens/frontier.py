@@ -12,10 +12,10 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from rlgpt_tui.curriculum.frontier import FRONTIER_COLUMNS, frontier_cells
 from rlgpt_tui.store import SessionStore, StoreError
 from rlgpt_tui.store.learning import LearnStore
 
-COLUMNS = ("task", "status", "best fresh [95% CI]", "kind", "tries", "tokens", "samples", "code by")
 REFRESH_S = 2.0
 
 
@@ -41,7 +41,7 @@ class FrontierScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Static("", id="frontier-title")
         table = DataTable(id="frontier", cursor_type="row", zebra_stripes=True)
-        table.add_columns(*COLUMNS)
+        table.add_columns(*FRONTIER_COLUMNS)
         yield table
         yield Static("", id="frontier-choices")
         yield Footer()
@@ -79,21 +79,7 @@ class FrontierScreen(Screen):
             return
         data = self.data
         for row in data["frontier"]:
-            best = "-"
-            if row["best"] is not None:
-                low, high = row["ci95"] or (row["best"], row["best"])
-                best = f"{row['best']:.2f} [{low:.2f}-{high:.2f}]"
-            table.add_row(
-                row["task"],
-                row["status"],
-                best,
-                row["kind"] or "-",
-                str(row["tries"]),
-                f"{row['tokens']:,}",
-                f"{row['samples']:,}",
-                ", ".join(row["authors"]) or "-",
-                key=row["task"],
-            )
+            table.add_row(*frontier_cells(row), key=row["task"])
         if selected is not None and selected in table.rows:
             table.move_cursor(row=table.get_row_index(selected))
         reason = f" ({escape(data['reason'])})" if data["reason"] else ""
