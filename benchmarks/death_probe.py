@@ -27,8 +27,8 @@ import numpy as np  # noqa: E402
 from rlgpt_tui.bench.skills import FolderSkills, coded_specs, script_skill  # noqa: E402
 from rlgpt_tui.envs.base import View  # noqa: E402
 from rlgpt_tui.rl.config import RLConfig  # noqa: E402
+from rlgpt_tui.rl.episodes import code_alone, run_episodes  # noqa: E402
 from rlgpt_tui.rl.train import build_env, tally_of  # noqa: E402
-from rlgpt_tui.skills.episodes import code_alone, run_episodes  # noqa: E402
 from rlgpt_tui.tasks import get_task  # noqa: E402
 
 

@@ -78,6 +78,7 @@ from rlgpt_tui.engine.engine import Engine, EngineSettings  # noqa: E402
 from rlgpt_tui.engine.provenance import solution_provenance  # noqa: E402
 from rlgpt_tui.envs.base import stat_levels  # noqa: E402
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig  # noqa: E402
+from rlgpt_tui.rl.episodes import EpisodeTally  # noqa: E402
 from rlgpt_tui.rl.prior import action_probabilities  # noqa: E402
 from rlgpt_tui.rl.train import (  # noqa: E402
     EvalResult,
@@ -86,7 +87,6 @@ from rlgpt_tui.rl.train import (  # noqa: E402
     sampled_may_beat_mode,
     train,
 )
-from rlgpt_tui.skills.episodes import EpisodeTally  # noqa: E402
 from rlgpt_tui.skills.reward import RewardCode  # noqa: E402
 from rlgpt_tui.tasks import Measurement, Task, load_catalog  # noqa: E402
 

@@ -10,6 +10,7 @@ from pydantic import ValidationError
 from rlgpt_tui.agents.builtin import template_code
 from rlgpt_tui.envs.base import ACHIEVEMENTS, OBSERVATION_SEGMENTS
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
+from rlgpt_tui.rl.hooks import DamageInterrupt, DeathPenaltyHook
 from rlgpt_tui.rl.prior import action_probabilities
 from rlgpt_tui.rl.train import (
     build_env,
@@ -137,7 +138,7 @@ def test_a_death_costs_the_death_penalty() -> None:
             StillWorld(2, game_over_after=3),
             get_task("collect_wood"),
             primitives=["noop"],
-            death_penalty=penalty,
+            hooks=[DeathPenaltyHook(penalty)] if penalty else [],
         )
         env.reset()
         steps = [env.step(np.zeros(2, dtype=np.int64)) for _ in range(3)]
@@ -233,7 +234,7 @@ def test_a_coded_call_ends_when_the_player_is_hurt(interrupt: bool) -> None:
         task_for(RLConfig(task="collect_wood")),
         coded=[wait],
         primitives=["noop"],
-        interrupt_on_damage=interrupt,
+        hooks=[DamageInterrupt()] if interrupt else [],
         workers=1,
     )
     env.reset()

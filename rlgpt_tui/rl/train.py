@@ -28,11 +28,12 @@ from stable_baselines3.common.logger import Logger, make_output_format
 from rlgpt_tui.envs import make_world
 from rlgpt_tui.rl.config import RLConfig, device_choice, world_groups
 from rlgpt_tui.rl.decide import SCORE_FIRST, Decision, Question, score_rounds
+from rlgpt_tui.rl.episodes import EpisodeOutcome, EpisodeTally, code_alone, run_episodes
 from rlgpt_tui.rl.growth import grow_action_head
+from rlgpt_tui.rl.hooks import hooks_for
 from rlgpt_tui.rl.prior import anchor_to_start, start_as
 from rlgpt_tui.rl.rollout import OwnClockPPO
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
-from rlgpt_tui.skills.episodes import EpisodeOutcome, EpisodeTally, code_alone, run_episodes
 from rlgpt_tui.skills.reward import RewardCode
 from rlgpt_tui.skills.runtime import CodedAction, CodedActionStats
 from rlgpt_tui.tasks import Measurement, Task, crafter_score, get_task
@@ -84,15 +85,9 @@ def build_env(
         coded=coded_actions_for(config),
         primitives=config.primitives,
         observation=config.observation,
-        reward_code=reward_code,
         gamma=config.ppo.gamma,
         seed=seed,
-        death_penalty=config.death_penalty,
-        interrupt_on_damage=config.interrupt_on_damage,
-        interrupt_on_danger=config.interrupt_on_danger,
-        interrupt_on_need=config.interrupt_on_need,
-        shared_memory=config.shared_memory,
-        resume_interrupted=config.resume_interrupted,
+        hooks=hooks_for(config, reward_code),
     )
 
 
@@ -575,7 +570,7 @@ def evaluate(
     reset to ``seed`` and left open.
 
     Each env decides on its own clock and stops at its episode's end
-    (:func:`rlgpt_tui.skills.episodes.run_episodes`, the one episode driver).
+    (:func:`rlgpt_tui.rl.episodes.run_episodes`, the one episode driver).
     """
     if deterministic is None:
         deterministic = config.start_from is not None

@@ -38,8 +38,8 @@ from rlgpt_tui.engine.steps.train import (
 from rlgpt_tui.envs.registry import world_info
 from rlgpt_tui.llm.client import LLMAnswerError
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
+from rlgpt_tui.rl.episodes import EpisodeTally
 from rlgpt_tui.rl.train import EvalResult, log_evaluation, sampled_may_beat_mode
-from rlgpt_tui.skills.episodes import EpisodeTally
 from rlgpt_tui.skills.sandbox import CodeValidationError
 from rlgpt_tui.skills.validation import ValidatedAction, validate
 from rlgpt_tui.text import MAX_NAME
