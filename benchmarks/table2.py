@@ -196,7 +196,7 @@ def solution_kind(coded: bool, learned: bool) -> str:
 def as_coded(config: RLConfig) -> RLConfig:
     """``config`` for the code alone: its calls run as written, never ended at danger points
     or needs."""
-    return config.model_copy(update={"interrupt_on_danger": 0, "interrupt_on_need": 0})
+    return config.changed(hooks={"interrupt_on_danger": 0, "interrupt_on_need": 0})
 
 
 class Bench:
@@ -323,7 +323,7 @@ class Bench:
         than its mode measures, and sampled measured higher, both on selection worlds
         (``SELECTION_OFFSET`` above the evaluation seed) that the evaluation never plays.
         Returns ``evaluate``'s ``deterministic`` (None: its default, the mode)."""
-        if config.start_from is None:
+        if config.start.action is None:
             return None
         episodes, at = self.args.episodes, self.eval_seed(seed) + SELECTION_OFFSET
         mode = evaluate(config, result.model, episodes=episodes, seed=at)

@@ -164,21 +164,23 @@ class SharedMemory(EpisodeHook):
 
 
 def hooks_for(config: RLConfig, reward_code: str | None = None) -> list[EpisodeHook]:
-    """The hooks ``config`` asks for, in the order they apply (``reward_code``: its reward
-    code, validated by the caller)."""
+    """The hooks ``config`` asks for (``config.hooks``, and ``reward_code``: the config's
+    reward code, validated by the caller), in the order they apply; new ones per call, as
+    hooks keep per-env state."""
+    levers = config.hooks
     hooks: list[EpisodeHook] = []
-    if config.shared_memory:
+    if levers.shared_memory:
         hooks.append(SharedMemory())
     if reward_code:
         hooks.append(RewardCodeHook(reward_code))
-    if config.death_penalty:
-        hooks.append(DeathPenaltyHook(config.death_penalty))
-    if config.interrupt_on_damage:
+    if levers.death_penalty:
+        hooks.append(DeathPenaltyHook(levers.death_penalty))
+    if levers.interrupt_on_damage:
         hooks.append(DamageInterrupt())
-    if config.interrupt_on_danger:
-        hooks.append(DangerInterrupt(config.interrupt_on_danger))
-    if config.interrupt_on_need:
-        hooks.append(NeedInterrupt(config.interrupt_on_need))
-    if config.resume_interrupted:
+    if levers.interrupt_on_danger:
+        hooks.append(DangerInterrupt(levers.interrupt_on_danger))
+    if levers.interrupt_on_need:
+        hooks.append(NeedInterrupt(levers.interrupt_on_need))
+    if levers.resume_interrupted:
         hooks.append(ResumeInterrupted())
     return hooks
