@@ -28,7 +28,7 @@ Methods:
   the task: ``go_to_<target>`` and the coded prerequisites; for a scored task the library),
   from a uniform policy (the ablation of ``rl_from_code``);
 - ``rl_from_code``: the same skills plus the pure-code method's script as one more coded
-  action, with a policy that starts as that script (``RLConfig.start_from``): RL that
+  action, with a policy that starts as that script (``RLConfig.start.action``): RL that
   starts from the code. It acts by its mode unless, as in the engine, it did better in
   training than its mode and sampled measures higher on selection worlds
   (``SELECTION_OFFSET`` above the evaluation seeds, never the evaluation's own); where the
@@ -594,49 +594,50 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         type=float,
         default=None,
         help="rl_from_code: the starting policy's probability of the script (default: "
-        "RLConfig's start_share)",
+        "RLConfig's start.share)",
     )
     parser.add_argument(
         "--anchor-decay",
         type=float,
         default=None,
         help="rl_from_code: the pull toward the script is multiplied by this after every "
-        "update (default: RLConfig's start_anchor_decay)",
+        "update (default: RLConfig's start.anchor_decay)",
     )
     parser.add_argument(
         "--primitive-share",
         type=float,
         default=None,
         help="rl_from_code: of the start's 1 - start share, the part on the primitives, the "
-        "rest on the other coded skills (default: RLConfig's start_primitive_share, even)",
+        "rest on the other coded skills (default: RLConfig's start.primitive_share, even)",
     )
     parser.add_argument(
         "--danger",
         type=int,
         default=0,
         help="rl_code, rl_from_code: a coded call ends when a zombie, skeleton or arrow comes "
-        "within this many steps, so the policy decides there (RLConfig's interrupt_on_danger; "
-        "default 0: never). The code method runs uninterrupted",
+        "within this many steps, so the policy decides there "
+        "(RLConfig's hooks.interrupt_on_danger; default 0: never). The code method runs "
+        "uninterrupted",
     )
     parser.add_argument(
         "--need",
         type=int,
         default=0,
         help="rl_code, rl_from_code: a coded call ends when health, food or drink falls to "
-        "this value or below, so the policy decides there (RLConfig's interrupt_on_need; "
+        "this value or below, so the policy decides there (RLConfig's hooks.interrupt_on_need; "
         "default 0: never). The code method runs uninterrupted",
     )
     parser.add_argument(
         "--shared-memory",
         action="store_true",
         help="the coded actions share one ctx.memory per env, so a skill chosen beside the "
-        "script knows what the script saw (RLConfig's shared_memory)",
+        "script knows what the script saw (RLConfig's hooks.shared_memory)",
     )
     parser.add_argument(
         "--resume",
         action="store_true",
         help="rl_code, rl_from_code: a call ended at danger or need is resumed where it "
-        "yielded when its skill is chosen again (RLConfig's resume_interrupted)",
+        "yielded when its skill is chosen again (RLConfig's hooks.resume_interrupted)",
     )
     parser.add_argument(
         "--reward",
