@@ -402,7 +402,9 @@ class EpisodeRunner:
         for hook, token in zip(self.hooks, before, strict=True):
             hook.add_reward(self, step, step_reward, token)
         if self.task is not None and self.task.reward == "goal":
-            step_reward += survived  # (a survivor takes no penalty: the order is exact)
+            # survival's reward after the hooks': a survivor takes no death penalty, so
+            # every sum is as when reward code and the penalty were the runner's own
+            step_reward += survived
         self._reward[stepping] += self._discount[stepping] * step_reward[stepping]
         self._discount[stepping] *= self.gamma
         self._episode_length[stepping] += 1
