@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from rlgpt_tui.bench.skills import coded_specs, rl_skills, script_skill
-from rlgpt_tui.rl.config import RLConfig
+from rlgpt_tui.rl.config import RLConfig, StartFromCode
 from rlgpt_tui.rl.prior import action_probabilities
 from rlgpt_tui.rl.train import evaluate, train
 from rlgpt_tui.tasks import get_task
@@ -29,11 +29,11 @@ def main() -> None:
     p.add_argument("--task", default="make_iron_pickaxe")
     p.add_argument("--samples", type=int, default=200_000)
     p.add_argument("--extra", nargs="*", default=[])
-    defaults = RLConfig.model_fields
-    p.add_argument("--share", type=float, default=defaults["start_share"].default)
+    defaults = StartFromCode.model_fields
+    p.add_argument("--share", type=float, default=defaults["share"].default)
     p.add_argument("--primitive-share", type=float, default=None)
     p.add_argument("--anchor", type=float, default=0.1)
-    p.add_argument("--decay", type=float, default=defaults["start_anchor_decay"].default)
+    p.add_argument("--decay", type=float, default=defaults["anchor_decay"].default)
     p.add_argument("--death", type=float, default=0.0)
     p.add_argument("--warmup", type=int, default=2)
     p.add_argument("--n-steps", type=int, default=64)
@@ -125,9 +125,7 @@ def main() -> None:
         code = evaluate(config, only_coded=script, episodes=a.episodes, seed=seed)
         out["code"] = code.as_dict()
         if a.interrupt or a.danger:  # the code alone as the table runs it: not interrupted
-            plain = config.model_copy(
-                update={"interrupt_on_damage": False, "interrupt_on_danger": 0}
-            )
+            plain = config.changed(hooks={"interrupt_on_damage": False, "interrupt_on_danger": 0})
             code = evaluate(plain, only_coded=script, episodes=a.episodes, seed=seed)
             out["code_uninterrupted"] = code.as_dict()
     out["wall_s"] = round(time.perf_counter() - began, 1)

@@ -28,7 +28,7 @@ Methods:
   the task: ``go_to_<target>`` and the coded prerequisites; for a scored task the library),
   from a uniform policy (the ablation of ``rl_from_code``);
 - ``rl_from_code``: the same skills plus the pure-code method's script as one more coded
-  action, with a policy that starts as that script (``RLConfig.start_from``): RL that
+  action, with a policy that starts as that script (``RLConfig.start.action``): RL that
   starts from the code. It acts by its mode unless, as in the engine, it did better in
   training than its mode and sampled measures higher on selection worlds
   (``SELECTION_OFFSET`` above the evaluation seeds, never the evaluation's own); where the
@@ -76,6 +76,7 @@ from rlgpt_tui.engine.engine import Engine, EngineSettings
 from rlgpt_tui.engine.provenance import solution_provenance
 from rlgpt_tui.envs.base import stat_levels
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
+from rlgpt_tui.rl.episodes import EpisodeTally
 from rlgpt_tui.rl.prior import action_probabilities
 from rlgpt_tui.rl.train import (
     EvalResult,
@@ -84,7 +85,6 @@ from rlgpt_tui.rl.train import (
     sampled_may_beat_mode,
     train,
 )
-from rlgpt_tui.skills.episodes import EpisodeTally
 from rlgpt_tui.skills.reward import RewardCode
 from rlgpt_tui.tasks import Measurement, Task, load_catalog
 
@@ -178,7 +178,7 @@ def solution_kind(coded: bool, learned: bool) -> str:
 def as_coded(config: RLConfig) -> RLConfig:
     """``config`` for the code alone: its calls run as written, never ended at danger points
     or needs."""
-    return config.model_copy(update={"interrupt_on_danger": 0, "interrupt_on_need": 0})
+    return config.changed(hooks={"interrupt_on_danger": 0, "interrupt_on_need": 0})
 
 
 class Bench:
@@ -305,7 +305,7 @@ class Bench:
         than its mode measures, and sampled measured higher, both on selection worlds
         (``SELECTION_OFFSET`` above the evaluation seed) that the evaluation never plays.
         Returns ``evaluate``'s ``deterministic`` (None: its default, the mode)."""
-        if config.start_from is None:
+        if config.start.action is None:
             return None
         episodes, at = self.args.episodes, self.eval_seed(seed) + SELECTION_OFFSET
         mode = evaluate(config, result.model, episodes=episodes, seed=at)
@@ -576,49 +576,50 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         type=float,
         default=None,
         help="rl_from_code: the starting policy's probability of the script (default: "
-        "RLConfig's start_share)",
+        "RLConfig's start.share)",
     )
     parser.add_argument(
         "--anchor-decay",
         type=float,
         default=None,
         help="rl_from_code: the pull toward the script is multiplied by this after every "
-        "update (default: RLConfig's start_anchor_decay)",
+        "update (default: RLConfig's start.anchor_decay)",
     )
     parser.add_argument(
         "--primitive-share",
         type=float,
         default=None,
         help="rl_from_code: of the start's 1 - start share, the part on the primitives, the "
-        "rest on the other coded skills (default: RLConfig's start_primitive_share, even)",
+        "rest on the other coded skills (default: RLConfig's start.primitive_share, even)",
     )
     parser.add_argument(
         "--danger",
         type=int,
         default=0,
         help="rl_code, rl_from_code: a coded call ends when a zombie, skeleton or arrow comes "
-        "within this many steps, so the policy decides there (RLConfig's interrupt_on_danger; "
-        "default 0: never). The code method runs uninterrupted",
+        "within this many steps, so the policy decides there "
+        "(RLConfig's hooks.interrupt_on_danger; default 0: never). The code method runs "
+        "uninterrupted",
     )
     parser.add_argument(
         "--need",
         type=int,
         default=0,
         help="rl_code, rl_from_code: a coded call ends when health, food or drink falls to "
-        "this value or below, so the policy decides there (RLConfig's interrupt_on_need; "
+        "this value or below, so the policy decides there (RLConfig's hooks.interrupt_on_need; "
         "default 0: never). The code method runs uninterrupted",
     )
     parser.add_argument(
         "--shared-memory",
         action="store_true",
         help="the coded actions share one ctx.memory per env, so a skill chosen beside the "
-        "script knows what the script saw (RLConfig's shared_memory)",
+        "script knows what the script saw (RLConfig's hooks.shared_memory)",
     )
     parser.add_argument(
         "--resume",
         action="store_true",
         help="rl_code, rl_from_code: a call ended at danger or need is resumed where it "
-        "yielded when its skill is chosen again (RLConfig's resume_interrupted)",
+        "yielded when its skill is chosen again (RLConfig's hooks.resume_interrupted)",
     )
     parser.add_argument(
         "--reward",

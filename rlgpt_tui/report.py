@@ -403,8 +403,8 @@ def evaluation_frames(store: SessionStore, session_id: int, size: int = 144) -> 
     from PIL import Image
 
     from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
+    from rlgpt_tui.rl.episodes import code_alone
     from rlgpt_tui.rl.train import build_env, load_checkpoint, task_for
-    from rlgpt_tui.skills.episodes import code_alone
     from rlgpt_tui.skills.validation import validate
 
     iterations = store.rows("iterations", session_id)
@@ -452,7 +452,7 @@ def evaluation_frames(store: SessionStore, session_id: int, size: int = 144) -> 
 def _episode_frames(runner, choose, seed: int, size: int) -> list:
     """Frames of env 0's one episode through the one episode driver, from its first
     observation on."""
-    from rlgpt_tui.skills.episodes import run_episodes
+    from rlgpt_tui.rl.episodes import run_episodes
 
     world = runner.world
     frames: list = []

@@ -19,7 +19,7 @@ from rlgpt_tui.envs.base import (
     View,
     World,
 )
-from rlgpt_tui.skills.episodes import run_one_call_each
+from rlgpt_tui.rl.episodes import run_one_call_each
 from rlgpt_tui.skills.runtime import CallRecord, CodedAction, recorded_views
 
 

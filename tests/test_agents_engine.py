@@ -522,7 +522,7 @@ def test_rl_starts_from_the_best_code_of_an_earlier_iteration(monkeypatch) -> No
     assert (first.iteration, first.config["coded_actions"]) == (0, ["chop_tree"])
     assert started.iteration == 1
     assert started.config["coded_actions"] == ["go_to_tree", "chop_tree"]
-    assert started.rl_config["start_from"] == "chop_tree"
+    assert started.rl_config["start"]["action"] == "chop_tree"
     assert "starts from chop_tree" in started.config["high_level_actions_note"]
     chosen = next(e for e in events if isinstance(e, ev.SolutionChosen))
     assert {c["kind"] for c in chosen.candidates} == {"code", "RL + code"}
@@ -568,7 +568,7 @@ def test_a_plan_of_code_alone_below_its_target_trains_rl_from_that_code(monkeypa
             (0, ["go_to_tree"]),
             (1, ["go_to_tree"]),
         ]
-        assert started[0].rl_config["start_from"] == "go_to_tree"
+        assert started[0].rl_config["start"]["action"] == "go_to_tree"
         assert "the plan's code alone measured" in started[0].config["high_level_actions_note"]
         assert all(3000 <= d.samples < 3100 for d in done)  # a coded call ends past it
         measured = {
@@ -683,7 +683,7 @@ def test_rl_started_from_a_navigation_routine_is_measured_as_it_acted_in_trainin
         engine.control.edit_rl_config("collect_wood", {"critic_warmup": 100})
         engine.run()
     started = next(e for e in events if isinstance(e, ev.TrainingStarted))
-    assert started.rl_config["start_from"] == "go_to_tree"
+    assert started.rl_config["start"]["action"] == "go_to_tree"
     evaluated = {e.subject: e.result["value"] for e in events if isinstance(e, ev.EvaluationDone)}
     assert evaluated["collect_wood (RL policy, its mode: mostly go_to_tree)"] == 0.0
     sampled = evaluated["collect_wood (RL policy, sampled as trained)"]

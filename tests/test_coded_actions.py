@@ -16,6 +16,8 @@ import pytest
 from rlgpt_tui import ASSETS_DIR
 from rlgpt_tui.agents.builtin import template_code
 from rlgpt_tui.envs.craftax_world import CraftaxWorld
+from rlgpt_tui.rl.episodes import run_one_call_each
+from rlgpt_tui.rl.hooks import RewardCodeHook
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.sandbox import GRACE_SECONDS
 from rlgpt_tui.skills.api import IDLE_REPEATS
@@ -25,7 +27,6 @@ from rlgpt_tui.skills.checker import (
     budget,
     compile_untrusted,
 )
-from rlgpt_tui.skills.episodes import run_one_call_each
 from rlgpt_tui.skills.outcomes import CallEnd
 from rlgpt_tui.skills.reward import RewardCode
 from rlgpt_tui.skills.runtime import CodedActionLimits, CodedActionStats, recorded_views
@@ -449,7 +450,7 @@ def test_reward_code_is_validated_and_runs_in_the_workers() -> None:
     env = CodedActionVecEnv(
         StillWorld(2),
         get_task("collect_wood").model_copy(update={"horizon": 5}),
-        reward_code=source,
+        hooks=[RewardCodeHook(source)],
     )
     env.reset()
     _, rewards, _, _ = env.step(np.array([0, 5]))

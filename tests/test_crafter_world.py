@@ -24,7 +24,7 @@ from rlgpt_tui.envs.base import (
     View,
 )
 from rlgpt_tui.envs.crafter_world import CrafterGymEnv, CrafterWorld, env_seed
-from rlgpt_tui.skills.episodes import run_one_call_each
+from rlgpt_tui.rl.episodes import run_one_call_each
 from rlgpt_tui.skills.validation import validate_file
 
 NOOP = ACTION_NAMES.index("noop")

@@ -18,9 +18,10 @@ from rlgpt_tui.envs.base import (
     hostile_distances,
 )
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
+from rlgpt_tui.rl.episodes import EpisodeRunner, run_episodes
+from rlgpt_tui.rl.hooks import DangerInterrupt, hooks_for
 from rlgpt_tui.rl.train import coded_actions_for, make_model, task_for, train
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
-from rlgpt_tui.skills.episodes import EpisodeRunner, run_episodes
 from rlgpt_tui.skills.runtime import recorded_views
 from rlgpt_tui.skills.validation import validate
 from tests.still_world import StillWorld, run_call
@@ -83,7 +84,7 @@ def test_a_coded_call_ends_when_a_zombie_comes_close(danger: int) -> None:
         task_for(RLConfig(task="collect_wood")),
         coded=[wait_spec().validated()],
         primitives=["noop", "do"],
-        interrupt_on_danger=danger,
+        hooks=[DangerInterrupt(danger)] if danger else [],
         workers=1,
     )
     env.reset()
@@ -132,7 +133,7 @@ def test_rl_from_code_climbs_where_the_code_ignores_the_danger() -> None:
             task_for(cfg),
             coded=coded_actions_for(cfg),
             primitives=cfg.primitives,
-            interrupt_on_danger=cfg.interrupt_on_danger,
+            hooks=hooks_for(cfg),
             workers=1,
         )
 

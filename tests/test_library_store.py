@@ -625,7 +625,7 @@ def test_a_persons_code_edit_runs_library_skills_through_ctx_skill(tmp_path: Pat
     runs in the world; an unknown name is refused with the library's names."""
     from rlgpt_tui.engine.control import EditRefused
     from rlgpt_tui.envs.craftax_world import CraftaxWorld
-    from rlgpt_tui.skills.episodes import run_one_call_each
+    from rlgpt_tui.rl.episodes import run_one_call_each
 
     store = SessionStore(tmp_path)
     session = Session.create(store, tiny_settings(), library="builtin")

@@ -827,7 +827,7 @@ def test_code_repeating_the_example_is_repaired_and_the_example_comes_from_the_l
 def test_a_pass_for_code_whose_every_run_failed_is_overruled() -> None:
     from rlgpt_tui.agents.base import Execution
     from rlgpt_tui.envs.craftax_world import CraftaxWorld
-    from rlgpt_tui.skills.episodes import run_one_call_each
+    from rlgpt_tui.rl.episodes import run_one_call_each
     from rlgpt_tui.skills.validation import validate
 
     code = "def act(ctx):\n    yield 0\n    raise KeyError('x')\n"
@@ -856,7 +856,7 @@ def _chop_runs(envs: int = 2, code: str = 'yield from ctx.collect("tree")') -> l
     or of ``code`` (the body of ``act``)."""
     from rlgpt_tui.agents.base import Execution
     from rlgpt_tui.envs.craftax_world import CraftaxWorld
-    from rlgpt_tui.skills.episodes import run_one_call_each
+    from rlgpt_tui.rl.episodes import run_one_call_each
     from rlgpt_tui.skills.validation import validate
 
     chop = validate("routine", f"def act(ctx):\n    {code}\n")
@@ -957,7 +957,7 @@ def _stone_runs(pickaxe_first: bool) -> list:
     one (none can)."""
     from rlgpt_tui.agents.base import Execution
     from rlgpt_tui.envs.craftax_world import CraftaxWorld
-    from rlgpt_tui.skills.episodes import run_one_call_each
+    from rlgpt_tui.rl.episodes import run_one_call_each
     from rlgpt_tui.skills.validation import validate
 
     pickaxe = validate(
@@ -1035,7 +1035,7 @@ def test_with_no_verdict_runs_that_gained_what_the_step_is_named_for_pass_it() -
 def test_new_code_runs_library_skills_through_ctx_skill_and_unknown_ones_are_repaired() -> None:
     from rlgpt_tui.agents.shelf import builtin_shelf
     from rlgpt_tui.envs.craftax_world import CraftaxWorld
-    from rlgpt_tui.skills.episodes import run_one_call_each
+    from rlgpt_tui.rl.episodes import run_one_call_each
     from rlgpt_tui.skills.validation import validate
 
     wrong = "def act(ctx):\n    yield from ctx.skill('fly_to_tree')\n"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rlgpt_tui.envs.base import OBSERVATION_SEGMENTS
+from rlgpt_tui.rl.hooks import NeedInterrupt, ResumeInterrupted, SharedMemory
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.runtime import CodedAction
 from rlgpt_tui.skills.validation import validate
@@ -63,7 +64,8 @@ def test_with_shared_memory_a_skill_knows_what_another_kept_and_without_it_not()
     for shared in (False, True):
         world = StillWorld(1)
         task = get_task("collect_wood").model_copy(update={"horizon": 100})
-        env = CodedActionVecEnv(world, task, [note, use], primitives=["noop"], shared_memory=shared)
+        hooks = [SharedMemory()] if shared else []
+        env = CodedActionVecEnv(world, task, [note, use], primitives=["noop"], hooks=hooks)
         env.reset()
         env.step(np.array([1]))  # note
         env.step(np.array([2]))  # use
@@ -91,7 +93,8 @@ def test_a_call_ends_when_food_falls_to_the_need_so_the_policy_decides_there() -
     for need in (0, 3):
         world = HungryWorld(1)
         task = get_task("collect_wood").model_copy(update={"horizon": 100})
-        env = CodedActionVecEnv(world, task, [walk], primitives=["noop"], interrupt_on_need=need)
+        hooks = [NeedInterrupt(need)] if need else []
+        env = CodedActionVecEnv(world, task, [walk], primitives=["noop"], hooks=hooks)
         env.reset()
         env.step(np.array([1]))  # one decision: the call runs until it ends
         ends = env.coded_usage()["actions"]["walk"]["end_reasons"]
@@ -117,8 +120,7 @@ def test_an_interrupted_call_resumes_where_it_yielded_only_with_resume_on() -> N
             task,
             [count, other],
             primitives=["noop"],
-            interrupt_on_need=3,
-            resume_interrupted=resume,
+            hooks=[NeedInterrupt(3), *([ResumeInterrupted()] if resume else [])],
         )
         env.reset()
         for action in (1, 2, 1):  # count, other, count

@@ -17,7 +17,7 @@ from rlgpt_tui.agents.llm import open_ended_text, render
 from rlgpt_tui.agents.schemas import Plan, PlanAnswer, SubAction, Verdict
 from rlgpt_tui.envs.base import ACHIEVEMENTS
 from rlgpt_tui.envs.craftax_world import CraftaxWorld
-from rlgpt_tui.skills.episodes import (
+from rlgpt_tui.rl.episodes import (
     ActionEntry,
     EpisodeRunner,
     code_alone,

@@ -8,8 +8,10 @@ import torch
 from pydantic import ValidationError
 
 from rlgpt_tui.agents.builtin import template_code
+from rlgpt_tui.engine.control import EditRefused, check_rl_changes
 from rlgpt_tui.envs.base import ACHIEVEMENTS, OBSERVATION_SEGMENTS
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
+from rlgpt_tui.rl.hooks import DamageInterrupt, DeathPenaltyHook
 from rlgpt_tui.rl.prior import action_probabilities
 from rlgpt_tui.rl.train import (
     build_env,
@@ -38,8 +40,41 @@ def config(**changes) -> RLConfig:
 
 
 def test_start_from_must_name_a_coded_action() -> None:
-    with pytest.raises(ValidationError, match="start_from 'do' is not one of the coded actions"):
-        config().model_copy(update={}).model_validate(config().model_dump() | {"start_from": "do"})
+    with pytest.raises(ValidationError, match="start.action 'do' is not one of the coded actions"):
+        config().changed(start={"action": "do"})
+    with pytest.raises(ValidationError, match="start.action 'do' is not one of the coded actions"):
+        RLConfig.model_validate(config().model_dump() | {"start_from": "do"})  # a flat config
+
+
+#: an RL config as sessions recorded it before its fields were grouped (a golden event trace's)
+FLAT_RECORDED = (
+    '{"checkpoint_dir": "/s/1/checkpoints/iter0-collect_wood", "checkpoint_every": 2, '
+    '"coded_actions": [], "critic_warmup": 2, "death_penalty": 0.0, "env": "craftax", '
+    '"episodes_per_world": 4, "horizon": null, "interrupt_on_damage": false, '
+    '"interrupt_on_danger": 0, "interrupt_on_need": 0, "num_envs": 8, "observation": null, '
+    '"ppo": {"batch_size": 512, "clip_range": 0.2, "discount_per": "decision", '
+    '"ent_coef": 0.01, "gae_lambda": 0.95, "gamma": 0.99, "learning_rate": 0.0003, '
+    '"n_epochs": 4, "n_steps": 64, "net_arch": [64, 64], "vf_coef": 0.5}, '
+    '"primitives": null, "resume_interrupted": true, "reward_code": null, "samples": 1024, '
+    '"seed": 0, "shared_memory": false, "start_anchor": 0.1, "start_anchor_decay": 0.9, '
+    '"start_from": null, "start_primitive_share": null, "start_rollout_decisions": 128, '
+    '"start_share": 0.5, "task": "collect_wood", "tensorboard_dir": null}'
+)
+
+
+def test_a_flat_config_recorded_before_grouping_reads_into_the_groups() -> None:
+    """Recorded sessions, policy files and --config files hold flat configs: resume and
+    replay read them into ``start`` and ``hooks``; a flat edit on a grouped config wins."""
+    old = RLConfig.model_validate_json(FLAT_RECORDED)
+    assert old.start.rollout_decisions == 128 and old.start.action is None
+    assert old.hooks.resume_interrupted and old.num_envs == 8 and old.samples == 1024
+    assert RLConfig.model_validate_json(old.model_dump_json()) == old  # grouped round trip
+    assert old.changed(critic_warmup=9).start.critic_warmup == 9
+    assert old.changed(start={"share": 0.8}).start.rollout_decisions == 128  # merged
+    edited = check_rl_changes({"interrupt_on_need": 3}, old.model_dump())
+    assert edited.hooks.interrupt_on_need == 3 and edited.hooks.resume_interrupted
+    with pytest.raises(EditRefused, match="unknown RLConfig field"):
+        check_rl_changes({"start_sharee": 0.2}, old.model_dump())
 
 
 def test_fresh_policy_is_the_code_in_every_state() -> None:
@@ -55,7 +90,7 @@ def test_fresh_policy_is_the_code_in_every_state() -> None:
     assert np.allclose(others, 0.1 / others.shape[1], atol=1e-6)  # the rest spread evenly
     # coded calls last tens of steps: a rollout is 256 decisions, not 64 per env
     assert (model.n_steps, model.batch_size) == (256 // 16, 128)
-    assert cfg.model_copy(update={"start_from": None}).rollout_steps() == 64
+    assert cfg.changed(start={"action": None}).rollout_steps() == 64
 
 
 def test_exploration_can_go_to_the_other_skills() -> None:
@@ -94,7 +129,7 @@ def test_a_policy_that_scored_better_in_training_than_its_mode_is_tried_sampled(
         above = mode.ci_high + 1.0
         assert sampled_may_beat_mode(cfg, [{"value": above}], mode) == above
         assert sampled_may_beat_mode(cfg, [{"value": mode.ci_high}], mode) is None
-        no_start = cfg.model_copy(update={"start_from": None})
+        no_start = cfg.changed(start={"action": None})
         assert sampled_may_beat_mode(no_start, [{"value": above}], mode) is None
 
 
@@ -137,7 +172,7 @@ def test_a_death_costs_the_death_penalty() -> None:
             StillWorld(2, game_over_after=3),
             get_task("collect_wood"),
             primitives=["noop"],
-            death_penalty=penalty,
+            hooks=[DeathPenaltyHook(penalty)] if penalty else [],
         )
         env.reset()
         steps = [env.step(np.zeros(2, dtype=np.int64)) for _ in range(3)]
@@ -233,7 +268,7 @@ def test_a_coded_call_ends_when_the_player_is_hurt(interrupt: bool) -> None:
         task_for(RLConfig(task="collect_wood")),
         coded=[wait],
         primitives=["noop"],
-        interrupt_on_damage=interrupt,
+        hooks=[DamageInterrupt()] if interrupt else [],
         workers=1,
     )
     env.reset()

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from typing import Any
 
 from rlgpt_tui.rl.config import RLConfig
+from rlgpt_tui.rl.episodes import EpisodeTally
 from rlgpt_tui.rl.train import build_env, evaluate
-from rlgpt_tui.skills.episodes import EpisodeTally
 from rlgpt_tui.tasks import Measurement, Task
 
 

@@ -150,11 +150,11 @@ def merge_rl_changes(base: dict[str, Any], changes: dict[str, Any]) -> dict[str,
 
 def check_rl_changes(changes: Any, base: dict[str, Any]):
     """The RLConfig that ``changes`` make of ``base``; raise EditRefused (one line) if none."""
-    from rlgpt_tui.rl.config import RLConfig
+    from rlgpt_tui.rl.config import FLAT_FIELDS, RLConfig
 
     if not isinstance(changes, dict) or not changes:
         raise EditRefused('write a JSON object of RLConfig fields, e.g. {"samples": 50000}')
-    unknown = sorted(set(changes) - set(RLConfig.model_fields))
+    unknown = sorted(set(changes) - set(RLConfig.model_fields) - set(FLAT_FIELDS))
     if unknown:
         raise EditRefused(f"unknown RLConfig field(s) {', '.join(unknown)}")
     try:

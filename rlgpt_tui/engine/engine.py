@@ -70,8 +70,8 @@ from rlgpt_tui.engine.steps.rl import (
 )
 from rlgpt_tui.engine.steps.train import Policy, TrainingStopped
 from rlgpt_tui.llm.client import LLMError
+from rlgpt_tui.rl.episodes import EpisodeTally
 from rlgpt_tui.sandbox import SandboxUnavailable
-from rlgpt_tui.skills.episodes import EpisodeTally
 from rlgpt_tui.skills.validation import ValidatedAction
 from rlgpt_tui.tasks import Task, get_task
 

@@ -17,8 +17,8 @@ from rlgpt_tui.agents.schemas import Plan, Verdict
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.choice import Candidate
 from rlgpt_tui.engine.ends import RunEnd
+from rlgpt_tui.rl.episodes import EpisodeTally
 from rlgpt_tui.rl.train import checkpoint_samples
-from rlgpt_tui.skills.episodes import EpisodeTally
 from rlgpt_tui.tasks import Measure
 
 Records = list[dict[str, Any]] | list[ev.Event]  # stored records, or typed events

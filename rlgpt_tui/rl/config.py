@@ -124,8 +124,91 @@ class CodedActionSpec(BaseModel):
         return value
 
 
+class StartFromCode(BaseModel):
+    """RL that starts from the code: the policy begins by choosing coded action ``action``
+    (the code's own solution) with probability ``share``, and its first ``critic_warmup``
+    rollouts train only the value function, so that the first policy updates follow
+    advantages of the code's returns rather than of an untrained critic. ``anchor``: PPO's
+    entropy bonus is replaced by this coefficient times the KL divergence from the starting
+    policy (0: no pull toward the code)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    action: str | None = None  # None: RL starts from a uniform policy
+    # 0.5, with the anchor's decay 0.9, climbed over the crafter_score skills a 1.5B model
+    # wrote (1M samples, 3 seeds: 12.8, where 0.95 without decay stayed on the code's 8.4)
+    # and equals the code on our hand-written skills (12 tasks at 30k, 3 hard ones at 1M);
+    # the one policy that fell below it (collect_drink, its mode a walk to water repeated)
+    # is evaluated sampled, as it was trained (``sampled_may_beat_mode``). docs/findings.md
+    share: float = Field(0.5, gt=0, lt=1)
+    critic_warmup: int = Field(2, ge=0, le=100)
+    anchor: float = Field(0.1, ge=0, le=10)
+    # ``primitive_share``: of the starting policy's 1 - share, the part spread over the
+    # primitives (the rest over the other coded actions); None: even over all.
+    # ``anchor_decay``: the anchor is multiplied by this after every policy update.
+    primitive_share: float | None = Field(None, ge=0, le=1)
+    anchor_decay: float = Field(0.9, gt=0, le=1)
+    # ``rollout_decisions``: a rollout holds at most about this many decisions (ppo.n_steps
+    # is capped at it / num_envs): coded calls last tens of steps, so 64 steps x 64 envs of
+    # decisions would be a rollout of ~200k samples and a run of 1M samples would update
+    # the policy a handful of times (None: no cap).
+    rollout_decisions: int | None = Field(256, ge=1, le=1_000_000)
+
+
+class RunnerHooks(BaseModel):
+    """The episode runner's research levers (:mod:`rlgpt_tui.rl.hooks`), all off by
+    default: none measured better than without it (docs/findings.md)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    # subtracted from the reward when an episode ends in the player's death
+    death_penalty: float = Field(0.0, ge=0, le=100)
+    # a coded call ends at the step the player loses health, so the policy decides then
+    interrupt_on_damage: bool = False
+    # a coded call ends at the step a zombie, skeleton or arrow comes within this many steps
+    # (Manhattan) of the player, from farther or out of sight (0: never), so the policy
+    # decides there (fight, step away, wall in, or go on with the code)
+    interrupt_on_danger: int = Field(0, ge=0, le=8)
+    # a coded call ends at the step health, food or drink falls to this value or below
+    # (from above; 0: never), so the policy decides there (eat, drink, heal, or go on)
+    interrupt_on_need: int = Field(0, ge=0, le=8)
+    # the coded actions share one ctx.memory per env (default: each its own), so that a
+    # skill chosen beside a script knows what the script saw (the water and cows it
+    # remembered); their memory keys must then not clash
+    shared_memory: bool = False
+    # a call ended at damage, danger or need is kept, and resumed where it yielded (with
+    # the step budget it had left) when the policy chooses its action again in that
+    # episode, even after other actions ran in between (default: it starts afresh, losing
+    # its progress). Chosen again at once, it runs as if never interrupted
+    resume_interrupted: bool = False
+
+
+#: the fields of configs written before grouping, and where each lives now (group, name)
+FLAT_FIELDS: dict[str, tuple[str, str]] = {
+    "start_from": ("start", "action"),
+    "start_share": ("start", "share"),
+    "critic_warmup": ("start", "critic_warmup"),
+    "start_anchor": ("start", "anchor"),
+    "start_primitive_share": ("start", "primitive_share"),
+    "start_anchor_decay": ("start", "anchor_decay"),
+    "start_rollout_decisions": ("start", "rollout_decisions"),
+    **{name: ("hooks", name) for name in RunnerHooks.model_fields},
+}
+
+
+def dumped_value(dump: Mapping[str, Any], key: str) -> Any:
+    """The value of field ``key`` (a field, or a flat name of :data:`FLAT_FIELDS`) in a
+    config's ``model_dump``."""
+    if key in FLAT_FIELDS and key not in dump:
+        group, name = FLAT_FIELDS[key]
+        return dump[group][name]
+    return dump[key]
+
+
 class RLConfig(BaseModel):
-    """Everything a PPO run needs: task, observation, reward, action space, budget, seed."""
+    """Everything a PPO run needs: task, observation, reward, action space, budget, seed;
+    grouped: ``ppo`` (PPO's hyper-parameters), ``start`` (RL that starts from the code),
+    ``hooks`` (the runner's research levers)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -149,51 +232,29 @@ class RLConfig(BaseModel):
     # this training's TensorBoard run (PPO's train/* and rollout/* scalars on its samples,
     # then its evaluation); None: none. Needs the tensorboard extra
     tensorboard_dir: Path | None = None
-    # RL that starts from the code: the policy begins by choosing this coded action (the
-    # code's own solution) with probability ``start_share``, and its first
-    # ``critic_warmup`` rollouts train only the value function, so that the first policy
-    # updates follow advantages of the code's returns rather than of an untrained critic.
-    # ``start_anchor``: PPO's entropy bonus is replaced by this coefficient times the KL
-    # divergence from the starting policy (0: no pull toward the code).
-    start_from: str | None = None
-    # 0.5, with the anchor's decay 0.9, climbed over the crafter_score skills a 1.5B model
-    # wrote (1M samples, 3 seeds: 12.8, where 0.95 without decay stayed on the code's 8.4)
-    # and equals the code on our hand-written skills (12 tasks at 30k, 3 hard ones at 1M);
-    # the one policy that fell below it (collect_drink, its mode a walk to water repeated)
-    # is evaluated sampled, as it was trained (``sampled_may_beat_mode``). docs/findings.md
-    start_share: float = Field(0.5, gt=0, lt=1)
-    critic_warmup: int = Field(2, ge=0, le=100)
-    start_anchor: float = Field(0.1, ge=0, le=10)
-    # ``start_primitive_share``: of the starting policy's 1 - start_share, the part spread
-    # over the primitives (the rest over the other coded actions); None: even over all.
-    # ``start_anchor_decay``: the anchor is multiplied by this after every policy update.
-    start_primitive_share: float | None = Field(None, ge=0, le=1)
-    start_anchor_decay: float = Field(0.9, gt=0, le=1)
-    # ``start_rollout_decisions``: with start_from, a rollout holds at most about this many
-    # decisions (ppo.n_steps is capped at it / num_envs): coded calls last tens of steps, so
-    # 64 steps x 64 envs of decisions would be a rollout of ~200k samples and a run of 1M
-    # samples would update the policy a handful of times (None: no cap).
-    start_rollout_decisions: int | None = Field(256, ge=1, le=1_000_000)
-    # subtracted from the reward when an episode ends in the player's death (training)
-    death_penalty: float = Field(0.0, ge=0, le=100)
-    # a coded call ends at the step the player loses health, so the policy decides then
-    interrupt_on_damage: bool = False
-    # a coded call ends at the step a zombie, skeleton or arrow comes within this many steps
-    # (Manhattan) of the player, from farther or out of sight (0: never), so the policy
-    # decides there (fight, step away, wall in, or go on with the code)
-    interrupt_on_danger: int = Field(0, ge=0, le=8)
-    # a coded call ends at the step health, food or drink falls to this value or below
-    # (from above; 0: never), so the policy decides there (eat, drink, heal, or go on)
-    interrupt_on_need: int = Field(0, ge=0, le=8)
-    # the coded actions share one ctx.memory per env (default: each its own), so that a
-    # skill chosen beside a script knows what the script saw (the water and cows it
-    # remembered); their memory keys must then not clash
-    shared_memory: bool = False
-    # a call ended at damage, danger or need is kept, and resumed where it yielded (with
-    # the step budget it had left) when the policy chooses its action again in that
-    # episode, even after other actions ran in between (default: it starts afresh, losing
-    # its progress). Chosen again at once, it runs as if never interrupted
-    resume_interrupted: bool = False
+    # RL that starts from the code (``start.action``: a coded action's name; None: from a
+    # uniform policy), its research levers (the runner's hooks)
+    start: StartFromCode = Field(default_factory=StartFromCode)
+    hooks: RunnerHooks = Field(default_factory=RunnerHooks)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _group_flat_fields(cls, data: Any) -> Any:
+        """Configs written before the fields were grouped (recorded sessions, policy files,
+        ``--config`` files, RL-config edits) name ``start_from``, ``start_share``,
+        ``death_penalty`` ... at the top: each moves into its group (over the group's
+        value, so that a flat edit on top of a grouped config wins)."""
+        if not isinstance(data, dict) or not FLAT_FIELDS.keys() & data.keys():
+            return data
+        data = dict(data)
+        for flat, (group, name) in FLAT_FIELDS.items():
+            if flat in data:
+                value = data.pop(flat)
+                current = data.get(group) or {}
+                if isinstance(current, BaseModel):
+                    current = current.model_dump()
+                data[group] = {**current, name: value}
+        return data
 
     @field_validator("task")
     @classmethod
@@ -226,9 +287,10 @@ class RLConfig(BaseModel):
         names = [c.name for c in self.coded_actions]
         if len(set(names)) != len(names):
             raise ValueError("coded action names must be distinct")
-        if self.start_from is not None and self.start_from not in names:
+        start = self.start.action
+        if start is not None and start not in names:
             raise ValueError(
-                f"start_from {self.start_from!r} is not one of the coded actions: use one of "
+                f"start.action {start!r} is not one of the coded actions: use one of "
                 f"{names} (or null to start from a uniform policy)"
             )
         if self.observation is not None:
@@ -243,9 +305,9 @@ class RLConfig(BaseModel):
 
     def rollout_steps(self, num_envs: int | None = None) -> int:
         """Decisions per env in a rollout of ``num_envs`` envs (default the config's):
-        ``ppo.n_steps``, capped for RL that starts from code (``start_rollout_decisions``)."""
-        cap = self.start_rollout_decisions
-        if self.start_from is None or cap is None:
+        ``ppo.n_steps``, capped for RL that starts from code (``start.rollout_decisions``)."""
+        cap = self.start.rollout_decisions
+        if self.start.action is None or cap is None:
             return self.ppo.n_steps
         return max(1, min(self.ppo.n_steps, cap // (num_envs or self.num_envs)))
 
@@ -259,6 +321,15 @@ class RLConfig(BaseModel):
         for spec in self.coded_actions:
             spec.carry_validation(by_name.get(spec.name))
         return self
+
+    def changed(self, **changes: Any) -> RLConfig:
+        """This config with ``changes`` (fields, groups as dicts merged into the group, or
+        the flat names of :data:`FLAT_FIELDS`), validated; coded actions stay validated."""
+        merged = self.model_dump()
+        for key, value in changes.items():
+            both = isinstance(value, dict) and isinstance(merged.get(key), dict)
+            merged[key] = merged[key] | value if both else value
+        return RLConfig.model_validate(merged).carry_validation(self)
 
     @classmethod
     def load(cls, path: str | Path) -> RLConfig:

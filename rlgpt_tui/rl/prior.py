@@ -1,19 +1,19 @@
 """RL that starts from the code: a fresh policy that begins as a coded action.
 
 A uniform policy over primitives and coded actions must rediscover what the code already
-does. Instead, when a config names ``start_from``, the fresh policy's action head is set
-so that it chooses that coded action with probability ``start_share`` whatever it
+does. Instead, when a config names ``start.action``, the fresh policy's action head is set
+so that it chooses that coded action with probability ``start.share`` whatever it
 observes (the rest spread evenly), which makes the untrained policy a slightly noisy copy
-of "run the code"; its first ``critic_warmup`` rollouts train only the value function
+of "run the code"; its first ``start.critic_warmup`` rollouts train only the value function
 (:class:`~rlgpt_tui.rl.rollout.OwnClockPPO`), so the first policy updates weigh other
 choices against the code's measured returns. From there PPO learns where to deviate.
 
 Levers for moving off the code (:class:`~rlgpt_tui.rl.config.RLConfig`):
-``start_primitive_share`` sends the exploration (1 - start_share) mostly to the other coded
-actions rather than to single steps; ``start_anchor_decay`` shrinks the pull toward the code
-after every update; ``start_rollout_decisions`` (default 256) keeps rollouts short enough
+``start.primitive_share`` sends the exploration (1 - share) mostly to the other coded
+actions rather than to single steps; ``start.anchor_decay`` shrinks the pull toward the code
+after every update; ``start.rollout_decisions`` (default 256) keeps rollouts short enough
 that a run updates the policy at all (a call lasts tens of steps: 64 x 64 decisions were
-a rollout of ~100-200k samples); ``death_penalty`` makes deaths cost in training.
+a rollout of ~100-200k samples); ``hooks.death_penalty`` makes deaths cost in training.
 """
 
 from __future__ import annotations

@@ -148,7 +148,8 @@ class OwnClockPPO(PPO):
         torch.set_num_threads(self.rollout_threads)
         callback.on_rollout_start()
         total = n_rollout_steps * env.num_envs
-        env.abandon()  # no action may be in flight from an earlier, stopped rollout
+        runner = env.runner  # each env on its own clock
+        runner.abandon()  # no action may be in flight from an earlier, stopped rollout
         env.take_finished()
         obs = np.array(self._last_obs, dtype=np.float32)
         starts = np.array(self._last_episode_starts, dtype=np.float32)
@@ -165,16 +166,16 @@ class OwnClockPPO(PPO):
 
         started = 0
         # Groups take turns: while XLA steps one group, Python works on another's results.
-        while started < total or env.busy.any():
-            for group, members in enumerate(env.groups):
-                env.land(group)
-                env.prepare(among=members)
+        while started < total or runner.busy.any():
+            for group, members in enumerate(runner.groups):
+                runner.land(group)
+                runner.prepare(among=members)
                 done = env.take_finished()
                 if len(done):
                     self.num_timesteps += len(done)
                     callback.update_locals(locals())
                     if not callback.on_step():
-                        env.abandon()
+                        runner.abandon()
                         return False
                     self._update_info_buffer(done.infos, done.dones)
                     ended_rows = row_of[done.envs]
@@ -183,7 +184,7 @@ class OwnClockPPO(PPO):
                     rows.discounts[ended_rows] = self._discounts(done)
                     obs[done.envs] = done.obs
                     starts[done.envs] = done.dones
-                deciding = members[~env.busy[members]][: total - started]
+                deciding = members[~runner.busy[members]][: total - started]
                 if len(deciding):
                     actions, values, log_probs = decide(obs[deciding])
                     new = np.arange(started, started + len(deciding))
@@ -195,8 +196,8 @@ class OwnClockPPO(PPO):
                     rows.starts[new] = starts[deciding]
                     rows.envs[new] = deciding
                     row_of[deciding] = new
-                    env.begin(deciding, actions)
-                env.launch(group)
+                    runner.begin(deciding, actions)
+                runner.launch(group)
         self._fill_buffer(rows, self._values(obs, fast))
         self._last_obs, self._last_episode_starts = obs, starts.astype(bool)
         callback.update_locals(locals())

@@ -28,11 +28,12 @@ from stable_baselines3.common.logger import Logger, make_output_format
 from rlgpt_tui.envs import make_world
 from rlgpt_tui.rl.config import RLConfig, device_choice, world_groups
 from rlgpt_tui.rl.decide import SCORE_FIRST, Decision, Question, score_rounds
+from rlgpt_tui.rl.episodes import EpisodeOutcome, EpisodeTally, code_alone, run_episodes
 from rlgpt_tui.rl.growth import grow_action_head
+from rlgpt_tui.rl.hooks import hooks_for
 from rlgpt_tui.rl.prior import anchor_to_start, start_as
 from rlgpt_tui.rl.rollout import OwnClockPPO
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
-from rlgpt_tui.skills.episodes import EpisodeOutcome, EpisodeTally, code_alone, run_episodes
 from rlgpt_tui.skills.reward import RewardCode
 from rlgpt_tui.skills.runtime import CodedAction, CodedActionStats
 from rlgpt_tui.tasks import Measurement, Task, crafter_score, get_task
@@ -84,15 +85,9 @@ def build_env(
         coded=coded_actions_for(config),
         primitives=config.primitives,
         observation=config.observation,
-        reward_code=reward_code,
         gamma=config.ppo.gamma,
         seed=seed,
-        death_penalty=config.death_penalty,
-        interrupt_on_damage=config.interrupt_on_damage,
-        interrupt_on_danger=config.interrupt_on_danger,
-        interrupt_on_need=config.interrupt_on_need,
-        shared_memory=config.shared_memory,
-        resume_interrupted=config.resume_interrupted,
+        hooks=hooks_for(config, reward_code),
     )
 
 
@@ -364,7 +359,7 @@ def load_optimizer_support() -> Thread:
 
 def make_model(config: RLConfig, env: CodedActionVecEnv) -> PPO:
     """A fresh PPO (SB3's, with rollouts on each env's own clock) with an MLP policy over
-    the symbolic observation; with ``config.start_from``, a policy that starts as that
+    the symbolic observation; with ``config.start.action``, a policy that starts as that
     coded action (:mod:`rlgpt_tui.rl.prior`)."""
     p = config.ppo
     steps = config.rollout_steps(env.num_envs)
@@ -394,10 +389,11 @@ def make_model(config: RLConfig, env: CodedActionVecEnv) -> PPO:
     )
     model.discount_per_step = p.discount_per == "step"
     quiet(model)
-    if config.start_from is not None:
-        index = env.coded_index(config.start_from)
-        start_as(model, index, config.start_share, coded_mask(env), config.start_primitive_share)
-        model.critic_warmup = config.critic_warmup
+    start = config.start
+    if start.action is not None:
+        index = env.coded_index(start.action)
+        start_as(model, index, start.share, coded_mask(env), start.primitive_share)
+        model.critic_warmup = start.critic_warmup
     return model
 
 
@@ -424,17 +420,13 @@ def train(
     else:
         grow_action_head(model, env.action_space.n)
         model.set_env(env)
-    if config.start_from is not None and config.start_anchor > 0:  # pulled toward the code
-        index = env.coded_index(config.start_from)
+    start = config.start
+    if start.action is not None and start.anchor > 0:  # pulled toward the code
+        index = env.coded_index(start.action)
         anchor_to_start(
-            model,
-            index,
-            config.start_share,
-            config.start_anchor,
-            coded_mask(env),
-            config.start_primitive_share,
+            model, index, start.share, start.anchor, coded_mask(env), start.primitive_share
         )
-        model.anchor_decay = config.start_anchor_decay
+        model.anchor_decay = start.anchor_decay
     if config.tensorboard_dir is not None:
         log_to_tensorboard(model, config.tensorboard_dir)
     callback = MetricsCallback(env, config, on_metrics or (lambda m: None), samples_done)
@@ -540,7 +532,7 @@ def sampled_may_beat_mode(
     Scored tasks too: RL from a 1.5B model's crafter_score plan scored 19.5 over its
     training episodes and 8.3 by its mode, below the plan's 12.5."""
     value = history[-1].get("value") if history else None
-    if config.start_from is None or value is None or value <= mode.ci_high:
+    if config.start.action is None or value is None or value <= mode.ci_high:
         return None
     return float(value)
 
@@ -575,10 +567,10 @@ def evaluate(
     reset to ``seed`` and left open.
 
     Each env decides on its own clock and stops at its episode's end
-    (:func:`rlgpt_tui.skills.episodes.run_episodes`, the one episode driver).
+    (:func:`rlgpt_tui.rl.episodes.run_episodes`, the one episode driver).
     """
     if deterministic is None:
-        deterministic = config.start_from is not None
+        deterministic = config.start.action is not None
     own = env is None or env.num_envs != episodes
     if own:  # in the training's layout of groups: the same sizes reuse compiled kernels
         env = build_env(config, num_envs=episodes, seed=seed)

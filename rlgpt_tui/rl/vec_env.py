@@ -6,16 +6,17 @@ until it returns or runs out of budget: temporal abstraction. Rewards inside a c
 action are summed with discount ``gamma``, and the decision after it is worth ``gamma`` to
 the power of its steps (``DecisionPoints.discounts``). Every primitive step is one sample.
 
-All of that is :class:`rlgpt_tui.skills.episodes.EpisodeRunner`'s; this class adds SB3's
-interface: observation features, ``reset``/``step_async``/``step_wait`` (all envs decide
-together; envs whose action ended wait until every env's action ended), auto-reset infos
-(``terminal_observation``), and the per-env calls :class:`rlgpt_tui.rl.rollout.OwnClockPPO`
-drives on each env's own clock (``begin``, ``prepare``, ``launch``/``land``,
-``take_finished``).
+All of that is :class:`rlgpt_tui.rl.episodes.EpisodeRunner`'s (``runner``, with the
+research levers as its hooks); this class adds SB3's interface: observation features,
+``reset``/``step_async``/``step_wait`` (all envs decide together; envs whose action ended
+wait until every env's action ended), auto-reset infos (``terminal_observation``), and
+:meth:`take_finished` with the observations to decide from, for
+:class:`rlgpt_tui.rl.rollout.OwnClockPPO`, which drives ``runner`` on each env's own clock.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,17 +25,9 @@ import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
 from rlgpt_tui.envs.base import World
-from rlgpt_tui.skills.episodes import ActionEntry, EpisodeRunner, build_action_table
+from rlgpt_tui.rl.episodes import EpisodeHook, EpisodeRunner, build_action_table
 from rlgpt_tui.skills.runtime import CodedAction
 from rlgpt_tui.tasks import Task
-
-__all__ = [
-    "ActionEntry",
-    "CodedActionVecEnv",
-    "DecisionPoints",
-    "build_action_table",
-    "feature_index",
-]
 
 
 @dataclass
@@ -76,32 +69,15 @@ class CodedActionVecEnv(VecEnv):
         coded: list[CodedAction] | None = None,
         primitives: list[str] | None = None,
         observation: list[str] | None = None,
-        reward_code: str | None = None,
         gamma: float = 0.99,
         seed: int = 0,
         workers: int | None = None,
-        death_penalty: float = 0.0,
-        interrupt_on_damage: bool = False,
-        interrupt_on_danger: int = 0,
-        interrupt_on_need: int = 0,
-        shared_memory: bool = False,
-        resume_interrupted: bool = False,
+        hooks: Sequence[EpisodeHook] = (),
     ):
         self._features = feature_index(world, observation)
-        table = build_action_table(primitives, list(coded or []), shared_memory)
+        table = build_action_table(primitives, list(coded or []))
         self.runner = EpisodeRunner(
-            world,
-            task,
-            table,
-            reward_code=reward_code,
-            gamma=gamma,
-            seed=seed,
-            workers=workers,
-            death_penalty=death_penalty,
-            interrupt_on_damage=interrupt_on_damage,
-            interrupt_on_danger=interrupt_on_danger,
-            interrupt_on_need=interrupt_on_need,
-            resume_interrupted=resume_interrupted,
+            world, task, table, gamma=gamma, seed=seed, workers=workers, hooks=hooks
         )
         self.world = world
         self.task = task
@@ -110,11 +86,6 @@ class CodedActionVecEnv(VecEnv):
         obs_space = gym.spaces.Box(0.0, 1.0, (size,), dtype=np.float32)
         super().__init__(world.num_envs, obs_space, gym.spaces.Discrete(len(table)))
         self._actions: np.ndarray | None = None
-        r = self.runner
-        self.begin, self.prepare, self.launch, self.land = r.begin, r.prepare, r.launch, r.land
-        self.advance, self.settle, self.abandon = r.advance, r.settle, r.abandon
-        self.coded_usage, self.replace_coded = r.coded_usage, r.replace_coded
-        self.groups = r.groups
 
     # -- what the runner counts ----------------------------------------------------------------
     table = property(lambda self: self.runner.table)
@@ -136,13 +107,13 @@ class CodedActionVecEnv(VecEnv):
                 return index
         raise ValueError(f"no coded action {name!r} in the action table")
 
-    @property
-    def on_world_step(self):
-        return self.runner.on_world_step
+    def coded_usage(self) -> dict[str, Any]:
+        """Share of decisions and samples in coded actions, and per-action statistics."""
+        return self.runner.coded_usage()
 
-    @on_world_step.setter
-    def on_world_step(self, hook) -> None:
-        self.runner.on_world_step = hook
+    def replace_coded(self, name: str, action: CodedAction) -> None:
+        """Swap coded action ``name``'s code (see :meth:`EpisodeRunner.replace_coded`)."""
+        self.runner.replace_coded(name, action)
 
     # -- observation --------------------------------------------------------------------------
     def features(self, obs: np.ndarray) -> np.ndarray:

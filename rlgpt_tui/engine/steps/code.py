@@ -38,9 +38,9 @@ from rlgpt_tui.envs import make_world
 from rlgpt_tui.envs.knowledge import Recipes
 from rlgpt_tui.envs.registry import world_info
 from rlgpt_tui.llm.client import LLMAnswerError
+from rlgpt_tui.rl.episodes import run_one_call_each
 from rlgpt_tui.skills.checker import CodeValidationError
 from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
-from rlgpt_tui.skills.episodes import run_one_call_each
 from rlgpt_tui.skills.validation import ValidatedAction, validate
 
 #: the most rounds of a code-alone plan's steps a step's critic runs follow

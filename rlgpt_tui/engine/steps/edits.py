@@ -14,7 +14,7 @@ from rlgpt_tui.agents.schemas import Plan, SubAction
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.control import CodeEdit, EditRefused, PlanEdit, RLConfigEdit, check_rl_changes
 from rlgpt_tui.engine.steps.context import StepContext
-from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
+from rlgpt_tui.rl.config import CodedActionSpec, RLConfig, dumped_value
 from rlgpt_tui.skills.validation import ValidatedAction
 
 
@@ -69,8 +69,8 @@ def apply_rl_edits(ctx: StepContext, subaction: str, config: RLConfig) -> RLConf
     ctx.control.applied(
         edit,
         f"start of iteration {ctx.iteration + 1}'s training of {subaction}",
-        json.dumps({k: old[k] for k in changes}),
-        json.dumps({k: new[k] for k in changes}),
+        json.dumps({k: dumped_value(old, k) for k in changes}),
+        json.dumps({k: dumped_value(new, k) for k in changes}),
     )
     return edited
 

@@ -96,7 +96,8 @@ def reuse_policy(
             update={
                 "coded_actions": specs,
                 **ctx.training_fields(budget, checkpoints),
-                "start_anchor": 0.0,  # it climbed from the code: not pulled back to it
+                # it climbed from the code: not pulled back to it
+                "start": stored.start.model_copy(update={"anchor": 0.0}),
             }
         )
         fmt = ctx.task.measure.format

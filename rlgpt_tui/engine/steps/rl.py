@@ -38,9 +38,9 @@ from rlgpt_tui.engine.steps.train import (
 from rlgpt_tui.envs.registry import world_info
 from rlgpt_tui.llm.client import LLMAnswerError
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
+from rlgpt_tui.rl.episodes import EpisodeTally
 from rlgpt_tui.rl.train import EvalResult, log_evaluation, sampled_may_beat_mode
 from rlgpt_tui.skills.checker import CodeValidationError
-from rlgpt_tui.skills.episodes import EpisodeTally
 from rlgpt_tui.skills.validation import ValidatedAction, validate
 from rlgpt_tui.text import MAX_NAME
 
@@ -174,8 +174,8 @@ def rl_step(ctx: StepContext, request: RLRequest) -> Outcome:
             config, ctx.iteration, evaluation.value, model, deterministic=sampled, weights=weights
         )
     ]
-    if config.start_from is not None:  # the code it started from, run alone
-        candidates.append(Candidate(config, ctx.iteration, None, only_coded=config.start_from))
+    if config.start.action is not None:  # the code it started from, run alone
+        candidates.append(Candidate(config, ctx.iteration, None, only_coded=config.start.action))
     if reused is not None:  # the library's policy as it was before this training
         candidates.append(reused.candidate(ctx.iteration))
     return Outcome(
@@ -346,7 +346,7 @@ def evaluate_sampled(
         return mode, None, ""
     ctx.emit(
         ev.EvaluationDone,
-        subject=f"{sub.name} (RL policy, its mode: mostly {config.start_from})",
+        subject=f"{sub.name} (RL policy, its mode: mostly {config.start.action})",
         result=mode.as_dict(),
     )
     subject = f"{sub.name} (RL policy, sampled as trained)"
@@ -356,7 +356,7 @@ def evaluate_sampled(
     )
     fmt = ctx.task.measure.format
     note = (
-        f"the policy's mode (mostly {config.start_from}) measured {fmt(mode.value)}, below "
+        f"the policy's mode (mostly {config.start.action}) measured {fmt(mode.value)}, below "
         f"its training episodes' {fmt(in_training)}; sampled as trained it measured "
         f"{fmt(sampled.value)}"
     )
@@ -425,7 +425,7 @@ def configure_rl(
             observation=answer.observation,
             reward_code=answer.reward_code,
             primitives=answer.primitives,
-            start_from=start_from,
+            start={"action": start_from},
         )
         if config.reward_code:
             from rlgpt_tui.skills.reward import RewardCode
@@ -433,7 +433,7 @@ def configure_rl(
             RewardCode(config.reward_code)  # validate before training
     except (ValidationError, CodeValidationError) as error:
         ctx.emit(ev.RLConfigValidationFailed, subaction=sub.name, error=str(error).splitlines()[0])
-        config = RLConfig(**base, start_from=start_from)
+        config = RLConfig(**base, start={"action": start_from})
     config = apply_rl_edits(ctx, sub.name, config)
     # open-ended play: one policy keeps learning while the library grows
     continued = policy_to_continue(last_policy, sub.name, config) if task.scored else None

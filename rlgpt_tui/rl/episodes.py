@@ -16,6 +16,13 @@ task's success, its horizon and the game's end, resets of ended envs and each ep
 - ``take_finished()`` hands over the actions that ended, with discounted reward sums and
   SB3-style infos of ended episodes; ``interrupt(envs)`` ends actions from outside.
 
+Research levers (interrupts, a death penalty, reward code, resumed calls, shared memory)
+are not the runner's: each is an :class:`EpisodeHook` with one job
+(:mod:`rlgpt_tui.rl.hooks`), and the runner calls the hooks it is given, in order, at a few
+points: when it is built (:meth:`EpisodeHook.configure`), before and after each world step
+(:meth:`~EpisodeHook.before_step`, :meth:`~EpisodeHook.add_reward`,
+:meth:`~EpisodeHook.interrupts`) and when games are reset (:meth:`~EpisodeHook.after_reset`).
+
 Drivers: :class:`rlgpt_tui.rl.vec_env.CodedActionVecEnv` (SB3, PPO's rollouts), and here
 :func:`run_episodes` (code alone, a policy, or anything that picks table entries),
 :func:`run_one_call_each` (the critic's sample executions).
@@ -24,7 +31,7 @@ Drivers: :class:`rlgpt_tui.rl.vec_env.CodedActionVecEnv` (SB3, PPO's rollouts), 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,14 +39,11 @@ import numpy as np
 
 from rlgpt_tui.envs.base import (
     ACTION_NAMES,
-    OBSERVATION_SEGMENTS,
     EpisodeEnd,
     StepResult,
     View,
     World,
     death_cause,
-    hostile_distances,
-    stat_levels,
 )
 from rlgpt_tui.sandbox import CallScheduler, RewardSpec
 from rlgpt_tui.skills.outcomes import CallEnd
@@ -59,16 +63,9 @@ class ActionEntry:
     memory_key: str | None = None  # the ctx.memory its calls share (default: its name)
 
 
-#: the ctx.memory every coded action of a table with shared memory uses
-SHARED_MEMORY = "shared"
-
-
-def build_action_table(
-    primitives: list[str] | None, coded: list[CodedAction], shared_memory: bool = False
-) -> list[ActionEntry]:
+def build_action_table(primitives: list[str] | None, coded: list[CodedAction]) -> list[ActionEntry]:
     """Primitives (all when None) followed by coded actions (which may share a primitive's
-    name, e.g. a coded ``place_table`` that gathers wood first); ``shared_memory``: the
-    coded actions' calls share one ``ctx.memory`` per env, not one per action."""
+    name, e.g. a coded ``place_table`` that gathers wood first)."""
     names = list(ACTION_NAMES) if primitives is None else primitives
     unknown = [n for n in names if n not in ACTION_NAMES]
     if unknown:
@@ -77,8 +74,7 @@ def build_action_table(
             f"{', '.join(ACTION_NAMES)}"
         )
     table = [ActionEntry(n, primitive=ACTION_NAMES.index(n)) for n in names]
-    key = SHARED_MEMORY if shared_memory else None
-    table += [ActionEntry(c.name, coded=c, memory_key=key) for c in coded]
+    table += [ActionEntry(c.name, coded=c) for c in coded]
     coded_names = [c.name for c in coded]
     if len(set(coded_names)) != len(coded_names):
         raise ValueError("coded action names must be distinct: rename one")
@@ -144,11 +140,63 @@ class ActionsEnded:
         return len(self.envs)
 
 
+@dataclass
+class RunnerSetup:
+    """What hooks may change before a runner's sandbox scheduler is built: the action table
+    (e.g. the memory keys of its coded actions) and the reward code run in the workers."""
+
+    table: list[ActionEntry]
+    reward: RewardSpec | None = None
+
+
+@dataclass(frozen=True)
+class WorldStep:
+    """One landed world step of a group, as hooks see it: the world's result, the envs that
+    stepped, those whose task's goal was reached (success or survival), those out of time,
+    and those whose coded call goes on after this step (``running``)."""
+
+    result: StepResult
+    stepping: np.ndarray  # bool per env
+    reached: np.ndarray  # bool per env
+    out_of_time: np.ndarray  # bool per env
+    running: np.ndarray  # bool per env: a coded call that did not end with this step
+
+
+class EpisodeHook:
+    """One research lever of the runner, with one job. Every method is a no-op here; a hook
+    overrides the points it needs. The runner calls its hooks in the order given."""
+
+    #: an interrupted call is parked and resumed where it yielded when its action is chosen
+    #: again in that episode (else it starts afresh next time)
+    parks_interrupted_calls: bool = False
+
+    def configure(self, setup: RunnerSetup) -> None:
+        """Once, before the runner builds its sandbox scheduler."""
+
+    def before_step(self, runner: EpisodeRunner, stepping: np.ndarray) -> Any:
+        """Before a group's world step starts; what it returns comes back to
+        :meth:`add_reward` of that step."""
+        return None
+
+    def add_reward(
+        self, runner: EpisodeRunner, step: WorldStep, reward: np.ndarray, before: Any
+    ) -> None:
+        """Change the step's ``reward`` (per env, in place) before the episode's returns."""
+
+    def interrupts(self, runner: EpisodeRunner, step: WorldStep) -> list[int]:
+        """The envs among ``step.running`` whose coded call should end now."""
+        return []
+
+    def after_reset(self, runner: EpisodeRunner, envs: np.ndarray | None) -> None:
+        """After new games started in ``envs`` (a bool mask; None: every env)."""
+
+
 class EpisodeRunner:
     """A world + task, actions from ``table``, coded actions in sandbox workers.
 
     ``task=None``: no goal or horizon, only the game's end ends an episode.
     ``reset_ended=False``: ended envs are not reset (each env plays one episode).
+    ``hooks``: the research levers to apply (:class:`EpisodeHook`), in order.
     """
 
     def __init__(
@@ -156,39 +204,20 @@ class EpisodeRunner:
         world: World,
         task: Task | None,
         table: list[ActionEntry],
-        reward_code: str | None = None,
         gamma: float = 0.99,
         seed: int = 0,
         reset_ended: bool = True,
         workers: int | None = None,
-        death_penalty: float = 0.0,
-        interrupt_on_damage: bool = False,
-        interrupt_on_danger: int = 0,
-        interrupt_on_need: int = 0,
-        resume_interrupted: bool = False,
+        hooks: Sequence[EpisodeHook] = (),
     ):
         self.world = world
-        # an interrupted call is parked, and resumed where it yielded when its action is
-        # chosen again in that episode (else the action starts afresh)
-        self.resume_interrupted = resume_interrupted
-        self.death_penalty = death_penalty  # subtracted when an episode ends in death
-        # a coded call ends at the step the player loses health: the policy decides then
-        segment = getattr(world, "observation_segments", {}).get("intrinsics")
-        self._health_column = segment.start if interrupt_on_damage and segment else None
-        self._health: np.ndarray | None = None
-        # a coded call ends at the step health, food or drink falls to ``interrupt_on_need``
-        # or below: the policy decides then (eat, drink, heal, or go on)
-        self._need = interrupt_on_need if segment == OBSERVATION_SEGMENTS["intrinsics"] else 0
-        self._stats: np.ndarray | None = None
-        # a coded call ends at the step a hostile mob comes within ``interrupt_on_danger``
-        # steps of the player (from farther, or out of sight): the policy decides there
-        segments = getattr(world, "observation_segments", {})
-        self._danger = (
-            interrupt_on_danger if segments.get("map") == OBSERVATION_SEGMENTS["map"] else 0
-        )
-        self._hostile: np.ndarray | None = None
+        self.hooks = list(hooks)
+        self.parks_interrupted_calls = any(h.parks_interrupted_calls for h in self.hooks)
+        setup = RunnerSetup(list(table))
+        for hook in self.hooks:
+            hook.configure(setup)
         self.task = task
-        self.table = list(table)
+        self.table = setup.table
         self.gamma = gamma
         self.reset_ended = reset_ended
         n = self.num_envs = world.num_envs
@@ -202,7 +231,7 @@ class EpisodeRunner:
             [e.coded for e in coded],
             n,
             seed=seed,
-            reward=RewardSpec(reward_code) if reward_code else None,
+            reward=setup.reward,
             workers=workers,
             memory_keys=[e.memory_key or e.name for e in coded],
         )
@@ -261,7 +290,8 @@ class EpisodeRunner:
         self._finished.clear()
         self.last = self.world.reset(seed)
         self.scheduler.reset_memory(list(range(self.num_envs)))
-        self._hostile = None  # (danger points: measured afresh from the next step)
+        for hook in self.hooks:
+            hook.after_reset(self, None)
         self._episode_return[:] = 0
         self._episode_length[:] = 0
         self._episode_start[:] = time.time()
@@ -323,7 +353,7 @@ class EpisodeRunner:
         """End the actions in progress in ``envs`` now (e.g. a chain's stage changed)."""
         envs = [i for i in envs if self.busy[i]]
         if envs:
-            stopped = self.scheduler.stop(envs, CallEnd.INTERRUPTED, self.resume_interrupted)
+            stopped = self.scheduler.stop(envs, CallEnd.INTERRUPTED, self.parks_interrupted_calls)
             self.records.extend(stopped)
             self._finish(np.asarray(envs, dtype=np.int64), np.zeros(len(envs), dtype=bool))
 
@@ -341,15 +371,15 @@ class EpisodeRunner:
         if not stepping.any():
             return
         actions = np.where(stepping, self._next, 0).astype(np.int32)
-        prev = self._shaping_views(stepping)
+        before = [hook.before_step(self, stepping) for hook in self.hooks]
         handle = self.world.step_async(actions, stepping)
-        self._in_flight[group] = (handle, stepping, prev)
+        self._in_flight[group] = (handle, stepping, before)
 
     def land(self, group: int) -> None:
         """Finish the group's step: rewards, action and episode ends, resets."""
         if group not in self._in_flight:
             return
-        handle, stepping, prev = self._in_flight.pop(group)
+        handle, stepping, before = self._in_flight.pop(group)
         result = self.world.step_wait(handle)
         self.batched_steps += 1
         if self.on_world_step is not None:
@@ -357,36 +387,39 @@ class EpisodeRunner:
         stepped = np.flatnonzero(stepping)
         self.samples += len(stepped)
         self.coded_samples += int(self._coded[stepped].sum())
-        step_reward = self._step_reward(result, stepping, prev)
         if self.task is not None:
             out_of_time = (self._episode_length + 1 >= self.task.horizon) & stepping
             reached = self.task.success(result.achievements, result.inventory) & stepping
             survived = self.task.survived(out_of_time, result.game_over)
             reached |= survived
-            if self.task.reward == "goal":
-                step_reward += survived
         else:
             reached = np.zeros(self.num_envs, dtype=bool)
             out_of_time = np.zeros(self.num_envs, dtype=bool)
-        if self.death_penalty:
-            step_reward -= self.death_penalty * (result.game_over & stepping & ~reached)
+        ended = reached | out_of_time | (result.game_over & stepping)
+        running = stepping & self._coded & ~ended & ~self._final
+        step = WorldStep(result, stepping, reached, out_of_time, running)
+        step_reward = self._task_reward(result) * stepping
+        for hook, token in zip(self.hooks, before, strict=True):
+            hook.add_reward(self, step, step_reward, token)
+        if self.task is not None and self.task.reward == "goal":
+            # survival's reward after the hooks': a survivor takes no death penalty, so
+            # every sum is as when reward code and the penalty were the runner's own
+            step_reward += survived
         self._reward[stepping] += self._discount[stepping] * step_reward[stepping]
         self._discount[stepping] *= self.gamma
         self._episode_length[stepping] += 1
         self._episode_return[stepping] += step_reward[stepping]
         self._next[stepping] = -1
         self.last = result
-        ended = reached | out_of_time | (result.game_over & stepping)
         calls_cut = np.flatnonzero(ended & self._coded).tolist()
         if calls_cut:
             self.records.extend(self.scheduler.stop(calls_cut, CallEnd.EPISODE_ENDED))
-        running = stepping & self._coded & ~ended & ~self._final
-        hurt = self._hurt(result, stepping, running)
-        hurt += [i for i in self._endangered(result, stepping, running) if i not in hurt]
-        hurt += [i for i in self._in_need(result, stepping, running) if i not in hurt]
+        cut: list[int] = []
+        for hook in self.hooks:  # every hook sees every step (each keeps its own state)
+            cut += [i for i in hook.interrupts(self, step) if i not in cut]
         finished = ended | (self._final & stepping)
-        if hurt:
-            self.interrupt(hurt)
+        if cut:
+            self.interrupt(cut)
         if not finished.any():
             return
         envs = np.flatnonzero(finished)
@@ -397,47 +430,8 @@ class EpisodeRunner:
         if ended.any() and self.reset_ended:
             self.last = self.world.reset_envs(ended)
             self.scheduler.reset_memory(np.flatnonzero(ended).tolist())
-            if self._hostile is not None:  # a new game: what its first View shows
-                self._hostile[ended] = hostile_distances(self.last.obs[ended])
-
-    def _hurt(self, result: StepResult, stepping: np.ndarray, running: np.ndarray) -> list[int]:
-        """The envs among ``running`` whose player lost health this step (with
-        ``interrupt_on_damage``); the health of the envs that stepped is kept."""
-        if self._health_column is None:
-            return []
-        health = np.array(result.obs[:, self._health_column], dtype=np.float32)
-        if self._health is None:
-            self._health = health.copy()
-        hurt = np.flatnonzero(running & (health < self._health - 1e-6)).tolist()
-        self._health[stepping] = health[stepping]
-        return hurt
-
-    def _in_need(self, result: StepResult, stepping: np.ndarray, running: np.ndarray) -> list[int]:
-        """The envs among ``running`` where health, food or drink fell to
-        ``interrupt_on_need`` or below this step (it was above before)."""
-        if not self._need:
-            return []
-        stats = stat_levels(result.obs)[:, :3]  # health, food, drink
-        if self._stats is None:
-            self._stats = stats.copy()
-        fell = running & ((stats <= self._need) & (self._stats > self._need)).any(axis=1)
-        self._stats[stepping] = stats[stepping]
-        return np.flatnonzero(fell).tolist()
-
-    def _endangered(
-        self, result: StepResult, stepping: np.ndarray, running: np.ndarray
-    ) -> list[int]:
-        """The envs among ``running`` where a hostile mob came within ``interrupt_on_danger``
-        steps of the player this step (it was farther, or out of sight, before)."""
-        if not self._danger:
-            return []
-        distance = hostile_distances(result.obs)
-        if self._hostile is None:
-            self._hostile = distance.copy()
-        near = distance <= self._danger
-        came = running & near & (self._hostile > self._danger)
-        self._hostile[stepping] = distance[stepping]
-        return np.flatnonzero(came).tolist()
+            for hook in self.hooks:
+                hook.after_reset(self, ended)
 
     def settle(self) -> None:
         """Land every step in flight."""
@@ -519,21 +513,12 @@ class EpisodeRunner:
         self._next[envs] = -1
 
     # -- rewards -------------------------------------------------------------------------------
-    def _shaping_views(self, stepping: np.ndarray):
-        if self.scheduler.reward is None or self.scheduler.reward_disabled:
-            return None
-        envs = np.flatnonzero(stepping).tolist()
-        return envs, self.world.view_rows(envs)
-
-    def _step_reward(self, result: StepResult, stepping: np.ndarray, prev) -> np.ndarray:
+    def _task_reward(self, result: StepResult) -> np.ndarray:
+        """The step's reward per env before hooks: the task's goal (1 while it holds), else
+        the world's reward."""
         if self.task is not None and self.task.reward == "goal":
-            reward = self.task.success(result.achievements, result.inventory).astype(np.float64)
-        else:
-            reward = result.reward.astype(np.float64).copy()
-        if prev is not None:
-            envs, before = prev
-            reward[envs] += self.scheduler.rewards(envs, before, self.world.view_rows(envs))
-        return reward * stepping
+            return self.task.success(result.achievements, result.inventory).astype(np.float64)
+        return result.reward.astype(np.float64)
 
     def coded_usage(self) -> dict[str, Any]:
         """Share of decisions and samples in coded actions, and per-action statistics."""
