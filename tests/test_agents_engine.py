@@ -158,6 +158,7 @@ def test_invalid_code_is_repaired_by_the_fast_agent(monkeypatch) -> None:
     assert verdict.subaction == "go_to_tree" and verdict.success
 
 
+@pytest.mark.slow
 def test_rate_limits_server_errors_and_timeouts_are_retried(monkeypatch) -> None:
     with ScriptedLLMServer(responder=scripted_agent) as server:
         server.script = [
@@ -403,6 +404,7 @@ def test_a_plan_with_two_rl_subactions_is_refused_with_the_fix() -> None:
         Plan.model_validate(two)
 
 
+@pytest.mark.slow
 def test_chained_coded_stages_share_what_they_remember() -> None:
     """A later stage's code sees what an earlier stage's code kept in ``ctx.memory`` (the
     tech-tree code keeps its map of the episode there), so a hand-over loses nothing."""
@@ -695,6 +697,7 @@ def test_rl_started_from_a_navigation_routine_is_measured_as_it_acted_in_trainin
     assert chosen.result["value"] > 0.0
 
 
+@pytest.mark.slow
 def test_a_pause_between_iterations_takes_a_plan_edit_for_the_last_iteration() -> None:
     """Paused at the top of the last iteration (nothing of it planned yet), a person's plan
     is accepted and is the plan that iteration uses."""

@@ -313,6 +313,7 @@ def test_a_busy_machine_does_not_cut_a_call_that_is_within_its_cpu_budget() -> N
     assert actions == [0]
 
 
+@pytest.mark.slow
 def test_a_call_slowed_by_a_busy_machine_is_not_killed_from_outside() -> None:
     # About 0.3 s of the worker's CPU, the worker frozen nine tenths of the time: some 3 s
     # of wall clock, past the budget and its 1 s of grace. The app's outside watch counts

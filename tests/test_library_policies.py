@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 from textual.widgets import DataTable, Static
 
 from rlgpt_tui import ASSETS_DIR
@@ -95,6 +96,7 @@ def evaluated(events: list[ev.Event]) -> dict[str, dict]:
     return {e.subject: e.result for e in events if isinstance(e, ev.EvaluationDone)}
 
 
+@pytest.mark.slow
 def test_a_later_session_starts_from_the_librarys_trained_policy_and_spends_no_samples(
     tmp_path: Path,
 ) -> None:

@@ -410,6 +410,7 @@ def test_resume_takes_a_new_llm_timeout_and_refuses_it_for_the_builtin_agent(
     )
 
 
+@pytest.mark.slow
 def test_a_slow_model_in_the_app_the_forms_timeout_then_a_resume_with_a_longer_one(
     tmp_path,
 ) -> None:

@@ -538,6 +538,7 @@ def test_an_answer_nested_40000_deep_is_refused_before_parsing() -> None:
     assert "nested deeper than 32" in client.calls[-1].error
 
 
+@pytest.mark.slow
 def test_a_server_dripping_bytes_hits_the_total_deadline() -> None:
     with ScriptedLLMServer(responder=scripted_agent) as server:
         server.script = [{"drip": 0.5}]

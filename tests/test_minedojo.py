@@ -85,6 +85,7 @@ def test_crash_restarts_the_worker_and_ends_the_episode(tmp_path: Path) -> None:
     w.close()
 
 
+@pytest.mark.slow
 def test_timeout_kills_the_worker_group(tmp_path: Path) -> None:
     w, pid_file = world(tmp_path, STANDIN_HANG_AT_STEP="1")
     w.reset(0)

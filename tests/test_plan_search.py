@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from rlgpt_tui.agents.shelf import folder_shelf
 from rlgpt_tui.skills.compose import COMPOSED_PLAN
 from rlgpt_tui.store import SessionStore
@@ -29,6 +31,7 @@ def last_line(*argv: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_the_search_replaces_a_step_skill_whose_record_misled_by_one_that_measures_higher(
     tmp_path: Path,
 ) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore
 from tests.waiting import kill_run_when
@@ -27,6 +29,7 @@ RUN_FLAGS = [
 ]
 
 
+@pytest.mark.slow
 def test_kill_9_in_the_final_evaluation_then_resume_finishes_with_the_recorded_candidates(
     tmp_path: Path,
 ) -> None:

@@ -262,6 +262,7 @@ def corpus(canary: str, port: int) -> dict[str, tuple[str, set]]:
     }
 
 
+@pytest.mark.slow
 def test_hostile_corpus_is_rejected_or_ends_with_a_recorded_reason(tmp_path, listener) -> None:
     canary = tmp_path / "canary"
     cases = corpus(str(canary), listener.getsockname()[1])
@@ -292,6 +293,7 @@ def test_hostile_corpus_is_rejected_or_ends_with_a_recorded_reason(tmp_path, lis
     db.executemany("insert into reasons values (?, ?)", [(k, str(v)) for k, v in outcomes.items()])
 
 
+@pytest.mark.slow
 def test_training_goes_on_through_crashes_timeouts_and_memory_blowups() -> None:
     good = validate("wait", "def act(ctx):\n    yield 0\n    yield 0\n")
     hostile = {

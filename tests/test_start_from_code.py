@@ -197,6 +197,7 @@ class ChopWorld(StillWorld):
 GPU = pytest.mark.skipif(not torch.cuda.is_available(), reason="torch sees no GPU")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=GPU)])
 def test_policy_moves_off_the_code_when_another_skill_is_better(device, monkeypatch) -> None:
     """Starting as a 'code' that never reaches the goal (it waits), with the exploration

@@ -219,6 +219,7 @@ print(SessionStore(sessions).schema_version())
 """
 
 
+@pytest.mark.slow
 def test_processes_opening_one_new_database_at_once_all_get_the_schema(tmp_path: Path) -> None:
     # a run and a reader (or two runs) creating the same database: one of them used to fail
     # with 'table "sessions" already exists' (migrations), or "locked" (switching to WAL)

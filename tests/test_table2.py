@@ -46,6 +46,7 @@ def assert_refused_in_one_line(flags: list[str], fix: str, monkeypatch, capsys) 
     assert len(err.strip().splitlines()) == 1 and fix in err, err
 
 
+@pytest.mark.slow
 def test_table2_runs_every_method_at_one_budget(tmp_path: Path) -> None:
     out = tmp_path / "table.md"
     shaping = tmp_path / "wood.py"  # reward code for the methods that train

@@ -433,6 +433,7 @@ def test_stop_in_the_last_iteration_counts_every_sample_and_says_how_it_ended(tm
     assert m["samples"] / m["fps"] <= wall - (resumed["time"] - paused["time"]) + 0.5
 
 
+@pytest.mark.slow
 def test_stop_during_evaluation_and_a_stop_that_came_too_late(tmp_path) -> None:
     """A stop while the policy is evaluated ends the run there (its training counted); a
     stop after the last safe point: the run ended for its own reason, and the log says the
@@ -472,6 +473,7 @@ def test_stop_during_evaluation_and_a_stop_that_came_too_late(tmp_path) -> None:
 
 
 # -- 4. approval ----------------------------------------------------------------------------
+@pytest.mark.slow
 def test_approval_escape_rejects_a_turns_it_off_and_a_plan_is_approved_as_a_whole(
     tmp_path,
 ) -> None:
