@@ -477,7 +477,7 @@ def test_an_older_database_migrates_and_its_recorded_skills_join_the_library(
     db.conn.commit()
     db.conn.close()
     store = SessionStore(tmp_path)
-    assert store.schema_version() == SCHEMA_VERSION == 8
+    assert store.schema_version() == SCHEMA_VERSION == 9
     assert store.policies() == []  # version 8's table of trained policies, empty
     (skill,) = store.skills()
     assert (skill.name, skill.author, skill.made_in) == (
