@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from rlgpt_tui.bench.results import load_results
 from rlgpt_tui.curriculum import BuiltinCurriculum, LLMCurriculum
 from rlgpt_tui.curriculum.frontier import curriculum_state
 from rlgpt_tui.engine import events as ev
@@ -96,6 +97,19 @@ def test_learn_runs_two_chosen_tasks_as_listed_sessions_and_reports_them(tmp_pat
     assert data["status"] == "finished" and data["samples"] == 2048
     table = run_cli(tmp_path, "learn", "--status")
     assert "collect_wood" in table.stdout and "not tried" in table.stdout
+    # the frontier as a results file: a row per tried task, as the results page reads it
+    recorded = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "learn_frontier.py"), "--sessions-dir"]
+        + [str(tmp_path), "--record", "learn", "--results-dir", str(tmp_path / "results")],
+        capture_output=True,
+        text=True,
+    )
+    assert recorded.returncode == 0, recorded.stderr
+    (results,) = load_results(tmp_path / "results").values()
+    assert {r.task for r in results} == {c["task"] for c in choices}
+    for result in results:
+        assert result.value == rows[result.task]["best"] and result.budget == 1024
+        assert result.command.startswith("rlgpt-tui learn --env craftax --library empty")
 
 
 @pytest.mark.slow

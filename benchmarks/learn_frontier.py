@@ -1,0 +1,60 @@
+"""Record a learn record's frontier (``rlgpt-tui learn``) as a results file.
+
+Each task the record tried that has a fresh figure becomes a row: the figure and its 95%
+interval from the session's final choice on worlds no decision used, the samples it trained,
+and its status, tries, tokens and wall time. Prints the rows as one JSON line; with
+``--record NAME`` also writes ``benchmarks/results/NAME.json`` for the results page.
+
+    python benchmarks/learn_frontier.py --sessions-dir runs/learn --record llm-learn-empty
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from rlgpt_tui.bench.learn import GROUP, learn_command, learn_rows
+from rlgpt_tui.bench.results import RESULTS_DIR, write_run
+from rlgpt_tui.curriculum.loop import frontier
+from rlgpt_tui.store import SessionStore
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions-dir", type=Path, required=True, help="the learn's folder")
+    parser.add_argument("--record", metavar="NAME", help="write benchmarks/results/NAME.json")
+    parser.add_argument(
+        "--commit", help="the commit the learn ran (default: this checkout's, as it is now)"
+    )
+    parser.add_argument("--results-dir", type=Path, default=RESULTS_DIR, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    data = frontier(SessionStore(args.sessions_dir))
+    if data is None:
+        print(f"no learn record in {args.sessions_dir}: run `rlgpt-tui learn`", file=sys.stderr)
+        return 2
+    rows = learn_rows(data)
+    print(json.dumps({"benchmark": "learn_frontier", "learn": data, "rows": rows}))
+    if args.record:
+        curriculum = data["curriculum"]
+        agent = curriculum if curriculum.startswith("llm:") else "builtin"
+        path = write_run(
+            args.record,
+            rows,
+            command=learn_command(data),
+            source="benchmarks/learn_frontier.py",
+            folder=args.results_dir,
+            group=GROUP,
+            agent=agent,
+            world=data["env"],
+            library=f"grown by the learn record from the {data['library']} library",
+            details={"status": data["status"], "reason": data["reason"], "hours": data["hours"]},
+            **({"commit": args.commit} if args.commit else {}),
+        )
+        print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
