@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from rlgpt_tui.agents.shelf import folder_shelf
-from rlgpt_tui.skills.compose import COMPOSED_PLAN
+from rlgpt_tui.library.compose import COMPOSED_PLAN
+from rlgpt_tui.library.shelf import folder_shelf
 from rlgpt_tui.store import SessionStore
 from tests.test_library_store import record_session
 

@@ -1,4 +1,5 @@
-"""The skill library: every coded action that validated and ran, across sessions (SQL here).
+"""The skill library's SQL: every coded action that validated and ran, across sessions (the
+store's side of :class:`~rlgpt_tui.library.storage.SkillStorage`).
 
 Filled from what sessions record, inside the transaction of the event that says so:
 
@@ -14,18 +15,15 @@ Filled from what sessions record, inside the transaction of the event that says 
   evaluation itself (code alone; a composed plan's steps: the calls that began each), and
   the measured success of the task it served with its 95% interval.
 
-A session's deletion keeps the library (its columns are not ``session_id``). Export writes
-each skill as a ``.py`` file with a TOML header (:mod:`rlgpt_tui.skills.skillfile`); import
-validates every file first and adds them in one transaction, or refuses and adds none.
+A session's deletion keeps the library (its columns are not ``session_id``). Import and
+export, composition and what a session is offered are the library's
+(:class:`~rlgpt_tui.library.SkillLibrary`); here they are rows.
 """
 
 from __future__ import annotations
 
-import ast
-import hashlib
 import json
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,127 +36,25 @@ from rlgpt_tui.engine.provenance import (
     composed_author,
     reused_from_library,
 )
+from rlgpt_tui.library.compose import COMPOSED_PLAN, composed_steps
+from rlgpt_tui.library.record import SkillRecord, TaskRecord, count_of, end_counts
+from rlgpt_tui.library.skillfile import SkillFile
+from rlgpt_tui.library.storage import (
+    LibraryError,
+    LibraryPolicy,
+    LibrarySkill,
+    digest,
+    docstring_of,
+)
 from rlgpt_tui.rl.policyfile import SavedPolicy
-from rlgpt_tui.skills.compose import COMPOSED_PLAN, composed_steps
-from rlgpt_tui.skills.record import SkillRecord, TaskRecord, count_of, end_counts
 from rlgpt_tui.tasks import Measure
 
 CODE_ONLY = " (code only)"  # the subject of an evaluation of one coded action alone
 
 
-class LibraryError(Exception):
-    """An import or lookup the library refuses; the message is one line naming the fix."""
-
-
 def author_of(source: str | None, agent: str | None) -> str:
     """Who wrote a code version (one rule with the printer's and the report's)."""
     return code_author(source, agent)
-
-
-def digest(source: str) -> str:
-    return digest_bytes(source.encode("utf-8", "surrogatepass"))
-
-
-def digest_bytes(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()[:32]
-
-
-def docstring_of(source: str) -> str:
-    """The module's docstring, else ``act``'s, else ''."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return ""
-    doc = ast.get_docstring(tree)
-    if not doc:
-        act = next(
-            (n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "act"), None
-        )
-        doc = ast.get_docstring(act) if act is not None else None
-    return (doc or "").strip()
-
-
-@dataclass
-class LibrarySkill:
-    """One version of a skill in the library."""
-
-    id: int
-    name: str
-    world: str
-    version: int
-    docstring: str
-    source: str
-    author: str
-    made_session: int | None
-    made_iteration: int | None
-    code_seq: int | None  # the code version (event sequence) in the session that made it
-    made_in: str  # "session 3, iteration 1" (or where an imported one was made)
-    origin: str  # "session", "library" (reused as it is in a session) or "import <folder>"
-    created_at: float
-    record: SkillRecord = field(default_factory=SkillRecord)
-
-    @property
-    def label(self) -> str:
-        return f"{self.name} v{self.version}"
-
-    def cells(self) -> tuple[str, ...]:
-        """Its row in a listing, under :data:`COLUMNS`."""
-        return (
-            self.label,
-            self.world,
-            self.author,
-            where_made(self.made_in, self.origin),
-            f"{self.record.calls:,}",
-            self.record.success_text,
-        )
-
-
-def where_made(made_in: str, origin: str) -> str:
-    """Where a library entry was made, for a listing: an imported one names its folder, so
-    that "session 2" is not read as a session of this database."""
-    if origin.startswith("import "):
-        folder = Path(origin.removeprefix("import ")).name or origin.removeprefix("import ")
-        return f"imported from {folder}/" + (f" (there: {made_in})" if made_in else "")
-    return made_in or origin
-
-
-#: the columns of a skill listing (``skills list``, the app's library screen)
-COLUMNS = ("skill", "world", "author", "made in", "calls", "success")
-
-
-@dataclass(frozen=True)
-class LibraryPolicy(SavedPolicy):
-    """A trained policy in the library: its id, where it came from and when (listed
-    without its weights, read on demand: :func:`policy_weights`)."""
-
-    id: int = 0
-    origin: str = ""  # session, or import <folder>
-    created_at: float = 0.0
-
-    @property
-    def figure(self) -> str:
-        """Its evaluation, e.g. ``0.72 [0.60-0.81], 64 episodes``."""
-        if self.value is None:
-            return "-"
-        fmt = Measure(self.measure).format
-        interval = f" [{fmt(self.ci95[0])}-{fmt(self.ci95[1])}]" if self.ci95 else ""
-        return f"{fmt(self.value)}{interval}, {self.episodes or 0} episodes"
-
-    def cells(self) -> tuple[str, ...]:
-        """Its row in a listing, under :data:`POLICY_COLUMNS`."""
-        return (
-            f"#{self.id}",
-            self.world,
-            self.task,
-            ", ".join(self.actions) or "primitives only",
-            f"{self.samples:,}",
-            self.figure,
-            where_made(self.made_in, self.origin),
-        )
-
-
-#: the columns of a listing of trained policies
-POLICY_COLUMNS = ("policy", "world", "task", "coded actions", "samples", "measured", "made in")
 
 
 # -- filling the library from a session's events (inside SessionStore.record's transaction) ----
@@ -573,16 +469,8 @@ def imported_uses(db: Database, skill_id: int, record: dict[str, Any]) -> None:
         )
 
 
-def find(db: Database, world: str, name: str) -> list[tuple[int, int, str]]:
-    """(id, version, digest) of every version of ``name`` in ``world``."""
-    return db.execute(
-        "SELECT id, version, digest FROM skills WHERE world = ? AND name = ? ORDER BY version",
-        [world, name],
-    ).fetchall()
-
-
-def insert_imported(db: Database, skill: Any, folder: Path) -> int:
-    """Insert a checked :class:`~rlgpt_tui.skills.skillfile.SkillFile` (in the caller's
+def insert_imported(db: Database, skill: SkillFile, origin: str) -> int:
+    """Insert a checked :class:`~rlgpt_tui.library.skillfile.SkillFile` (in the caller's
     transaction)."""
     skill_id = _insert_skill(
         db,
@@ -593,7 +481,7 @@ def insert_imported(db: Database, skill: Any, folder: Path) -> int:
         docstring=skill.docstring or docstring_of(skill.source),
         author=skill.author,
         made_in=skill.made_in,
-        origin=f"import {folder}",
+        origin=origin,
     )
     imported_uses(db, skill_id, skill.record)
     return skill_id

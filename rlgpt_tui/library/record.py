@@ -1,6 +1,6 @@
 """A skill's measured record: what its evaluations measured per task, and its calls.
 
-The library keeps it in the sessions database (:mod:`rlgpt_tui.store.library`), a skill
+The library keeps it in its storage (the sessions database), a skill
 file in its ``[record]`` table (:meth:`SkillRecord.as_dict`, :meth:`SkillRecord.from_dict`);
 the slow agent's prompt shows it the same way from either (:attr:`SkillRecord.prompt_text`).
 """
