@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from sqlite_utils import Database
 from textual.widgets import DataTable, Static, TextArea
 
@@ -20,7 +21,8 @@ from rlgpt_tui.agents.schemas import SubAction
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.library.shelf import ShelfSkill, SkillShelf
 from rlgpt_tui.library.skill_library import SkillLibrary
-from rlgpt_tui.library.storage import COLUMNS
+from rlgpt_tui.library.skillfile import SkillFile
+from rlgpt_tui.library.storage import COLUMNS, LibraryError
 from rlgpt_tui.llm.client import LLMSettings
 from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore
@@ -777,3 +779,22 @@ def test_a_record_with_calls_but_no_steps_says_the_steps_were_not_recorded() -> 
     trained = SkillRecord.from_dict({"calls": 1200, "steps": 34000, "end_reasons": {"done": 3}})
     assert trained.calls_text == "1,200 (34,000 steps)"
     assert SkillRecord().calls_text == "0 (0 steps)"
+
+
+def test_the_library_adds_a_version_with_its_author_and_record(tmp_path: Path) -> None:
+    """``SkillLibrary.add``: a new source for a name is its next version, with the author
+    and record it came with; the same source again is the version held; code that does not
+    validate is refused with the fix, and nothing is added."""
+    library = SkillLibrary(SessionStore(tmp_path))
+    measured = {"best": 0.9, "evaluations": 1, "episodes": 20, "successes": 18}
+    record = {"calls": 7, "tasks": {"go_to_tree": measured}}
+    first = library.add(SkillFile("go_to_tree", "craftax", GO_TO_TREE, author="me", record=record))
+    edited = GO_TO_TREE + "\n# walks further\n"
+    second = library.add(SkillFile("go_to_tree", "craftax", edited, version=1, author="llm:q"))
+    assert (first.version, first.author, first.record.calls) == (1, "me", 7)
+    assert (second.version, second.author, second.record.calls) == (2, "llm:q", 0)
+    assert library.add(SkillFile("go_to_tree", "craftax", GO_TO_TREE)).id == first.id
+    assert library.best("craftax")["go_to_tree"].id == first.id  # proven beats unmeasured
+    with pytest.raises(LibraryError, match="skill go_to_tree:"):
+        library.add(SkillFile("go_to_tree", "craftax", "import os\ndef act(ctx):\n    yield 0\n"))
+    assert [s.version for s in library.skills()] == [1, 2]

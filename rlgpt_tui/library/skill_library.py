@@ -2,10 +2,10 @@
 
 Protocol (:class:`SkillLibrary`, over a :class:`~rlgpt_tui.library.storage.SkillStorage`):
 
-- **add** versions: a new source for a known name is the next version, never an overwrite;
-  each keeps its author and measured record. Sessions add theirs as they record events (the
-  store's projection); :meth:`SkillLibrary.import_folder` adds a folder's, checked first,
-  all or none.
+- **add** versions (:meth:`SkillLibrary.add`): a new source for a known name is the next
+  version, never an overwrite; each keeps its author and measured record. Sessions add
+  theirs as they record events (the store's projection of them);
+  :meth:`SkillLibrary.import_folder` adds a folder's, checked first, all or none.
 - **best**: of each name, the version a session reuses, the best proven one
   (:func:`~rlgpt_tui.library.record.version_to_reuse`).
 - **offer**: what a session starts from (``--library``): a
@@ -72,6 +72,25 @@ class SkillLibrary:
         if self.storage is None:
             raise LibraryError("no sessions database: pass --sessions-dir")
         return self.storage
+
+    # -- adding ---------------------------------------------------------------------------------
+    def add(self, skill: SkillFile, origin: str = "person") -> LibrarySkill:
+        """Add ``skill`` (its author and record with it) after validating its code: the
+        version already held when the library has that source under that name, else the
+        name's next version (a version is never overwritten). LibraryError naming the fix
+        when the code does not validate."""
+        try:
+            validate(skill.name, skill.source, skill.docstring)
+        except CodeValidationError as error:
+            raise LibraryError(f"skill {skill.name}: {_first_line(error)}") from None
+        held = self.skills(skill.world, skill.name)
+        same = next((s for s in held if digest(s.source) == digest(skill.source)), None)
+        if same is not None:
+            return same
+        newest = max((s.version for s in held), default=0)
+        version = dataclasses.replace(skill, version=newest + 1)
+        (added,) = self._kept.add_skills([version], [], origin=origin)
+        return next(s for s in self.skills(skill.world, skill.name) if s.id == added)
 
     # -- reading --------------------------------------------------------------------------------
     def skills(self, world: str | None = None, name: str | None = None) -> list[LibrarySkill]:
