@@ -36,8 +36,14 @@ from rlgpt_tui.engine.provenance import (
     composed_author,
     reused_from_library,
 )
-from rlgpt_tui.library.compose import COMPOSED_PLAN, composed_steps
-from rlgpt_tui.library.record import SkillRecord, TaskRecord, count_of, end_counts
+from rlgpt_tui.library.compose import composed_steps
+from rlgpt_tui.library.record import (
+    SkillRecord,
+    TaskRecord,
+    Use,
+    evaluation_uses,
+    imported_uses,
+)
 from rlgpt_tui.library.skillfile import SkillFile
 from rlgpt_tui.library.storage import (
     LibraryError,
@@ -45,11 +51,10 @@ from rlgpt_tui.library.storage import (
     LibrarySkill,
     digest,
     docstring_of,
+    session_entry,
 )
 from rlgpt_tui.rl.policyfile import SavedPolicy
 from rlgpt_tui.tasks import Measure
-
-CODE_ONLY = " (code only)"  # the subject of an evaluation of one coded action alone
 
 
 def author_of(source: str | None, agent: str | None) -> str:
@@ -101,14 +106,9 @@ def _skill_for(
         [session_id, name],
     ).fetchone()
     description = (described[0] or "") if described else ""
-    # the code's own docstring, except for the builtin templates (whose module docstring is
-    # the whole template file's): then the plan's description of the sub-action
-    doc = docstring_of(source)
-    if author == BUILTIN or not doc:
-        doc = description or doc
-    # a library skill (a folder's, the builtin templates) reused as it is was made elsewhere
-    reused = reused_from_library(origin)
-    made_in = f"session {session_id}, iteration {made + 1}"
+    doc, made_in, kept_as = session_entry(
+        source, description, author == BUILTIN, session_id, made, reused_from_library(origin)
+    )
     return _insert_skill(
         db,
         name=name,
@@ -119,8 +119,8 @@ def _skill_for(
         made_session=session_id,
         made_iteration=made,
         code_seq=code_seq,
-        made_in=f"reused from a library in {made_in}" if reused else made_in,
-        origin="library" if reused else "session",
+        made_in=made_in,
+        origin=kept_as,
     )
 
 
@@ -191,58 +191,56 @@ def _served_task(db: Database, session_id: int, seq: int) -> str:
 
 
 def _add_uses(db: Database, session_id: int, seq: int, event: ev.EvaluationDone) -> None:
-    """A use per skill that took part in this evaluation: an RL policy's coded actions
-    (with the calls of the training before it), or the one coded action run alone."""
-    result = event.result
-    usage: dict[str, dict[str, Any]] = {}
-    ran = result.get("coded_calls") if isinstance(result.get("coded_calls"), dict) else {}
-    if isinstance(result.get("coded_actions"), dict):
-        usage = {n: s for n, s in result["coded_actions"].items() if isinstance(s, dict)}
-    elif event.subject == COMPOSED_PLAN + CODE_ONLY:  # the plan's coded steps, in turn
-        begun = (ran.get(COMPOSED_PLAN) or {}).get("begun") or {}
-        usage = {name: {"calls": begun.get(name)} for name in _plan_steps(db, session_id, seq)}
-    elif event.subject.endswith(CODE_ONLY):
-        name = event.subject.removesuffix(CODE_ONLY)
-        usage = {name: ran.get(name) or {}}
-    if not usage:
-        return
-    measure = result.get("measure", Measure.SUCCESS_RATE.value)
-    value = result.get("value", result.get("success_rate"))
-    low, high = result.get("ci95") or (None, None)
-    episodes = result.get("episodes")
-    successes = None
-    if episodes and result.get("success_rate") is not None:
-        successes = round(result["success_rate"] * episodes)
-    task = _served_task(db, session_id, seq)
-    for name, stats in usage.items():
+    """A use row per skill that took part in this evaluation
+    (:func:`~rlgpt_tui.library.record.evaluation_uses`)."""
+    uses = evaluation_uses(
+        event.subject,
+        event.result,
+        _served_task(db, session_id, seq),
+        lambda: _plan_steps(db, session_id, seq),
+    )
+    for name, use in uses.items():
         code = _current_code(db, session_id, name)
         if code is None:  # not a sub-action's code (e.g. a plan's composed routines)
             continue
         source, iteration, agent = code
         skill = _skill_for(db, session_id, name, source, iteration, agent)
-        db.execute(
-            "INSERT INTO skill_uses (skill_id, use_session, event_seq, iteration, subject, "
-            "task, measure, value, ci_low, ci_high, episodes, successes, evaluations, calls, "
-            "steps, end_reasons, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)",
-            [
-                skill,
-                session_id,
-                seq,
-                event.iteration,
-                event.subject,
-                task,
-                measure,
-                value,
-                low,
-                high,
-                episodes,
-                successes,
-                stats.get("calls"),
-                stats.get("steps"),
-                json.dumps(stats.get("end_reasons") or {}),
-                event.time,
-            ],
-        )
+        _insert_use(db, skill, use, (session_id, seq, event.iteration, event.subject), event.time)
+
+
+def _insert_use(
+    db: Database,
+    skill_id: int,
+    use: Use,
+    where: tuple[int | None, int | None, int | None, str],
+    when: float,
+) -> None:
+    """A ``skill_uses`` row; ``where``: the session, event and iteration, and the subject."""
+    session, seq, iteration, subject = where
+    db.execute(
+        "INSERT INTO skill_uses (skill_id, use_session, event_seq, iteration, subject, "
+        "task, measure, value, ci_low, ci_high, episodes, successes, evaluations, calls, "
+        "steps, end_reasons, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            skill_id,
+            session,
+            seq,
+            iteration,
+            subject,
+            use.task,
+            use.measure,
+            use.value,
+            use.ci95[0],
+            use.ci95[1],
+            use.episodes,
+            use.successes,
+            use.evaluations,
+            use.calls,
+            use.steps,
+            json.dumps(use.end_reasons),
+            when,
+        ],
+    )
 
 
 def _policy_for(db: Database, session_id: int, event: ev.PolicyTrained) -> None:
@@ -438,37 +436,6 @@ def policy_weights(db: Database, policy_id: int) -> bytes:
 
 
 # -- sharing -----------------------------------------------------------------------------------
-def imported_uses(db: Database, skill_id: int, record: dict[str, Any]) -> None:
-    """An imported skill's record as uses: one per task (its pooled figures), the calls,
-    steps and call ends on the first."""
-    tasks = record.get("tasks") if isinstance(record.get("tasks"), dict) else {}
-    items = list(tasks.items())
-    if not items and record.get("calls"):
-        items = [("", {"evaluations": 0})]
-    for i, (task, figures) in enumerate(items):
-        figures = figures if isinstance(figures, dict) else {}
-        first = i == 0
-        best = figures.get("best")
-        db.execute(
-            "INSERT INTO skill_uses (skill_id, subject, task, measure, value, episodes, "
-            "successes, evaluations, calls, steps, end_reasons, time) "
-            "VALUES (?, 'imported', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                skill_id,
-                str(task),
-                str(figures.get("measure", Measure.SUCCESS_RATE.value)),
-                float(best) if isinstance(best, int | float) else None,
-                count_of(figures.get("episodes")) or None,
-                count_of(figures.get("successes")),
-                count_of(figures.get("evaluations")),
-                count_of(record.get("calls")) if first else 0,
-                count_of(record.get("steps")) if first else 0,
-                json.dumps(end_counts(record.get("end_reasons")) if first else {}),
-                time.time(),
-            ],
-        )
-
-
 def insert_imported(db: Database, skill: SkillFile, origin: str) -> int:
     """Insert a checked :class:`~rlgpt_tui.library.skillfile.SkillFile` (in the caller's
     transaction)."""
@@ -483,5 +450,6 @@ def insert_imported(db: Database, skill: SkillFile, origin: str) -> int:
         made_in=skill.made_in,
         origin=origin,
     )
-    imported_uses(db, skill_id, skill.record)
+    for use in imported_uses(skill.record):
+        _insert_use(db, skill_id, use, (None, None, None, "imported"), time.time())
     return skill_id
