@@ -74,6 +74,20 @@ class SkillRecord:
     def evaluations(self) -> int:
         return sum(t.evaluations for t in self.tasks.values())
 
+    def add(self, use: Use) -> None:
+        """Count one use: its calls, steps and call ends, and its task's figures (the best
+        value; successes and episodes where both are known)."""
+        self.calls += use.calls or 0
+        self.steps += use.steps or 0
+        self.end_reasons.update(use.end_reasons)
+        one = self.tasks.setdefault(use.task, TaskRecord(use.task, use.measure or "success_rate"))
+        one.evaluations += use.evaluations
+        if use.value is not None:
+            one.best = use.value if one.best is None else max(one.best, use.value)
+        if use.episodes and use.successes is not None:
+            one.successes += use.successes
+            one.episodes += use.episodes
+
     @property
     def success_text(self) -> str:
         return "; ".join(t.text for t in self.tasks.values()) or "not evaluated yet"

@@ -39,7 +39,6 @@ from rlgpt_tui.engine.provenance import (
 from rlgpt_tui.library.compose import composed_steps
 from rlgpt_tui.library.record import (
     SkillRecord,
-    TaskRecord,
     Use,
     evaluation_uses,
     imported_uses,
@@ -385,17 +384,18 @@ def _records(db: Database, ids: list[int]) -> dict[int, SkillRecord]:
         ids,
     ).fetchall()
     for skill_id, task, measure, value, episodes, successes, calls, steps, ends, count in rows:
-        record = records.setdefault(skill_id, SkillRecord())
-        record.calls += calls or 0
-        record.steps += steps or 0
-        record.end_reasons.update(json.loads(ends or "{}"))
-        one = record.tasks.setdefault(task, TaskRecord(task, measure or "success_rate"))
-        one.evaluations += 1 if count is None else count
-        if value is not None:
-            one.best = value if one.best is None else max(one.best, value)
-        if episodes and successes is not None:
-            one.successes += successes
-            one.episodes += episodes
+        use = Use(
+            task,
+            measure,
+            value,
+            episodes,
+            successes,
+            1 if count is None else count,
+            calls=calls,
+            steps=steps,
+            end_reasons=json.loads(ends or "{}"),
+        )
+        records.setdefault(skill_id, SkillRecord()).add(use)
     return records
 
 
