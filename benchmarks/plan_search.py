@@ -27,12 +27,13 @@ import time
 from pathlib import Path
 
 from rlgpt_tui.envs.registry import world_info
+from rlgpt_tui.library.compose import COMPOSED_PLAN, compose_sources
+from rlgpt_tui.library.record import may_do
+from rlgpt_tui.library.skill_library import SkillLibrary
+from rlgpt_tui.library.storage import LibrarySkill
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.train import evaluate
-from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
-from rlgpt_tui.skills.record import may_do
 from rlgpt_tui.store import SessionStore
-from rlgpt_tui.store.library import LibrarySkill
 from rlgpt_tui.tasks import Task, get_task
 
 Choice = list[tuple[str, LibrarySkill | None]]  # each step, and the skill that does it
@@ -90,10 +91,11 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     task = get_task(args.task)
     store = SessionStore(args.sessions_dir)
+    library = SkillLibrary(store)
     skills = [s for s in store.skills(args.world) if s.name != COMPOSED_PLAN]
     steps = [s.name for s in task.steps(world_info(args.world).documentation())]
-    start = dict(store.plan_steps(task, args.world))
-    keeper = store.keeper(args.world)
+    start = dict(library.plan_steps(task, args.world))
+    keeper = library.keeper(args.world)
     choice: Choice = [(step, start.get(step)) for step in steps]
     start_source = plan_source(choice, args.world, keeper)
     best = first = measure(start_source, task, args)
@@ -118,13 +120,13 @@ def main(argv: list[str] | None = None) -> int:
         if not changed:
             break
     chosen = [(step, s) for step, s in choice if s is not None]
-    store.export_skills(args.out, args.world)
+    library.export_folder(args.out, args.world)
     seeds = f"{args.selection_seed}-{args.selection_seed + args.seeds - 1}"
     how = (
         f"; each step's skill chosen by benchmarks/plan_search.py on selection worlds "
         f"{seeds} ({args.episodes} episodes each): {first:.1f} -> {best:.1f}"
     )
-    path = store.write_plan(args.out, task, args.world, chosen, how)
+    path = library.write_plan(args.out, task, args.world, chosen, how)
     print(f"wrote {path}")
     report = {
         "benchmark": "plan_search",

@@ -465,8 +465,8 @@ def _read(path: str, flag: str) -> str:
 
 
 def _coded_spec(path: str):
+    from rlgpt_tui.library.skillfile import validate_file
     from rlgpt_tui.rl.config import CodedActionSpec
-    from rlgpt_tui.skills.validation import validate_file
 
     _read(path, "--coded")  # readable text, or one line
     return CodedActionSpec.of(validate_file(path))  # raises CodeValidationError; validated once
@@ -724,7 +724,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         final_episodes=args.final_episodes,
         tensorboard_dir=str(board) if board else None,
     )
-    from rlgpt_tui.agents.shelf import NAMED
+    from rlgpt_tui.library.shelf import NAMED
 
     # the worlds load their kernels while torch, the session and the plan are set up (an
     # LLM session's checks of its endpoint, or of a library folder, come first: a bad one
@@ -844,26 +844,28 @@ def cmd_sessions(args: argparse.Namespace) -> int:
 def cmd_skills(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    from rlgpt_tui.library.skill_library import SkillLibrary
     from rlgpt_tui.store import SessionStore
 
     store = SessionStore(args.sessions_dir)
     console = Console(width=max(Console().width, 140))
+    library = SkillLibrary(store)
     if getattr(args, "world", None) and args.world not in WORLDS:
         raise UsageError(f"unknown --world {args.world!r}: use one of {', '.join(WORLDS)}")
     if args.action == "list":
         from rich.table import Table
 
-        from rlgpt_tui.store.library import COLUMNS
+        from rlgpt_tui.library.storage import COLUMNS
 
         table = Table(title=f"Skill library in {store.path}")
         for column in (*COLUMNS, "docstring"):
             table.add_column(column)
-        skills = store.skills(args.world)
+        skills = library.skills(args.world)
         for skill in skills:
             first_line = skill.docstring.splitlines()[0] if skill.docstring else ""
             table.add_row(*skill.cells(), first_line)
         console.print(table)
-        policies = store.policies(args.world)
+        policies = library.policies(args.world)
         if not skills and not policies:
             where = f" for {args.world}" if args.world else ""
             console.print(
@@ -871,7 +873,7 @@ def cmd_skills(args: argparse.Namespace) -> int:
                 "session joins it; `rlgpt-tui skills import FOLDER` adds a shared one."
             )
         if policies:
-            from rlgpt_tui.store.library import POLICY_COLUMNS
+            from rlgpt_tui.library.storage import POLICY_COLUMNS
 
             table = Table(title="Trained policies (a session on their task starts PPO from them)")
             for column in POLICY_COLUMNS:
@@ -882,25 +884,25 @@ def cmd_skills(args: argparse.Namespace) -> int:
     elif args.action == "show":
         from rlgpt_tui.report import skill_markdown
 
-        skill = store.skill(args.name, args.world, args.version)
-        versions = store.skills(skill.world, skill.name)
+        skill = library.skill(args.name, args.world, args.version)
+        versions = library.skills(skill.world, skill.name)
         console.print(skill_markdown(skill, versions), markup=False, highlight=False)
     elif args.action == "export":
         from rlgpt_tui.tasks import get_task
 
         task = get_task(args.plan) if args.plan else None  # a bad name: one line, no files
         world = (args.world or _only_world(store)) if task is not None else args.world
-        written = store.export_skills(args.folder, args.world)
+        written = library.export_folder(args.folder, args.world)
         policies = sum(1 for path in written if path.suffix == ".json")
         console.print(
             f"wrote {len(written) - policies} skill file(s) and {policies} trained "
             f"policy(ies) to {args.folder}"
         )
         if task is not None:
-            path, steps = store.export_plan(args.folder, task, world)
+            path, steps = library.export_plan(args.folder, task, world)
             console.print(f"wrote {path.name}: {steps}", markup=False, highlight=False)
     else:
-        added, known, policies = store.import_skills(args.folder)
+        added, known, policies = library.import_folder(args.folder)
         names = ", ".join(s.label for s in added) or "none"
         console.print(
             f"imported {len(added)} skill(s) from {args.folder} ({names}) and {policies} "
@@ -1276,10 +1278,11 @@ def main(argv: list[str] | None = None) -> int:
     from rlgpt_tui.config import ConfigError, resolve_sessions_dir, user_config
     from rlgpt_tui.envs import UnknownWorldError, WorldSetupError
     from rlgpt_tui.envs.minedojo.process import MineDojoError
+    from rlgpt_tui.library.storage import LibraryError
     from rlgpt_tui.llm.client import LLMError
     from rlgpt_tui.sandbox import SandboxUnavailable
     from rlgpt_tui.skills.checker import CodeValidationError
-    from rlgpt_tui.store import LibraryError, StoreError
+    from rlgpt_tui.store import StoreError
     from rlgpt_tui.tasks import UnknownTaskError
 
     try:

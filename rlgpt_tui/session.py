@@ -10,22 +10,9 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from rlgpt_tui.agents.base import AgentTeam
-from rlgpt_tui.agents.shelf import (
-    BUILTIN,
-    EMPTY,
-    OWN,
-    USER,
-    ShelfSkill,
-    SkillShelf,
-    builtin_shelf,
-    folder_shelf,
-    merged,
-    reused,
-)
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.chain import run_task_chain
 from rlgpt_tui.engine.control import ControlPlane
@@ -33,9 +20,10 @@ from rlgpt_tui.engine.ends import RunEnd
 from rlgpt_tui.engine.engine import Engine, EngineResult, EngineSettings
 from rlgpt_tui.engine.resume import ResumeState
 from rlgpt_tui.engine.settings import session_tensorboard
+from rlgpt_tui.library.shelf import EMPTY, USER, SkillShelf
+from rlgpt_tui.library.skill_library import SkillLibrary
+from rlgpt_tui.library.storage import LibraryError
 from rlgpt_tui.llm.client import LLMSettings
-from rlgpt_tui.rl.policyfile import PolicyFileError
-from rlgpt_tui.skills.skillfile import SkillFileError
 from rlgpt_tui.store import SessionStore, StoreError
 from rlgpt_tui.tasks import result_text
 
@@ -59,56 +47,13 @@ def make_team(
     return LLMTeam(client, env, shelf)
 
 
-def session_shelf(store: SessionStore, choice: str, env: str) -> SkillShelf:
-    """What a session starts from (``--library``): ``empty``; ``builtin`` (the builtin
-    templates); ``user`` (the sessions database's library for ``env``: of each name the best
-    proven version, else the newest, with its record; then the builtin templates for names it
-    lacks); ``own`` (that library alone); or a folder of skill files. A bad choice raises
-    StoreError naming the fix."""
-    if choice == EMPTY:
-        return SkillShelf()
-    if choice == BUILTIN:
-        return _builtin_for(env)
-    if choice in (USER, OWN):
-        mine = reused(
-            (
-                s.version,
-                s.record,
-                ShelfSkill(
-                    s.name,
-                    s.docstring,
-                    s.source,
-                    s.author,
-                    s.record.prompt_text,
-                    tuple(s.record.tasks),
-                ),
-            )
-            for s in store.skills(env)
-        )
-        policies = store.saved_policies(env)
-        if choice == OWN:
-            return SkillShelf(OWN, mine, policies)
-        return dataclasses.replace(merged(USER, mine, _builtin_for(env)), policies=policies)
-    folder = Path(choice)
-    if not folder.is_dir():
-        raise StoreError(
-            f"--library {choice}: no such folder: use empty, builtin, user, own or a folder "
-            "written by `rlgpt-tui skills export`"
-        )
+def session_shelf(store: SessionStore | None, choice: str, env: str) -> SkillShelf:
+    """What a session starts from (``--library``: :meth:`SkillLibrary.offer`); a bad choice
+    raises StoreError naming the fix."""
     try:
-        return folder_shelf(folder, env)
-    except (SkillFileError, PolicyFileError) as error:
-        raise StoreError(f"--library {choice}: {error}") from None
-
-
-def _builtin_for(env: str) -> SkillShelf:
-    """The builtin templates where they fit ``env`` (a world with Crafter's tech tree);
-    an empty shelf elsewhere (MineDojo)."""
-    from rlgpt_tui.envs.registry import world_info
-
-    if not world_info(env).documentation().tech_tree.skills:
-        return SkillShelf(BUILTIN)
-    return builtin_shelf()
+        return SkillLibrary(store).offer(choice, env)
+    except LibraryError as error:
+        raise StoreError(str(error)) from None
 
 
 def _llm_record(llm: LLMSettings | None) -> dict[str, Any]:

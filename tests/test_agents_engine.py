@@ -10,11 +10,11 @@ from rlgpt_tui import ASSETS_DIR
 from rlgpt_tui.agents.builtin import builtin_team, template_code
 from rlgpt_tui.agents.grounding import view_things
 from rlgpt_tui.agents.llm import LLMTeam
-from rlgpt_tui.agents.shelf import folder_shelf
 from rlgpt_tui.cli import main
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.control import EditRefused
 from rlgpt_tui.engine.engine import Engine, EngineSettings
+from rlgpt_tui.library.shelf import folder_shelf
 from rlgpt_tui.llm.client import LLMClient, LLMError, LLMSettings
 from rlgpt_tui.skills.validation import validate
 from tests.llm_server import ScriptedLLMServer

@@ -135,3 +135,19 @@ def test_the_sandbox_sits_between_the_skill_api_and_rl() -> None:
     assert {"rlgpt_tui.skills.api", "rlgpt_tui.skills.checker"} <= reached
     above = ("rl", "agents", "library", "engine", "store", "tui", "cli", "session", "llm")
     assert sorted(n for n in reached if n.partition(".")[2].split(".")[0] in above) == []
+
+
+def test_the_library_sits_below_the_agents_and_the_store() -> None:
+    """Everything the skill library imports, step by step, is below it (worlds, the skill
+    API, the sandbox, RL, helpers): the store implements its storage protocol, agents and
+    the engine are handed what it offers, and it imports none of them."""
+    graph = import_graph()
+    reached: set[str] = set()
+    todo = [name for name in graph if name.startswith("rlgpt_tui.library")]
+    while todo:
+        for other in graph[todo.pop()] - reached:
+            reached.add(other)
+            todo.append(other)
+    assert {"rlgpt_tui.rl.policyfile", "rlgpt_tui.skills.validation"} <= reached
+    above = ("agents", "engine", "store", "tui", "cli", "session", "llm", "curriculum")
+    assert sorted(n for n in reached if n.partition(".")[2].split(".")[0] in above) == []

@@ -16,6 +16,7 @@ import pytest
 from rlgpt_tui import ASSETS_DIR
 from rlgpt_tui.agents.builtin import template_code
 from rlgpt_tui.envs.craftax_world import CraftaxWorld
+from rlgpt_tui.library.skillfile import validate_file
 from rlgpt_tui.rl.episodes import run_one_call_each
 from rlgpt_tui.rl.hooks import RewardCodeHook
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
@@ -30,7 +31,7 @@ from rlgpt_tui.skills.checker import (
 from rlgpt_tui.skills.outcomes import CallEnd
 from rlgpt_tui.skills.reward import RewardCode
 from rlgpt_tui.skills.runtime import CodedActionLimits, CodedActionStats, recorded_views
-from rlgpt_tui.skills.validation import validate, validate_file
+from rlgpt_tui.skills.validation import validate
 from rlgpt_tui.tasks import get_task
 from tests.still_world import StillWorld, run_call
 
@@ -424,7 +425,7 @@ def test_go_to_tree_and_collect_wood_succeeds_on_most_seeds() -> None:
 def test_an_exported_skill_file_is_a_coded_action_named_by_its_header(tmp_path) -> None:
     """`rlgpt-tui train --coded collect_coal-craftax-v1.py` (a file `skills export` wrote)
     was refused: the file's stem is no identifier. The header's name is the action's."""
-    from rlgpt_tui.skills.skillfile import SkillFile, format_skill_file
+    from rlgpt_tui.library.skillfile import SkillFile, format_skill_file
 
     source = (ASSETS_DIR / "skills" / "collect_wood.py").read_text()
     skill = SkillFile(name="wood_first", world="craftax", source=source, docstring="wood")
@@ -529,7 +530,7 @@ def test_a_plans_rounds_make_a_tool_once_and_place_a_station_once_in_sight() -> 
     stone pickaxe needs was never left. Composed, a make step is skipped while its tool is
     held and a place step while its station is in sight; chained by hand without that,
     the same steps make a pickaxe a round."""
-    from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
+    from rlgpt_tui.library.compose import COMPOSED_PLAN, compose_sources
 
     steps = [
         ("collect_wood", 'def act(ctx):\n    yield from ctx.collect("tree")\n'),
@@ -569,7 +570,7 @@ def test_a_step_that_raises_ends_itself_and_the_round_goes_on() -> None:
     22-step crafter_score plan stopped there, before any tool was made. Composed, a step's
     error ends that step only: the next step runs in the same call, and the call itself
     ends as returned."""
-    from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
+    from rlgpt_tui.library.compose import COMPOSED_PLAN, compose_sources
 
     steps = [
         ("collect_wood", 'def act(ctx):\n    yield from ctx.collect("tree")\n'),
@@ -593,9 +594,9 @@ def test_what_a_plan_logged_reaches_its_evaluation_and_the_slow_agents_feedback(
     raised in every round evaluated as if nothing had gone wrong. Its evaluation now
     counts the notes, and the evaluation summary the slow agent reads names them."""
     from rlgpt_tui.agents.base import evaluation_lines
+    from rlgpt_tui.library.compose import COMPOSED_PLAN, compose_sources
     from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
     from rlgpt_tui.rl.train import evaluate
-    from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
     from rlgpt_tui.tasks import Measure
 
     steps = [
@@ -628,9 +629,9 @@ def test_a_plan_of_builtin_library_skills_composes_under_the_size_limit_and_work
     135,523 characters, refused by the size limit, and the session had no solution. The
     helpers they share are now composed once."""
     from rlgpt_tui.agents.builtin import template_code
+    from rlgpt_tui.library.compose import COMPOSED_PLAN, compose_sources
     from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
     from rlgpt_tui.rl.train import evaluate
-    from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
     from rlgpt_tui.skills.runtime import MAX_SOURCE_CHARS
 
     names = ["collect_wood", "place_table", "make_wood_pickaxe", "collect_stone"]
@@ -654,9 +655,9 @@ def test_a_plans_steps_wait_for_what_its_earlier_steps_bring() -> None:
     Composed with the world's recipes, a make step waits for the materials that an earlier
     collect step brings, and a collect step for the tool an earlier make step makes."""
     from rlgpt_tui.envs.knowledge import craftax_classic_documentation
+    from rlgpt_tui.library.compose import COMPOSED_PLAN, compose_sources
     from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
     from rlgpt_tui.rl.train import evaluate
-    from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
 
     steps = [  # the collecting step never collects: no wood, ever
         ("collect_wood", "def act(ctx):\n    yield from ctx.explore(4)\n"),
@@ -689,9 +690,9 @@ def test_a_step_that_gathers_the_rest_itself_is_not_kept_waiting() -> None:
     which gathers the second wood itself, never ran. A step now waits for some of each."""
     from rlgpt_tui.agents.builtin import template_code
     from rlgpt_tui.envs.knowledge import craftax_classic_documentation
+    from rlgpt_tui.library.compose import COMPOSED_PLAN, compose_sources
     from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
     from rlgpt_tui.rl.train import evaluate
-    from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
 
     parts = [(name, template_code(name)) for name in ("collect_wood", "place_table")]
     source = compose_sources(parts, craftax_classic_documentation().recipes)
@@ -706,7 +707,7 @@ def test_a_collecting_step_rests_while_what_the_later_steps_use_is_held() -> Non
     collect step now rests while the later steps' use of its item is held; the critic's
     runs compose the steps before a step with that step as the later one."""
     from rlgpt_tui.envs.knowledge import craftax_classic_documentation
-    from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
+    from rlgpt_tui.library.compose import COMPOSED_PLAN, compose_sources
 
     steps = [("collect_wood", 'def act(ctx):\n    yield from ctx.collect("tree")\n')]
     recipes = craftax_classic_documentation().recipes
@@ -732,7 +733,7 @@ def test_a_plans_rounds_place_an_item_only_until_its_achievement_is_unlocked() -
     """A 1.5B model's crafter_score plan placed its one stone every round, so the stone
     pickaxe after it never had stone. Composed, a step placing an item that is not a
     station runs until its achievement is unlocked: what later rounds collect is kept."""
-    from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
+    from rlgpt_tui.library.compose import COMPOSED_PLAN, compose_sources
 
     steps = [
         ("collect_sapling", 'def act(ctx):\n    yield from ctx.collect("grass")\n'),
@@ -808,9 +809,9 @@ def test_a_step_that_restores_a_stat_runs_when_the_stat_is_low() -> None:
     drink) runs only when the stat is low (4 or less), or not full (7 or less) with water in
     sight; the other steps get the rounds in between."""
     from rlgpt_tui.envs.knowledge import craftax_classic_documentation
+    from rlgpt_tui.library.compose import COMPOSED_PLAN, compose_sources
     from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
     from rlgpt_tui.rl.train import evaluate
-    from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
 
     drink = (  # notes the stat it started at, and whether water was in sight
         "def act(ctx):\n"

@@ -24,8 +24,8 @@ from rlgpt_tui.envs.base import (
     View,
 )
 from rlgpt_tui.envs.crafter_world import CrafterGymEnv, CrafterWorld, env_seed
+from rlgpt_tui.library.skillfile import validate_file
 from rlgpt_tui.rl.episodes import run_one_call_each
-from rlgpt_tui.skills.validation import validate_file
 
 NOOP = ACTION_NAMES.index("noop")
 DO = ACTION_NAMES.index("do")

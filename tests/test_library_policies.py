@@ -13,17 +13,18 @@ import pytest
 from textual.widgets import DataTable, Static
 
 from rlgpt_tui import ASSETS_DIR
-from rlgpt_tui.agents.shelf import SkillShelf
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.ends import EndKind
 from rlgpt_tui.engine.provenance import solution_provenance
+from rlgpt_tui.library.shelf import SkillShelf
+from rlgpt_tui.library.skill_library import SkillLibrary
+from rlgpt_tui.library.storage import LibraryError
 from rlgpt_tui.llm.client import LLMSettings
 from rlgpt_tui.report import session_markdown
 from rlgpt_tui.rl.policyfile import SavedPolicy, read_weights
 from rlgpt_tui.rl.weights import policy_weights
 from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore, StoreError
-from rlgpt_tui.store.library import LibraryError
 from rlgpt_tui.tui.app import RlgptApp
 from rlgpt_tui.tui.widgets.plan import PlanPane
 from tests.llm_server import ScriptedLLMServer
@@ -193,14 +194,14 @@ def test_a_later_session_starts_from_the_librarys_trained_policy_and_spends_no_s
     header = folder / "policies" / "collect_wood-craftax-p1.json"
     assert json.loads(header.read_text())["task"] == "collect_wood"
     fresh = SessionStore(tmp_path / "fresh")  # `skills import` into another database
-    added, _, policies = fresh.import_skills(folder)
+    added, _, policies = SkillLibrary(fresh).import_folder(folder)
     assert [s.name for s in added] == ["chop"] and policies == 2
-    assert fresh.import_skills(folder)[2] == 0  # again: the same weights are not added twice
+    assert SkillLibrary(fresh).import_folder(folder)[2] == 0  # again: not added twice
     assert fresh.saved_policies("craftax")[0].weights == store.saved_policies("craftax")[0].weights
     header.with_suffix(".npz").write_bytes(b"not weights")
     other = SessionStore(tmp_path / "other")
     try:
-        other.import_skills(folder)
+        SkillLibrary(other).import_folder(folder)
     except LibraryError as error:
         refused = str(error)
     assert "not a trained policy" in refused and refused.endswith("nothing was imported")

@@ -12,17 +12,20 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from sqlite_utils import Database
 from textual.widgets import DataTable, Static, TextArea
 
 from rlgpt_tui import ASSETS_DIR
 from rlgpt_tui.agents.schemas import SubAction
-from rlgpt_tui.agents.shelf import ShelfSkill, SkillShelf
 from rlgpt_tui.engine import events as ev
+from rlgpt_tui.library.shelf import ShelfSkill, SkillShelf
+from rlgpt_tui.library.skill_library import SkillLibrary
+from rlgpt_tui.library.skillfile import SkillFile
+from rlgpt_tui.library.storage import COLUMNS, LibraryError
 from rlgpt_tui.llm.client import LLMSettings
 from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore
-from rlgpt_tui.store.library import COLUMNS
 from rlgpt_tui.store.schema import MIGRATIONS, SCHEMA_VERSION
 from rlgpt_tui.tasks import get_task
 from rlgpt_tui.tui.app import RlgptApp
@@ -130,15 +133,15 @@ def test_sessions_fill_the_library_with_authors_versions_and_records(tmp_path: P
     assert v1.record.calls == 20 and v1.record.ends_text == "returned 20"
     assert v1.record.success_text.startswith("collect_wood 0.75 [0.51-0.90] (2 evaluations")
     assert v2.author == "person" and v2.source == edited
-    assert store.skill("go_to_tree").id == v2.id  # the newest unless a version is asked
+    assert SkillLibrary(store).skill("go_to_tree").id == v2.id  # the newest unless asked
     # a folder's skill reused as it is: its author, and that it was made elsewhere
     folder = record_session(store, "llm:qwen", GO_TO_TREE + "\n", by="library:llm:small")
-    v3 = store.skill("go_to_tree", version=3)
+    v3 = SkillLibrary(store).skill("go_to_tree", version=3)
     assert v3.author == "llm:small"
     assert v3.made_in == f"reused from a library in session {folder}, iteration 1"
     # deleting a session keeps the library
     store.delete(first)
-    assert store.skill("go_to_tree", version=1).record.calls == 20
+    assert SkillLibrary(store).skill("go_to_tree", version=1).record.calls == 20
 
 
 def test_builtin_agent_code_is_labelled_builtin_library_and_code_only_runs_count(
@@ -225,9 +228,9 @@ def test_a_plan_of_code_alone_records_each_steps_calls(tmp_path) -> None:
     alone its own calls)."""
     from rlgpt_tui.engine.choice import Candidate, Candidates, choose
     from rlgpt_tui.engine.provenance import solution_provenance
+    from rlgpt_tui.library.compose import COMPOSED_PLAN, compose_sources
     from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
     from rlgpt_tui.rl.train import evaluate
-    from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
     from rlgpt_tui.skills.validation import validate
 
     place = 'def act(ctx):\n    yield from ctx.place("table")\n'
@@ -299,7 +302,11 @@ def test_exported_folder_imported_into_a_fresh_database_gives_the_same_skills(
     fresh = SessionStore(tmp_path / "b")
     assert shown(fresh) == shown(source)
     assert [s.origin for s in fresh.skills()] == [f"import {folder}"] * 2
-    assert fresh.import_skills(folder) == ([], 2, 0)  # again: nothing new, no duplicates
+    assert SkillLibrary(fresh).import_folder(folder) == (
+        [],
+        2,
+        0,
+    )  # again: nothing new
     assert shown(SessionStore(tmp_path / "b")) == shown(source)
     listed = cli("list", sessions=tmp_path / "b")
     assert "go_to_tree v2" in listed.stdout and "person" in listed.stdout
@@ -314,7 +321,7 @@ def test_exported_folder_imported_into_a_fresh_database_gives_the_same_skills(
     show = cli("show", "go_to_tree", "--version", "1", sessions=tmp_path / "b")
     assert "author: llm:qwen" in show.stdout and "def act(ctx):" in show.stdout
     # `run --library FOLDER`: the slow agent sees what each skill measured, as from the DB
-    from rlgpt_tui.agents.shelf import folder_shelf
+    from rlgpt_tui.library.shelf import folder_shelf
 
     line = folder_shelf(folder, "craftax").prompt_text(get_task("place_table"))
     assert line.startswith(
@@ -332,7 +339,7 @@ def test_a_folder_that_adds_to_a_base_folder_reads_as_the_whole_library(tmp_path
     those files and a BASE file naming the folder it adds to: `run --library`, `skills
     import` and table2.py read the base's skills with its own, its own file of a name in
     place of the base's. A base that is missing or leads back is one line, nothing read."""
-    from rlgpt_tui.agents.shelf import folder_shelf
+    from rlgpt_tui.library.shelf import folder_shelf
 
     store = SessionStore(tmp_path / "a")
     record_session(store, "llm:qwen", GO_TO_TREE)
@@ -364,7 +371,7 @@ def test_bad_imports_print_one_line_and_change_nothing(tmp_path: Path) -> None:
     store = SessionStore(tmp_path / "lib")
     record_session(store, "llm:qwen", GO_TO_TREE)
     before = shown(store)
-    store.export_skills(tmp_path / "good")
+    SkillLibrary(store).export_folder(tmp_path / "good")
     good = (tmp_path / "good" / "go_to_tree-craftax-v1.py").read_text()
     cases = {
         "syntax": (good.replace("go_to_tree", "walk_on", 1) + "def broken(:\n", "fix the file"),
@@ -477,8 +484,8 @@ def test_an_older_database_migrates_and_its_recorded_skills_join_the_library(
     db.conn.commit()
     db.conn.close()
     store = SessionStore(tmp_path)
-    assert store.schema_version() == SCHEMA_VERSION == 9
-    assert store.policies() == []  # version 8's table of trained policies, empty
+    assert store.schema_version() == SCHEMA_VERSION
+    assert store.policies() == []  # the table of trained policies (version 8), empty
     (skill,) = store.skills()
     assert (skill.name, skill.author, skill.made_in) == (
         "go_to_tree",
@@ -662,10 +669,10 @@ def test_a_plan_exported_for_a_task_has_each_step_done_by_the_skill_proven_on_it
     runs (`--script plan`): each step by the skill named like it, else by the one proven on
     the task of that name (not a step's own skill that merely served beside it), never by
     one that failed there; and that plan, run in the world, drinks through go_to_water."""
-    from rlgpt_tui.agents.shelf import folder_shelf
+    from rlgpt_tui.library.compose import COMPOSED_PLAN
+    from rlgpt_tui.library.shelf import folder_shelf
     from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
     from rlgpt_tui.rl.train import evaluate
-    from rlgpt_tui.skills.compose import COMPOSED_PLAN
     from rlgpt_tui.skills.validation import validate
 
     store = SessionStore(tmp_path / "lib")
@@ -711,10 +718,10 @@ def test_a_plan_runs_the_librarys_survive_skill_before_each_of_its_steps(tmp_pat
     measured 32.0 on four selection seeds, 26.4 without it. A library that holds a skill
     for the world's `survive` helper gets it before every step of an exported plan: run in
     the world, each step that begins has had survive run just before it."""
-    from rlgpt_tui.agents.shelf import folder_shelf
+    from rlgpt_tui.library.compose import COMPOSED_PLAN
+    from rlgpt_tui.library.shelf import folder_shelf
     from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
     from rlgpt_tui.rl.train import evaluate
-    from rlgpt_tui.skills.compose import COMPOSED_PLAN
     from rlgpt_tui.skills.validation import validate
 
     survive = (  # counts its calls in the episode's memory
@@ -765,10 +772,29 @@ def test_a_record_with_calls_but_no_steps_says_the_steps_were_not_recorded() -> 
     """A step of a composed plan (code alone of several steps) has its calls recorded but
     not their steps; `skills show` said "calls: 83 (0 steps)" for a make_stone_sword whose
     task measured 0.90."""
-    from rlgpt_tui.skills.record import SkillRecord
+    from rlgpt_tui.library.record import SkillRecord
 
     composed = SkillRecord.from_dict({"calls": 83, "steps": 0, "end_reasons": {}})
     assert composed.calls_text == "83 (steps not recorded)"
     trained = SkillRecord.from_dict({"calls": 1200, "steps": 34000, "end_reasons": {"done": 3}})
     assert trained.calls_text == "1,200 (34,000 steps)"
     assert SkillRecord().calls_text == "0 (0 steps)"
+
+
+def test_the_library_adds_a_version_with_its_author_and_record(tmp_path: Path) -> None:
+    """``SkillLibrary.add``: a new source for a name is its next version, with the author
+    and record it came with; the same source again is the version held; code that does not
+    validate is refused with the fix, and nothing is added."""
+    library = SkillLibrary(SessionStore(tmp_path))
+    measured = {"best": 0.9, "evaluations": 1, "episodes": 20, "successes": 18}
+    record = {"calls": 7, "tasks": {"go_to_tree": measured}}
+    first = library.add(SkillFile("go_to_tree", "craftax", GO_TO_TREE, author="me", record=record))
+    edited = GO_TO_TREE + "\n# walks further\n"
+    second = library.add(SkillFile("go_to_tree", "craftax", edited, version=1, author="llm:q"))
+    assert (first.version, first.author, first.record.calls) == (1, "me", 7)
+    assert (second.version, second.author, second.record.calls) == (2, "llm:q", 0)
+    assert library.add(SkillFile("go_to_tree", "craftax", GO_TO_TREE)).id == first.id
+    assert library.best("craftax")["go_to_tree"].id == first.id  # proven beats unmeasured
+    with pytest.raises(LibraryError, match="skill go_to_tree:"):
+        library.add(SkillFile("go_to_tree", "craftax", "import os\ndef act(ctx):\n    yield 0\n"))
+    assert [s.version for s in library.skills()] == [1, 2]

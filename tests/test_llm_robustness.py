@@ -751,7 +751,7 @@ def test_a_steps_code_example_is_a_library_skill_of_its_kind() -> None:
     is a skill of its own kind; a place or make step gets no other kind (a make step shown
     a walk and three `do`s hit the table), any other step no place skill (the made-up
     world's example of its kind where none fits)."""
-    from rlgpt_tui.agents.shelf import ShelfSkill, SkillShelf
+    from rlgpt_tui.library.shelf import ShelfSkill, SkillShelf
 
     def skill(name: str, body: str) -> ShelfSkill:
         return ShelfSkill(name, name, f"def act(ctx):\n    {body}\n", "llm:m")
@@ -775,7 +775,7 @@ def test_a_copied_library_skill_that_does_another_step_is_told_what_to_change() 
     was the library's place_stone word for word in 3 of 3 answers, each refused only as a
     copy of the example. The recipe's line comes first; adapted to the furnace, the
     model's own skill is an answer."""
-    from rlgpt_tui.agents.shelf import ShelfSkill, SkillShelf
+    from rlgpt_tui.library.shelf import ShelfSkill, SkillShelf
 
     stone = ShelfSkill(
         "place_stone",
@@ -808,7 +808,7 @@ def test_a_copied_library_skill_that_does_another_step_is_told_what_to_change() 
 
 
 def test_code_repeating_the_example_is_repaired_and_the_example_comes_from_the_library() -> None:
-    from rlgpt_tui.agents.shelf import builtin_shelf
+    from rlgpt_tui.library.shelf import builtin_shelf
 
     shelf = builtin_shelf()
     shown = json.loads(shelf.code_example("chop_tree"))
@@ -1034,8 +1034,8 @@ def test_with_no_verdict_runs_that_gained_what_the_step_is_named_for_pass_it() -
 
 
 def test_new_code_runs_library_skills_through_ctx_skill_and_unknown_ones_are_repaired() -> None:
-    from rlgpt_tui.agents.shelf import builtin_shelf
     from rlgpt_tui.envs.craftax_world import CraftaxWorld
+    from rlgpt_tui.library.shelf import builtin_shelf
     from rlgpt_tui.rl.episodes import run_one_call_each
     from rlgpt_tui.skills.validation import validate
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from rlgpt_tui.agents.shelf import folder_shelf
-from rlgpt_tui.skills.compose import COMPOSED_PLAN
+from rlgpt_tui.library.compose import COMPOSED_PLAN
+from rlgpt_tui.library.shelf import folder_shelf
 from rlgpt_tui.store import SessionStore
 from tests.test_library_store import record_session
 

@@ -12,8 +12,8 @@ from rich.console import Console
 
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.printer import EventPrinter
+from rlgpt_tui.library.compose import compose_sources, link_skills
 from rlgpt_tui.report import session_markdown
-from rlgpt_tui.skills.compose import compose_sources, link_skills
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.tui.app import RlgptApp
 from rlgpt_tui.tui.widgets.critic import CriticPane

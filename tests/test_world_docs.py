@@ -7,12 +7,12 @@ import pytest
 
 from rlgpt_tui.agents.base import IterationFeedback
 from rlgpt_tui.agents.schemas import Plan, SubAction, Verdict
-from rlgpt_tui.agents.shelf import ShelfSkill, SkillShelf
 from rlgpt_tui.envs import world_info
 from rlgpt_tui.envs.base import ACHIEVEMENTS
 from rlgpt_tui.envs.craftax_world import CraftaxWorld
 from rlgpt_tui.envs.crafter_world import CrafterWorld
 from rlgpt_tui.envs.minedojo.world import MineDojoWorld
+from rlgpt_tui.library.shelf import ShelfSkill, SkillShelf
 from rlgpt_tui.llm.client import LLMAnswerError, LLMSettings
 from rlgpt_tui.session import make_team
 from rlgpt_tui.tasks import get_task

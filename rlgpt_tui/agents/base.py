@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rlgpt_tui.agents.schemas import Plan, RLAnswer, SubAction, Verdict
-from rlgpt_tui.agents.shelf import SkillShelf
 from rlgpt_tui.envs.base import View
+from rlgpt_tui.library.shelf import SkillShelf
 from rlgpt_tui.skills.outcomes import CallEnd
 from rlgpt_tui.tasks import Measure, Task
 from rlgpt_tui.text import clipped
@@ -122,10 +122,11 @@ class SlowAgent(ABC):
 
 class FastAgent(ABC):
     """Writes code for coded sub-actions and RL configurations for learned ones, and holds
-    the skills the session starts from (``--library``; none for the builtin agent, whose
-    templates are its own)."""
+    the skills it is handed at construction: the session's ``--library`` offer (none for
+    the builtin agent, whose templates are its own)."""
 
-    shelf: SkillShelf = SkillShelf()
+    def __init__(self, shelf: SkillShelf | None = None) -> None:
+        self.shelf = shelf if shelf is not None else SkillShelf()
 
     @abstractmethod
     def write_code(

@@ -37,9 +37,9 @@ from rlgpt_tui.envs.base import (
     View,
 )
 from rlgpt_tui.envs.knowledge import Step
+from rlgpt_tui.library.compose import calls_in, method_calls
 from rlgpt_tui.skills.api import MAKEABLE
 from rlgpt_tui.skills.checker import attribute_hint
-from rlgpt_tui.skills.compose import calls_in, method_calls
 from rlgpt_tui.skills.outcomes import CallEnd
 from rlgpt_tui.text import clipped
 

@@ -47,15 +47,15 @@ from rlgpt_tui.agents.schemas import (
     Verdict,
     VerdictAnswer,
 )
-from rlgpt_tui.agents.shelf import SkillShelf
 from rlgpt_tui.envs.base import describe_view
 from rlgpt_tui.envs.knowledge import Step, WorldDocs, steps_text
 from rlgpt_tui.envs.registry import world_info
+from rlgpt_tui.library.compose import link_skills
+from rlgpt_tui.library.shelf import SkillShelf
 from rlgpt_tui.llm.client import LLMAnswerError, LLMClient, Unrepairable
 from rlgpt_tui.rl.config import world_actions, world_segments
 from rlgpt_tui.skills.api import SKILL_API_DOC
 from rlgpt_tui.skills.checker import CodeValidationError
-from rlgpt_tui.skills.compose import link_skills
 from rlgpt_tui.skills.reward import RewardCode
 from rlgpt_tui.tasks import Measure, Task, load_catalog
 

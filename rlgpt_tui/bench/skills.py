@@ -35,13 +35,17 @@ class FolderSkills:
     """Coded skills from a folder of skill files (or plain ``.py`` files named after their
     action): who wrote them is in each file's header. A folder that `rlgpt-tui skills
     export` wrote holds every version of a name: of those, the one a session reuses
-    (:func:`~rlgpt_tui.skills.record.version_to_reuse`) is used, as ``--library FOLDER``
+    (:func:`~rlgpt_tui.library.record.version_to_reuse`) is used, as ``--library FOLDER``
     does."""
 
     def __init__(self, folder: Path, script: str | None = None) -> None:
-        from rlgpt_tui.skills.record import SkillRecord, reused_versions
-        from rlgpt_tui.skills.skillfile import HEADER_START, parse_skill_file, skill_paths
-        from rlgpt_tui.skills.validation import validate_file
+        from rlgpt_tui.library.record import SkillRecord, reused_versions
+        from rlgpt_tui.library.skillfile import (
+            HEADER_START,
+            parse_skill_file,
+            skill_paths,
+            validate_file,
+        )
 
         files = skill_paths(Path(folder))
         if not files:

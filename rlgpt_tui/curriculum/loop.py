@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rlgpt_tui.agents.shelf import BUILTIN, EMPTY, OWN, USER
 from rlgpt_tui.curriculum.agents import (
     PERSON,
     BuiltinCurriculum,
@@ -38,6 +37,8 @@ from rlgpt_tui.curriculum.frontier import (
     world_tree,
 )
 from rlgpt_tui.engine.settings import EngineSettings
+from rlgpt_tui.library.shelf import BUILTIN, EMPTY, OWN, USER
+from rlgpt_tui.library.skill_library import SkillLibrary
 from rlgpt_tui.llm.client import LLMSettings
 from rlgpt_tui.store import SessionStore, StoreError
 from rlgpt_tui.store.learning import LearnChoice, LearnRun, LearnStore
@@ -178,7 +179,9 @@ class Learner:
         if run is None:
             library = library or EMPTY
             if library not in (EMPTY, BUILTIN, USER, OWN):
-                store.import_skills(library)  # the sessions grow the store's copy of it
+                SkillLibrary(store).import_folder(
+                    library
+                )  # the sessions grow the store's copy of it
             run_id = learn.create(
                 env or "craftax",
                 library,

@@ -122,8 +122,8 @@ def check_code(
     worker: blocks, so a UI calls it off its own thread); raise EditRefused with the error.
     ``library``: the session's skills (name: source) that ``yield from ctx.skill("name")``
     runs; their code is appended to the person's before validation, as for an LLM's."""
+    from rlgpt_tui.library.compose import link_skills
     from rlgpt_tui.skills.checker import CodeValidationError
-    from rlgpt_tui.skills.compose import link_skills
     from rlgpt_tui.skills.validation import validate
 
     skills = {name: source for name, source in (library or {}).items() if name != subaction}

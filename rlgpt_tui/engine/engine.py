@@ -69,6 +69,7 @@ from rlgpt_tui.engine.steps.rl import (
     short_code_subaction,
 )
 from rlgpt_tui.engine.steps.train import Policy, TrainingStopped
+from rlgpt_tui.library.shelf import SkillShelf
 from rlgpt_tui.llm.client import LLMError
 from rlgpt_tui.rl.episodes import EpisodeTally
 from rlgpt_tui.sandbox import SandboxUnavailable
@@ -91,9 +92,14 @@ class Engine:
         on_event: EventHandler,
         resume: ResumeState | None = None,
         control: ControlPlane | None = None,
+        shelf: SkillShelf | None = None,
     ):
+        """``shelf``: the skill library's offer this run's agents reuse (``--library``);
+        by default the fast agent's (the builtin agent's is empty: its templates are its
+        own)."""
         self.settings = settings
         self.team = team
+        self.shelf = shelf if shelf is not None else team.fast.shelf
         self.on_event = on_event
         self.approver: Approver | None = None  # approver(kind, target, proposal) -> proposal
         # on_frame(rgb) receives env 0's frame during training, at most every frame_interval s
@@ -360,6 +366,7 @@ class Engine:
             self._emit,
             self._approve,
             self._progress,
+            self.shelf,
             self.on_frame,
             self.frame_interval,
         )

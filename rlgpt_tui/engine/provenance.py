@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from rlgpt_tui.engine import events as ev
-from rlgpt_tui.skills.compose import composed_steps, linked_skills
+from rlgpt_tui.library.compose import composed_steps, linked_skills
 
 PERSON = "person"
 BUILTIN = "builtin library"

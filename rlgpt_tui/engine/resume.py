@@ -158,9 +158,9 @@ def recorded_stage_solution(run: Records, checkpoint_dir: Callable[[int, str], P
     """
     from rlgpt_tui.engine.solution import StageSolution
     from rlgpt_tui.envs.registry import world_info
+    from rlgpt_tui.library.compose import compose_sources
     from rlgpt_tui.rl.config import RLConfig
     from rlgpt_tui.rl.train import load_checkpoint
-    from rlgpt_tui.skills.compose import compose_sources
     from rlgpt_tui.skills.validation import validate
 
     events = ev.events_from_records(run)

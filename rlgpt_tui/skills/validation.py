@@ -17,7 +17,6 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from rlgpt_tui.sandbox import validate_code
 from rlgpt_tui.skills.checker import CodeValidationError
@@ -28,7 +27,6 @@ from rlgpt_tui.skills.runtime import (
     check_source,
     recorded_views,
 )
-from rlgpt_tui.skills.skillfile import HEADER_START, SkillFileError, parse_skill_file
 
 
 @dataclass(frozen=True)
@@ -81,34 +79,9 @@ def validate(
     return ValidatedAction(name, source, description, limits, version, validation=record)
 
 
-def validate_file(path: str | Path, **kwargs) -> ValidatedAction:
-    """Validate a ``.py`` file as a coded action named after the file's stem, or, for a
-    skill file that ``rlgpt-tui skills export`` wrote, after its header's name."""
-    path = Path(path)
-    try:
-        source = path.read_bytes().decode("utf-8")
-    except OSError as error:
-        raise CodeValidationError(
-            f"cannot read coded action {str(path)!r}: {error.strerror}"
-        ) from None
-    except UnicodeDecodeError:
-        raise CodeValidationError(
-            f"coded action {str(path)!r} is not UTF-8 text: give a Python source file"
-        ) from None
-    if source.startswith(HEADER_START):  # an exported skill: its header names it
-        try:
-            skill = parse_skill_file(path)
-        except SkillFileError as error:
-            raise CodeValidationError(str(error)) from None
-        return validate(skill.name, skill.source, description=skill.docstring, **kwargs)
-    doc = source.split('"""')[1].strip() if source.lstrip().startswith('"""') else ""
-    return validate(path.stem, source, description=doc, **kwargs)
-
-
 __all__ = [
     "CodeValidationError",
     "ValidatedAction",
     "ValidationRecord",
     "validate",
-    "validate_file",
 ]

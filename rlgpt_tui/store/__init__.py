@@ -1,6 +1,5 @@
 """Sessions in SQLite (the only package with SQL): events, records, artifacts, reports."""
 
-from rlgpt_tui.store.library import LibraryError, LibrarySkill
 from rlgpt_tui.store.sessions import (
     ENV_SESSIONS_DIR,
     SessionStore,
@@ -12,8 +11,6 @@ from rlgpt_tui.store.sessions import (
 
 __all__ = [
     "ENV_SESSIONS_DIR",
-    "LibraryError",
-    "LibrarySkill",
     "SessionStore",
     "SessionSummary",
     "StoreError",

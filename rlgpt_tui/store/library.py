@@ -1,4 +1,5 @@
-"""The skill library: every coded action that validated and ran, across sessions (SQL here).
+"""The skill library's SQL: every coded action that validated and ran, across sessions (the
+store's side of :class:`~rlgpt_tui.library.storage.SkillStorage`).
 
 Filled from what sessions record, inside the transaction of the event that says so:
 
@@ -14,18 +15,15 @@ Filled from what sessions record, inside the transaction of the event that says 
   evaluation itself (code alone; a composed plan's steps: the calls that began each), and
   the measured success of the task it served with its 95% interval.
 
-A session's deletion keeps the library (its columns are not ``session_id``). Export writes
-each skill as a ``.py`` file with a TOML header (:mod:`rlgpt_tui.skills.skillfile`); import
-validates every file first and adds them in one transaction, or refuses and adds none.
+A session's deletion keeps the library (its columns are not ``session_id``). Import and
+export, composition and what a session is offered are the library's
+(:class:`~rlgpt_tui.library.SkillLibrary`); here they are rows.
 """
 
 from __future__ import annotations
 
-import ast
-import hashlib
 import json
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,127 +36,29 @@ from rlgpt_tui.engine.provenance import (
     composed_author,
     reused_from_library,
 )
+from rlgpt_tui.library.compose import composed_steps
+from rlgpt_tui.library.record import (
+    SkillRecord,
+    Use,
+    evaluation_uses,
+    imported_uses,
+)
+from rlgpt_tui.library.skillfile import SkillFile
+from rlgpt_tui.library.storage import (
+    LibraryError,
+    LibraryPolicy,
+    LibrarySkill,
+    digest,
+    docstring_of,
+    session_entry,
+)
 from rlgpt_tui.rl.policyfile import SavedPolicy
-from rlgpt_tui.skills.compose import COMPOSED_PLAN, composed_steps
-from rlgpt_tui.skills.record import SkillRecord, TaskRecord, count_of, end_counts
 from rlgpt_tui.tasks import Measure
-
-CODE_ONLY = " (code only)"  # the subject of an evaluation of one coded action alone
-
-
-class LibraryError(Exception):
-    """An import or lookup the library refuses; the message is one line naming the fix."""
 
 
 def author_of(source: str | None, agent: str | None) -> str:
     """Who wrote a code version (one rule with the printer's and the report's)."""
     return code_author(source, agent)
-
-
-def digest(source: str) -> str:
-    return digest_bytes(source.encode("utf-8", "surrogatepass"))
-
-
-def digest_bytes(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()[:32]
-
-
-def docstring_of(source: str) -> str:
-    """The module's docstring, else ``act``'s, else ''."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return ""
-    doc = ast.get_docstring(tree)
-    if not doc:
-        act = next(
-            (n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "act"), None
-        )
-        doc = ast.get_docstring(act) if act is not None else None
-    return (doc or "").strip()
-
-
-@dataclass
-class LibrarySkill:
-    """One version of a skill in the library."""
-
-    id: int
-    name: str
-    world: str
-    version: int
-    docstring: str
-    source: str
-    author: str
-    made_session: int | None
-    made_iteration: int | None
-    code_seq: int | None  # the code version (event sequence) in the session that made it
-    made_in: str  # "session 3, iteration 1" (or where an imported one was made)
-    origin: str  # "session", "library" (reused as it is in a session) or "import <folder>"
-    created_at: float
-    record: SkillRecord = field(default_factory=SkillRecord)
-
-    @property
-    def label(self) -> str:
-        return f"{self.name} v{self.version}"
-
-    def cells(self) -> tuple[str, ...]:
-        """Its row in a listing, under :data:`COLUMNS`."""
-        return (
-            self.label,
-            self.world,
-            self.author,
-            where_made(self.made_in, self.origin),
-            f"{self.record.calls:,}",
-            self.record.success_text,
-        )
-
-
-def where_made(made_in: str, origin: str) -> str:
-    """Where a library entry was made, for a listing: an imported one names its folder, so
-    that "session 2" is not read as a session of this database."""
-    if origin.startswith("import "):
-        folder = Path(origin.removeprefix("import ")).name or origin.removeprefix("import ")
-        return f"imported from {folder}/" + (f" (there: {made_in})" if made_in else "")
-    return made_in or origin
-
-
-#: the columns of a skill listing (``skills list``, the app's library screen)
-COLUMNS = ("skill", "world", "author", "made in", "calls", "success")
-
-
-@dataclass(frozen=True)
-class LibraryPolicy(SavedPolicy):
-    """A trained policy in the library: its id, where it came from and when (listed
-    without its weights, read on demand: :func:`policy_weights`)."""
-
-    id: int = 0
-    origin: str = ""  # session, or import <folder>
-    created_at: float = 0.0
-
-    @property
-    def figure(self) -> str:
-        """Its evaluation, e.g. ``0.72 [0.60-0.81], 64 episodes``."""
-        if self.value is None:
-            return "-"
-        fmt = Measure(self.measure).format
-        interval = f" [{fmt(self.ci95[0])}-{fmt(self.ci95[1])}]" if self.ci95 else ""
-        return f"{fmt(self.value)}{interval}, {self.episodes or 0} episodes"
-
-    def cells(self) -> tuple[str, ...]:
-        """Its row in a listing, under :data:`POLICY_COLUMNS`."""
-        return (
-            f"#{self.id}",
-            self.world,
-            self.task,
-            ", ".join(self.actions) or "primitives only",
-            f"{self.samples:,}",
-            self.figure,
-            where_made(self.made_in, self.origin),
-        )
-
-
-#: the columns of a listing of trained policies
-POLICY_COLUMNS = ("policy", "world", "task", "coded actions", "samples", "measured", "made in")
 
 
 # -- filling the library from a session's events (inside SessionStore.record's transaction) ----
@@ -205,14 +105,9 @@ def _skill_for(
         [session_id, name],
     ).fetchone()
     description = (described[0] or "") if described else ""
-    # the code's own docstring, except for the builtin templates (whose module docstring is
-    # the whole template file's): then the plan's description of the sub-action
-    doc = docstring_of(source)
-    if author == BUILTIN or not doc:
-        doc = description or doc
-    # a library skill (a folder's, the builtin templates) reused as it is was made elsewhere
-    reused = reused_from_library(origin)
-    made_in = f"session {session_id}, iteration {made + 1}"
+    doc, made_in, kept_as = session_entry(
+        source, description, author == BUILTIN, session_id, made, reused_from_library(origin)
+    )
     return _insert_skill(
         db,
         name=name,
@@ -223,8 +118,8 @@ def _skill_for(
         made_session=session_id,
         made_iteration=made,
         code_seq=code_seq,
-        made_in=f"reused from a library in {made_in}" if reused else made_in,
-        origin="library" if reused else "session",
+        made_in=made_in,
+        origin=kept_as,
     )
 
 
@@ -295,58 +190,56 @@ def _served_task(db: Database, session_id: int, seq: int) -> str:
 
 
 def _add_uses(db: Database, session_id: int, seq: int, event: ev.EvaluationDone) -> None:
-    """A use per skill that took part in this evaluation: an RL policy's coded actions
-    (with the calls of the training before it), or the one coded action run alone."""
-    result = event.result
-    usage: dict[str, dict[str, Any]] = {}
-    ran = result.get("coded_calls") if isinstance(result.get("coded_calls"), dict) else {}
-    if isinstance(result.get("coded_actions"), dict):
-        usage = {n: s for n, s in result["coded_actions"].items() if isinstance(s, dict)}
-    elif event.subject == COMPOSED_PLAN + CODE_ONLY:  # the plan's coded steps, in turn
-        begun = (ran.get(COMPOSED_PLAN) or {}).get("begun") or {}
-        usage = {name: {"calls": begun.get(name)} for name in _plan_steps(db, session_id, seq)}
-    elif event.subject.endswith(CODE_ONLY):
-        name = event.subject.removesuffix(CODE_ONLY)
-        usage = {name: ran.get(name) or {}}
-    if not usage:
-        return
-    measure = result.get("measure", Measure.SUCCESS_RATE.value)
-    value = result.get("value", result.get("success_rate"))
-    low, high = result.get("ci95") or (None, None)
-    episodes = result.get("episodes")
-    successes = None
-    if episodes and result.get("success_rate") is not None:
-        successes = round(result["success_rate"] * episodes)
-    task = _served_task(db, session_id, seq)
-    for name, stats in usage.items():
+    """A use row per skill that took part in this evaluation
+    (:func:`~rlgpt_tui.library.record.evaluation_uses`)."""
+    uses = evaluation_uses(
+        event.subject,
+        event.result,
+        _served_task(db, session_id, seq),
+        lambda: _plan_steps(db, session_id, seq),
+    )
+    for name, use in uses.items():
         code = _current_code(db, session_id, name)
         if code is None:  # not a sub-action's code (e.g. a plan's composed routines)
             continue
         source, iteration, agent = code
         skill = _skill_for(db, session_id, name, source, iteration, agent)
-        db.execute(
-            "INSERT INTO skill_uses (skill_id, use_session, event_seq, iteration, subject, "
-            "task, measure, value, ci_low, ci_high, episodes, successes, evaluations, calls, "
-            "steps, end_reasons, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)",
-            [
-                skill,
-                session_id,
-                seq,
-                event.iteration,
-                event.subject,
-                task,
-                measure,
-                value,
-                low,
-                high,
-                episodes,
-                successes,
-                stats.get("calls"),
-                stats.get("steps"),
-                json.dumps(stats.get("end_reasons") or {}),
-                event.time,
-            ],
-        )
+        _insert_use(db, skill, use, (session_id, seq, event.iteration, event.subject), event.time)
+
+
+def _insert_use(
+    db: Database,
+    skill_id: int,
+    use: Use,
+    where: tuple[int | None, int | None, int | None, str],
+    when: float,
+) -> None:
+    """A ``skill_uses`` row; ``where``: the session, event and iteration, and the subject."""
+    session, seq, iteration, subject = where
+    db.execute(
+        "INSERT INTO skill_uses (skill_id, use_session, event_seq, iteration, subject, "
+        "task, measure, value, ci_low, ci_high, episodes, successes, evaluations, calls, "
+        "steps, end_reasons, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            skill_id,
+            session,
+            seq,
+            iteration,
+            subject,
+            use.task,
+            use.measure,
+            use.value,
+            use.ci95[0],
+            use.ci95[1],
+            use.episodes,
+            use.successes,
+            use.evaluations,
+            use.calls,
+            use.steps,
+            json.dumps(use.end_reasons),
+            when,
+        ],
+    )
 
 
 def _policy_for(db: Database, session_id: int, event: ev.PolicyTrained) -> None:
@@ -491,17 +384,18 @@ def _records(db: Database, ids: list[int]) -> dict[int, SkillRecord]:
         ids,
     ).fetchall()
     for skill_id, task, measure, value, episodes, successes, calls, steps, ends, count in rows:
-        record = records.setdefault(skill_id, SkillRecord())
-        record.calls += calls or 0
-        record.steps += steps or 0
-        record.end_reasons.update(json.loads(ends or "{}"))
-        one = record.tasks.setdefault(task, TaskRecord(task, measure or "success_rate"))
-        one.evaluations += 1 if count is None else count
-        if value is not None:
-            one.best = value if one.best is None else max(one.best, value)
-        if episodes and successes is not None:
-            one.successes += successes
-            one.episodes += episodes
+        use = Use(
+            task,
+            measure,
+            value,
+            episodes,
+            successes,
+            1 if count is None else count,
+            calls=calls,
+            steps=steps,
+            end_reasons=json.loads(ends or "{}"),
+        )
+        records.setdefault(skill_id, SkillRecord()).add(use)
     return records
 
 
@@ -542,47 +436,8 @@ def policy_weights(db: Database, policy_id: int) -> bytes:
 
 
 # -- sharing -----------------------------------------------------------------------------------
-def imported_uses(db: Database, skill_id: int, record: dict[str, Any]) -> None:
-    """An imported skill's record as uses: one per task (its pooled figures), the calls,
-    steps and call ends on the first."""
-    tasks = record.get("tasks") if isinstance(record.get("tasks"), dict) else {}
-    items = list(tasks.items())
-    if not items and record.get("calls"):
-        items = [("", {"evaluations": 0})]
-    for i, (task, figures) in enumerate(items):
-        figures = figures if isinstance(figures, dict) else {}
-        first = i == 0
-        best = figures.get("best")
-        db.execute(
-            "INSERT INTO skill_uses (skill_id, subject, task, measure, value, episodes, "
-            "successes, evaluations, calls, steps, end_reasons, time) "
-            "VALUES (?, 'imported', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                skill_id,
-                str(task),
-                str(figures.get("measure", Measure.SUCCESS_RATE.value)),
-                float(best) if isinstance(best, int | float) else None,
-                count_of(figures.get("episodes")) or None,
-                count_of(figures.get("successes")),
-                count_of(figures.get("evaluations")),
-                count_of(record.get("calls")) if first else 0,
-                count_of(record.get("steps")) if first else 0,
-                json.dumps(end_counts(record.get("end_reasons")) if first else {}),
-                time.time(),
-            ],
-        )
-
-
-def find(db: Database, world: str, name: str) -> list[tuple[int, int, str]]:
-    """(id, version, digest) of every version of ``name`` in ``world``."""
-    return db.execute(
-        "SELECT id, version, digest FROM skills WHERE world = ? AND name = ? ORDER BY version",
-        [world, name],
-    ).fetchall()
-
-
-def insert_imported(db: Database, skill: Any, folder: Path) -> int:
-    """Insert a checked :class:`~rlgpt_tui.skills.skillfile.SkillFile` (in the caller's
+def insert_imported(db: Database, skill: SkillFile, origin: str) -> int:
+    """Insert a checked :class:`~rlgpt_tui.library.skillfile.SkillFile` (in the caller's
     transaction)."""
     skill_id = _insert_skill(
         db,
@@ -593,7 +448,8 @@ def insert_imported(db: Database, skill: Any, folder: Path) -> int:
         docstring=skill.docstring or docstring_of(skill.source),
         author=skill.author,
         made_in=skill.made_in,
-        origin=f"import {folder}",
+        origin=origin,
     )
-    imported_uses(db, skill_id, skill.record)
+    for use in imported_uses(skill.record):
+        _insert_use(db, skill_id, use, (None, None, None, "imported"), time.time())
     return skill_id

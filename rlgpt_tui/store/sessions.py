@@ -15,7 +15,7 @@ import socket
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -25,12 +25,8 @@ from sqlite_utils import Database
 
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.phases import SessionPhases, session_phases
+from rlgpt_tui.library.storage import LibraryPolicy, LibrarySkill
 from rlgpt_tui.store.library import (
-    LibraryError,
-    LibraryPolicy,
-    LibrarySkill,
-    digest,
-    digest_bytes,
     insert_imported,
     insert_policy,
     list_policies,
@@ -38,14 +34,13 @@ from rlgpt_tui.store.library import (
     policy_weights,
     project,
 )
-from rlgpt_tui.store.library import find as find_versions
 from rlgpt_tui.store.schema import MIGRATIONS, SCHEMA_VERSION
-from rlgpt_tui.tasks import Measure, Task
+from rlgpt_tui.tasks import Measure
 from rlgpt_tui.text import safe_data, short_name
 
 if TYPE_CHECKING:
+    from rlgpt_tui.library.skillfile import SkillFile
     from rlgpt_tui.rl.policyfile import SavedPolicy
-    from rlgpt_tui.skills.skillfile import SkillFile
 
 ENV_SESSIONS_DIR = "RLGPT_SESSIONS_DIR"
 DB_NAME = "rlgpt.db"
@@ -341,61 +336,11 @@ class SessionStore:
             self.db.execute("DELETE FROM sessions WHERE id = ?", [session_id])
         shutil.rmtree(self.session_dir(session_id), ignore_errors=True)
 
-    # -- the skill library ----------------------------------------------------------------------
+    # -- the skill library's storage (rlgpt_tui.library.storage.SkillStorage) -----------------
     def skills(self, world: str | None = None, name: str | None = None) -> list[LibrarySkill]:
         """The library's skills (every version), each with its measured record."""
         with self._errors():
             return list_skills(self.db, world, name)
-
-    def skill(self, name: str, world: str | None = None, version: int | None = None):
-        """One skill version (the newest unless ``version``); raises LibraryError naming
-        the fix when there is none or the name is in several worlds."""
-        found = self.skills(world, name)
-        if not found:
-            known = ", ".join(sorted({s.name for s in self.skills(world)})) or "none yet"
-            raise LibraryError(
-                f"no skill {name!r}{f' in {world}' if world else ''} in the library: use one "
-                f"of {known} (see `rlgpt-tui skills list`)"
-            )
-        worlds = sorted({s.world for s in found})
-        if len(worlds) > 1:
-            raise LibraryError(
-                f"skill {name!r} is in several worlds ({', '.join(worlds)}): pass --world"
-            )
-        if version is None:
-            return found[-1]
-        for skill in found:
-            if skill.version == version:
-                return skill
-        versions = ", ".join(str(s.version) for s in found)
-        raise LibraryError(f"skill {name!r} has no version {version}: use one of {versions}")
-
-    def export_skills(self, folder: Path | str, world: str | None = None) -> list[Path]:
-        """Write every skill version as ``<name>-<world>-v<version>.py`` with its header, and
-        every trained policy as ``policies/<task>-<world>-p<n>.json`` with its ``.npz``."""
-        from rlgpt_tui.rl.policyfile import write_policy
-        from rlgpt_tui.skills.skillfile import SkillFile
-
-        folder = _writable(folder)
-        worlds = {world} if world else {p.world for p in self.policies()}
-        policies = [p for w in sorted(worlds) for p in self.saved_policies(w)]
-        written = [write_policy(folder, p, n) for n, p in enumerate(policies, 1)]
-        return written + [
-            _write_skill(
-                folder,
-                SkillFile(
-                    name=skill.name,
-                    world=skill.world,
-                    source=skill.source,
-                    version=skill.version,
-                    author=skill.author,
-                    docstring=skill.docstring,
-                    made_in=skill.made_in,
-                    record=skill.record.as_dict(),
-                ),
-            )
-            for skill in self.skills(world)
-        ]
 
     def policies(self, world: str | None = None) -> list[LibraryPolicy]:
         """The library's trained policies (without their weights)."""
@@ -411,193 +356,15 @@ class SessionStore:
                 for p in list_policies(self.db, world)
             ]
 
-    def export_plan(self, folder: Path | str, task: Task, world: str) -> tuple[Path, str]:
-        """Write ``plan-<world>-v<n>.py``: the library's skills for ``world`` composed into
-        one coded action for ``task`` (:meth:`plan_steps`, :meth:`write_plan`). Returns the
-        path and a line naming which skill does which step."""
-        chosen = self.plan_steps(task, world)
-        steps = ", ".join(
-            step if skill.name == step else f"{step} by {skill.name}" for step, skill in chosen
-        )
-        return self.write_plan(folder, task, world, chosen), steps
-
-    def plan_steps(self, task: Task, world: str) -> list[tuple[str, LibrarySkill]]:
-        """``task``'s steps (:meth:`Task.steps`, from the world's documentation) in order,
-        each with the library skill that does it (:func:`~rlgpt_tui.skills.record.
-        skills_for_steps`; of each name the version a session reuses); steps no skill fits
-        are left out. Raises LibraryError when none fits."""
-        from rlgpt_tui.envs.registry import world_info
-        from rlgpt_tui.skills.compose import COMPOSED_PLAN
-        from rlgpt_tui.skills.record import reused_versions, skills_for_steps
-
-        reused = reused_versions(
-            (s.name, s.version, s.record, s) for s in self.skills(world) if s.name != COMPOSED_PLAN
-        )
-        records = {name: skill.record for name, skill in reused.items()}
-        steps = [step.name for step in task.steps(world_info(world).documentation())]
-        chosen = [(step, reused[name]) for step, name in skills_for_steps(steps, records).items()]
-        if not chosen:
-            raise LibraryError(
-                f"no {world} skill of the library fits a step of {task.name}: run sessions "
-                f"on its steps first (`rlgpt-tui run --task ... --library own`)"
-            )
-        return chosen
-
-    def keeper(self, world: str) -> LibrarySkill | None:
-        """The library's skill for the world's helper that a composed plan runs before
-        each step (Crafter's ``survive``), the version a session reuses; None without one."""
-        from rlgpt_tui.envs.registry import world_info
-        from rlgpt_tui.skills.record import reused_versions
-
-        name = world_info(world).documentation().tech_tree.before_each_step
-        held = [(s.name, s.version, s.record, s) for s in self.skills(world, name)] if name else []
-        return reused_versions(held).get(name)
-
-    def write_plan(
-        self,
-        folder: Path | str,
-        task: Task,
-        world: str,
-        chosen: list[tuple[str, LibrarySkill]],
-        how: str = "",
-    ) -> Path:
-        """Write the ``plan`` skill file: ``chosen`` (step, the skill that does it) composed
-        by rlgpt into one coded action in that order (no model planned it), the library's
-        :meth:`keeper` before each step, its docstring naming each step's skill version and
-        author, and ``how`` they were chosen. Its version is above any ``plan`` the library
-        holds, so that a session reusing the folder takes it."""
-        from rlgpt_tui.envs.registry import world_info
-        from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
-        from rlgpt_tui.skills.skillfile import SkillFile
-
-        recipes = world_info(world).documentation().recipes
-        keeper = self.keeper(world)
-        if keeper is not None and any(step == keeper.name for step, _ in chosen):
-            keeper = None  # a step of its own (survive_night's): not run twice in a row
-        used = [skill for _, skill in chosen] + ([keeper] if keeper else [])
-        authors = sorted({skill.author for skill in used})
-        versions = ", ".join(
-            skill.label if skill.name == step else f"{step}: {skill.label}"
-            for step, skill in chosen
-        )
-        if keeper is not None:
-            versions = f"{keeper.label} before each step; {versions}"
-        held = [s.version for s in self.skills(world, COMPOSED_PLAN)]
-        plan = SkillFile(
-            name=COMPOSED_PLAN,
-            world=world,
-            source=compose_sources(
-                [(step, s.source) for step, s in chosen],
-                recipes,
-                before_each=(keeper.name, keeper.source) if keeper else None,
-            ),
-            version=max(held, default=0) + 1,
-            author=authors[0] if len(authors) == 1 else "several authors",
-            docstring=f"{task.name}: the library's skills composed by rlgpt in the steps' "
-            f"order ({versions}; by {', '.join(authors)}){how}",
-            made_in="composed by rlgpt at export from the library's skills",
-            record={},
-        )
-        return _write_skill(_writable(folder), plan)
-
-    def import_skills(self, folder: Path | str) -> tuple[list[LibrarySkill], int, int]:
-        """Add a folder of skill files to the library: every file is checked first (header,
-        world, name, validation of its code, clashes; a trained policy's header, weights and
-        coded actions), then all are added in one transaction; the first bad file raises
-        :class:`LibraryError` and nothing is added. Returns the skills added, how many were
-        already in the library (same source), and how many trained policies were added."""
-        from rlgpt_tui.envs.registry import WORLDS
-        from rlgpt_tui.skills.checker import CodeValidationError
-        from rlgpt_tui.skills.skillfile import SkillFileError, parse_skill_file, skill_paths
-        from rlgpt_tui.skills.validation import validate
-
-        folder = Path(folder)
-        if not folder.is_dir():
-            raise LibraryError(f"no folder {folder}: pass a folder written by `skills export`")
-        try:
-            paths = skill_paths(folder)
-        except SkillFileError as error:
-            raise LibraryError(f"{error}; nothing was imported") from None
-        if not paths:
-            raise LibraryError(
-                f"no .py skill files in {folder}: pass a folder written by `skills export`"
-            )
-        nothing = "; nothing was imported"
-        chosen: dict[tuple[str, str, int], tuple[str, Path]] = {}
-        new, known = [], 0
-        for path in paths:
-            try:
-                skill = parse_skill_file(path)
-                if skill.world not in WORLDS:
-                    raise SkillFileError(
-                        f"{path}: world {skill.world!r} is unknown: use one of {', '.join(WORLDS)}"
-                    )
-                validate(skill.name, skill.source, skill.docstring)
-            except CodeValidationError as error:
-                raise LibraryError(
-                    f"{path.name}: {_first_line(error)}; fix the file{nothing}"
-                ) from None
-            except SkillFileError as error:
-                raise LibraryError(f"{error}{nothing}") from None
-            key = digest(skill.source)
-            with self._errors():
-                versions = find_versions(self.db, skill.world, skill.name)
-            if any(d == key for _, _, d in versions):
-                known += 1
-                continue
-            clash = next((v for _, v, _ in versions if v == skill.version), None)
-            earlier = chosen.get((skill.world, skill.name, skill.version))
-            if clash is not None or (earlier and earlier[0] != key):
-                where = "the library" if clash is not None else earlier[1].name
-                raise LibraryError(
-                    f"{path.name}: skill {skill.name} v{skill.version} ({skill.world}) clashes "
-                    f"with other code in {where}: rename it (name = in the header) or give it "
-                    f"another version number{nothing}"
-                )
-            if earlier:
-                known += 1
-                continue
-            chosen[(skill.world, skill.name, skill.version)] = (key, path)
-            new.append(skill)
-        policies = self._policies_to_import(folder, nothing)
+    def add_skills(
+        self, skills: Sequence[SkillFile], policies: Sequence[SavedPolicy], origin: str
+    ) -> list[int]:
+        """Add checked skill files and trained policies in one transaction (all or none)."""
         with self._errors(), self.db.atomic():
-            ids = [insert_imported(self.db, skill, folder) for skill in new]
+            ids = [insert_imported(self.db, skill, origin) for skill in skills]
             for policy in policies:
-                insert_policy(self.db, policy, origin=f"import {folder}")
-        added = [s for s in self.skills() if s.id in set(ids)]
-        return added, known, len(policies)
-
-    def _policies_to_import(self, folder: Path, nothing: str) -> list[SavedPolicy]:
-        """The folder's trained policies the library lacks (same weights), each coded
-        action's source validated; LibraryError naming the file otherwise."""
-        from rlgpt_tui.rl.policyfile import PolicyFileError, read_policies
-        from rlgpt_tui.skills.checker import CodeValidationError
-        from rlgpt_tui.skills.validation import validate
-
-        try:
-            found = read_policies(folder)
-        except PolicyFileError as error:
-            raise LibraryError(f"{error}{nothing}") from None
-        held = {
-            digest_bytes(p.weights)
-            for w in {p.world for p in found}
-            for p in self.saved_policies(w)
-        }
-        new = []
-        for policy in found:
-            if digest_bytes(policy.weights) in held:
-                continue
-            for spec in policy.rl_config.get("coded_actions", []):
-                try:
-                    validate(spec["name"], spec["source"], spec.get("description", ""))
-                except CodeValidationError as error:
-                    raise LibraryError(
-                        f"policy for {policy.task}: its coded action {spec['name']}: "
-                        f"{_first_line(error)}{nothing}"
-                    ) from None
-            held.add(digest_bytes(policy.weights))
-            new.append(policy)
-        return new
+                insert_policy(self.db, policy, origin=origin)
+        return ids
 
     # -- events -------------------------------------------------------------------------------
     def record(self, session_id: int, event: ev.Event) -> int:
@@ -886,35 +653,3 @@ def _owner_alive(pid: int | None, host: str | None) -> bool:
     except PermissionError:
         return True
     return True
-
-
-def _writable(folder: Path | str) -> Path:
-    """``folder``, created where missing; LibraryError naming the fix when it cannot be."""
-    folder = Path(folder)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise LibraryError(
-            f"cannot create {folder}: {error.strerror}; pass a writable folder"
-        ) from None
-    return folder
-
-
-def _first_line(error: Exception) -> str:
-    """An error's first line (``invalid`` when it has none)."""
-    text = str(error).strip()
-    return text.splitlines()[0] if text else "invalid"
-
-
-def _write_skill(folder: Path, skill: SkillFile) -> Path:
-    """``skill`` as its file in ``folder``; LibraryError naming the fix when it cannot be."""
-    from rlgpt_tui.skills.skillfile import format_skill_file
-
-    path = folder / skill.file_name
-    try:
-        path.write_text(format_skill_file(skill))
-    except OSError as error:
-        raise LibraryError(
-            f"cannot write {path}: {error.strerror}; pass a writable folder"
-        ) from None
-    return path

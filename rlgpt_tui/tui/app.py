@@ -20,8 +20,8 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from rlgpt_tui.agents.shelf import USER
 from rlgpt_tui.engine.engine import EngineSettings
+from rlgpt_tui.library.shelf import USER
 from rlgpt_tui.llm.client import LLMError, LLMSettings
 from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore, StoreError

@@ -4,7 +4,7 @@ Write code (a person's edit, else the fast agent's, approved), validate it, run 
 a few fresh worlds, let the critic judge, and repair, up to ``max_repairs`` times. A plan of
 code alone runs its steps in order, in rounds (its routine is called again each time it
 returns; a step whose tool is held or whose station is in sight skipped, see
-:func:`~rlgpt_tui.skills.compose.round_guard`), and so do a step's critic runs: the earlier
+:func:`~rlgpt_tui.library.compose.round_guard`), and so do a step's critic runs: the earlier
 steps' kept code runs as the plan runs it, then the step, round after round (up to
 :data:`PLAN_ROUNDS`) until the step's call gains something or fails in each world; the
 critic sees, per world, the call of the first round that did (place_table in round 2,
@@ -37,10 +37,10 @@ from rlgpt_tui.engine.steps.edits import apply_code_edit
 from rlgpt_tui.envs import make_world
 from rlgpt_tui.envs.knowledge import Recipes
 from rlgpt_tui.envs.registry import world_info
+from rlgpt_tui.library.compose import COMPOSED_PLAN, compose_sources
 from rlgpt_tui.llm.client import LLMAnswerError
 from rlgpt_tui.rl.episodes import run_one_call_each
 from rlgpt_tui.skills.checker import CodeValidationError
-from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
 from rlgpt_tui.skills.validation import ValidatedAction, validate
 
 #: the most rounds of a code-alone plan's steps a step's critic runs follow

@@ -21,6 +21,7 @@ from rlgpt_tui.engine.control import ControlPlane
 from rlgpt_tui.engine.settings import EngineSettings
 from rlgpt_tui.envs.knowledge import Recipes
 from rlgpt_tui.envs.registry import world_info
+from rlgpt_tui.library.shelf import SkillShelf
 from rlgpt_tui.tasks import Task
 
 Emit = Callable[..., Any]  # emit(EventType, **data) -> what the event handler returns
@@ -111,6 +112,7 @@ class StepContext:
     emit: Emit
     approve: Approver  # the identity when no person approves
     progress: Progress
+    shelf: SkillShelf  # the skills and trained policies this run's agents reuse
     on_frame: Callable[[Any], None] | None = None  # env 0's frames during training
     frame_interval: float = 0.5  # at most one frame this often (seconds)
 

@@ -12,13 +12,13 @@ from rlgpt_tui.engine.choice import Candidate
 from rlgpt_tui.engine.solution import StageSolution
 from rlgpt_tui.engine.steps.context import StepContext
 from rlgpt_tui.engine.steps.train import Policy
+from rlgpt_tui.library.compose import COMPOSED_PLAN, compose_sources
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.decide import AgainstTarget
 from rlgpt_tui.rl.episodes import EpisodeTally
 from rlgpt_tui.rl.train import EvalResult, evaluate
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.checker import CodeValidationError
-from rlgpt_tui.skills.compose import COMPOSED_PLAN, compose_sources
 from rlgpt_tui.skills.validation import ValidatedAction, validate
 
 

@@ -67,7 +67,7 @@ def library_policy(ctx: StepContext, last_policy: Any) -> SavedPolicy | None:
     only, then continues its own (``last_policy``: the last training's, or None)."""
     if last_policy is not None and ctx.task.scored:
         return None
-    return ctx.team.fast.shelf.policy_for(ctx.task.name)
+    return ctx.shelf.policy_for(ctx.task.name)
 
 
 def reuse_policy(

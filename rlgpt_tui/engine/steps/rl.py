@@ -299,7 +299,7 @@ def death_answers(
     the library (its provenance is its author's); one that fails validation is left out.
     Returns them by name, and the deaths they answer ("starved in 11, dehydrated in 4 of
     the code's 32 failed episodes")."""
-    shelf = ctx.team.fast.shelf
+    shelf = ctx.shelf
     ends = code_alone.evaluation.get("episode_ends") or {}
     tree = world_info(ctx.settings.env).documentation().tech_tree
     failed = sum(n for end, n in ends.items() if end != "success")

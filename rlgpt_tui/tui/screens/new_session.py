@@ -8,9 +8,9 @@ from textual.containers import Grid, Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch
 
-from rlgpt_tui.agents.shelf import USER
 from rlgpt_tui.engine.engine import EngineSettings
 from rlgpt_tui.envs import WORLDS
+from rlgpt_tui.library.shelf import USER
 from rlgpt_tui.tasks import get_task, load_catalog
 
 NUMBER_FIELDS = {

@@ -10,8 +10,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static, TextArea
 
-from rlgpt_tui.store import LibrarySkill, SessionStore
-from rlgpt_tui.store.library import COLUMNS, POLICY_COLUMNS
+from rlgpt_tui.library.storage import COLUMNS, POLICY_COLUMNS, LibrarySkill
+from rlgpt_tui.store import SessionStore
 
 
 class SkillsScreen(Screen):

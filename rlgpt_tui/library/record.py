@@ -1,6 +1,6 @@
 """A skill's measured record: what its evaluations measured per task, and its calls.
 
-The library keeps it in the sessions database (:mod:`rlgpt_tui.store.library`), a skill
+The library keeps it in its storage (the sessions database), a skill
 file in its ``[record]`` table (:meth:`SkillRecord.as_dict`, :meth:`SkillRecord.from_dict`);
 the slow agent's prompt shows it the same way from either (:attr:`SkillRecord.prompt_text`).
 """
@@ -8,13 +8,15 @@ the slow agent's prompt shows it the same way from either (:attr:`SkillRecord.pr
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from rlgpt_tui.library.compose import COMPOSED_PLAN
 from rlgpt_tui.tasks import Measure, wilson_interval
 
 T = TypeVar("T")
+CODE_ONLY = " (code only)"  # the subject of an evaluation of one coded action alone
 
 
 def count_of(value: Any) -> int:
@@ -71,6 +73,20 @@ class SkillRecord:
     @property
     def evaluations(self) -> int:
         return sum(t.evaluations for t in self.tasks.values())
+
+    def add(self, use: Use) -> None:
+        """Count one use: its calls, steps and call ends, and its task's figures (the best
+        value; successes and episodes where both are known)."""
+        self.calls += use.calls or 0
+        self.steps += use.steps or 0
+        self.end_reasons.update(use.end_reasons)
+        one = self.tasks.setdefault(use.task, TaskRecord(use.task, use.measure or "success_rate"))
+        one.evaluations += use.evaluations
+        if use.value is not None:
+            one.best = use.value if one.best is None else max(one.best, use.value)
+        if use.episodes and use.successes is not None:
+            one.successes += use.successes
+            one.episodes += use.episodes
 
     @property
     def success_text(self) -> str:
@@ -218,3 +234,89 @@ def may_do(step: str, name: str, record: SkillRecord, steps: Collection[str]) ->
     step's name; and it never served that task only to see it fail in every episode."""
     named = name == step or (name not in steps and record.proven_on(step) is not None)
     return named and not record.failed_on(step)
+
+
+# -- what an evaluation or an imported record adds to a skill's record -----------------------
+@dataclass(frozen=True)
+class Use:
+    """One use of a skill: the figures of the task it served (one evaluation's, or an
+    imported record's pooled ones) and its calls, steps and call ends."""
+
+    task: str
+    measure: str
+    value: float | None
+    episodes: int | None
+    successes: int | None
+    evaluations: int = 1
+    ci95: tuple[float | None, float | None] = (None, None)
+    calls: int | None = None
+    steps: int | None = None
+    end_reasons: dict[str, int] = field(default_factory=dict)
+
+
+def evaluation_uses(
+    subject: str, result: Mapping[str, Any], task: str, plan_steps: Callable[[], list[str]]
+) -> dict[str, Use]:
+    """The skills that took part in an evaluation of ``subject`` serving ``task``, each with
+    its use: an RL policy's coded actions (with the calls of the training before it), a
+    composed plan's coded steps (``plan_steps``: the calls that began each), or the one
+    coded action run alone. Empty when none took part."""
+    usage: dict[str, Mapping[str, Any]] = {}
+    ran = result.get("coded_calls") if isinstance(result.get("coded_calls"), dict) else {}
+    if isinstance(result.get("coded_actions"), dict):
+        usage = {n: s for n, s in result["coded_actions"].items() if isinstance(s, dict)}
+    elif subject == COMPOSED_PLAN + CODE_ONLY:  # the plan's coded steps, in turn
+        begun = (ran.get(COMPOSED_PLAN) or {}).get("begun") or {}
+        usage = {name: {"calls": begun.get(name)} for name in plan_steps()}
+    elif subject.endswith(CODE_ONLY):
+        name = subject.removesuffix(CODE_ONLY)
+        usage = {name: ran.get(name) or {}}
+    if not usage:
+        return {}
+    episodes = result.get("episodes")
+    successes = None
+    if episodes and result.get("success_rate") is not None:
+        successes = round(result["success_rate"] * episodes)
+    low, high = result.get("ci95") or (None, None)
+    return {
+        name: Use(
+            task=task,
+            measure=result.get("measure", Measure.SUCCESS_RATE.value),
+            value=result.get("value", result.get("success_rate")),
+            episodes=episodes,
+            successes=successes,
+            ci95=(low, high),
+            calls=stats.get("calls"),
+            steps=stats.get("steps"),
+            end_reasons=stats.get("end_reasons") or {},
+        )
+        for name, stats in usage.items()
+    }
+
+
+def imported_uses(record: Mapping[str, Any]) -> list[Use]:
+    """An imported skill's record (a skill file's ``[record]``) as uses: one per task (its
+    pooled figures), the calls, steps and call ends on the first; odd values count nothing."""
+    tasks = record.get("tasks") if isinstance(record.get("tasks"), dict) else {}
+    items = list(tasks.items())
+    if not items and record.get("calls"):
+        items = [("", {"evaluations": 0})]
+    uses = []
+    for i, (task, figures) in enumerate(items):
+        figures = figures if isinstance(figures, dict) else {}
+        first = i == 0
+        best = figures.get("best")
+        uses.append(
+            Use(
+                task=str(task),
+                measure=str(figures.get("measure", Measure.SUCCESS_RATE.value)),
+                value=float(best) if isinstance(best, int | float) else None,
+                episodes=count_of(figures.get("episodes")) or None,
+                successes=count_of(figures.get("successes")),
+                evaluations=count_of(figures.get("evaluations")),
+                calls=count_of(record.get("calls")) if first else 0,
+                steps=count_of(record.get("steps")) if first else 0,
+                end_reasons=end_counts(record.get("end_reasons")) if first else {},
+            )
+        )
+    return uses

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING
 from rlgpt_tui.tasks import Task
 
 if TYPE_CHECKING:
+    from rlgpt_tui.library.record import SkillRecord
     from rlgpt_tui.rl.policyfile import SavedPolicy
-    from rlgpt_tui.skills.record import SkillRecord
 
 EMPTY, BUILTIN = "empty", "builtin"
 USER = "user"  # the user's library (the sessions database's), then the builtin templates
@@ -171,13 +171,13 @@ def builtin_shelf() -> SkillShelf:
 
 def folder_shelf(folder: Path, world: str) -> SkillShelf:
     """The skill files of ``folder`` for ``world`` (of each name, the version a session
-    reuses: :func:`~rlgpt_tui.skills.record.version_to_reuse`); a bad file raises
-    :class:`~rlgpt_tui.skills.skillfile.SkillFileError` naming it. With them the trained
+    reuses: :func:`~rlgpt_tui.library.record.version_to_reuse`); a bad file raises
+    :class:`~rlgpt_tui.library.skillfile.SkillFileError` naming it. With them the trained
     policies of its ``policies`` subfolder (a bad one raises
     :class:`~rlgpt_tui.rl.policyfile.PolicyFileError`)."""
+    from rlgpt_tui.library.record import SkillRecord
+    from rlgpt_tui.library.skillfile import parse_skill_file, skill_paths
     from rlgpt_tui.rl.policyfile import read_policies
-    from rlgpt_tui.skills.record import SkillRecord
-    from rlgpt_tui.skills.skillfile import parse_skill_file, skill_paths
 
     found: list[tuple[int, SkillRecord, ShelfSkill]] = []
     for path in skill_paths(folder):
@@ -199,8 +199,8 @@ def folder_shelf(folder: Path, world: str) -> SkillShelf:
 
 def reused(versions: Iterable[tuple[int, SkillRecord, ShelfSkill]]) -> list[ShelfSkill]:
     """Of each name among ``versions`` (number, record, shelf entry), the version a session
-    reuses (:func:`~rlgpt_tui.skills.record.version_to_reuse`), in first-seen name order."""
-    from rlgpt_tui.skills.record import reused_versions
+    reuses (:func:`~rlgpt_tui.library.record.version_to_reuse`), in first-seen name order."""
+    from rlgpt_tui.library.record import reused_versions
 
     return list(reused_versions((e.name, n, record, e) for n, record, e in versions).values())
 

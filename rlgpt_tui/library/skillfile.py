@@ -29,6 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rlgpt_tui.skills.checker import CodeValidationError
+from rlgpt_tui.skills.validation import ValidatedAction, validate
+
 HEADER_START = "# /// rlgpt-skill"
 HEADER_END = "# ///"
 SUFFIX = ".py"
@@ -162,3 +165,28 @@ def parse_skill_file(path: Path) -> SkillFile:
         made_in=str(header.get("made_in", "")),
         record=record if isinstance(record, dict) else {},
     )
+
+
+def validate_file(path: str | Path, **kwargs) -> ValidatedAction:
+    """Validate a ``.py`` file as a coded action named after the file's stem, or, for a
+    skill file that ``rlgpt-tui skills export`` wrote, after its header's name
+    (:func:`~rlgpt_tui.skills.validation.validate`)."""
+    path = Path(path)
+    try:
+        source = path.read_bytes().decode("utf-8")
+    except OSError as error:
+        raise CodeValidationError(
+            f"cannot read coded action {str(path)!r}: {error.strerror}"
+        ) from None
+    except UnicodeDecodeError:
+        raise CodeValidationError(
+            f"coded action {str(path)!r} is not UTF-8 text: give a Python source file"
+        ) from None
+    if source.startswith(HEADER_START):  # an exported skill: its header names it
+        try:
+            skill = parse_skill_file(path)
+        except SkillFileError as error:
+            raise CodeValidationError(str(error)) from None
+        return validate(skill.name, skill.source, description=skill.docstring, **kwargs)
+    doc = source.split('"""')[1].strip() if source.lstrip().startswith('"""') else ""
+    return validate(path.stem, source, description=doc, **kwargs)
