@@ -196,6 +196,7 @@ class Engine:
         session's samples so far. None: no samples are left for its training."""
         s, ctx = self.settings, self._context(task)
         cut = self._cut_off()  # what a resumed run recorded of this iteration: replayed
+        notes: list[str]
         if cut is not None and cut.plan is not None:  # planned before the cut
             plan, notes = cut.plan, []
         else:
