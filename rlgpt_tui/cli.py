@@ -891,9 +891,9 @@ def cmd_skills(args: argparse.Namespace) -> int:
         task = get_task(args.plan) if args.plan else None  # a bad name: one line, no files
         world = (args.world or _only_world(store)) if task is not None else args.world
         written = store.export_skills(args.folder, args.world)
-        policies = sum(1 for path in written if path.suffix == ".json")
+        policy_files = sum(1 for path in written if path.suffix == ".json")
         console.print(
-            f"wrote {len(written) - policies} skill file(s) and {policies} trained "
+            f"wrote {len(written) - policy_files} skill file(s) and {policy_files} trained "
             f"policy(ies) to {args.folder}"
         )
         if task is not None:

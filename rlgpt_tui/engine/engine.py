@@ -78,7 +78,8 @@ from rlgpt_tui.tasks import Task, get_task
 __all__ = ["Engine", "EngineResult", "EngineSettings", "EventHandler", "ProposalRejected"]
 __all__ += ["Approver", "checkpoint_folder"]  # names other modules import from here
 
-EventHandler = Callable[[ev.Event], None]
+# what hears each event; a store that records it returns the event's sequence number
+EventHandler = Callable[[ev.Event], int | None]
 
 
 class Engine:
