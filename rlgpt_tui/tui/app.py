@@ -198,7 +198,7 @@ class RlgptApp(App):
         if screen.session_id is not None:
             self.select_session(screen.session_id)
         self.pop_screen()
-        if self.live_runs.get(screen.session_id) is screen:
+        if screen.session_id is not None and self.live_runs.get(screen.session_id) is screen:
             del self.live_runs[screen.session_id]
             self.uninstall_screen(f"run-{screen.session_id}")
             screen.remove()
@@ -330,5 +330,5 @@ class RlgptApp(App):
             ):
                 yield SystemCommand(title, help_text, getattr(screen, f"action_{action}"))
         if isinstance(screen, RunScreen):
-            for title, help_text, action in screen.commands():
-                yield SystemCommand(title, help_text, action)
+            for title, help_text, run_command in screen.commands():
+                yield SystemCommand(title, help_text, run_command)
