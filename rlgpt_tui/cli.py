@@ -900,10 +900,10 @@ def cmd_skills(args: argparse.Namespace) -> int:
             path, steps = store.export_plan(args.folder, task, world)
             console.print(f"wrote {path.name}: {steps}", markup=False, highlight=False)
     else:
-        added, known, policies = store.import_skills(args.folder)
+        added, known, policies_added = store.import_skills(args.folder)
         names = ", ".join(s.label for s in added) or "none"
         console.print(
-            f"imported {len(added)} skill(s) from {args.folder} ({names}) and {policies} "
+            f"imported {len(added)} skill(s) from {args.folder} ({names}) and {policies_added} "
             f"trained policy(ies); {known} skill(s) already in the library"
         )
     return 0

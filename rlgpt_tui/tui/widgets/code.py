@@ -43,7 +43,7 @@ class CodePane(Vertical):
         self.filling_at_once = False
 
     def compose(self) -> ComposeResult:
-        table = DataTable(id="code-versions", cursor_type="row", zebra_stripes=True)
+        table: DataTable = DataTable(id="code-versions", cursor_type="row", zebra_stripes=True)
         table.add_columns("sub-action", "version", "iter", "by", "valid")
         yield table
         yield TextArea.code_editor("", language="python", read_only=True, id="code-view")
