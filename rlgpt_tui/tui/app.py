@@ -25,6 +25,7 @@ from rlgpt_tui.engine.engine import EngineSettings
 from rlgpt_tui.llm.client import LLMError, LLMSettings
 from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore, StoreError
+from rlgpt_tui.tui.screens.actions import AppActions
 from rlgpt_tui.tui.screens.new_session import NewSessionScreen
 from rlgpt_tui.tui.screens.run import RunScreen
 from rlgpt_tui.tui.screens.sessions import SessionsScreen
@@ -332,3 +333,8 @@ class RlgptApp(App):
         if isinstance(screen, RunScreen):
             for title, help_text, run_command in screen.commands():
                 yield SystemCommand(title, help_text, run_command)
+
+
+def _offers_screen_actions(app: RlgptApp) -> AppActions:
+    """Never called: mypy checks here that the app offers what its screens call."""
+    return app
