@@ -893,19 +893,19 @@ def cmd_skills(args: argparse.Namespace) -> int:
         task = get_task(args.plan) if args.plan else None  # a bad name: one line, no files
         world = (args.world or _only_world(store)) if task is not None else args.world
         written = library.export_folder(args.folder, args.world)
-        policies = sum(1 for path in written if path.suffix == ".json")
+        policy_files = sum(1 for path in written if path.suffix == ".json")
         console.print(
-            f"wrote {len(written) - policies} skill file(s) and {policies} trained "
+            f"wrote {len(written) - policy_files} skill file(s) and {policy_files} trained "
             f"policy(ies) to {args.folder}"
         )
         if task is not None:
             path, steps = library.export_plan(args.folder, task, world)
             console.print(f"wrote {path.name}: {steps}", markup=False, highlight=False)
     else:
-        added, known, policies = library.import_folder(args.folder)
+        added, known, policies_added = library.import_folder(args.folder)
         names = ", ".join(s.label for s in added) or "none"
         console.print(
-            f"imported {len(added)} skill(s) from {args.folder} ({names}) and {policies} "
+            f"imported {len(added)} skill(s) from {args.folder} ({names}) and {policies_added} "
             f"trained policy(ies); {known} skill(s) already in the library"
         )
     return 0

@@ -130,10 +130,10 @@ def resolve_llm(
             resolved[key] = Sourced(value, f"file {path} (--llm-config)")
     for key, variable in LLM_ENV.items():
         if env.get(variable):
-            value: Any = env[variable]
+            setting: Any = env[variable]
             if key == "vision":
-                value = value.lower() in ("1", "true", "yes")
-            resolved[key] = Sourced(value, f"env {variable}")
+                setting = setting.lower() in ("1", "true", "yes")
+            resolved[key] = Sourced(setting, f"env {variable}")
     for key, value in flags.items():
         if value is not None:
             resolved[key] = Sourced(value, f"flag --llm-{key.replace('_', '-')}")

@@ -144,7 +144,8 @@ def draw_learning_curves(
 
 def _evaluation_points(evaluations: list[dict[str, Any]], offset) -> tuple[list, list]:
     """(x, value, low, high) of the trained policies' evaluations, and of code alone's."""
-    trained, coded = [], []
+    trained: list[tuple[int, float, float, float]] = []
+    coded: list[tuple[int, float, float, float]] = []
     for row in evaluations:
         result = json.loads(row["result"]) if isinstance(row["result"], str) else row["result"]
         value = result.get("value", result.get("success_rate"))

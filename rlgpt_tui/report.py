@@ -150,8 +150,9 @@ def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str
             when = time.strftime("%H:%M:%S", time.localtime(row["time"]))
             outcome = row.get("outcome") or "applied"
             detail = f" ({row['detail']})" if row.get("detail") else ""
-            name = names.get(row.get("version"), f"code version {row.get('version')}")
-            version = f", now {name}" if row.get("version") else ""
+            version_id = row.get("version")
+            name = names.get(version_id, f"code version {version_id}") if version_id else ""
+            version = f", now {name}" if version_id else ""
             lines.append(
                 f"- {when}, iteration {row['iteration'] + 1}: {row['what']} {row['target']} "
                 f"**{outcome}**{detail}{version}".replace("  ", " ")

@@ -433,6 +433,8 @@ def stat_check(answer: Any) -> None:
         tree = ast.parse(answer.code)
     except (SyntaxError, ValueError):
         return  # validation names it
+    inventory: ast.expr
+    key: ast.expr | None
     for node in ast.walk(tree):
         if isinstance(node, ast.Subscript):  # ctx.inventory['food']
             inventory, key = node.value, node.slice
@@ -471,12 +473,17 @@ def placed_item_check(name: str) -> Check | None:
         for call in lookups:
             if item in _literal_args(call):
                 raise ValueError(
-                    f"code: {name} looks for a {item} (ctx.{call.func.attr}({item!r})), but "
+                    f"code: {name} looks for a {item} (ctx.{method_name(call)}({item!r})), but "
                     f"there is none until this step places it: do not look for one; face a "
                     f"free tile and `yield from ctx.place({item!r})`"
                 )
 
     return check
+
+
+def method_name(call: ast.Call) -> str:
+    """The method a call ``ctx.name(...)`` calls ("" for a plain function call)."""
+    return call.func.attr if isinstance(call.func, ast.Attribute) else ""
 
 
 def _literal_args(call: ast.Call) -> list[str]:
@@ -518,7 +525,7 @@ def recipe_check(step: Step) -> Check:
         if step.kind == "collect":
             return
         does = any(
-            call.func.attr == step.kind and step.product in _literal_args(call) for call in calls
+            method_name(call) == step.kind and step.product in _literal_args(call) for call in calls
         ) or any(isinstance(n, ast.Attribute) and n.attr == primitive for n in ast.walk(tree))
         if not does:
             raise ValueError(

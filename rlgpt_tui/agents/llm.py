@@ -421,7 +421,7 @@ class LLMCritic(_LLMRole, Critic):
     ) -> Verdict:
         """The critic's verdict: an answer repeating the example or naming things outside
         ``evidence`` is repaired."""
-        messages = render(
+        messages: list[dict[str, Any]] = render(
             "critic",
             task=task.prompt_text(),
             subaction=subaction,

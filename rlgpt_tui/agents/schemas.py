@@ -228,7 +228,10 @@ class SubActionAnswer(SubAction):
 
 
 class PlanAnswer(Plan):
-    subactions: list[SubActionAnswer] = Field(min_length=1, max_length=MAX_SUBACTIONS)
+    # pydantic narrows a field in a subclass; mypy sees list's invariance
+    subactions: list[SubActionAnswer] = Field(  # type: ignore[assignment]
+        min_length=1, max_length=MAX_SUBACTIONS
+    )
 
     @model_validator(mode="before")
     @classmethod

@@ -41,9 +41,11 @@ def side_by_side(
         try:
             for label, chooser in choosers(env).items():
                 result = evaluate(config, episodes=episodes, seed=seed, env=env, **chooser)
-                tallies.setdefault(label, EpisodeTally()).extend(result.tally)
+                tally = result.tally
+                assert tally is not None  # evaluate() keeps every episode's tally
+                tallies.setdefault(label, EpisodeTally()).extend(tally)
                 m = result.measurement
-                ends = Counter(result.tally.ends)
+                ends = Counter(tally.ends)
                 per_seed.setdefault(label, []).append({"seed": seed, **m.as_dict(), "ends": ends})
                 print(f"{label} / seed {seed}: {task.measure.format(m.value)} {m.ci95}", flush=True)
         finally:

@@ -95,7 +95,11 @@ class Result(BaseModel):
                 raise ValueError(f"{name} {v} is outside 0..{top:g} for {self.metric}")
         if (self.low is None) != (self.high is None):
             raise ValueError("low and high go together: give both, or neither")
-        if self.low is not None and not self.low <= self.value <= self.high:
+        if (
+            self.low is not None
+            and self.high is not None
+            and not self.low <= self.value <= self.high
+        ):
             raise ValueError(
                 f"value {self.value} is outside its interval [{self.low}, {self.high}]"
             )

@@ -121,16 +121,18 @@ class LocalProcesses:
         with self.lock:
             self.running.add(process)
         tail: list[str] = []
+        stdout_pipe, stderr_pipe = process.stdout, process.stderr
+        assert stdout_pipe is not None and stderr_pipe is not None  # both piped above
 
         def forward() -> None:  # its progress on our stderr as it comes; the tail kept
-            for line in process.stderr:
+            for line in stderr_pipe:
                 sys.stderr.write(line)
                 tail[:] = [*tail[-19:], line]
 
         forwarding = threading.Thread(target=forward, daemon=True)
         forwarding.start()
         try:
-            stdout = process.stdout.read()
+            stdout = stdout_pipe.read()
             process.wait()
             forwarding.join(timeout=10)
         finally:

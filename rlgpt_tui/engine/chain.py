@@ -194,8 +194,8 @@ def _run_stages(settings, team, on_event, recorded, on_stage, control, task) -> 
             stage_settings = replace(stage_settings, tensorboard_dir=board)
         run = runs[k] if k < len(runs) else None
         if run is not None and finished(run):
-            folder = partial(checkpoint_folder, stage_settings.artifacts_dir)
-            solution, samples = recorded_stage_solution(run, folder)
+            checkpoints = partial(checkpoint_folder, stage_settings.artifacts_dir)
+            solution, samples = recorded_stage_solution(run, checkpoints)
         else:
             resume = ResumeState.from_events(run) if run else None
             engine = Engine(stage_settings, team, on_event, resume=resume, control=control)

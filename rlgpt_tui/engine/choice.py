@@ -59,7 +59,7 @@ class Candidate:
 
     @property
     def subject(self) -> str:
-        what = self.only_coded if self.kind == CODE else "RL policy"
+        what = str(self.only_coded) if self.kind == CODE else "RL policy"
         if self.deterministic is False:
             what += ", sampled"
         return f"{what} ({self.kind}, iteration {self.iteration + 1})"
@@ -237,6 +237,7 @@ def choose(
     for c in sorted(candidates, key=lambda c: float("inf") if c.value is None else -c.value):
         progress = on_candidate(c) if on_candidate else None
         planned = None
+        question: Question | None
         if leader is None:  # measured in full (a score: while its interval may reach the target)
             question, first = (AgainstTarget(target) if task.scored else None), whole
         else:  # later ones stop once they lose (a score: or win, on enough episodes)

@@ -402,7 +402,8 @@ class ControlPlane:
             if edit_id is not None:
                 last_id = max(last_id, edit_id)
             if isinstance(event, ev.EditApplied | ev.EditRefused | ev.EditDiscarded):
-                ended.add(event.edit_id)
+                if event.edit_id is not None:  # None: a person's edit, never queued
+                    ended.add(event.edit_id)
             elif isinstance(event, ev.EditQueued):
                 queued_edits.append(event)
         self._next_id = last_id + 1

@@ -79,7 +79,8 @@ from rlgpt_tui.tasks import Task, get_task
 __all__ = ["Engine", "EngineResult", "EngineSettings", "EventHandler", "ProposalRejected"]
 __all__ += ["Approver", "checkpoint_folder"]  # names other modules import from here
 
-EventHandler = Callable[[ev.Event], None]
+# what hears each event; a store that records it returns the event's sequence number
+EventHandler = Callable[[ev.Event], int | None]
 
 
 class Engine:
@@ -202,6 +203,7 @@ class Engine:
         session's samples so far. None: no samples are left for its training."""
         s, ctx = self.settings, self._context(task)
         cut = self._cut_off()  # what a resumed run recorded of this iteration: replayed
+        notes: list[str]
         if cut is not None and cut.plan is not None:  # planned before the cut
             plan, notes = cut.plan, []
         else:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TypeGuard
 
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.library.compose import composed_steps, linked_skills
@@ -31,9 +32,9 @@ PROVENANCE_EVENTS = (
 )
 
 
-def reused_from_library(source: str | None) -> bool:
+def reused_from_library(source: str | None) -> TypeGuard[str]:
     """Is a code version a library skill reused as it is (source ``library:<author>``)?"""
-    return bool(source) and source.startswith("library:")
+    return source is not None and source.startswith("library:")
 
 
 def code_author(source: str | None, agent: str | None) -> str:
@@ -141,7 +142,7 @@ def solution_provenance(events: list[ev.Event], chosen: dict) -> Provenance:
     result = Provenance(subject=str(chosen.get("subject", "")))
     only = chosen.get("only_coded")
     if chosen.get("kind") == "code" and only:
-        names = [only]
+        names: list[str] = [only]
         if only not in authors:  # a plan's routines composed into one: its coded sub-actions
             plans = [e for e in events if isinstance(e, ev.PlanProposed)]
             subs = plans[-1].plan.get("subactions", []) if plans else []
@@ -159,7 +160,7 @@ def solution_provenance(events: list[ev.Event], chosen: dict) -> Provenance:
         _add_links(result, sources)
         return result
     usage: dict = {}
-    names: list[str] = []
+    names = []
     sources_trained: dict[str, str] = {}
     for event in events:
         if isinstance(event, ev.TrainingStarted) and event.iteration == iteration:

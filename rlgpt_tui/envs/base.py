@@ -11,7 +11,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -308,7 +308,7 @@ def decode_views(rows: np.ndarray, light: np.ndarray) -> list[View]:
         x, y = row[0], row[1]
         cells = [BLOCK_NAMES[i] for i in row[_GRID:_MOBS]]
         left, top = x - VIEW_COLS // 2, y - VIEW_ROWS // 2
-        mobs = []
+        mobs: list[tuple[str, int, int]] = []
         for cell, mask in enumerate(row[_MOBS:]):
             if mask:
                 r, c = divmod(cell, VIEW_COLS)
@@ -395,7 +395,7 @@ class World(ABC):
 
     def step_wait(self, handle: object) -> StepResult:
         """The result of the :meth:`step_async` call that returned ``handle``."""
-        return handle
+        return cast(StepResult, handle)  # here step_async's handle is the step's result
 
     def compiling(self) -> str:
         """What this world's first :meth:`reset` will compile in this process, for a person

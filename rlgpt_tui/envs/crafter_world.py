@@ -229,8 +229,10 @@ class CrafterGymEnv(gym.Env):
     def view(self) -> View:
         game, player = self.game, self.game._player
         inventory = player.inventory
+        blocks = self._blocks
+        assert blocks is not None  # set by _perceive at every reset and step
         return View(
-            grid=tuple(tuple(BLOCK_NAMES[b] for b in row) for row in self._blocks.tolist()),
+            grid=tuple(tuple(BLOCK_NAMES[b] for b in row) for row in blocks.tolist()),
             mobs=tuple(self.mobs()),
             inventory={k: int(inventory[k]) for k in INVENTORY_ITEMS},
             health=int(inventory["health"]),
@@ -261,6 +263,7 @@ class CrafterWorld(World):
         return crafter_documentation()
 
     name = "crafter"
+    observation_size = OBSERVATION_SIZE
     observation_segments = OBSERVATION_SEGMENTS
 
     def __init__(self, num_envs: int = 8, seed: int = 0):
@@ -272,10 +275,6 @@ class CrafterWorld(World):
         self._obs = np.zeros((num_envs, OBSERVATION_SIZE), dtype=np.float32)
         self._achievements = np.zeros((num_envs, len(ACHIEVEMENTS)), dtype=bool)
         self._inventory = np.zeros((num_envs, len(INVENTORY_ITEMS)), dtype=np.int32)
-
-    @property
-    def observation_size(self) -> int:
-        return OBSERVATION_SIZE
 
     def _update(self, indices, observations, reward: np.ndarray, done: np.ndarray) -> StepResult:
         """New result arrays with the rows of ``indices`` taken from their envs."""
@@ -326,8 +325,8 @@ class CrafterWorld(World):
         return self._update(indices, observations, *self._nothing())
 
     def views(self, indices: list[int] | None = None) -> list[View]:
-        indices = range(self.num_envs) if indices is None else indices
-        return [self.envs[i].view() for i in indices]
+        envs = range(self.num_envs) if indices is None else indices
+        return [self.envs[i].view() for i in envs]
 
     def frame(self, index: int, size: int = 288) -> np.ndarray:
         return self.envs[index].render(size)

@@ -111,8 +111,12 @@ class CodedActionSpec(BaseModel):
     def carry_validation(self, other: CodedActionSpec | None) -> CodedActionSpec:
         """Keep ``other``'s validated action when it is of the same source (a copy of a
         config made through JSON, e.g. by an RL-config edit)."""
-        same = other is not None and (other.name, other.source) == (self.name, self.source)
-        if same and other._validated is not None and self._validated is None:
+        if (
+            other is not None
+            and (other.name, other.source) == (self.name, self.source)
+            and other._validated is not None
+            and self._validated is None
+        ):
             self._validated = other._validated
         return self
 

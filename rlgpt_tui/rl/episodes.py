@@ -222,13 +222,15 @@ class EpisodeRunner:
         self.reset_ended = reset_ended
         n = self.num_envs = world.num_envs
         self._slot_of = {}  # table index -> scheduler slot
-        coded = []
+        coded: list[ActionEntry] = []
+        programs: list[CodedAction] = []
         for index, entry in enumerate(self.table):
             if entry.coded is not None:
                 self._slot_of[index] = len(coded)
                 coded.append(entry)
+                programs.append(entry.coded)
         self.scheduler = CallScheduler(
-            [e.coded for e in coded],
+            programs,
             n,
             seed=seed,
             reward=setup.reward,
@@ -244,7 +246,7 @@ class EpisodeRunner:
         self.successes = 0
         self.tally = EpisodeTally()  # every episode that ended here
         self.records: list[CallRecord] = []  # ended calls since the last take_records()
-        self.last: StepResult | None = None
+        self._last: StepResult | None = None  # the world's latest step (or reset)
         self.on_world_step: Callable[[], None] | None = None  # e.g. to grab frames for a GIF
         self._episode_return = np.zeros(n)
         self._episode_length = np.zeros(n, dtype=np.int64)
@@ -283,12 +285,19 @@ class EpisodeRunner:
     def close(self) -> None:
         self.scheduler.close()
 
+    @property
+    def last(self) -> StepResult:
+        """The world's latest step, or the reset's observations: every env's current state."""
+        if self._last is None:
+            raise RuntimeError("the runner's world has not been reset yet: call reset(seed)")
+        return self._last
+
     # -- episodes ----------------------------------------------------------------------------
     def reset(self, seed: int) -> StepResult:
         """New games in every env; every action in progress is dropped."""
         self.abandon()
         self._finished.clear()
-        self.last = self.world.reset(seed)
+        self._last = self.world.reset(seed)
         self.scheduler.reset_memory(list(range(self.num_envs)))
         for hook in self.hooks:
             hook.after_reset(self, None)
@@ -307,6 +316,7 @@ class EpisodeRunner:
         for i, a in zip(envs.tolist(), np.asarray(actions).tolist(), strict=True):
             entry = self.table[int(a)]
             if entry.coded is None:
+                assert entry.primitive is not None  # an entry is a primitive or a coded action
                 self._next[i], self._final[i] = entry.primitive, True
             else:
                 starting.append(i)
@@ -410,7 +420,7 @@ class EpisodeRunner:
         self._episode_length[stepping] += 1
         self._episode_return[stepping] += step_reward[stepping]
         self._next[stepping] = -1
-        self.last = result
+        self._last = result
         calls_cut = np.flatnonzero(ended & self._coded).tolist()
         if calls_cut:
             self.records.extend(self.scheduler.stop(calls_cut, CallEnd.EPISODE_ENDED))
@@ -428,7 +438,7 @@ class EpisodeRunner:
         )
         self._finish(envs, ended[envs], infos)
         if ended.any() and self.reset_ended:
-            self.last = self.world.reset_envs(ended)
+            self._last = self.world.reset_envs(ended)
             self.scheduler.reset_memory(np.flatnonzero(ended).tolist())
             for hook in self.hooks:
                 hook.after_reset(self, ended)

@@ -17,7 +17,8 @@ def grow_action_head(model: PPO, new_actions: int, init_scale: float = 0.01) -> 
     are appended after the old ones, matching how the action table appends coded actions.
     """
     policy = model.policy
-    old: torch.nn.Linear = policy.action_net
+    old = policy.action_net
+    assert isinstance(old, torch.nn.Linear)  # a Discrete action space's head
     old_actions = old.out_features
     if new_actions < old_actions:
         raise ValueError(f"cannot shrink the action head from {old_actions} to {new_actions}")
@@ -35,6 +36,7 @@ def grow_action_head(model: PPO, new_actions: int, init_scale: float = 0.01) -> 
     policy.action_dist = make_proba_distribution(space)
     model.action_space = space
     # The optimizer holds references to the replaced parameters: rebuild it.
-    policy.optimizer = policy.optimizer_class(
+    # SB3 types optimizer_class as type[Optimizer], whose base __init__ takes no lr
+    policy.optimizer = policy.optimizer_class(  # type: ignore[call-arg]
         policy.parameters(), lr=model.lr_schedule(1), **policy.optimizer_kwargs
     )

@@ -71,9 +71,12 @@ class NumpyPolicy:
             _layers(extractor.value_net),
             _layers(policy.value_net),
         ]
-        if any(p is None for p in parts):
+        policy_layers, action_layers, value_layers, value_head = parts
+        if policy_layers is None or action_layers is None:
             return None
-        return cls(parts[0] + parts[1], parts[2] + parts[3])
+        if value_layers is None or value_head is None:
+            return None
+        return cls(policy_layers + action_layers, value_layers + value_head)
 
     def values(self, obs: np.ndarray) -> np.ndarray:
         """V(obs), one per row."""

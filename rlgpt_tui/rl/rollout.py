@@ -31,6 +31,7 @@ from stable_baselines3 import PPO
 from stable_baselines3.common.buffers import RolloutBuffer
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.utils import obs_as_tensor
+from stable_baselines3.common.vec_env import VecEnv
 from threadpoolctl import threadpool_limits
 
 from rlgpt_tui.rl.config import TRAINING_GROUPS
@@ -128,7 +129,7 @@ class OwnClockPPO(PPO):
 
     def collect_rollouts(
         self,
-        env: CodedActionVecEnv,
+        env: VecEnv,
         callback: BaseCallback,
         rollout_buffer: RolloutBuffer,
         n_rollout_steps: int,

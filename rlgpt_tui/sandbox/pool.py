@@ -310,11 +310,13 @@ class Worker:
     def _wait(self, event: int, fd: int, deadline: float, call_seconds: float | None) -> None:
         poller = select.poll()
         poller.register(fd, event | select.POLLHUP | select.POLLERR)
+        slot = self._slot
+        assert slot is not None  # mapped while the worker runs
         while True:
             if poller.poll(_POLL_SECONDS * 1000):
                 return
             now = time.monotonic()
-            env, started, cpu_started = SLOT.unpack_from(self._slot, 0)
+            env, started, cpu_started = SLOT.unpack_from(slot, 0)
             if call_seconds is not None and env >= 0 and now - started > call_seconds:
                 self._check_call(int(env), now - started, cpu_started, call_seconds)
             if now > deadline:
@@ -494,7 +496,9 @@ class CallScheduler:
         confinement: Confinement | None = None,
     ):
         self.actions = list(actions)
-        self.memory_keys = memory_keys or [None] * len(self.actions)
+        self.memory_keys: list[str | None] = (
+            list(memory_keys) if memory_keys else [None] * len(self.actions)
+        )
         self.num_envs = num_envs
         self.seed = seed
         self.reward = reward
@@ -522,14 +526,16 @@ class CallScheduler:
             if worker is not None:
                 worker.kill()
                 self._forget_pending(w)
-            self.workers[w] = Worker(self.confinement)
+            worker = Worker(self.confinement)
+            self.workers[w] = worker
             self._load(w)
-        return self.workers[w]
+        return worker
 
     def _load(self, w: int) -> None:
         """Load every program into worker ``w`` (calls queued for it since it was started
         are kept: they go with its first request)."""
         worker = self.workers[w]
+        assert worker is not None  # started before it is loaded
         specs = [
             _program(slot, a, False, self.memory_keys[slot]) for slot, a in enumerate(self.actions)
         ]

@@ -228,8 +228,8 @@ def check_tree(tree: ast.AST, provided: frozenset[str]) -> list[str]:
             # Names bound without an ast.Name (parameters, `import ... as`); one that
             # shadowed __tick__ would switch the budget off. An alias's imported name is
             # checked too: `from math import __loader__ as x` reaches the import machinery.
-            names = [node.arg] if isinstance(node, ast.arg) else [node.name, node.asname]
-            for bound in names:
+            bound_names = [node.arg] if isinstance(node, ast.arg) else [node.name, node.asname]
+            for bound in bound_names:
                 if bound and bound.startswith("_") and bound != "_":
                     problems.append(_problem(node, f"name {bound!r} starts with an underscore"))
         elif isinstance(node, ast.Attribute):
@@ -375,7 +375,7 @@ def attribute_hint(name: str, obj: Any) -> str:
 
 
 TICK = "__tick__"
-_Node = TypeVar("_Node", bound=ast.AST)
+_Node = TypeVar("_Node", bound=ast.stmt | ast.expr)  # the nodes with a source position
 
 
 class _Budget:
@@ -399,6 +399,7 @@ class _Budget:
         _current.budget = self
 
     def __exit__(self, *exc_info: object) -> None:
+        assert self.previous is not None  # set by __enter__
         _current.budget = self.previous
 
 
@@ -444,14 +445,14 @@ def budget(max_ticks: int, seconds: float) -> _Budget:
     return _Budget(max_ticks, seconds)
 
 
-def _at_start(node: _Node, at: ast.AST) -> _Node:
+def _at_start(node: _Node, at: ast.stmt | ast.expr) -> _Node:
     """``node`` placed at the start of ``at`` (one line: it stands for that line)."""
     node.lineno = node.end_lineno = at.lineno
     node.col_offset = node.end_col_offset = at.col_offset
     return node
 
 
-def _tick_call(at: ast.AST) -> ast.Call:
+def _tick_call(at: ast.stmt | ast.expr) -> ast.Call:
     return _at_start(ast.Call(func=ast.Name(id=TICK, ctx=ast.Load()), args=[], keywords=[]), at)
 
 

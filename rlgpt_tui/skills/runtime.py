@@ -114,7 +114,8 @@ class CodedCall:
             return None
         limits = self.limits
         if self.steps >= limits.max_steps:
-            return self._end(CallEnd.STEP_BUDGET)
+            self._end(CallEnd.STEP_BUDGET)
+            return None
         started = time.thread_time()
         try:
             with budget(limits.ticks_per_step, max(0.0, limits.seconds - self.seconds)):
@@ -125,21 +126,27 @@ class CodedCall:
                     self.ctx.view = view
                 value = next(self._generator)
         except StopIteration:
-            return self._end(CallEnd.RETURNED)
+            self._end(CallEnd.RETURNED)
+            return None
         except BudgetExceeded as error:
             end = CallEnd.TIMEOUT if error.timed_out else CallEnd.LOOP_BUDGET
-            return self._end(end, str(error))
+            self._end(end, str(error))
+            return None
         except MemoryError:
-            return self._end(CallEnd.MEMORY, "MemoryError")
+            self._end(CallEnd.MEMORY, "MemoryError")
+            return None
         except BaseException as error:  # noqa: BLE001 - untrusted code: every failure contained
-            return self._end(CallEnd.ERROR, describe_error(error))
+            self._end(CallEnd.ERROR, describe_error(error))
+            return None
         finally:
             self.seconds += time.thread_time() - started
         if self.seconds > limits.seconds:
-            return self._end(CallEnd.TIMEOUT, f"time budget of {limits.seconds} s exceeded")
+            self._end(CallEnd.TIMEOUT, f"time budget of {limits.seconds} s exceeded")
+            return None
         index = _action_index(value)
         if index is None:
-            return self._end(CallEnd.INVALID, f"yielded {_short_repr(value)}, not an action")
+            self._end(CallEnd.INVALID, f"yielded {_short_repr(value)}, not an action")
+            return None
         self.steps += 1
         return index
 

@@ -25,6 +25,7 @@ from rlgpt_tui.library.shelf import USER
 from rlgpt_tui.llm.client import LLMError, LLMSettings
 from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore, StoreError
+from rlgpt_tui.tui.screens.actions import AppActions
 from rlgpt_tui.tui.screens.new_session import NewSessionScreen
 from rlgpt_tui.tui.screens.run import RunScreen
 from rlgpt_tui.tui.screens.sessions import SessionsScreen
@@ -198,7 +199,7 @@ class RlgptApp(App):
         if screen.session_id is not None:
             self.select_session(screen.session_id)
         self.pop_screen()
-        if self.live_runs.get(screen.session_id) is screen:
+        if screen.session_id is not None and self.live_runs.get(screen.session_id) is screen:
             del self.live_runs[screen.session_id]
             self.uninstall_screen(f"run-{screen.session_id}")
             screen.remove()
@@ -330,5 +331,10 @@ class RlgptApp(App):
             ):
                 yield SystemCommand(title, help_text, getattr(screen, f"action_{action}"))
         if isinstance(screen, RunScreen):
-            for title, help_text, action in screen.commands():
-                yield SystemCommand(title, help_text, action)
+            for title, help_text, run_command in screen.commands():
+                yield SystemCommand(title, help_text, run_command)
+
+
+def _offers_screen_actions(app: RlgptApp) -> AppActions:
+    """Never called: mypy checks here that the app offers what its screens call."""
+    return app

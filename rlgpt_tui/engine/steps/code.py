@@ -207,7 +207,9 @@ def code_loop(
                 [f"{verdict.reason}.", verdict.suggestion, run_errors(runs), idle_runs(runs)],
             )
         )
-    if judged and not verdict.success:  # no version passed: keep the one its runs favour
+    if (
+        judged and verdict is not None and not verdict.success
+    ):  # no version passed: keep the one its runs favour
         kept = max(range(len(judged)), key=lambda i: (judged[i][2], i))
         if kept != len(judged) - 1:
             action, verdict, _ = judged[kept]
@@ -237,6 +239,7 @@ def code_loop(
         )
         verdict = Verdict(success=False, reason=reason)
         ctx.emit(ev.VerdictGiven, subaction=sub.name, **verdict.model_dump())
+    assert verdict is not None  # every valid code was judged (or waits on earlier steps)
     return action, verdict, notes
 
 
@@ -275,7 +278,11 @@ def write_code(
     origin = getattr(ctx.team.fast, "origin", "agent")  # library:<author> if reused
     version = ctx.record_code(sub.name, source, attempt, origin)
     before = earlier.action if earlier is not None else None
-    if before is not None and (before.source, before.description) == (source, sub.description):
+    if (
+        earlier is not None
+        and before is not None
+        and (before.source, before.description) == (source, sub.description)
+    ):
         ctx.phase("validating", f"{sub.name}: kept, validated in iteration {earlier.iteration + 1}")
         return Attempt(before.with_version(version), source)
     ctx.phase("validating", sub.name)

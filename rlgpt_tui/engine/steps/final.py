@@ -37,5 +37,7 @@ def final_step(ctx: StepContext, candidates: Candidates) -> FinalChoice | None:
     except (SandboxUnavailable, CodeValidationError, WeightsError) as error:
         ctx.emit(ev.EngineError, message=f"the final evaluation failed: {error}")
         return None
+    if final is None:  # no candidate (ruled out above)
+        return None
     ctx.emit(ev.SolutionChosen, candidates=final.candidates_dicts(), result=final.as_dict())
     return final

@@ -36,9 +36,10 @@ def plan_step(ctx: StepContext, history: list[IterationFeedback]) -> tuple[Plan,
                 plan, source = history[-1].plan.model_copy(deep=True), "previous plan"
                 instead = "the previous plan is kept"
             else:
-                plan = ctx.team.slow.fallback_plan(ctx.task) if error.well_formed else None
-                if plan is None:  # no plan at all: the session cannot go on
+                fallback = ctx.team.slow.fallback_plan(ctx.task) if error.well_formed else None
+                if fallback is None:  # no plan at all: the session cannot go on
                     raise LLMError(f"no plan could be made: {error}") from None
+                plan = fallback
                 source = "recipes"
                 instead = "the goal's steps from the world's recipes are planned"
             message = f"the slow agent's answer failed ({error}); {instead}"

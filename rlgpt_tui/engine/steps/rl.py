@@ -256,7 +256,8 @@ def rl_from_short_code(ctx: StepContext, code_alone: Outcome, request: RLRequest
     the slow agent."""
     fmt = ctx.task.measure.format
     coded, why = request.coded, request.sub.reason
-    answers, deaths = {}, ""
+    answers: dict[str, ValidatedAction] = {}
+    deaths = ""
     # a cut-off training's config has them already; a library policy brings its own actions
     if request.configured is None and not library_policy(ctx, request.last_policy):
         answers, deaths = death_answers(ctx, code_alone, coded)

@@ -109,13 +109,13 @@ class WorkerProcess:
 
     def request(self, message: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:
         """Send ``message``; the reply, or WorkerTimeout / WorkerCrashed (worker killed)."""
-        if not self.alive:
+        process = self.process
+        if process is None or not self.alive:
             raise WorkerCrashed("the MineDojo worker is not running")
+        assert process.stdin is not None and process.stdout is not None  # both piped
         try:
-            write_message(self.process.stdin, message)
-            reply = read_message(
-                _TimedReader(self.process.stdout.fileno(), time.monotonic() + timeout)
-            )
+            write_message(process.stdin, message)
+            reply = read_message(_TimedReader(process.stdout.fileno(), time.monotonic() + timeout))
         except TimeoutError:
             self.kill()
             raise WorkerTimeout(
@@ -149,10 +149,11 @@ class WorkerProcess:
 
     def close(self, timeout: float = 10.0) -> None:
         """Ask the worker to close its env and exit; kill the group if it does not."""
-        if self.alive:
+        process = self.process
+        if process is not None and self.alive:
             try:
                 self.request({"op": "close"}, timeout=timeout)
-                self.process.wait(timeout=timeout)
+                process.wait(timeout=timeout)
             except (MineDojoError, subprocess.TimeoutExpired):
                 pass
         self.kill()

@@ -15,6 +15,7 @@ from textual.widgets import DataTable, Footer, Static
 from rlgpt_tui.curriculum.frontier import FRONTIER_COLUMNS, frontier_cells
 from rlgpt_tui.store import SessionStore, StoreError
 from rlgpt_tui.store.learning import LearnStore
+from rlgpt_tui.tui.screens.actions import app_actions
 
 REFRESH_S = 2.0
 
@@ -40,7 +41,7 @@ class FrontierScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="frontier-title")
-        table = DataTable(id="frontier", cursor_type="row", zebra_stripes=True)
+        table: DataTable = DataTable(id="frontier", cursor_type="row", zebra_stripes=True)
         table.add_columns(*FRONTIER_COLUMNS)
         yield table
         yield Static("", id="frontier-choices")
@@ -124,9 +125,9 @@ class FrontierScreen(Screen):
             return
         session_id = row["last_session"]
         if session_id in getattr(self.app, "live_runs", {}):
-            self.app.open_session(session_id)
+            app_actions(self).open_session(session_id)
         else:
-            self.app.replay_session(session_id)
+            app_actions(self).replay_session(session_id)
 
     def _ask(self, kind: str, task: str = "") -> None:
         if self.data is None:
@@ -155,7 +156,7 @@ class FrontierScreen(Screen):
         if self.data is None:
             self.notify("no learn record: start one from the new-session form", timeout=4)
             return
-        self.app.start_learn()
+        app_actions(self).start_learn()
 
     def on_data_table_row_selected(self, message: DataTable.RowSelected) -> None:
         self.action_open()

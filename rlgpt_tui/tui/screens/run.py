@@ -189,12 +189,12 @@ class RunScreen(Screen):
     def show_all(self, events: list[ev.Event]) -> None:
         """Show many recorded events at once (the code viewer and the plot drawn once)."""
         code = self.code_pane
-        code.batch = True
+        code.filling_at_once = True
         try:
             for event in events:
                 self.show(event)
         finally:
-            code.batch = False
+            code.filling_at_once = False
         if code.versions:
             code.display_version(len(code.versions) - 1)
         self.training_pane.redraw()

@@ -12,6 +12,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from rlgpt_tui.store import SessionStore
+from rlgpt_tui.tui.screens.actions import app_actions
 
 
 class SessionsScreen(Screen):
@@ -36,7 +37,7 @@ class SessionsScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static(f"[b]rlgpt-tui[/b]  RL-GPT sessions in {self.store.path}", id="sessions-title")
-        table = DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
+        table: DataTable = DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
         table.add_columns("id", "task", "env", "agent", "status", "result", "samples", "date")
         yield table
         yield Static("", id="sessions-hint")
@@ -98,22 +99,22 @@ class SessionsScreen(Screen):
         return int(table.get_row_at(table.cursor_row)[0])
 
     def action_new(self) -> None:
-        self.app.action_new_session()
+        app_actions(self).action_new_session()
 
     def action_open(self) -> None:
         session_id = self.selected_id()
         if session_id is not None:
-            self.app.open_session(session_id)
+            app_actions(self).open_session(session_id)
 
     def action_replay(self) -> None:
         session_id = self.selected_id()
         if session_id is not None:
-            self.app.replay_session(session_id)
+            app_actions(self).replay_session(session_id)
 
     def action_export(self) -> None:
         session_id = self.selected_id()
         if session_id is not None:
-            self.app.export_report(session_id)
+            app_actions(self).export_report(session_id)
 
     def action_library(self) -> None:
         from rlgpt_tui.tui.screens.skills import SkillsScreen
@@ -121,7 +122,7 @@ class SessionsScreen(Screen):
         self.app.push_screen(SkillsScreen(self.store))
 
     def action_frontier(self) -> None:
-        self.app.action_frontier()
+        app_actions(self).action_frontier()
 
     def on_data_table_row_selected(self, message: DataTable.RowSelected) -> None:
         self.action_open()

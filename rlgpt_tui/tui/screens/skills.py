@@ -30,13 +30,13 @@ class SkillsScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static(f"[b]Skill library[/b] in {self.store.path}", id="skills-title")
-        table = DataTable(id="skills", cursor_type="row", zebra_stripes=True)
+        table: DataTable = DataTable(id="skills", cursor_type="row", zebra_stripes=True)
         table.add_columns(*COLUMNS)
         yield table
         yield Static("", id="skill-detail")
         yield TextArea.code_editor("", language="python", read_only=True, id="skill-code")
         yield Static("", id="policies-title")
-        policies = DataTable(id="policies", cursor_type="row", zebra_stripes=True)
+        policies: DataTable = DataTable(id="policies", cursor_type="row", zebra_stripes=True)
         policies.add_columns(*POLICY_COLUMNS)
         yield policies
         yield Footer()

@@ -14,7 +14,9 @@ from textual.widget import Widget
 
 def frame_strips(frame: np.ndarray, columns: int, rows: int) -> list[Strip]:
     """The frame scaled to ``columns`` x ``2 * rows`` pixels, two pixels per cell (▀)."""
-    image = Image.fromarray(frame).convert("RGB").resize((columns, rows * 2), Image.NEAREST)
+    image = (
+        Image.fromarray(frame).convert("RGB").resize((columns, rows * 2), Image.Resampling.NEAREST)
+    )
     pixels = np.asarray(image)
     strips = []
     for row in range(rows):

@@ -38,10 +38,12 @@ class CodePane(Vertical):
         self.border_title = "Code (fast agent)"
         self.versions: list[CodeVersion] = []
         self.show_diff = False
-        self.batch = False  # showing recorded events: the viewer is filled once, at the end
+        # showing recorded events: the viewer is filled once, at the end (not `batch`:
+        # that is Textual's Widget.batch(), which recompose() and removals call)
+        self.filling_at_once = False
 
     def compose(self) -> ComposeResult:
-        table = DataTable(id="code-versions", cursor_type="row", zebra_stripes=True)
+        table: DataTable = DataTable(id="code-versions", cursor_type="row", zebra_stripes=True)
         table.add_columns("sub-action", "version", "iter", "by", "valid")
         yield table
         yield TextArea.code_editor("", language="python", read_only=True, id="code-view")
@@ -82,7 +84,7 @@ class CodePane(Vertical):
                 )
                 if follow:  # else the selection stays on the version the person chose
                     table.move_cursor(row=n)
-                    if not self.batch:
+                    if not self.filling_at_once:
                         self.display_version(n)
             case ev.CodeValidationFailed():
                 for n in range(len(self.versions) - 1, -1, -1):

@@ -95,8 +95,8 @@ class LogPane(SearchableLog):
                 )
             case ev.EditApplied():
                 where = f" at {event.samples:,} samples" if event.samples is not None else ""
-                n = self.versions.get(event.target)
-                version = f"; now v{n} of {event.target}" if event.version and n else ""
+                latest = self.versions.get(event.target)
+                version = f"; now v{latest} of {event.target}" if event.version and latest else ""
                 if event.what == "rl_config":
                     version = f": {json.loads(event.after) if event.after else ''}"
                 number = f"edit {event.edit_id}" if event.edit_id else "human edit"

@@ -27,7 +27,7 @@ class PlanPane(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static("no plan yet", id="plan-summary")
-        table = DataTable(id="plan-table", cursor_type="row", zebra_stripes=True)
+        table: DataTable = DataTable(id="plan-table", cursor_type="row", zebra_stripes=True)
         table.add_columns("iter", "sub-action", "mode", "status", "high-level actions")
         yield table
 

@@ -157,7 +157,8 @@ class TrainingPane(Vertical):
             plt.yticks([0, high / 2, high], ["0", f"{high / 2:.0f}", f"{high:.0f}"])
         end = self.axis_end
         ticks = nice_ticks(end)
-        plt.xticks(ticks, [short_number(t) for t in ticks])
+        positions: list[float] = list(ticks)
+        plt.xticks(positions, [short_number(t) for t in ticks])
         plt.xlim(0, max(ticks[-1], 1))
         for x in self.boundaries:
             plt.vline(x, "gray")
