@@ -224,16 +224,19 @@ def git_commit(root: Path = ROOT) -> str | None:
     return commit.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
 
 
-def machine_text() -> str:
-    """e.g. ``AMD EPYC 7B13, 2 CPUs, no GPU``."""
-    model = ""
+def cpu_model() -> str:
+    """The CPU's model name from /proc/cpuinfo, else the platform's processor name."""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
+                return line.split(":", 1)[1].strip()
     except OSError:
         pass
+    return platform.processor()
+
+
+def machine_text() -> str:
+    """e.g. ``AMD EPYC 7B13, 2 CPUs, no GPU``."""
     gpu = "no GPU"
     try:
         out = subprocess.run(
@@ -246,24 +249,16 @@ def machine_text() -> str:
             gpu = out.stdout.strip().splitlines()[0]
     except (OSError, subprocess.TimeoutExpired):
         pass
-    return f"{model or platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, {gpu}"
+    return f"{cpu_model() or platform.machine()}, {os.cpu_count()} CPUs, {gpu}"
 
 
 def machine() -> dict[str, Any]:
     """The machine a benchmark ran on, for its JSON report (CPU, GPU, load)."""
-    model = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
     import torch
 
     return {
         "cpus": os.cpu_count(),
-        "cpu": model or platform.processor(),
+        "cpu": cpu_model(),
         "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
         "platform": platform.platform(),
         "python": platform.python_version(),
