@@ -156,6 +156,7 @@ def test_a_run_without_a_minedojo_interpreter_is_refused_before_any_session(
 ) -> None:
     """A missing backend is found before anything is recorded: no plan printed, no session."""
     from rlgpt_tui.store import SessionStore
+    from rlgpt_tui.store.learning import LearnStore
 
     monkeypatch.setenv("RLGPT_MINEDOJO_PYTHON", "")  # restored after: the run sets it
     monkeypatch.delenv("RLGPT_MINEDOJO_PYTHON")
@@ -173,6 +174,15 @@ def test_a_run_without_a_minedojo_interpreter_is_refused_before_any_session(
     argv = ["run", "--task", "collect_wood", "--env", "minedojo", "--minedojo-python", missing]
     assert main([*argv, "--sessions-dir", str(sessions)]) == 2
     assert "does not exist" in capsys.readouterr().err
+    assert SessionStore(sessions).list_sessions() == []
+    # so is a learn on it (the run above left the missing interpreter in the environment):
+    # one line, no learn record, no session
+    learn = ["learn", "--env", "minedojo", "--max-tasks", "1", "--sessions-dir", str(sessions)]
+    assert main(learn) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"rlgpt-tui: error: MineDojo interpreter {missing} does not exist")
+    assert err.count("\n") == 1
+    assert LearnStore(SessionStore(sessions)).latest() is None
     assert SessionStore(sessions).list_sessions() == []
 
 

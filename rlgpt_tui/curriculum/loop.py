@@ -37,6 +37,7 @@ from rlgpt_tui.curriculum.frontier import (
     world_tree,
 )
 from rlgpt_tui.engine.settings import EngineSettings
+from rlgpt_tui.envs.registry import world_info
 from rlgpt_tui.library.shelf import BUILTIN, EMPTY, OWN, USER
 from rlgpt_tui.library.skill_library import SkillLibrary
 from rlgpt_tui.llm.client import LLMSettings
@@ -157,6 +158,8 @@ class Learner:
             )
         for task in retry or []:
             get_task(task)  # a bad name: one line
+        # a missing backend (MineDojo's interpreter): one line, before anything is recorded
+        world_info(env or (run.env if run else "craftax")).cls.check_backend()
         if run is not None:
             if env is not None and env != run.env:
                 raise LearnError(
@@ -349,7 +352,6 @@ class Learner:
         self._run_session(session, choice_id)
 
     def _new_session(self, task: str):
-        from rlgpt_tui.envs.registry import world_info
         from rlgpt_tui.session import Session
 
         run = self.learn.get(self.run_record.id)
