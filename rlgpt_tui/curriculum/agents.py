@@ -138,7 +138,7 @@ class LLMCurriculum:
     def __init__(self, client) -> None:
         """``client``: an :class:`~rlgpt_tui.llm.client.LLMClient`."""
         self.client = client
-        self.label = f"llm:{client.settings.model}"
+        self.label = client.settings.agent_label
         self.builtin = BuiltinCurriculum()
 
     def propose(self, state: CurriculumState) -> Proposal | None:

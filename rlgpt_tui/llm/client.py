@@ -102,6 +102,15 @@ class LLMSettings:
     def configured(self) -> bool:
         return bool(self.model)
 
+    @property
+    def agent_label(self) -> str:
+        """``llm:MODEL``, naming the agent in sessions and results; a llama.cpp server's
+        model id is its GGUF file's path, named here by the file's stem."""
+        model = self.model or ""
+        if model.lower().endswith(".gguf"):
+            model = Path(model).stem
+        return f"llm:{model}"
+
     @classmethod
     def resolve(
         cls,
