@@ -10,6 +10,9 @@ from rlgpt_tui.tasks import Task
 
 
 class LLMRole:
+    """What every LLM-backed role holds: the client, the world's documentation and the
+    skills the session starts from."""
+
     def __init__(self, client: LLMClient, docs: WorldDocs, shelf: SkillShelf | None = None):
         self.client = client
         self.docs = docs
