@@ -14,7 +14,7 @@ import json
 import sys
 import time
 
-from rlgpt_tui.agents.builtin import builtin_team
+from rlgpt_tui.agents.builtin_team import builtin_team
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.engine import Engine, EngineSettings
 from rlgpt_tui.rl.config import RLConfig

@@ -26,10 +26,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rlgpt_tui.agents.builtin import template_code
 from rlgpt_tui.bench.compare import against_script, side_by_side
 from rlgpt_tui.bench.results import HAND_WRITTEN, RESULTS_DIR, machine, write_run
 from rlgpt_tui.bench.skills import BUILTIN_LIBRARY, script_skill
+from rlgpt_tui.library.templates import template_code
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.tasks import get_task
 

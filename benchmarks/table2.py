@@ -59,10 +59,8 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from rlgpt_tui.agents.base import AgentTeam
-from rlgpt_tui.agents.builtin import (
-    builtin_team,
-)
+from rlgpt_tui.agents.builtin_team import builtin_team
+from rlgpt_tui.agents.team import AgentTeam
 from rlgpt_tui.bench.results import HAND_WRITTEN, TASK_ORDER, machine
 from rlgpt_tui.bench.skills import (
     BUILTIN_LIBRARY,

@@ -17,8 +17,8 @@ import statistics
 
 import numpy as np
 
-from rlgpt_tui.agents.builtin import template_code
 from rlgpt_tui.envs import ACHIEVEMENTS, make_world
+from rlgpt_tui.library.templates import template_code
 from rlgpt_tui.rl.episodes import ActionEntry, EpisodeRunner, code_alone, run_episodes
 from rlgpt_tui.skills.runtime import CodedActionLimits
 from rlgpt_tui.skills.validation import validate

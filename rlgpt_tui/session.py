@@ -12,7 +12,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from rlgpt_tui.agents.base import AgentTeam
+from rlgpt_tui.agents.team import AgentTeam
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.chain import run_task_chain
 from rlgpt_tui.engine.control import ControlPlane
@@ -35,11 +35,11 @@ def make_team(
 ) -> AgentTeam:
     """The builtin agent, or LLM agents when a model is configured (checked first); their
     prompts describe world ``env`` (from the world registry) and offer ``shelf``'s skills."""
-    from rlgpt_tui.agents.builtin import builtin_team
+    from rlgpt_tui.agents.builtin_team import builtin_team
 
     if llm is None or not llm.configured:
         return builtin_team(env)
-    from rlgpt_tui.agents.llm import LLMTeam
+    from rlgpt_tui.agents.llm_team import LLMTeam
     from rlgpt_tui.llm.client import LLMClient
 
     client = LLMClient(llm)

@@ -116,10 +116,10 @@ def approval(store) -> int:
 
 
 def edits(store) -> int:
-    from rlgpt_tui.agents.builtin import template_code
     from rlgpt_tui.agents.schemas import Plan, SubAction
     from rlgpt_tui.engine import events as ev
     from rlgpt_tui.engine.control import EditRefused
+    from rlgpt_tui.library.templates import template_code
     from rlgpt_tui.session import Session
 
     session = Session.create(store, tiny(samples_per_iteration=2048))
@@ -157,8 +157,8 @@ def edits(store) -> int:
 
 
 def resume(store) -> int:
-    from rlgpt_tui.agents.builtin import template_code
     from rlgpt_tui.engine import events as ev
+    from rlgpt_tui.library.templates import template_code
     from rlgpt_tui.session import Session
 
     settings = tiny(max_iterations=3, samples_per_iteration=2048, checkpoint_every=1)

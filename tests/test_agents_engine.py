@@ -7,14 +7,15 @@ import json
 import pytest
 
 from rlgpt_tui import ASSETS_DIR
-from rlgpt_tui.agents.builtin import builtin_team, template_code
+from rlgpt_tui.agents.builtin_team import builtin_team
 from rlgpt_tui.agents.grounding import view_things
-from rlgpt_tui.agents.llm import LLMTeam
+from rlgpt_tui.agents.llm_team import LLMTeam
 from rlgpt_tui.cli import main
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.control import EditRefused
 from rlgpt_tui.engine.engine import Engine, EngineSettings
 from rlgpt_tui.library.shelf import folder_shelf
+from rlgpt_tui.library.templates import template_code
 from rlgpt_tui.llm.client import LLMClient, LLMError, LLMSettings
 from rlgpt_tui.skills.validation import validate
 from tests.llm_server import ScriptedLLMServer
@@ -299,8 +300,8 @@ def test_pause_then_human_plan_and_code_edits_take_effect_on_resume() -> None:
     import threading
     import time
 
-    from rlgpt_tui.agents.builtin import template_code
     from rlgpt_tui.agents.schemas import Plan, SubAction
+    from rlgpt_tui.library.templates import template_code
 
     events: list[ev.Event] = []
     engine = Engine(small_settings(max_iterations=1), builtin_team(), events.append)
@@ -408,8 +409,8 @@ def test_a_plan_with_two_rl_subactions_is_refused_with_the_fix() -> None:
 def test_chained_coded_stages_share_what_they_remember() -> None:
     """A later stage's code sees what an earlier stage's code kept in ``ctx.memory`` (the
     tech-tree code keeps its map of the episode there), so a hand-over loses nothing."""
-    from rlgpt_tui.agents.builtin import template_code
     from rlgpt_tui.engine.chain import StageSolution, evaluate_chain
+    from rlgpt_tui.library.templates import template_code
 
     wood = template_code("collect_wood").replace(
         "def act(ctx):\n", "def act(ctx):\n    ctx.memory['wood stage ran'] = True\n"
@@ -434,8 +435,8 @@ def test_code_edit_during_training_is_the_code_later_calls_run(tmp_path) -> None
     per-version usage shows the new version's calls after it; a plan edit made in the last
     iteration, after its plan, is refused at once (no later plan would use it)."""
     from rlgpt_tui import sandbox
-    from rlgpt_tui.agents.builtin import template_code
     from rlgpt_tui.agents.schemas import Plan
+    from rlgpt_tui.library.templates import template_code
     from rlgpt_tui.report import final_code
     from rlgpt_tui.session import Session
     from rlgpt_tui.store import SessionStore
@@ -490,7 +491,7 @@ LAST_PLAN = {
 def test_rl_starts_from_the_best_code_of_an_earlier_iteration(monkeypatch) -> None:
     """An LLM plans code alone first, then RL with navigation only: PPO gets the earlier
     code as one more action and starts from it; the run ends with its fresh result."""
-    from rlgpt_tui.agents.builtin import template_code
+    from rlgpt_tui.library.templates import template_code
 
     code_plan = {
         "subactions": [

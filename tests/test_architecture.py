@@ -1,5 +1,6 @@
 """The package's shape: no import cycles (imports inside functions and TYPE_CHECKING blocks
-counted), SQL only in the store, the engine free of Textual."""
+counted), SQL only in the store, the engine free of Textual, each of the paper's parts in a
+folder of its own."""
 
 from __future__ import annotations
 
@@ -151,3 +152,25 @@ def test_the_library_sits_below_the_agents_and_the_store() -> None:
     assert {"rlgpt_tui.rl.policyfile", "rlgpt_tui.skills.validation"} <= reached
     above = ("agents", "engine", "store", "tui", "cli", "session", "llm", "curriculum")
     assert sorted(n for n in reached if n.partition(".")[2].split(".")[0] in above) == []
+
+
+#: RL-GPT's parts, each the folder a newcomer would open for it
+PAPER_NOUNS = {
+    "slow agent": "agents/slow",
+    "fast agent": "agents/fast",
+    "critic": "agents/critic",
+    "task planner": "agents/planner",
+    "skill library": "library",
+    "sandbox": "sandbox",
+    "PPO with coded actions": "rl",
+    "two loops": "engine",
+}
+
+
+@pytest.mark.parametrize(("noun", "folder"), PAPER_NOUNS.items())
+def test_each_paper_noun_has_its_folder(noun: str, folder: str) -> None:
+    """Each of the paper's parts is one package whose docstring names it."""
+    init = PACKAGE / folder / "__init__.py"
+    assert init.is_file(), f"{noun}: no package rlgpt_tui/{folder}"
+    docstring = ast.get_docstring(ast.parse(init.read_text())) or ""
+    assert noun.lower() in docstring.lower(), f"rlgpt_tui/{folder}'s docstring names no {noun}"

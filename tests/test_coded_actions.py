@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from rlgpt_tui import ASSETS_DIR
-from rlgpt_tui.agents.builtin import template_code
 from rlgpt_tui.envs.craftax_world import CraftaxWorld
 from rlgpt_tui.library.skillfile import validate_file
+from rlgpt_tui.library.templates import template_code
 from rlgpt_tui.rl.episodes import run_one_call_each
 from rlgpt_tui.rl.hooks import RewardCodeHook
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
@@ -511,8 +511,8 @@ def test_shelter_walls_the_player_in_and_recall_remembers_the_table() -> None:
 
 def test_builtin_plans_are_valid_for_every_catalog_task() -> None:
     # Long tech trees (make_iron_pickaxe, collect_diamond) must still fit a plan's 8 slots.
-    from rlgpt_tui.agents.builtin import BuiltinSlowAgent
     from rlgpt_tui.agents.schemas import MAX_SUBACTIONS
+    from rlgpt_tui.agents.slow import BuiltinSlowAgent
     from rlgpt_tui.tasks import get_task, load_catalog
 
     slow = BuiltinSlowAgent()
@@ -593,7 +593,7 @@ def test_what_a_plan_logged_reaches_its_evaluation_and_the_slow_agents_feedback(
     """ctx.log notes were kept inside the worker and shown nowhere, so a plan whose step
     raised in every round evaluated as if nothing had gone wrong. Its evaluation now
     counts the notes, and the evaluation summary the slow agent reads names them."""
-    from rlgpt_tui.agents.base import evaluation_lines
+    from rlgpt_tui.agents.prompts import evaluation_lines
     from rlgpt_tui.library.compose import COMPOSED_PLAN, compose_sources
     from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
     from rlgpt_tui.rl.train import evaluate
@@ -628,8 +628,8 @@ def test_a_plan_of_builtin_library_skills_composes_under_the_size_limit_and_work
     with the library's skills, each the whole 18,000-character techtree module: composed,
     135,523 characters, refused by the size limit, and the session had no solution. The
     helpers they share are now composed once."""
-    from rlgpt_tui.agents.builtin import template_code
     from rlgpt_tui.library.compose import COMPOSED_PLAN, compose_sources
+    from rlgpt_tui.library.templates import template_code
     from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
     from rlgpt_tui.rl.train import evaluate
     from rlgpt_tui.skills.runtime import MAX_SOURCE_CHARS
@@ -688,9 +688,9 @@ def test_a_step_that_gathers_the_rest_itself_is_not_kept_waiting() -> None:
     """Waiting for a step's full materials deadlocked the builtin library's place_table
     plan (0.00 in an LLM session): its collect_wood stops at 1 wood, and its place_table,
     which gathers the second wood itself, never ran. A step now waits for some of each."""
-    from rlgpt_tui.agents.builtin import template_code
     from rlgpt_tui.envs.knowledge import craftax_classic_documentation
     from rlgpt_tui.library.compose import COMPOSED_PLAN, compose_sources
+    from rlgpt_tui.library.templates import template_code
     from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
     from rlgpt_tui.rl.train import evaluate
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rlgpt_tui.agents.builtin import template_code
 from rlgpt_tui.envs.base import (
     ACHIEVEMENTS,
     BLOCK_NAMES,
@@ -17,6 +16,7 @@ from rlgpt_tui.envs.base import (
     VIEW_ROWS,
     hostile_distances,
 )
+from rlgpt_tui.library.templates import template_code
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.episodes import EpisodeRunner, run_episodes
 from rlgpt_tui.rl.hooks import DangerInterrupt, hooks_for

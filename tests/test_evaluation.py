@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from rlgpt_tui.agents.builtin import template_code
+from rlgpt_tui.library.templates import template_code
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.decide import AgainstBest, AgainstTarget, score_rounds
 from rlgpt_tui.rl.train import evaluate

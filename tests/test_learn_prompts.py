@@ -4,7 +4,7 @@ request to the next, also across sessions on different tasks of a learn run."""
 
 from __future__ import annotations
 
-from rlgpt_tui.agents.llm import LLMTeam
+from rlgpt_tui.agents.llm_team import LLMTeam
 from rlgpt_tui.agents.schemas import SubAction
 from rlgpt_tui.envs.registry import world_info
 from rlgpt_tui.llm.client import LLMClient, LLMSettings

@@ -316,7 +316,7 @@ def test_a_slow_server_gets_timed_out_after_n_seconds_with_the_fix(
 
 @pytest.mark.slow
 def test_a_failed_re_plan_keeps_the_previous_plan_and_the_run_goes_on(capsys) -> None:
-    from rlgpt_tui.agents.llm import LLMTeam
+    from rlgpt_tui.agents.llm_team import LLMTeam
     from rlgpt_tui.engine import events as ev
     from rlgpt_tui.engine.engine import Engine
     from rlgpt_tui.llm.client import LLMClient, LLMSettings

@@ -12,7 +12,7 @@ import time
 import pytest
 from pydantic import ValidationError
 
-from rlgpt_tui.agents.llm import LLMTeam
+from rlgpt_tui.agents.llm_team import LLMTeam
 from rlgpt_tui.agents.schemas import (
     CodeAnswer,
     Plan,
@@ -475,7 +475,7 @@ def test_step_code_is_held_to_the_worlds_recipe() -> None:
         "code: place_table checks for stone (ctx.has('stone')), which its recipe does not "
         "involve: place_table: face a free tile"
     ) in asks[1]
-    from rlgpt_tui.agents.grounding import recipe_check
+    from rlgpt_tui.agents.fast.checks import recipe_check
 
     tooled = "def act(ctx):\n    if not ctx.has('wood_pickaxe'):\n        return False\n" + (
         "    yield from ctx.collect('stone')\n    yield from ctx.place('stone')\n"
@@ -826,7 +826,7 @@ def test_code_repeating_the_example_is_repaired_and_the_example_comes_from_the_l
 
 
 def test_a_pass_for_code_whose_every_run_failed_is_overruled() -> None:
-    from rlgpt_tui.agents.base import Execution
+    from rlgpt_tui.agents.runs import Execution
     from rlgpt_tui.envs.craftax_world import CraftaxWorld
     from rlgpt_tui.rl.episodes import run_one_call_each
     from rlgpt_tui.skills.validation import validate
@@ -855,7 +855,7 @@ def test_a_pass_for_code_whose_every_run_failed_is_overruled() -> None:
 def _chop_runs(envs: int = 2, code: str = 'yield from ctx.collect("tree")') -> list:
     """Real runs of one call of a routine that chops the nearest tree (each gains wood),
     or of ``code`` (the body of ``act``)."""
-    from rlgpt_tui.agents.base import Execution
+    from rlgpt_tui.agents.runs import Execution
     from rlgpt_tui.envs.craftax_world import CraftaxWorld
     from rlgpt_tui.rl.episodes import run_one_call_each
     from rlgpt_tui.skills.validation import validate
@@ -917,7 +917,7 @@ def test_a_step_whose_runs_unlocked_its_achievement_passes_without_the_critic() 
     another that made the pickaxe in 7 of 8 runs; each time the loop rewrote working code.
     A place or make step whose runs (3 in 4 or more) unlocked the achievement it is named
     for passes without asking the critic (saying so); where fewer did, the critic judges."""
-    from rlgpt_tui.agents.grounding import passed_by_runs
+    from rlgpt_tui.agents.critic.overrule import passed_by_runs
 
     places = _chop_runs(
         code='yield from ctx.collect("tree")\n    yield from ctx.collect("tree")\n'
@@ -956,7 +956,7 @@ def _stone_runs(pickaxe_first: bool) -> list:
     """Real runs of one call of a step that finds stone and mines it, in 4 worlds of seed
     5: after a call that made a wood pickaxe in each (each then gains stone), or without
     one (none can)."""
-    from rlgpt_tui.agents.base import Execution
+    from rlgpt_tui.agents.runs import Execution
     from rlgpt_tui.envs.craftax_world import CraftaxWorld
     from rlgpt_tui.rl.episodes import run_one_call_each
     from rlgpt_tui.skills.validation import validate
@@ -1013,7 +1013,7 @@ def test_with_no_verdict_runs_that_gained_what_the_step_is_named_for_pass_it() -
     """A critic whose every answer is refused (a 1.5B model named the task's table in each
     verdict on collect_wood) leaves the runs to decide: each gained wood, so gather_wood
     passes, saying why; a step named for nothing they gained still fails."""
-    from rlgpt_tui.agents.grounding import measured_verdict
+    from rlgpt_tui.agents.critic.overrule import measured_verdict
 
     runs = _chop_runs()
     table = {"success": False, "reason": "no table was placed", "suggestion": ""}

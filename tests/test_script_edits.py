@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rlgpt_tui.agents.builtin import template_code
+from rlgpt_tui.library.templates import template_code
 from rlgpt_tui.skills.validation import validate
 
 SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "script_edits.py"

@@ -5,18 +5,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from rlgpt_tui.agents.base import Execution, IterationFeedback
-from rlgpt_tui.agents.builtin import (
-    SCRIPT_SKILL,
-    BuiltinCritic,
-    BuiltinSlowAgent,
-    library_for,
-    template_code,
-)
-from rlgpt_tui.agents.llm import open_ended_text, render
+from rlgpt_tui.agents.critic import BuiltinCritic
+from rlgpt_tui.agents.prompts import open_ended_text, render
+from rlgpt_tui.agents.runs import Execution
 from rlgpt_tui.agents.schemas import Plan, PlanAnswer, SubAction, Verdict
+from rlgpt_tui.agents.slow import BuiltinSlowAgent, IterationFeedback
+from rlgpt_tui.agents.slow.builtin import SCRIPT_SKILL, library_for
 from rlgpt_tui.envs.base import ACHIEVEMENTS
 from rlgpt_tui.envs.craftax_world import CraftaxWorld
+from rlgpt_tui.library.templates import template_code
 from rlgpt_tui.rl.episodes import (
     ActionEntry,
     EpisodeRunner,

@@ -7,9 +7,9 @@ import pytest
 import torch
 from pydantic import ValidationError
 
-from rlgpt_tui.agents.builtin import template_code
 from rlgpt_tui.engine.control import EditRefused, check_rl_changes
 from rlgpt_tui.envs.base import ACHIEVEMENTS, OBSERVATION_SEGMENTS
+from rlgpt_tui.library.templates import template_code
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.hooks import DamageInterrupt, DeathPenaltyHook
 from rlgpt_tui.rl.prior import action_probabilities

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from rlgpt_tui.agents.base import IterationFeedback
 from rlgpt_tui.agents.schemas import Plan, SubAction, Verdict
+from rlgpt_tui.agents.slow import IterationFeedback
 from rlgpt_tui.envs import world_info
 from rlgpt_tui.envs.base import ACHIEVEMENTS
 from rlgpt_tui.envs.craftax_world import CraftaxWorld

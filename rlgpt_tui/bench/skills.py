@@ -6,14 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rlgpt_tui.agents.base import IterationFeedback
-from rlgpt_tui.agents.builtin import (
-    SCRIPT_SKILL,
-    BuiltinSlowAgent,
-    library_for,
-    own_code_name,
-    template_code,
-)
+from rlgpt_tui.agents.slow import BuiltinSlowAgent, IterationFeedback
+from rlgpt_tui.agents.slow.builtin import SCRIPT_SKILL, library_for, own_code_name
+from rlgpt_tui.library.templates import template_code
 from rlgpt_tui.rl.config import CodedActionSpec
 from rlgpt_tui.tasks import Task
 

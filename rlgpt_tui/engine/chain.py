@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from rlgpt_tui.agents.base import AgentTeam
+from rlgpt_tui.agents.team import AgentTeam
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.control import ControlPlane
 from rlgpt_tui.engine.engine import Engine, EngineSettings, EventHandler, checkpoint_folder

@@ -40,8 +40,9 @@ from functools import partial
 from threading import Thread
 from typing import Any
 
-from rlgpt_tui.agents.base import AgentTeam, IterationFeedback
 from rlgpt_tui.agents.schemas import SubAction
+from rlgpt_tui.agents.slow import IterationFeedback
+from rlgpt_tui.agents.team import AgentTeam
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.choice import CODE, Candidate, Candidates
 from rlgpt_tui.engine.control import ControlPlane, StopRequested

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rlgpt_tui.agents.base import IterationFeedback
+from rlgpt_tui.agents.slow import IterationFeedback
 from rlgpt_tui.engine.choice import FinalChoice
 from rlgpt_tui.engine.ends import RunEnd
 from rlgpt_tui.tasks import Measure, Measurement

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rlgpt_tui.agents.base import IterationFeedback
 from rlgpt_tui.agents.schemas import Plan, Verdict
+from rlgpt_tui.agents.slow import IterationFeedback
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.choice import Candidate
 from rlgpt_tui.engine.ends import RunEnd

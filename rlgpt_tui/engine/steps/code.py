@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from rlgpt_tui.agents.base import Execution
-from rlgpt_tui.agents.grounding import (
+from rlgpt_tui.agents.runs import (
+    Execution,
     changed_runs,
     gains,
     idle_runs,
@@ -166,7 +166,7 @@ def code_loop(
     ``lead_in``: earlier steps whose code runs first in each sample world, and ``rounds``
     the most rounds of them and the step (see :func:`sample_runs`); ``failed_before``: the
     earlier steps that failed (a step whose runs lack only what those make is neither judged
-    nor repaired: :func:`~rlgpt_tui.agents.grounding.waits_on_earlier`)."""
+    nor repaired: :func:`~rlgpt_tui.agents.runs.waits_on_earlier`)."""
     action = verdict = None  # the last valid code and its verdict
     judged: list[tuple[ValidatedAction, Verdict, int]] = []  # each with its runs' gains
     notes: list[str] = []

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rlgpt_tui.agents.base import AgentTeam
 from rlgpt_tui.agents.schemas import Plan
+from rlgpt_tui.agents.team import AgentTeam
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.control import ControlPlane
 from rlgpt_tui.engine.settings import EngineSettings

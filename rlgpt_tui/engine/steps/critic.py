@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from rlgpt_tui.agents.base import Execution
-from rlgpt_tui.agents.grounding import measured_verdict
+from rlgpt_tui.agents.critic.overrule import measured_verdict
+from rlgpt_tui.agents.runs import Execution
 from rlgpt_tui.agents.schemas import SubAction, Verdict
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.steps.context import StepContext

@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from rlgpt_tui.agents.base import IterationFeedback
 from rlgpt_tui.agents.schemas import Plan, SubAction
+from rlgpt_tui.agents.slow import IterationFeedback
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.control import CodeEdit, EditRefused, PlanEdit, RLConfigEdit, check_rl_changes
 from rlgpt_tui.engine.steps.context import StepContext

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rlgpt_tui.agents.base import IterationFeedback
 from rlgpt_tui.agents.schemas import Plan
+from rlgpt_tui.agents.slow import IterationFeedback
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.control import StopRequested
 from rlgpt_tui.engine.steps.context import ProposalRejected, StepContext

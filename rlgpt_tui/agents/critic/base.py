@@ -1,0 +1,22 @@
+"""The critic's interface."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+from rlgpt_tui.agents.runs import Execution
+from rlgpt_tui.agents.schemas import SubAction, Verdict
+from rlgpt_tui.tasks import Task
+
+
+class Critic(ABC):
+    """Judges sub-actions from observations before and after, and from run statistics."""
+
+    @abstractmethod
+    def judge_code(self, task: Task, sub: SubAction, runs: list[Execution]) -> Verdict: ...
+
+    @abstractmethod
+    def judge_rl(
+        self, task: Task, sub: SubAction, evaluation: dict[str, Any], target: float
+    ) -> Verdict: ...

@@ -1,0 +1,96 @@
+"""The LLM roles' prompts: each role's file under ``assets/prompts/`` with its placeholders
+filled, the shape of the answer it asks for, and an evaluation summary as prompt lines."""
+
+from __future__ import annotations
+
+import json
+from string import Template
+from typing import Any
+
+from rlgpt_tui import ASSETS_DIR, read_asset
+from rlgpt_tui.tasks import Measure, Task
+from rlgpt_tui.text import clipped
+
+PROMPTS = ASSETS_DIR / "prompts"
+
+
+def open_ended_text(role: str, task: Task) -> str:
+    """The scored-task section of ``role``'s prompt (``<role>_scored.md``) for a scored task
+    (open-ended play: a library of skills, Crafter's score); empty otherwise."""
+    return read_asset(PROMPTS / f"{role}_scored.md") if task.scored else ""
+
+
+def render(role: str, **values: Any) -> list[dict[str, str]]:
+    """The prompt file of ``role`` with ``$placeholders`` filled, as chat messages
+    (``open_ended`` defaults to empty: only scored tasks fill it)."""
+    values.setdefault("open_ended", "")
+    text = Template(read_asset(PROMPTS / f"{role}.md")).safe_substitute(values)
+    text = text.replace("\x00", "")
+    return [
+        {"role": "system", "content": f"You are part of RL-GPT, acting as the {role} agent."},
+        {"role": "user", "content": text},
+    ]
+
+
+def answer_shape(schema) -> str:
+    """The keys and value types of ``schema``'s answer as one compact JSON-like line (what
+    the prompt asks for; the full JSON Schema goes as response_format, never in the text)."""
+    document = schema.model_json_schema()
+    defs = document.get("$defs", {})
+
+    def shape(node: dict[str, Any]) -> str:
+        if "$ref" in node:
+            return shape(defs[node["$ref"].split("/")[-1]])
+        if "anyOf" in node:
+            return " | ".join(shape(n) for n in node["anyOf"])
+        if "enum" in node:
+            return " | ".join(json.dumps(v) for v in node["enum"])
+        if "const" in node:
+            return json.dumps(node["const"])
+        kind = node.get("type")
+        if kind == "object":
+            props = node.get("properties", {})
+            return "{" + ", ".join(f'"{k}": {shape(v)}' for k, v in props.items()) + "}"
+        if kind == "array":
+            return "[" + shape(node.get("items", {})) + ", ...]"
+        return {"integer": "int", "number": "number", "boolean": "true | false"}.get(
+            str(kind), str(kind)
+        )
+
+    return shape(document)
+
+
+def evaluation_lines(evaluation: dict[str, Any], measure: Measure) -> list[str]:
+    """An evaluation summary as prompt lines: for scored tasks, achievements by success
+    rate; for every task, how episodes ended, their mean length and how often each coded
+    action was chosen."""
+    lines = []
+    rates = evaluation.get("achievement_rates") or {}
+    if measure is Measure.CRAFTER_SCORE and rates:
+        ordered = sorted(rates.items(), key=lambda kv: -kv[1])
+        lines.append(
+            "- achievements (success rate per episode): "
+            + ", ".join(f"{k} {v:.2f}" for k, v in ordered)
+        )
+    ends = evaluation.get("episode_ends") or {}
+    if ends:  # a plan whose failures die of thirst needs a step that drinks, not a rewrite
+        total = sum(ends.values())
+        lines.append(
+            "- how episodes ended: "
+            + ", ".join(f"{k} {n}/{total}" for k, n in sorted(ends.items(), key=lambda kv: -kv[1]))
+        )
+    if "mean_length" in evaluation:
+        lines.append(f"- mean episode length {evaluation['mean_length']:.0f} steps")
+    calls = {
+        name: stats.get("calls", 0)
+        for name, stats in (evaluation.get("coded_actions") or {}).items()
+    }
+    if calls:
+        lines.append(
+            "- coded action calls in training: "
+            + ", ".join(f"{k} {n}" for k, n in sorted(calls.items(), key=lambda kv: -kv[1]))
+        )
+    for name, notes in (evaluation.get("coded_notes") or {}).items():
+        said = "; ".join(f"{clipped(note, 120)} ({n} calls)" for note, n in notes.items())
+        lines.append(f"- {name} logged: {said}")
+    return lines

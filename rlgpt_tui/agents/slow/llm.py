@@ -1,0 +1,56 @@
+"""The slow agent backed by an LLM (``assets/prompts/slow*.md``)."""
+
+from __future__ import annotations
+
+from rlgpt_tui.agents.grounding import both, example_check
+from rlgpt_tui.agents.llm_role import LLMRole
+from rlgpt_tui.agents.prompts import answer_shape, open_ended_text, render
+from rlgpt_tui.agents.schemas import Plan, PlanAnswer, SubAction
+from rlgpt_tui.agents.slow.base import IterationFeedback, SlowAgent
+from rlgpt_tui.agents.slow.checks import step_named_check, step_order_check
+from rlgpt_tui.skills.api import SKILL_API_DOC
+from rlgpt_tui.tasks import Task
+
+
+class LLMSlowAgent(LLMRole, SlowAgent):
+    def plan(self, task: Task, history: list[IterationFeedback]) -> Plan:
+        feedback = "\n".join(h.text() for h in history) or "None yet: this is the first plan."
+        steps = task.steps(self.docs)
+        names = [step.name for step in steps]  # the library's first, and the order
+        messages = render(
+            "slow",
+            task=task.prompt_text(),
+            environment=self.environment,
+            steps=self.goal_steps(task),
+            skill_api=SKILL_API_DOC,
+            library=self.shelf.prompt_text(task, first=names),
+            feedback=feedback,
+            schema=answer_shape(PlanAnswer),
+            example=PlanAnswer.EXAMPLE,
+            open_ended=open_ended_text("slow", task),
+        )
+        order = step_order_check(names, complete=not task.scored)
+        alive = None
+        if task.goal.survive and steps:  # its one step: no other step names it
+            alive = step_named_check(steps[0].name, steps[0].description)
+        check = both(example_check(PlanAnswer.EXAMPLE), order, alive)
+        answer = self.client.structured("slow", messages, PlanAnswer, check)
+        return Plan.model_validate(answer.model_dump())
+
+    def fallback_plan(self, task: Task) -> Plan:
+        """The goal's steps from the world's recipes, each coded (one coded sub-action for
+        the whole task where the recipes do not say): the first plan when every answer of
+        the model's failed (a 1.5B model's three plans for make_wood_pickaxe: out of order,
+        then twice the example), so that the model still writes and repairs the code."""
+        reason = "from the world's recipes: the model's plans failed"
+        subs = [
+            SubAction(
+                name=s.name, description=s.text().partition(": ")[2], mode="code", reason=reason
+            )
+            for s in task.steps(self.docs)
+        ]
+        if not subs:
+            subs = [
+                SubAction(name=task.name, description=task.description, mode="code", reason=reason)
+            ]
+        return Plan(subactions=subs)
