@@ -482,3 +482,11 @@ def test_a_slow_model_in_the_app_the_forms_timeout_then_a_resume_with_a_longer_o
         asyncio.run(resume_with_a_longer_one())
     resumed = SessionStore(sessions).get(session.id)
     assert resumed.llm["timeout"] == 30 and resumed.status != "failed"
+
+
+def test_a_llama_cpp_servers_gguf_path_names_the_agent_by_the_files_stem(sessions_dir) -> None:
+    gguf = "/home/me/models/qwen2.5-coder-1.5b.gguf"  # llama.cpp's model id: the file's path
+    with ScriptedLLMServer(model=gguf, responder=lambda m: "I would rather not.") as server:
+        llm_run(server, "--iterations", "1")
+    (session,) = SessionStore(sessions_dir).list_sessions()
+    assert session.agent == "llm:qwen2.5-coder-1.5b"

@@ -25,7 +25,7 @@ class LLMTeam(AgentTeam):
     ):
         env = world if isinstance(world, WorldDocs) else world_info(world).documentation()
         super().__init__(
-            label=f"llm:{client.settings.model}",
+            label=client.settings.agent_label,
             slow=LLMSlowAgent(client, env, shelf),
             fast=LLMFastAgent(client, env, shelf),
             critic=LLMCritic(client, env),
