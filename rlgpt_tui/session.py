@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from rlgpt_tui.agents.team import AgentTeam
@@ -31,10 +31,15 @@ EventHandler = Callable[[ev.Event], None]
 
 
 def make_team(
-    llm: LLMSettings | None, env: str = "craftax", shelf: SkillShelf | None = None
+    llm: LLMSettings | None,
+    env: str = "craftax",
+    shelf: SkillShelf | None = None,
+    earlier_ends: Mapping[str, int] | None = None,
 ) -> AgentTeam:
     """The builtin agent, or LLM agents when a model is configured (checked first); their
-    prompts describe world ``env`` (from the world registry) and offer ``shelf``'s skills."""
+    prompts describe world ``env`` (from the world registry), offer ``shelf``'s skills and
+    say how earlier sessions' episodes ended (``earlier_ends``; the builtin agent plans
+    from its own evaluations)."""
     from rlgpt_tui.agents.builtin_team import builtin_team
 
     if llm is None or not llm.configured:
@@ -44,7 +49,7 @@ def make_team(
 
     client = LLMClient(llm)
     client.check()
-    return LLMTeam(client, env, shelf)
+    return LLMTeam(client, env, shelf, earlier_ends)
 
 
 def session_shelf(store: SessionStore | None, choice: str, env: str) -> SkillShelf:
@@ -99,16 +104,22 @@ class Session:
         llm: LLMSettings | None = None,
         chain: bool = False,
         library: str = USER,
+        earlier_ends: Mapping[str, int] | None = None,
     ) -> Session:
         """A new session; ``library``: what its agents start from (see
-        :func:`session_shelf`; recorded with its settings, used again on resume)."""
+        :func:`session_shelf`); ``earlier_ends``: how earlier sessions' evaluation episodes
+        ended (a learn record's), for its LLM agents' first plan. Both are recorded with its
+        settings and used again on resume."""
         shelf = session_shelf(store, library, settings.env)
-        team = make_team(llm, settings.env, shelf)
+        team = make_team(llm, settings.env, shelf, earlier_ends)
+        extra: dict[str, Any] = {"library": library}
+        if earlier_ends:
+            extra["earlier_ends"] = dict(earlier_ends)
         session_id = store.create_session(
             settings.task,
             settings.env,
             team.label,
-            dataclasses.asdict(settings) | {"library": library},
+            dataclasses.asdict(settings) | extra,
             _llm_record(llm),
             chain=chain,
         )
@@ -149,9 +160,10 @@ class Session:
             llm = LLMSettings(**summary.llm) if summary.llm else None
         recorded = dict(summary.settings)
         library = recorded.pop("library", EMPTY)
+        earlier_ends = recorded.pop("earlier_ends", None)
         settings = EngineSettings.from_recorded(recorded)
         shelf = session_shelf(store, library, settings.env)
-        team = make_team(llm, settings.env, shelf)
+        team = make_team(llm, settings.env, shelf, earlier_ends)
         settings = dataclasses.replace(
             settings,
             artifacts_dir=str(store.session_dir(session_id)),

@@ -326,3 +326,40 @@ def test_learn_pin_skip_and_stop_are_recorded_for_the_learn_run(tmp_path: Path) 
     bad = run_cli(tmp_path, "learn", "--pin", "colect_coal")
     assert bad.returncode == 2 and "colect_coal" in bad.stderr
     assert len(learn.pending_commands(learn_id)) == 3
+
+
+def test_a_learn_sessions_llm_agents_see_how_earlier_sessions_episodes_ended(
+    tmp_path: Path,
+) -> None:
+    from rlgpt_tui.curriculum.loop import Learner
+    from rlgpt_tui.session import Session
+    from tests.test_agents_engine import role_of, scripted_agent
+
+    store = SessionStore(tmp_path)
+    learn_record_with(
+        store,
+        ("collect_wood", 0.95, {"success": 30, "killed_by_zombie": 2}),
+        ("place_table", 0.5, {"success": 16, "killed_by_zombie": 14, "time_limit": 2}),
+    )
+    plan = {"iterations": 1, "samples_per_iteration": 1024, "num_envs": 8, "eval_episodes": 8}
+    plan |= {"final_episodes": 8, "session_samples": 1024}
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        llm = LLMSettings(base_url=server.base_url, model=server.model, max_retries=0)
+        learner = Learner.open(
+            store, None, None, plan, {"max_tasks": 3}, None, llm, curriculum="builtin", say=str
+        )
+        learner.run()
+        slow = [r for r in server.requests if role_of(r["messages"]) == "slow"]
+        assert slow, "the session's slow agent was never asked"
+        first = slow[0]["messages"][-1]["content"]
+        feedback = first.split("# Feedback so far")[1]
+        assert "None yet: this is the first plan. Earlier sessions (other tasks) ended" in feedback
+        assert "killed_by_zombie 16/64" in feedback  # the record's two sessions, commonest first
+        # recorded with the session's settings: a resumed session's agents see the same
+        learn = LearnStore(store)
+        session_id = learn.choices(learn.latest().id)[-1].session_id
+        recorded = store.get(session_id).settings
+        assert recorded["earlier_ends"] == {"success": 46, "killed_by_zombie": 16, "time_limit": 2}
+        store.finish(session_id, "stopped", "stopped")
+        resumed = Session.resume(store, session_id)
+        assert resumed.team.slow.earlier_ends == recorded["earlier_ends"]

@@ -4,10 +4,12 @@ request to the next, also across sessions on different tasks of a learn run."""
 
 from __future__ import annotations
 
+import contextlib
+
 from rlgpt_tui.agents.llm_team import LLMTeam
 from rlgpt_tui.agents.schemas import SubAction
 from rlgpt_tui.envs.registry import world_info
-from rlgpt_tui.llm.client import LLMClient, LLMSettings
+from rlgpt_tui.llm.client import LLMAnswerError, LLMClient, LLMSettings
 from rlgpt_tui.skills.api import SKILL_API_DOC
 from rlgpt_tui.tasks import get_task
 from tests.llm_server import ScriptedLLMServer
@@ -43,3 +45,30 @@ def test_prompts_of_two_tasks_share_the_world_and_the_api_as_their_first_part() 
         # what they share runs up to the task's section: the task comes after it
         assert len(common) - 20 <= common.find("\n# Task\n") < len(common), role
         assert len(common) > 0.75 * len(second), (role, len(common), len(second))
+
+
+def test_the_critic_and_the_planner_see_how_episodes_ended() -> None:
+    ends = {"success": 20, "killed_by_zombie": 40, "starved": 4}
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        client = LLMClient(LLMSettings(base_url=server.base_url, model=server.model))
+        team = LLMTeam(client, "craftax", earlier_ends=ends)
+        task = get_task("collect_diamond")
+        team.planner.subtasks(task)
+        sub = SubAction(name="collect_wood", description="learn to collect wood", mode="rl")
+        evaluation = {"success_rate": 0.31, "episodes": 64, "episode_ends": ends}
+        with contextlib.suppress(LLMAnswerError):  # its scripted verdict names a tree
+            team.critic.judge_rl(task, sub, evaluation, 0.9)
+        prompts: dict[str, str] = {}  # each role's first request
+        for request in server.requests:
+            prompts.setdefault(role_of(request["messages"]), request["messages"][-1]["content"])
+    ended = "killed_by_zombie 40/64, success 20/64, starved 4/64"
+    assert (
+        "# How earlier episodes ended\nEarlier sessions (other tasks) ended their evaluation "
+        f"episodes {ended}" in prompts["planner"]
+    )
+    assert f"- how episodes ended: {ended}" in prompts["critic"]
+    # without earlier sessions the planner's prompt has no such section
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        client = LLMClient(LLMSettings(base_url=server.base_url, model=server.model))
+        LLMTeam(client, "craftax").planner.subtasks(task)
+        assert "How earlier episodes ended" not in server.requests[0]["messages"][-1]["content"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from rlgpt_tui.agents.critic.llm import LLMCritic
 from rlgpt_tui.agents.fast.llm import LLMFastAgent
 from rlgpt_tui.agents.planner.llm import LLMPlanner
@@ -15,20 +17,23 @@ from rlgpt_tui.llm.client import LLMClient
 
 class LLMTeam(AgentTeam):
     """An AgentTeam whose roles share one LLM client; every prompt describes ``world`` (a
-    registered world's name, or its documentation) from the world's own documentation."""
+    registered world's name, or its documentation) from the world's own documentation; the
+slow agent's first plan and the planner see how earlier sessions' episodes ended
+(``earlier_ends``)."""
 
     def __init__(
         self,
         client: LLMClient,
         world: str | WorldDocs = "craftax",
         shelf: SkillShelf | None = None,
+        earlier_ends: Mapping[str, int] | None = None,
     ):
         env = world if isinstance(world, WorldDocs) else world_info(world).documentation()
         super().__init__(
             label=client.settings.agent_label,
-            slow=LLMSlowAgent(client, env, shelf),
+            slow=LLMSlowAgent(client, env, shelf, earlier_ends),
             fast=LLMFastAgent(client, env, shelf),
             critic=LLMCritic(client, env),
-            planner=LLMPlanner(client, env),
+            planner=LLMPlanner(client, env, earlier_ends),
         )
         self.client = client

@@ -4,6 +4,7 @@ filled, the shape of the answer it asks for, and an evaluation summary as prompt
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from string import Template
 from typing import Any
 
@@ -60,6 +61,25 @@ def answer_shape(schema) -> str:
     return shape(document)
 
 
+def ends_text(ends: Mapping[str, int]) -> str:
+    """How episodes ended, commonest first: ``killed_by_zombie 30/64, success 20/64``."""
+    total = sum(ends.values())
+    ordered = sorted(ends.items(), key=lambda kv: -kv[1])
+    return ", ".join(f"{end} {n}/{total}" for end, n in ordered)
+
+
+def earlier_ends_text(ends: Mapping[str, int] | None) -> str:
+    """How the evaluation episodes of earlier sessions (a learn record's latest, other
+    tasks) ended, as one prompt line; empty when none are known."""
+    if not ends:
+        return ""
+    return (
+        "Earlier sessions (other tasks) ended their evaluation episodes "
+        f"{ends_text(ends)}: where deaths are common, a step that keeps the player alive "
+        "belongs in the plan."
+    )
+
+
 def evaluation_lines(evaluation: dict[str, Any], measure: Measure) -> list[str]:
     """An evaluation summary as prompt lines: for scored tasks, achievements by success
     rate; for every task, how episodes ended, their mean length and how often each coded
@@ -74,11 +94,7 @@ def evaluation_lines(evaluation: dict[str, Any], measure: Measure) -> list[str]:
         )
     ends = evaluation.get("episode_ends") or {}
     if ends:  # a plan whose failures die of thirst needs a step that drinks, not a rewrite
-        total = sum(ends.values())
-        lines.append(
-            "- how episodes ended: "
-            + ", ".join(f"{k} {n}/{total}" for k, n in sorted(ends.items(), key=lambda kv: -kv[1]))
-        )
+        lines.append(f"- how episodes ended: {ends_text(ends)}")
     if "mean_length" in evaluation:
         lines.append(f"- mean episode length {evaluation['mean_length']:.0f} steps")
     calls = {

@@ -376,7 +376,13 @@ class Learner:
             eval_episodes=plan.eval_episodes,
             final_episodes=plan.final_episodes,
         )
-        return Session.create(self.store, settings, self.llm, library=session_library(run.library))
+        return Session.create(
+            self.store,
+            settings,
+            self.llm,
+            library=session_library(run.library),
+            earlier_ends=self.state().recent_ends,
+        )
 
     def _run_session(self, session, choice_id: int) -> None:
         """Run ``session`` to its end while a watcher keeps the record's time and stops the

@@ -71,8 +71,12 @@ class LLMCritic(LLMRole, Critic):
             )
         else:
             value = evaluation.get("success_rate", evaluation.get("value", 0.0))
-            executions = (
-                f"RL policy evaluation: {json.dumps(evaluation)}; target success rate {target}."
+            executions = "\n".join(
+                [
+                    f"RL policy evaluation: success rate {value}; target success rate {target}.",
+                    *evaluation_lines(evaluation, Measure.SUCCESS_RATE),
+                    f"Full summary: {json.dumps(evaluation)}",
+                ]
             )
         subaction = f"{sub.name} (RL): {sub.description}"
         evidence = text_evidence([task.prompt_text(), subaction, executions])

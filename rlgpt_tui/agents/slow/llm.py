@@ -2,19 +2,40 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from rlgpt_tui.agents.grounding import both, example_check
 from rlgpt_tui.agents.llm_role import LLMRole
-from rlgpt_tui.agents.prompts import answer_shape, open_ended_text, render
+from rlgpt_tui.agents.prompts import answer_shape, earlier_ends_text, open_ended_text, render
 from rlgpt_tui.agents.schemas import Plan, PlanAnswer, SubAction
 from rlgpt_tui.agents.slow.base import IterationFeedback, SlowAgent
 from rlgpt_tui.agents.slow.checks import step_named_check, step_order_check
+from rlgpt_tui.envs.knowledge import WorldDocs
+from rlgpt_tui.library.shelf import SkillShelf
+from rlgpt_tui.llm.client import LLMClient
 from rlgpt_tui.skills.api import SKILL_API_DOC
 from rlgpt_tui.tasks import Task
 
 
 class LLMSlowAgent(LLMRole, SlowAgent):
+    """Plans from the task, the goal's steps, the library and the feedback; its first plan
+    also sees how earlier sessions' episodes ended (``earlier_ends``, from a learn record)."""
+
+    def __init__(
+        self,
+        client: LLMClient,
+        docs: WorldDocs,
+        shelf: SkillShelf | None = None,
+        earlier_ends: Mapping[str, int] | None = None,
+    ):
+        super().__init__(client, docs, shelf)
+        self.earlier_ends = dict(earlier_ends or {})
+
     def plan(self, task: Task, history: list[IterationFeedback]) -> Plan:
-        feedback = "\n".join(h.text() for h in history) or "None yet: this is the first plan."
+        first = " ".join(
+            ["None yet: this is the first plan.", earlier_ends_text(self.earlier_ends)]
+        ).strip()
+        feedback = "\n".join(h.text() for h in history) or first
         steps = task.steps(self.docs)
         names = [step.name for step in steps]  # the library's first, and the order
         messages = render(
