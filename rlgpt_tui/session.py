@@ -13,6 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 from rlgpt_tui.agents.base import AgentTeam
+from rlgpt_tui.agents.builtin import builtin_team
+from rlgpt_tui.agents.llm import LLMTeam
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.chain import run_task_chain
 from rlgpt_tui.engine.control import ControlPlane
@@ -23,7 +25,7 @@ from rlgpt_tui.engine.settings import session_tensorboard
 from rlgpt_tui.library.shelf import EMPTY, USER, SkillShelf
 from rlgpt_tui.library.skill_library import SkillLibrary
 from rlgpt_tui.library.storage import LibraryError
-from rlgpt_tui.llm.client import LLMSettings
+from rlgpt_tui.llm.client import LLMClient, LLMSettings
 from rlgpt_tui.store import SessionStore, StoreError
 from rlgpt_tui.tasks import result_text
 
@@ -35,13 +37,8 @@ def make_team(
 ) -> AgentTeam:
     """The builtin agent, or LLM agents when a model is configured (checked first); their
     prompts describe world ``env`` (from the world registry) and offer ``shelf``'s skills."""
-    from rlgpt_tui.agents.builtin import builtin_team
-
     if llm is None or not llm.configured:
         return builtin_team(env)
-    from rlgpt_tui.agents.llm import LLMTeam
-    from rlgpt_tui.llm.client import LLMClient
-
     client = LLMClient(llm)
     client.check()
     return LLMTeam(client, env, shelf)

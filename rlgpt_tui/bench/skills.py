@@ -14,6 +14,8 @@ from rlgpt_tui.agents.builtin import (
     own_code_name,
     template_code,
 )
+from rlgpt_tui.library.record import SkillRecord, reused_versions
+from rlgpt_tui.library.skillfile import HEADER_START, parse_skill_file, skill_paths, validate_file
 from rlgpt_tui.rl.config import CodedActionSpec
 from rlgpt_tui.tasks import Task
 
@@ -39,14 +41,6 @@ class FolderSkills:
     does."""
 
     def __init__(self, folder: Path, script: str | None = None) -> None:
-        from rlgpt_tui.library.record import SkillRecord, reused_versions
-        from rlgpt_tui.library.skillfile import (
-            HEADER_START,
-            parse_skill_file,
-            skill_paths,
-            validate_file,
-        )
-
         files = skill_paths(Path(folder))
         if not files:
             raise ValueError(f"--skills {folder}: no .py skill files there")

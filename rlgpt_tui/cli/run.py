@@ -15,6 +15,7 @@ from rlgpt_tui.engine.printer import EventPrinter
 from rlgpt_tui.engine.settings import EngineSettings
 from rlgpt_tui.envs import UnknownWorldError, world_info
 from rlgpt_tui.library.shelf import NAMED
+from rlgpt_tui.store import SessionStore
 from rlgpt_tui.tasks import get_task
 
 
@@ -76,7 +77,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         # start-up: torch (the session, the optimizer support) imports while the worlds load
         from rlgpt_tui.rl.train import load_optimizer_support
         from rlgpt_tui.session import Session
-        from rlgpt_tui.store import SessionStore
 
         store = SessionStore(args.sessions_dir)
         session = Session.create(store, settings, llm, chain=args.chain, library=args.library)
