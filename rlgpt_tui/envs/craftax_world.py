@@ -21,7 +21,6 @@ from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
-from PIL import Image
 
 from rlgpt_tui.envs.base import (
     ACHIEVEMENTS,
@@ -812,6 +811,8 @@ class CraftaxWorld(World):
         image = np.asarray(self._k.render(state, 16)).clip(0, 255).astype(np.uint8)
         if size == image.shape[1]:
             return image
+        from PIL import Image  # start-up: a run imports this module before its worlds load
+
         height = round(image.shape[0] * size / image.shape[1])
         return np.asarray(Image.fromarray(image).resize((size, height), Image.NEAREST))
 
