@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from platformdirs import user_config_path
+
 APP_NAME = "rlgpt-tui"
 ENV_CONFIG = "RLGPT_CONFIG"
 ENV_SESSIONS_DIR = "RLGPT_SESSIONS_DIR"
@@ -50,8 +52,6 @@ def config_path(environ: Mapping[str, str] | None = None) -> Path:
     env = os.environ if environ is None else environ
     if env.get(ENV_CONFIG):
         return Path(env[ENV_CONFIG]).expanduser()
-    from platformdirs import user_config_path
-
     return user_config_path(APP_NAME, appauthor=False) / "config.toml"
 
 

@@ -17,11 +17,18 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import metadata
+from pathlib import Path
 from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from rlgpt_tui.config import ConfigError, resolve_sessions_dir, user_config
+from rlgpt_tui.envs.minedojo.process import ENV_PYTHON
+from rlgpt_tui.llm.client import LLMAnswerError, LLMClient, LLMError, LLMSettings
+from rlgpt_tui.sandbox import SandboxUnavailable, Worker, default_workers, support_problem
+from rlgpt_tui.store.sessions import DB_NAME
 
 PACKAGES = (
     "torch",
@@ -88,6 +95,7 @@ def check_devices(gpus: list[str] | None = None) -> list[Check]:
     if gpus:
         checks.append(Check("nvidia gpu", "INFO", "; ".join(gpus)))
     try:
+        # inside the check: a broken torch install is a FAIL line, not a crash
         import torch
 
         from rlgpt_tui.rl.train import policy_device
@@ -101,7 +109,7 @@ def check_devices(gpus: list[str] | None = None) -> list[Check]:
     except Exception as error:  # a broken install is what doctor is for
         checks.append(Check("torch device", "FAIL", str(error), "run bash scripts/setup.sh"))
     try:
-        import jax
+        import jax  # inside the check: a broken JAX install is a FAIL line, not a crash
 
         backend = jax.default_backend()
         devices = ", ".join(sorted({str(d.device_kind) for d in jax.devices()}))
@@ -124,8 +132,6 @@ def check_devices(gpus: list[str] | None = None) -> list[Check]:
 
 def check_sandbox() -> Check:
     """Can untrusted code run behind the OS boundary here? Starts one worker to prove it."""
-    from rlgpt_tui.sandbox import SandboxUnavailable, Worker, default_workers, support_problem
-
     problem = support_problem()
     if problem is not None:
         return Check(
@@ -152,11 +158,6 @@ def check_sandbox() -> Check:
 
 def check_sessions(sessions_dir: str | None) -> Check:
     """Where sessions go, and whether they can be written there; creates nothing."""
-    from pathlib import Path
-
-    from rlgpt_tui.config import ConfigError, resolve_sessions_dir
-    from rlgpt_tui.store.sessions import DB_NAME
-
     try:
         folder = Path(resolve_sessions_dir(sessions_dir).value).absolute()
     except ConfigError as error:
@@ -187,8 +188,6 @@ _SESSIONS_FIX = "pass --sessions-dir or set RLGPT_SESSIONS_DIR to a writable fol
 
 def check_config() -> Check:
     """The user config file: where it is, and that it reads."""
-    from rlgpt_tui.config import ConfigError, user_config
-
     try:
         path, document = user_config()
     except ConfigError as error:
@@ -206,8 +205,6 @@ def check_llm(
     timeout: float | None = None,
     structured: str | None = None,
 ) -> list[Check]:
-    from rlgpt_tui.llm.client import LLMClient, LLMError, LLMSettings
-
     try:
         settings = LLMSettings.resolve(
             base_url, model, config, timeout=timeout, structured=structured
@@ -236,10 +233,6 @@ class _Ping(BaseModel):
 
 def check_llm_completion(settings) -> Check:
     """One small structured completion: latency, tokens/s, structured output or not."""
-    from dataclasses import replace
-
-    from rlgpt_tui.llm.client import LLMAnswerError, LLMClient, LLMError
-
     client = LLMClient(replace(settings, max_tokens=64, repair_rounds=1))
     messages = [
         {
@@ -277,8 +270,6 @@ def check_llm_completion(settings) -> Check:
 
 
 def check_minedojo(python: str | None) -> list[Check]:
-    from rlgpt_tui.envs.minedojo.process import ENV_PYTHON
-
     python = python or os.environ.get(ENV_PYTHON)
     if not python:
         return [

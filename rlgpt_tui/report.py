@@ -11,10 +11,15 @@ import time
 from pathlib import Path
 from typing import Any
 
+from PIL import Image
+
 from rlgpt_tui.curves import draw_learning_curves, save_curves
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.phases import SessionPhases
 from rlgpt_tui.engine.provenance import planned_by, solution_provenance
+from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
+from rlgpt_tui.rl.episodes import code_alone, run_episodes
+from rlgpt_tui.skills.validation import validate
 from rlgpt_tui.store import SessionStore, StoreError
 from rlgpt_tui.tasks import Measure, result_text
 
@@ -401,12 +406,8 @@ def export_session(
 def evaluation_frames(store: SessionStore, session_id: int, size: int = 144) -> list:
     """Frames of one episode of the session's best solution (its policy, or its code), at
     most :data:`GIF_MAX_FRAMES` steps long."""
-    from PIL import Image
-
-    from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
-    from rlgpt_tui.rl.episodes import code_alone
+    # start-up: rl.train imports torch, which listing or showing sessions does not need
     from rlgpt_tui.rl.train import build_env, load_checkpoint, task_for
-    from rlgpt_tui.skills.validation import validate
 
     iterations = store.rows("iterations", session_id)
     if not iterations:
@@ -453,8 +454,6 @@ def evaluation_frames(store: SessionStore, session_id: int, size: int = 144) -> 
 def _episode_frames(runner, choose, seed: int, size: int) -> list:
     """Frames of env 0's one episode through the one episode driver, from its first
     observation on."""
-    from rlgpt_tui.rl.episodes import run_episodes
-
     world = runner.world
     frames: list = []
 

@@ -12,6 +12,8 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from rlgpt_tui.agents.builtin_team import builtin_team
+from rlgpt_tui.agents.llm_team import LLMTeam
 from rlgpt_tui.agents.team import AgentTeam
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.chain import run_task_chain
@@ -23,7 +25,7 @@ from rlgpt_tui.engine.settings import session_tensorboard
 from rlgpt_tui.library.shelf import EMPTY, USER, SkillShelf
 from rlgpt_tui.library.skill_library import SkillLibrary
 from rlgpt_tui.library.storage import LibraryError
-from rlgpt_tui.llm.client import LLMSettings
+from rlgpt_tui.llm.client import LLMClient, LLMSettings
 from rlgpt_tui.store import SessionStore, StoreError
 from rlgpt_tui.tasks import result_text
 
@@ -40,13 +42,8 @@ def make_team(
     prompts describe world ``env`` (from the world registry), offer ``shelf``'s skills and
     say how earlier sessions' episodes ended (``earlier_ends``; the builtin agent plans
     from its own evaluations)."""
-    from rlgpt_tui.agents.builtin_team import builtin_team
-
     if llm is None or not llm.configured:
         return builtin_team(env)
-    from rlgpt_tui.agents.llm_team import LLMTeam
-    from rlgpt_tui.llm.client import LLMClient
-
     client = LLMClient(llm)
     client.check()
     return LLMTeam(client, env, shelf, earlier_ends)

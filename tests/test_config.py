@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from rlgpt_tui.cli import build_parser, llm_settings, main
+from rlgpt_tui.cli import build_parser, main
+from rlgpt_tui.cli.common import llm_settings
 from rlgpt_tui.config import config_path
 from rlgpt_tui.llm.client import LLMError, LLMSettings
 

@@ -17,9 +17,9 @@ from rlgpt_tui.llm.client import LLMClient
 
 class LLMTeam(AgentTeam):
     """An AgentTeam whose roles share one LLM client; every prompt describes ``world`` (a
-    registered world's name, or its documentation) from the world's own documentation; the
-slow agent's first plan and the planner see how earlier sessions' episodes ended
-(``earlier_ends``)."""
+        registered world's name, or its documentation) from the world's own documentation; the
+    slow agent's first plan and the planner see how earlier sessions' episodes ended
+    (``earlier_ends``)."""
 
     def __init__(
         self,

@@ -254,7 +254,7 @@ def machine_text() -> str:
 
 def machine() -> dict[str, Any]:
     """The machine a benchmark ran on, for its JSON report (CPU, GPU, load)."""
-    import torch
+    import torch  # start-up: the results pages render without torch
 
     return {
         "cpus": os.cpu_count(),

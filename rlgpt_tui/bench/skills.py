@@ -8,6 +8,8 @@ from pathlib import Path
 
 from rlgpt_tui.agents.slow import BuiltinSlowAgent, IterationFeedback
 from rlgpt_tui.agents.slow.builtin import SCRIPT_SKILL, library_for, own_code_name
+from rlgpt_tui.library.record import SkillRecord, reused_versions
+from rlgpt_tui.library.skillfile import HEADER_START, parse_skill_file, skill_paths, validate_file
 from rlgpt_tui.library.templates import template_code
 from rlgpt_tui.rl.config import CodedActionSpec
 from rlgpt_tui.tasks import Task
@@ -34,14 +36,6 @@ class FolderSkills:
     does."""
 
     def __init__(self, folder: Path, script: str | None = None) -> None:
-        from rlgpt_tui.library.record import SkillRecord, reused_versions
-        from rlgpt_tui.library.skillfile import (
-            HEADER_START,
-            parse_skill_file,
-            skill_paths,
-            validate_file,
-        )
-
         files = skill_paths(Path(folder))
         if not files:
             raise ValueError(f"--skills {folder}: no .py skill files there")

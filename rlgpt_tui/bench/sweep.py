@@ -196,7 +196,7 @@ class RayCluster:
     def __init__(self, address: str, jobs: int, cwd: Path) -> None:
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no usage report leaves here
         try:
-            import ray
+            import ray  # optional: the ray extra
         except ImportError:
             raise SweepError(
                 "--ray needs Ray: pip install 'rlgpt-tui[ray]' (or pip install ray)"

@@ -22,6 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rlgpt_tui import ASSETS_DIR
 from rlgpt_tui.curriculum.frontier import CurriculumState, death_tasks, prerequisites
+from rlgpt_tui.envs.registry import world_info
+from rlgpt_tui.llm.client import LLMError
 from rlgpt_tui.tasks import load_catalog
 
 PROMPT_FILE = ASSETS_DIR / "prompts" / "curriculum.md"
@@ -142,8 +144,6 @@ class LLMCurriculum:
         self.builtin = BuiltinCurriculum()
 
     def propose(self, state: CurriculumState) -> Proposal | None:
-        from rlgpt_tui.llm.client import LLMError
-
         fallback = self.builtin.propose(state)
         open_tasks = state.candidates()
         if fallback is None or not open_tasks:
@@ -186,8 +186,6 @@ class LLMCurriculum:
 def curriculum_messages(state: CurriculumState, suggestion: Proposal) -> list[dict[str, str]]:
     """The curriculum prompt: the world and its tasks first, unchanged from call to call
     (a server's prompt cache reuses it), then the frontier, the deaths and the choices."""
-    from rlgpt_tui.envs.registry import world_info
-
     catalog = load_catalog()
     task_lines = []
     for task in state.tasks:

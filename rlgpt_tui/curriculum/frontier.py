@@ -17,6 +17,7 @@ from typing import Any
 
 from rlgpt_tui.envs.base import ACHIEVEMENTS
 from rlgpt_tui.envs.knowledge import TechTree
+from rlgpt_tui.envs.registry import world_info
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.store.learning import LearnChoice, LearnStore, TaskRecord
 from rlgpt_tui.tasks import load_catalog
@@ -229,8 +230,6 @@ def recent_ends(store: SessionStore, choices: list[LearnChoice]) -> Counter[str]
 
 def world_tree(env: str) -> TechTree:
     """World ``env``'s tech tree (its documentation's)."""
-    from rlgpt_tui.envs.registry import world_info
-
     return world_info(env).documentation().tech_tree
 
 

@@ -40,7 +40,7 @@ from rlgpt_tui.engine.settings import EngineSettings
 from rlgpt_tui.envs.registry import world_info
 from rlgpt_tui.library.shelf import BUILTIN, EMPTY, OWN, USER
 from rlgpt_tui.library.skill_library import SkillLibrary
-from rlgpt_tui.llm.client import LLMSettings
+from rlgpt_tui.llm.client import LLMClient, LLMSettings
 from rlgpt_tui.store import SessionStore, StoreError
 from rlgpt_tui.store.learning import LearnChoice, LearnRun, LearnStore
 from rlgpt_tui.tasks import get_task
@@ -309,6 +309,7 @@ class Learner:
     def _continue(self, choice: LearnChoice) -> None:
         """Go on with an unfinished choice: resume its session (or start it, if the process
         was killed before it began; or just record it, if it ended before the record did)."""
+        # start-up: the session imports torch; the frontier (`learn --status`) needs none
         from rlgpt_tui.session import Session
 
         self.say(f"continuing choice {choice.position}: {choice.task} ({choice.reason})")
@@ -352,7 +353,7 @@ class Learner:
         self._run_session(session, choice_id)
 
     def _new_session(self, task: str):
-        from rlgpt_tui.session import Session
+        from rlgpt_tui.session import Session  # start-up: torch, as in _continue
 
         run = self.learn.get(self.run_record.id)
         plan = self.plan
@@ -475,8 +476,6 @@ def _curriculum_agent(kind: str, llm: LLMSettings | None, recorded: str) -> Curr
         raise LearnError(
             "the LLM curriculum needs a model: pass --llm-base-url URL --llm-model NAME"
         )
-    from rlgpt_tui.llm.client import LLMClient
-
     client = LLMClient(llm)
     client.check()
     return LLMCurriculum(client)

@@ -29,7 +29,9 @@ from rlgpt_tui.engine.resume import ResumeState, finished, recorded_stage_soluti
 from rlgpt_tui.engine.solution import StageSolution
 from rlgpt_tui.envs import make_world
 from rlgpt_tui.llm.client import LLMAnswerError
-from rlgpt_tui.rl.episodes import ActionEntry, EpisodeRunner, run_episodes
+from rlgpt_tui.rl.episodes import ActionEntry, EpisodeRunner, build_action_table, run_episodes
+from rlgpt_tui.rl.train import coded_actions_for
+from rlgpt_tui.rl.vec_env import feature_index
 from rlgpt_tui.tasks import get_task
 
 __all__ = ["StageSolution", "evaluate_chain", "run_task_chain"]
@@ -42,10 +44,6 @@ def _chain_table(stages: list[StageSolution], world) -> tuple[list[ActionEntry],
 
     Coded stage solutions share ``ctx.memory`` (:data:`STAGE_CODE_MEMORY`); coded actions
     inside an RL stage keep one memory per action, as in training."""
-    from rlgpt_tui.rl.episodes import build_action_table
-    from rlgpt_tui.rl.train import coded_actions_for
-    from rlgpt_tui.rl.vec_env import feature_index
-
     table: list[ActionEntry] = []
     plans: list[dict] = []
     for k, solution in enumerate(stages):

@@ -20,15 +20,16 @@ import json
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from pydantic import ValidationError
 
 from rlgpt_tui.agents.schemas import Plan
 from rlgpt_tui.engine import events as ev
-
-if TYPE_CHECKING:
-    from rlgpt_tui.skills.validation import ValidatedAction
+from rlgpt_tui.library.compose import link_skills
+from rlgpt_tui.rl.config import FLAT_FIELDS, RLConfig
+from rlgpt_tui.skills.checker import CodeValidationError
+from rlgpt_tui.skills.validation import ValidatedAction, validate
 
 EventSink = Callable[[ev.Event], Any]
 
@@ -122,10 +123,6 @@ def check_code(
     worker: blocks, so a UI calls it off its own thread); raise EditRefused with the error.
     ``library``: the session's skills (name: source) that ``yield from ctx.skill("name")``
     runs; their code is appended to the person's before validation, as for an LLM's."""
-    from rlgpt_tui.library.compose import link_skills
-    from rlgpt_tui.skills.checker import CodeValidationError
-    from rlgpt_tui.skills.validation import validate
-
     skills = {name: source for name, source in (library or {}).items() if name != subaction}
     try:
         code = link_skills(code, skills)
@@ -150,8 +147,6 @@ def merge_rl_changes(base: dict[str, Any], changes: dict[str, Any]) -> dict[str,
 
 def check_rl_changes(changes: Any, base: dict[str, Any]):
     """The RLConfig that ``changes`` make of ``base``; raise EditRefused (one line) if none."""
-    from rlgpt_tui.rl.config import FLAT_FIELDS, RLConfig
-
     if not isinstance(changes, dict) or not changes:
         raise EditRefused('write a JSON object of RLConfig fields, e.g. {"samples": 50000}')
     unknown = sorted(set(changes) - set(RLConfig.model_fields) - set(FLAT_FIELDS))

@@ -17,8 +17,13 @@ from rlgpt_tui.agents.slow import IterationFeedback
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.choice import Candidate
 from rlgpt_tui.engine.ends import RunEnd
+from rlgpt_tui.engine.solution import StageSolution
+from rlgpt_tui.envs.registry import world_info
+from rlgpt_tui.library.compose import compose_sources
+from rlgpt_tui.rl.config import RLConfig
 from rlgpt_tui.rl.episodes import EpisodeTally
-from rlgpt_tui.rl.train import checkpoint_samples
+from rlgpt_tui.rl.train import checkpoint_samples, load_checkpoint
+from rlgpt_tui.skills.validation import validate
 from rlgpt_tui.tasks import Measure
 
 Records = list[dict[str, Any]] | list[ev.Event]  # stored records, or typed events
@@ -156,13 +161,6 @@ def recorded_stage_solution(run: Records, checkpoint_dir: Callable[[int, str], P
 
     Returns ``(StageSolution | None, training samples the stage spent)``.
     """
-    from rlgpt_tui.engine.solution import StageSolution
-    from rlgpt_tui.envs.registry import world_info
-    from rlgpt_tui.library.compose import compose_sources
-    from rlgpt_tui.rl.config import RLConfig
-    from rlgpt_tui.rl.train import load_checkpoint
-    from rlgpt_tui.skills.validation import validate
-
     events = ev.events_from_records(run)
     state = ResumeState.from_events(events)
     task = next(e.task for e in events if isinstance(e, ev.SessionStarted))

@@ -7,6 +7,8 @@ from pathlib import Path
 from threading import Thread
 from typing import Any
 
+from rlgpt_tui.envs import prepare_worlds, world_info
+from rlgpt_tui.rl.config import world_groups
 from rlgpt_tui.tasks import Task
 
 
@@ -58,9 +60,6 @@ class EngineSettings:
         ``num_envs`` envs while the plan's code is tried, or the critic runs' of
         ``critic_runs`` while a plan without code trains (the caller builds the one it needs
         now: no two threads build it). Each size is prepared once per process."""
-        from rlgpt_tui.envs import prepare_worlds
-        from rlgpt_tui.rl.config import world_groups
-
         critic = (self.critic_runs, 1)
         training = (self.num_envs, world_groups(self.num_envs))
         return prepare_worlds(self.env, [critic] if trains_first else [training])
@@ -72,9 +71,6 @@ class EngineSettings:
         kernels (off the GIL) overlaps the imports and set-up the run does meanwhile
         (torch, the session, the plan). Each size is prepared once per process: the
         engine's later :meth:`prepare_next_world` finds them under way or done."""
-        from rlgpt_tui.envs import prepare_worlds, world_info
-        from rlgpt_tui.rl.config import world_groups
-
         world_info(self.env).cls.load()
         training = (self.num_envs, world_groups(self.num_envs))
         return prepare_worlds(self.env, [training, (self.critic_runs, 1)])

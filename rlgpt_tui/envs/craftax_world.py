@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import hashlib
 import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
+from importlib.metadata import version
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -35,6 +36,10 @@ from rlgpt_tui.envs.base import (
     World,
     WorldSetupError,
 )
+from rlgpt_tui.envs.knowledge import WorldDocs, craftax_classic_documentation
+
+# JAX and Craftax are imported inside the functions that use them (start-up: this module's
+# class, documentation and observation layout serve without loading JAX, about a second)
 
 _FACING = {1: (-1, 0), 2: (1, 0), 3: (0, -1), 4: (0, 1)}  # craftax direction -> (dx, dy)
 _NUM_BLOCKS = len(BLOCK_NAMES)
@@ -49,9 +54,6 @@ GENERATE_CHUNK = 8  # worlds generated together (see _Kernels.generate)
 # a step's results, one float32 row per env: meta columns, reward, game over, observation
 _META_WIDTH = 43
 _OUT_REWARD, _OUT_DONE, _OUT_OBS = _META_WIDTH, _META_WIDTH + 1, _META_WIDTH + 2
-
-if TYPE_CHECKING:
-    from rlgpt_tui.envs.knowledge import WorldDocs
 
 
 _DEFERRED: list[threading.Thread] = []  # warm-ups left to background threads
@@ -121,8 +123,6 @@ class _StoredKernel:
 
     def _load(self, args: tuple, signature: tuple):
         """The stored program for these shapes (exported and stored the first time)."""
-        import hashlib
-
         import jax
         from jax import export
 
@@ -144,8 +144,6 @@ class _StoredKernel:
 
 def _kernels_version() -> str:
     """What the stored kernels depend on: JAX, Craftax, this module's code, the backend."""
-    from importlib.metadata import version
-
     import jax
 
     source = Path(__file__).read_bytes()
@@ -458,8 +456,6 @@ class CraftaxWorld(World):
     def documentation(cls) -> WorldDocs:
         """Crafter's rules, actions and tech tree (Crafter and Craftax-Classic share them),
         with Craftax-Classic's recipes."""
-        from rlgpt_tui.envs.knowledge import craftax_classic_documentation
-
         return craftax_classic_documentation()
 
     name = "craftax"
@@ -680,8 +676,6 @@ class CraftaxWorld(World):
     def _stored_marker(self) -> Path:
         """A file that says this world's kernels, for its shapes, are stored on disk (a
         process warmed them up with this JAX, Craftax and code)."""
-        import hashlib
-
         key = hashlib.sha256(repr((self._k.version, self._shapes())).encode()).hexdigest()
         return self._k.folder / f"warmed-{key[:32]}"
 
@@ -817,7 +811,7 @@ class CraftaxWorld(World):
         image = np.asarray(self._k.render(state, 16)).clip(0, 255).astype(np.uint8)
         if size == image.shape[1]:
             return image
-        from PIL import Image
+        from PIL import Image  # start-up: a run imports this module before its worlds load
 
         height = round(image.shape[0] * size / image.shape[1])
         return np.asarray(Image.fromarray(image).resize((size, height), Image.NEAREST))

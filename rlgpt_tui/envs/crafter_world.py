@@ -20,8 +20,6 @@ objects in Crafter but blocks in Craftax, so they become ``plant`` / ``ripe_plan
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import crafter
 import gymnasium as gym
 import numpy as np
@@ -42,6 +40,7 @@ from rlgpt_tui.envs.base import (
     View,
     World,
 )
+from rlgpt_tui.envs.knowledge import WorldDocs, crafter_documentation
 
 _NUM_BLOCKS = len(BLOCK_NAMES)
 _CHANNELS = _NUM_BLOCKS + len(MOB_NAMES)
@@ -67,9 +66,6 @@ _SLEEPING = OBSERVATION_SEGMENTS["sleeping"].start
 
 assert set(ACHIEVEMENTS) == set(crafter.constants.achievements)
 assert tuple(crafter.constants.actions) == ACTION_NAMES
-
-if TYPE_CHECKING:
-    from rlgpt_tui.envs.knowledge import WorldDocs
 
 
 def env_seed(seed: int, index: int) -> int:
@@ -258,8 +254,6 @@ class CrafterWorld(World):
     @classmethod
     def documentation(cls) -> WorldDocs:
         """Crafter's rules, actions and tech tree (Crafter and Craftax-Classic share them)."""
-        from rlgpt_tui.envs.knowledge import crafter_documentation
-
         return crafter_documentation()
 
     name = "crafter"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 
 from rlgpt_tui import ASSETS_DIR, read_asset
@@ -306,6 +306,7 @@ def crafter_tech_tree() -> TechTree:
 @cache
 def crafter_documentation() -> WorldDocs:
     """Crafter's rules (Craftax-Classic shares them), with recipes read from Crafter's data."""
+    # start-up: crafter (0.1 s) and yaml load when the recipes are read, not with the registry
     import crafter
     import yaml
 
@@ -367,8 +368,6 @@ CRAFTAX_MAKE = {
 def craftax_classic_documentation() -> WorldDocs:
     """Crafter's documentation with Craftax-Classic's recipes: its furnace takes 1 stone
     and its iron tools 1 stone more (the rules text says both)."""
-    from dataclasses import replace
-
     crafter = crafter_documentation()
     assert crafter.recipes is not None
     return replace(crafter, recipes=crafter.recipes.amended(CRAFTAX_PLACE, CRAFTAX_MAKE))

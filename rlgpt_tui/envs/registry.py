@@ -77,6 +77,7 @@ def _craftax_options(episodes_per_world: int, groups: int, **_: Any) -> dict[str
 
 
 def _minedojo_options(task: str | None, **_: Any) -> dict[str, Any]:
+    # start-up: pydantic and MineDojo's task table load only when a MineDojo world is made
     from rlgpt_tui.envs.minedojo.tasks import minedojo_task_id
 
     return {"task_id": minedojo_task_id(task or "collect_wood")}

@@ -5,10 +5,11 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Collection, Sequence
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from rlgpt_tui.envs.knowledge import Recipes
+from rlgpt_tui.envs.base import ACHIEVEMENTS
+from rlgpt_tui.envs.knowledge import Recipes
+from rlgpt_tui.skills.api import MAKEABLE
+from rlgpt_tui.skills.checker import CodeValidationError
 
 #: the name of a plan's coded steps composed into one routine (code alone, in order)
 COMPOSED_PLAN = "plan"
@@ -25,8 +26,6 @@ def compose_sources(
     ``then``: the steps that run after these (what they use is collected too);
     ``before_each``: a skill (name, source) run before each step that runs (the world's
     survival helper, :attr:`~rlgpt_tui.envs.knowledge.TechTree.before_each_step`)."""
-    from rlgpt_tui.skills.checker import CodeValidationError
-
     try:
         return _compose(parts, recipes, then, before_each)
     except (SyntaxError, RecursionError, MemoryError, ValueError) as error:
@@ -76,9 +75,6 @@ def round_guard(
     round, the same model's eat_cow and go_to_water sent the player to a cow and to water
     between every two tech-tree steps: Crafter score 17.9 on average over six fresh seeds,
     20.7 guarded (docs/findings.md)."""
-    from rlgpt_tui.envs.base import ACHIEVEMENTS
-    from rlgpt_tui.skills.api import MAKEABLE
-
     kind, _, item = name.partition("_")
     done = None
     if recipes is not None and name in recipes.restores:

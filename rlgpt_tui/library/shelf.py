@@ -19,13 +19,13 @@ import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from rlgpt_tui.envs.knowledge import crafter_tech_tree
+from rlgpt_tui.library.record import SkillRecord, reused_versions
+from rlgpt_tui.library.skillfile import parse_skill_file, skill_paths
+from rlgpt_tui.library.templates import template_code
+from rlgpt_tui.rl.policyfile import SavedPolicy, read_policies
 from rlgpt_tui.tasks import Task
-
-if TYPE_CHECKING:
-    from rlgpt_tui.library.record import SkillRecord
-    from rlgpt_tui.rl.policyfile import SavedPolicy
 
 EMPTY, BUILTIN = "empty", "builtin"
 USER = "user"  # the user's library (the sessions database's), then the builtin templates
@@ -154,9 +154,6 @@ def _words(text: str) -> set[str]:
 
 def builtin_shelf() -> SkillShelf:
     """The builtin agent's templates: a skill per tech-tree entry, and go_to_<target>."""
-    from rlgpt_tui.envs.knowledge import crafter_tech_tree
-    from rlgpt_tui.library.templates import template_code
-
     tree = crafter_tech_tree()
     described = dict(tree.skills)
     for target in sorted(set(tree.targets.values())):
@@ -175,10 +172,6 @@ def folder_shelf(folder: Path, world: str) -> SkillShelf:
     :class:`~rlgpt_tui.library.skillfile.SkillFileError` naming it. With them the trained
     policies of its ``policies`` subfolder (a bad one raises
     :class:`~rlgpt_tui.rl.policyfile.PolicyFileError`)."""
-    from rlgpt_tui.library.record import SkillRecord
-    from rlgpt_tui.library.skillfile import parse_skill_file, skill_paths
-    from rlgpt_tui.rl.policyfile import read_policies
-
     found: list[tuple[int, SkillRecord, ShelfSkill]] = []
     for path in skill_paths(folder):
         skill = parse_skill_file(path)
@@ -200,8 +193,6 @@ def folder_shelf(folder: Path, world: str) -> SkillShelf:
 def reused(versions: Iterable[tuple[int, SkillRecord, ShelfSkill]]) -> list[ShelfSkill]:
     """Of each name among ``versions`` (number, record, shelf entry), the version a session
     reuses (:func:`~rlgpt_tui.library.record.version_to_reuse`), in first-seen name order."""
-    from rlgpt_tui.library.record import reused_versions
-
     return list(reused_versions((e.name, n, record, e) for n, record, e in versions).values())
 
 

@@ -36,6 +36,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from rlgpt_tui.config import ConfigError, resolve_llm
 from rlgpt_tui.text import json_depth, safe_data, safe_text
 
 T = TypeVar("T", bound=BaseModel)
@@ -137,8 +138,6 @@ class LLMSettings:
     ) -> tuple[LLMSettings, dict[str, str]]:
         """:meth:`resolve`, with where each setting came from (setting -> source; the
         settings not named were defaults)."""
-        from rlgpt_tui.config import ConfigError, resolve_llm
-
         user_file = environ is None or bool(environ.get("RLGPT_CONFIG"))
         flags = {"base_url": base_url or None, "model": model or None} | overrides
         # ``backoff``: the SDK now waits between tries (jittered, honouring Retry-After);
@@ -314,6 +313,7 @@ def _is_echoed_schema(data: Any) -> bool:
 
 
 def _import_httpx():
+    # start-up and version: the httpx the installed openai uses, loaded with the first client
     try:
         import httpx2 as httpx  # what newer openai releases use
     except ImportError:  # pragma: no cover - older openai releases
@@ -370,7 +370,7 @@ class LLMClient:
         settings: LLMSettings,
         on_call: Callable[[LLMCall], None] | None = None,
     ):
-        import openai
+        import openai  # start-up: openai (about 0.3 s) loads with the first client
 
         if not settings.model:
             raise LLMError("no LLM model set: pass --llm-model NAME or set RLGPT_LLM_MODEL")

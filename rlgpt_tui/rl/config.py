@@ -24,7 +24,7 @@ def device_choice() -> str:
     if chosen not in ("auto", "cpu", "cuda"):
         raise ValueError(f"{DEVICE_VARIABLE} must be auto, cpu or cuda, got {chosen!r}")
     if chosen == "cuda":
-        import torch
+        import torch  # start-up: configs are checked without torch; only cuda asks it
 
         if not torch.cuda.is_available():
             raise ValueError(f"{DEVICE_VARIABLE}=cuda but torch sees no GPU: unset it or use cpu")

@@ -251,7 +251,7 @@ def require_tensorboard() -> None:
     """Raise :class:`TensorBoardUnavailable` (naming the install) without the tensorboard
     package."""
     try:
-        import tensorboard  # noqa: F401
+        import tensorboard  # noqa: F401 - optional: the tensorboard extra
     except ImportError:
         raise TensorBoardUnavailable(
             f"TensorBoard logging needs the tensorboard package: {TENSORBOARD_INSTALL}"
@@ -350,7 +350,7 @@ def load_optimizer_support() -> Thread:
     loads, so the wait for the world's kernels (off the GIL) covers it."""
 
     def work() -> None:
-        import torch._dynamo  # noqa: F401
+        import torch._dynamo  # noqa: F401 - start-up: on this thread (see above)
 
     thread = Thread(target=work, name="import torch._dynamo", daemon=True)
     thread.start()

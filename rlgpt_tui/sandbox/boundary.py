@@ -32,6 +32,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import rlgpt_tui
+
 #: The opt-out that runs workers without the filter where it is unavailable (loud).
 UNSAFE_ENV = "RLGPT_UNSAFE_LOCAL_CODE"
 
@@ -105,7 +107,7 @@ def support_problem() -> str | None:
     if not sys.platform.startswith("linux"):
         return f"the sandbox needs Linux (seccomp); this is {sys.platform}"
     try:
-        import pyseccomp  # noqa: F401 - loads libseccomp.so.2
+        import pyseccomp  # noqa: F401 - optional (Linux); loads libseccomp.so.2
     except (ImportError, RuntimeError, OSError) as error:
         return f"the sandbox needs libseccomp and pyseccomp ({error})"
     return None
@@ -118,8 +120,6 @@ def unsafe_allowed() -> bool:
 
 def worker_environment() -> dict[str, str]:
     """A worker's whole environment: what Python needs to import this package, no more."""
-    import rlgpt_tui
-
     package_root = str(Path(rlgpt_tui.__file__).resolve().parent.parent)
     return {
         "PYTHONPATH": package_root,
@@ -171,7 +171,7 @@ def confine(limits: Confinement, filtered: bool = True) -> None:
 
 
 def _load_filter() -> None:
-    import pyseccomp as seccomp
+    import pyseccomp as seccomp  # optional: Linux with libseccomp (see support_problem)
 
     denied = seccomp.ERRNO(1)  # EPERM: Python raises PermissionError, the worker lives on
     rules = seccomp.SyscallFilter(denied)  # no-new-privileges is set by libseccomp

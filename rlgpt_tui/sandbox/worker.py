@@ -14,9 +14,15 @@ can enforce each call's CPU budget from outside and knows which call to blame fo
 from __future__ import annotations
 
 import json
+import mmap
 import os
+import pickle
 import sys
+import time
+import traceback
 
+# everything untrusted code may touch, imported before the filter goes on (in _serve)
+from rlgpt_tui.sandbox.boundary import confine
 from rlgpt_tui.sandbox.protocol import (
     DEBUG_ENV,
     MAX_REQUEST,
@@ -25,18 +31,11 @@ from rlgpt_tui.sandbox.protocol import (
     read_frame,
     write_frame,
 )
+from rlgpt_tui.sandbox.serving import WorkerState
+from rlgpt_tui.skills import checker, runtime  # noqa: F401
 
 
 def _serve(proto_in: int, proto_out: int, slot_fd: int) -> None:
-    import mmap
-    import pickle
-    import time
-
-    # everything untrusted code may touch, imported before the filter goes on
-    from rlgpt_tui.sandbox.boundary import confine
-    from rlgpt_tui.sandbox.serving import WorkerState
-    from rlgpt_tui.skills import checker, runtime  # noqa: F401
-
     runtime.recorded_views()  # read the recorded Views while files can still be opened
     slot = mmap.mmap(slot_fd, SLOT_SIZE)
     os.close(slot_fd)
@@ -68,8 +67,6 @@ def main(argv: list[str]) -> int:
         os._exit(3)
     except BaseException:  # noqa: BLE001 - a broken worker exits; the app restarts it
         if debug:
-            import traceback
-
             traceback.print_exc()
         os._exit(2)
     return 0

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from types import CodeType
 from typing import Any, NoReturn, TypeVar
 
+from rlgpt_tui.envs.base import ACTION_NAMES
+
 MAX_CONSTANT = 1_000_000
 MAX_RANGE = 100_000
 
@@ -361,8 +363,6 @@ def _attribute_hint(error: BaseException) -> str:
 
 def attribute_hint(name: str, obj: Any) -> str:
     """What to use instead of attribute ``name``, which ``obj`` lacks ('' when unsure)."""
-    from rlgpt_tui.envs.base import ACTION_NAMES
-
     if name.lower() in ACTION_NAMES:
         return f"; {name} is a primitive action: `yield Action.{name.upper()}`"
     if isinstance(obj, dict):

@@ -11,6 +11,8 @@ from collections.abc import Callable
 
 from sqlite_utils import Database
 
+from rlgpt_tui.store.library import backfill
+
 
 def _v1(db: Database) -> None:
     """Sessions, the event log, and a table per kind of record the events carry."""
@@ -177,8 +179,6 @@ def _v7(db: Database) -> None:
     calls, call ends, the task's measured success). Filled from the events already recorded.
     Its columns name sessions ``made_session`` / ``use_session``: deleting a session keeps
     the library."""
-    from rlgpt_tui.store.library import backfill
-
     db["skills"].create(
         {
             "id": int,

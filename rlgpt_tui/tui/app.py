@@ -20,12 +20,17 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from rlgpt_tui.curriculum.loop import Learner
 from rlgpt_tui.engine.engine import EngineSettings
 from rlgpt_tui.library.shelf import USER
 from rlgpt_tui.llm.client import LLMError, LLMSettings
+from rlgpt_tui.report import export_session
 from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore, StoreError
+from rlgpt_tui.store.learning import LearnStore
 from rlgpt_tui.tui.screens.actions import AppActions
+from rlgpt_tui.tui.screens.dialogs import HelpScreen
+from rlgpt_tui.tui.screens.frontier import FrontierScreen
 from rlgpt_tui.tui.screens.new_session import NewSessionScreen
 from rlgpt_tui.tui.screens.run import RunScreen
 from rlgpt_tui.tui.screens.sessions import SessionsScreen
@@ -111,8 +116,6 @@ class RlgptApp(App):
             self.learn_thread.join()
 
     def action_help(self) -> None:
-        from rlgpt_tui.tui.screens.dialogs import HelpScreen
-
         self.push_screen(HelpScreen())
 
     # -- what screens ask for -----------------------------------------------------------------
@@ -219,8 +222,6 @@ class RlgptApp(App):
 
     # -- lifelong learning (rlgpt-tui learn) -----------------------------------------------------
     def action_frontier(self) -> None:
-        from rlgpt_tui.tui.screens.frontier import FrontierScreen
-
         self.push_screen(FrontierScreen(self.store))
 
     def start_learn(
@@ -236,9 +237,6 @@ class RlgptApp(App):
     ) -> None:
         """Start (or continue) the sessions folder's learn record in a thread; the frontier
         screen shows it. Values left None keep the record's (or the defaults)."""
-        from rlgpt_tui.curriculum.loop import Learner
-        from rlgpt_tui.tui.screens.frontier import FrontierScreen
-
         if self.learn_thread is not None and self.learn_thread.is_alive():
             self.notify("a learn run is going on in this app already", timeout=5)
             return
@@ -277,8 +275,6 @@ class RlgptApp(App):
         """Ask this app's learn run to stop (its session stops at its next safe point)."""
         if self.learn_thread is None or not self.learn_thread.is_alive():
             return
-        from rlgpt_tui.store.learning import LearnStore
-
         learn = LearnStore(self.store)
         run = learn.latest()
         if run is not None:
@@ -290,8 +286,6 @@ class RlgptApp(App):
     def export_report(self, session_id: int) -> None:
         """Write session ``session_id``'s report (markdown and curves.png) in a worker; the
         path is shown when it is written."""
-        from rlgpt_tui.report import export_session
-
         self.notify(f"exporting the report of session {session_id}...", timeout=3)
 
         def work() -> None:

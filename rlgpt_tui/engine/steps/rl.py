@@ -41,6 +41,7 @@ from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.episodes import EpisodeTally
 from rlgpt_tui.rl.train import EvalResult, log_evaluation, sampled_may_beat_mode
 from rlgpt_tui.skills.checker import CodeValidationError
+from rlgpt_tui.skills.reward import RewardCode
 from rlgpt_tui.skills.validation import ValidatedAction, validate
 from rlgpt_tui.text import MAX_NAME
 
@@ -429,8 +430,6 @@ def configure_rl(
             start={"action": start_from},
         )
         if config.reward_code:
-            from rlgpt_tui.skills.reward import RewardCode
-
             RewardCode(config.reward_code)  # validate before training
     except (ValidationError, CodeValidationError) as error:
         ctx.emit(ev.RLConfigValidationFailed, subaction=sub.name, error=str(error).splitlines()[0])

@@ -115,7 +115,7 @@ def _craft_items(env):
     """The names behind the craft argument (action index 6), in MineDojo's order."""
     items = getattr(env, "craft_items", None)
     if items is None:
-        from minedojo.sim.mc_meta.mc import ALL_CRAFT_SMELT_ITEMS  # noqa: PLC0415
+        from minedojo.sim.mc_meta.mc import ALL_CRAFT_SMELT_ITEMS  # noqa: PLC0415 - as above
 
         items = ALL_CRAFT_SMELT_ITEMS
     return [str(i) for i in items]

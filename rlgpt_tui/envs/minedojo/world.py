@@ -29,7 +29,7 @@ What maps, and how:
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -43,10 +43,13 @@ from rlgpt_tui.envs.base import (
     View,
     World,
 )
-from rlgpt_tui.envs.minedojo.process import MineDojoError, WorkerCrashed, WorkerProcess
-
-if TYPE_CHECKING:
-    from rlgpt_tui.envs.knowledge import WorldDocs
+from rlgpt_tui.envs.knowledge import WorldDocs, crafter_tech_tree
+from rlgpt_tui.envs.minedojo.process import (
+    MineDojoError,
+    WorkerCrashed,
+    WorkerProcess,
+    minedojo_interpreter,
+)
 
 ACTION_SHAPE = (3, 3, 4, 25, 25, 8, 244, 36)
 CAMERA_CENTER = 12  # no camera change; each step is 15 degrees
@@ -478,8 +481,6 @@ class MineDojoWorld(World):
     @classmethod
     def check_backend(cls) -> None:
         """MineDojo runs in its own interpreter: it must be configured and exist."""
-        from rlgpt_tui.envs.minedojo.process import minedojo_interpreter
-
         minedojo_interpreter()
 
     @classmethod
@@ -487,8 +488,6 @@ class MineDojoWorld(World):
         """Minecraft through MineDojo, as this backend maps it: Crafter's actions and
         achievements become Minecraft primitives and items (the builtin agent's tech tree
         is Crafter's, over that mapping)."""
-        from rlgpt_tui.envs.knowledge import WorldDocs, crafter_tech_tree
-
         counterparts = ", ".join(f"{k} = {v}" for k, v in CRAFTER_COUNTERPART.items())
         achieved = ", ".join(
             f"{k} ({v.replace('nearby:', 'a ') + ' nearby' if v.startswith('nearby:') else v})"

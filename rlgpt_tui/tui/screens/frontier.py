@@ -13,6 +13,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from rlgpt_tui.curriculum.frontier import FRONTIER_COLUMNS, frontier_cells
+from rlgpt_tui.curriculum.loop import frontier
 from rlgpt_tui.store import SessionStore, StoreError
 from rlgpt_tui.store.learning import LearnStore
 from rlgpt_tui.tui.screens.actions import app_actions
@@ -59,8 +60,6 @@ class FrontierScreen(Screen):
             self.action_reload()
 
     def action_reload(self) -> None:
-        from rlgpt_tui.curriculum.loop import frontier
-
         table = self.query_one("#frontier", DataTable)
         selected = self.selected_task()
         try:

@@ -11,6 +11,7 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch
 from rlgpt_tui.engine.engine import EngineSettings
 from rlgpt_tui.envs import WORLDS
 from rlgpt_tui.library.shelf import USER
+from rlgpt_tui.rl.train import require_tensorboard
 from rlgpt_tui.tasks import get_task, load_catalog
 
 NUMBER_FIELDS = {
@@ -101,8 +102,6 @@ class NewSessionScreen(Screen):
             get_task(str(task)).measure.check_target(values["target"])
         board = self.query_one("#tb", Input).value.strip() or None
         if board:
-            from rlgpt_tui.rl.train import require_tensorboard
-
             require_tensorboard()  # a ValueError naming the install
         return EngineSettings(task=str(task), env=str(env), tensorboard_dir=board, **values)
 

@@ -24,6 +24,7 @@ from textual.binding import Binding
 from textual.containers import Grid
 from textual.screen import Screen
 from textual.widgets import Footer
+from watchfiles import watch
 
 from rlgpt_tui.agents.schemas import Plan
 from rlgpt_tui.engine import events as ev
@@ -256,8 +257,6 @@ class RunScreen(Screen):
         self.post_message(SessionEnded(error))
 
     def _watch_code_files(self) -> None:
-        from watchfiles import watch
-
         self.code_folder.mkdir(parents=True, exist_ok=True)
         stop = _StopWhen(self._stop_watching, self.app)
         for changes in watch(self.code_folder, stop_event=stop, debounce=200, rust_timeout=500):

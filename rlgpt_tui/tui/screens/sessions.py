@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.tui.screens.actions import app_actions
+from rlgpt_tui.tui.screens.skills import SkillsScreen
 
 
 class SessionsScreen(Screen):
@@ -117,8 +118,6 @@ class SessionsScreen(Screen):
             app_actions(self).export_report(session_id)
 
     def action_library(self) -> None:
-        from rlgpt_tui.tui.screens.skills import SkillsScreen
-
         self.app.push_screen(SkillsScreen(self.store))
 
     def action_frontier(self) -> None:
