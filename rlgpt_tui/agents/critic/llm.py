@@ -3,6 +3,8 @@ against their evidence and overruled by what was measured."""
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 from typing import Any
 
@@ -111,10 +113,7 @@ class LLMCritic(LLMRole, Critic):
 
 def png_data_url(frame) -> str:
     """An RGB array as a ``data:image/png;base64,...`` URL."""
-    import base64
-    import io
-
-    from PIL import Image
+    from PIL import Image  # start-up: only a vision model's critic encodes frames
 
     buffer = io.BytesIO()
     Image.fromarray(frame).save(buffer, format="PNG")
