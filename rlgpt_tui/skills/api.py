@@ -60,6 +60,7 @@ class Action(IntEnum):
     MAKE_STONE_SWORD = 15
     MAKE_IRON_SWORD = 16
 
+
 MAX_STEPS_BEGUN, MAX_STEP_NAME = 32, 60  # a call's ctx.begin_step record: steps, name length
 
 Position = tuple[int, int]

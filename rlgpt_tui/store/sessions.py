@@ -93,7 +93,7 @@ class SessionSummary:
         evaluations (``0.85 (run's own)``: optimistic, it made the run's decisions); '-':
         none yet."""
         prefix = "" if self.measure is Measure.SUCCESS_RATE else "score "
-        fmt = self.measure.format
+        fmt = self.measure.show
         if self.result is not None:
             low, high = self.result_ci or (self.result, self.result)
             return f"{prefix}{fmt(self.result)} [{fmt(low)}-{fmt(high)}] {self.result_kind}"
