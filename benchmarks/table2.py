@@ -363,7 +363,7 @@ class Bench:
             if isinstance(event, ev.IterationDone):
                 log(
                     f"    agent iteration {event.iteration}: {event.plan} -> "
-                    f"{task.measure.format(event.value)} ({event.total_samples:,} samples)"
+                    f"{task.measure.show(event.value)} ({event.total_samples:,} samples)"
                 )
 
         team = self.team_factory()
@@ -512,15 +512,15 @@ def markdown(cells: list[dict[str, Any]], methods: list[str]) -> str:
             low, high = cell["ci95"]
             samples = max(cell["samples"], default=0)
             text = (
-                f"**{measure.format(cell['value'])}** [{measure.format(low)}-"
-                f"{measure.format(high)}]<br>{count(samples)} samples, "
+                f"**{measure.show(cell['value'])}** [{measure.show(low)}-"
+                f"{measure.show(high)}]<br>{count(samples)} samples, "
                 f"{cell['seconds']:.0f} s, {cell['kind']}"
             )
             if cell.get("run_score") is not None:
                 text += f"<br>training episodes: {cell['run_score']:.1f}"
             stops = [r["agent_best"] for r in cell["per_seed"] if "agent_best" in r]
             if stops:
-                text += "<br>its own stop figures: " + ", ".join(map(measure.format, stops))
+                text += "<br>its own stop figures: " + ", ".join(map(measure.show, stops))
             text += provenance_text(cell["per_seed"])
             row.append(text)
         lines.append("| " + " | ".join(row) + " |")
@@ -876,7 +876,7 @@ def run_one_cell(args: argparse.Namespace, bench: Bench) -> None:
     except Exception as error:  # reported as the cell's error, as a sequential run does
         print(json.dumps({"error": f"seed {seed}: {type(error).__name__}: {error}"}), flush=True)
         return
-    log(f"  {name} / {method} / seed {seed}: {task.measure.format(run.evaluation.value)}")
+    log(f"  {name} / {method} / seed {seed}: {task.measure.show(run.evaluation.value)}")
     print(json.dumps(seed_record(run)), flush=True)
 
 
@@ -897,7 +897,7 @@ def sequential(
                     log(f"  failed: {done[name, method, seed]}")
                     continue
                 log(
-                    f"  {task.measure.format(run.evaluation.value)} ({run.kind}, "
+                    f"  {task.measure.show(run.evaluation.value)} ({run.kind}, "
                     f"{run.samples:,} samples, {run.seconds:.0f} s)"
                 )
                 done[name, method, seed] = seed_record(run)
@@ -962,7 +962,7 @@ def cell_landed(
 ) -> None:
     cell = next(c for c in cells_so_far(args, done) if c["task"] == name and c["method"] == method)
     measure = load_catalog()[name].measure
-    log(f"{name} / {METHODS[method]}: {measure.format(cell['value'])} {cell['ci95']}")
+    log(f"{name} / {METHODS[method]}: {measure.show(cell['value'])} {cell['ci95']}")
     if args.out:  # the table so far, after every cell
         Path(args.out).write_text(markdown(cells_so_far(args, done), args.methods) + "\n")
 

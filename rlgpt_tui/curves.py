@@ -123,9 +123,7 @@ def draw_learning_curves(
             zorder=3,
         )
     if target is not None:
-        axes.axhline(
-            target, color="#999999", ls="--", lw=1, label=f"target {measure.format(target)}"
-        )
+        axes.axhline(target, color="#999999", ls="--", lw=1, label=f"target {measure.show(target)}")
     if measure is Measure.SUCCESS_RATE:
         axes.set_ylim(-0.03, 1.03)
     else:

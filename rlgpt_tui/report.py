@@ -75,7 +75,7 @@ def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str
         f"- agent: **{s.agent}**" + (" (no LLM)" if s.agent == "builtin" else ""),
         f"- status: {s.status} ({s.reason or 'no reason recorded'})",
         f"- seed: {settings.get('seed')}; envs: {settings.get('num_envs')}; judged by its "
-        f"{m.label}, target {m.format(target)}; budget {settings.get('max_samples', 0):,} "
+        f"{m.label}, target {m.show(target)}; budget {settings.get('max_samples', 0):,} "
         f"samples, {settings.get('max_iterations')} iterations",
         *_result_lines(ev.events_from_records(store.events(session_id)), s.best, m),
         f"- training samples used: {s.total_samples:,}; LLM tokens: {s.tokens:,}",
@@ -94,7 +94,7 @@ def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str
     ]
     for row in store.rows("iterations", session_id):
         lines.append(
-            f"| {row['iteration'] + 1} | {row['plan']} | {m.format(row['value'])} | "
+            f"| {row['iteration'] + 1} | {row['plan']} | {m.show(row['value'])} | "
             f"{row['samples']:,} | {row['total_samples']:,} | {row['tokens']:,} |"
         )
     lines += phase_table(phases)
@@ -294,7 +294,7 @@ def _result_lines(events: list[ev.Event], best: float | None, m: Measure) -> lis
     """The result (the chosen solution's fresh evaluation) and every candidate's, beside the
     best of the run's own evaluations (which chose and stopped, so it is optimistic)."""
     own = (
-        f"best of the run's own evaluations (optimistic: they made its decisions): {m.format(best)}"
+        f"best of the run's own evaluations (optimistic: they made its decisions): {m.show(best)}"
         if best is not None
         else "the run ended before its first evaluation"
     )
@@ -308,7 +308,7 @@ def _result_lines(events: list[ev.Event], best: float | None, m: Measure) -> lis
         f"- {own}",
     ]
     for c in chosen[-1].candidates:
-        stop = "-" if c["stop_value"] is None else m.format(c["stop_value"])
+        stop = "-" if c["stop_value"] is None else m.show(c["stop_value"])
         fresh = result_text(c | {"measure": m.value}, ends=False)
         lines.append(f"  - candidate {c['subject']}: fresh {fresh}; its own evaluation {stop}")
     upto = events.index(chosen[-1])

@@ -42,7 +42,8 @@ class Measure(StrEnum):
         """Success rate 0.9; Crafter score 50.5, the human experts' on Crafter's scoreboard."""
         return 0.9 if self is Measure.SUCCESS_RATE else 50.5
 
-    def format(self, value: float | None) -> str:
+    def show(self, value: float | None) -> str:
+        """``value`` to this measure's precision ("-" for none)."""
         if value is None:
             return "-"
         return f"{value:.2f}" if self is Measure.SUCCESS_RATE else f"{value:.1f}"
@@ -106,15 +107,15 @@ def result_text(result: dict, episodes: bool = True, ends: bool = True) -> str:
     if result.get("decision") and measure is Measure.CRAFTER_SCORE:  # whole episodes
         planned = f", {result.get('episodes')} of {result.get('planned')} episodes"
         decided = f"{planned}: {result['decision']}" if episodes else ""
-        interval = f"95% CI {measure.format(low)}-{measure.format(high)}"
-        return f"{measure.label} {measure.format(value)} ({interval}{decided})"
+        interval = f"95% CI {measure.show(low)}-{measure.show(high)}"
+        return f"{measure.label} {measure.show(value)} ({interval}{decided})"
     if result.get("decision"):  # stopped once its episodes decided: the full result's range
-        text = f"{measure.label} between {measure.format(low)} and {measure.format(high)}"
+        text = f"{measure.label} between {measure.show(low)} and {measure.show(high)}"
         planned = f"{result.get('episodes')} of {result.get('planned')} episodes"
         return text + (f" ({planned}: {result['decision']})" if episodes else "")
     text = (
-        f"{measure.label} {measure.format(value)} "
-        f"(95% CI {measure.format(low)}-{measure.format(high)}{count})"
+        f"{measure.label} {measure.show(value)} "
+        f"(95% CI {measure.show(low)}-{measure.show(high)}{count})"
     )
     how = result.get("episode_ends") or {}
     if ends and measure is Measure.CRAFTER_SCORE and how:

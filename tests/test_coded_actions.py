@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from rlgpt_tui import ASSETS_DIR
+from rlgpt_tui.envs.base import ACTION_NAMES
 from rlgpt_tui.envs.craftax_world import CraftaxWorld
 from rlgpt_tui.library.skillfile import validate_file
 from rlgpt_tui.library.templates import template_code
@@ -21,7 +22,7 @@ from rlgpt_tui.rl.episodes import run_one_call_each
 from rlgpt_tui.rl.hooks import RewardCodeHook
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.sandbox import GRACE_SECONDS
-from rlgpt_tui.skills.api import IDLE_REPEATS
+from rlgpt_tui.skills.api import IDLE_REPEATS, Action
 from rlgpt_tui.skills.checker import (
     BudgetExceeded,
     CodeValidationError,
@@ -34,6 +35,11 @@ from rlgpt_tui.skills.runtime import CodedActionLimits, CodedActionStats, record
 from rlgpt_tui.skills.validation import validate
 from rlgpt_tui.tasks import get_task
 from tests.still_world import StillWorld, run_call
+
+
+def test_the_action_enum_names_every_primitive_action_in_order() -> None:
+    assert tuple(action.name.lower() for action in Action) == ACTION_NAMES
+    assert [int(action) for action in Action] == list(range(len(ACTION_NAMES)))
 
 
 def one_call_in_new_worlds(action, num_envs: int, seed: int):

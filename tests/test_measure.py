@@ -136,7 +136,7 @@ def test_run_on_a_scored_task_reports_its_crafter_score(tmp_path: Path, capsys) 
     assert session.run_score == finished.run["score"]
     main(["sessions", "list", "--sessions-dir", str(tmp_path)])
     assert session.result is not None and session.result_kind == finished.result["kind"]
-    assert f"score {Measure.CRAFTER_SCORE.format(session.result)} [" in capsys.readouterr().out
+    assert f"score {Measure.CRAFTER_SCORE.show(session.result)} [" in capsys.readouterr().out
     text = export_session(store, session.id, "md", tmp_path / "report", with_gif=False).read_text()
     assert "judged by its Crafter score, target 50.5" in text
     assert "Crafter's own definition of its score" in text

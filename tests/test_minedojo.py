@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
@@ -20,6 +21,7 @@ from rlgpt_tui.envs.minedojo import (
     load_minedojo_tasks,
     minedojo_success,
 )
+from rlgpt_tui.envs.minedojo.worker import read_message, serve, write_message
 from rlgpt_tui.envs.minedojo.world import ActionEncoder
 from tests.waiting import wait_for
 
@@ -94,6 +96,18 @@ def test_timeout_kills_the_worker_group(tmp_path: Path) -> None:
         w.step(np.array([0]))
     assert dies(worker) and dies(java)
     w.close()
+
+
+@pytest.mark.parametrize("request_", [{"op": "reset"}, {"op": "step", "action": [0] * 8}])
+def test_the_worker_refuses_a_reset_or_step_before_make_by_name(request_: dict) -> None:
+    requests, replies = io.BytesIO(), io.BytesIO()
+    write_message(requests, request_)
+    requests.seek(0)
+    serve(requests, replies)
+    replies.seek(0)
+    reply = read_message(replies)
+    assert not reply["ok"]
+    assert reply["error"] == f"RuntimeError: {request_['op']} before make: send make first"
 
 
 def test_bad_interpreter_is_one_line_with_the_fix(tmp_path: Path) -> None:

@@ -23,11 +23,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from rlgpt_tui.envs.base import encode_views
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.sandbox import Worker, worker_environment
+from rlgpt_tui.sandbox.protocol import SLOT, Rewards
+from rlgpt_tui.sandbox.serving import NO_REWARD, WorkerState
 from rlgpt_tui.skills.checker import CodeValidationError
 from rlgpt_tui.skills.outcomes import CallEnd
-from rlgpt_tui.skills.runtime import CodedActionLimits
+from rlgpt_tui.skills.runtime import CodedActionLimits, recorded_views
 from rlgpt_tui.skills.validation import validate
 from rlgpt_tui.tasks import get_task
 from tests.still_world import StillWorld, run_call
@@ -388,3 +391,12 @@ def test_a_missing_attribute_names_what_to_use_instead(line: str, hint: str) -> 
     with pytest.raises(CodeValidationError) as error:
         validate("guess", code)
     assert hint in str(error.value)
+
+
+def test_rewards_without_loaded_reward_code_fail_by_name() -> None:
+    """Reward code that did not load in a worker: each env's reward is 0, failed as such
+    (it failed as an AttributeError on None)."""
+    state = WorkerState(bytearray(SLOT.size), time.monotonic)
+    views = encode_views(recorded_views()[:2])
+    reply = state.handle(Rewards([0, 1], views, views))
+    assert reply.to_json() == {"values": [0.0, 0.0], "failures": {NO_REWARD: 2}}

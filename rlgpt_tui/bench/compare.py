@@ -47,7 +47,7 @@ def side_by_side(
                 m = result.measurement
                 ends = Counter(tally.ends)
                 per_seed.setdefault(label, []).append({"seed": seed, **m.as_dict(), "ends": ends})
-                print(f"{label} / seed {seed}: {task.measure.format(m.value)} {m.ci95}", flush=True)
+                print(f"{label} / seed {seed}: {task.measure.show(m.value)} {m.ci95}", flush=True)
         finally:
             env.close()
     return {label: tally.measure(task) for label, tally in tallies.items()}, per_seed

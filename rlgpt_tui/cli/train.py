@@ -175,8 +175,7 @@ def _print_eval(console: Console, summary: dict[str, Any], evaluation: EvalResul
     m = evaluation.measurement.measure
     table.add_row(
         f"{m.label} (95% CI)",
-        f"{m.format(evaluation.value)} ({m.format(evaluation.ci_low)}-"
-        f"{m.format(evaluation.ci_high)})",
+        f"{m.show(evaluation.value)} ({m.show(evaluation.ci_low)}-{m.show(evaluation.ci_high)})",
     )
     table.add_row("mean episode length", f"{evaluation.mean_length:.1f}")
     training = summary.get("training_episodes")

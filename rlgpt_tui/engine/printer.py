@@ -92,7 +92,7 @@ class EventPrinter:
                     value = m.get("value", m["success_rate"])
                     c.print(
                         f"    {m['samples']:>8,} samples  {m['fps']:>7,.0f} fps  "
-                        f"train {measure.label} {measure.format(value)}"
+                        f"train {measure.label} {measure.show(value)}"
                     )
                     for line in coded_failure_lines(m.get("coded_actions") or {}):
                         c.print(f"    [yellow]{escape(line)}[/]")
@@ -108,7 +108,7 @@ class EventPrinter:
                 measure = Measure(event.measure)
                 c.print(
                     f"[bold]iteration {event.iteration + 1} done[/]: {measure.label} "
-                    f"{measure.format(event.value)}, samples {event.samples:,} "
+                    f"{measure.show(event.value)}, samples {event.samples:,} "
                     f"(total {event.total_samples:,}), tokens {event.tokens:,}"
                 )
             case ev.EngineError():
@@ -118,7 +118,7 @@ class EventPrinter:
                     c.print(f"  {_e(line)}")
                 r, measure = event.result, Measure(event.result["measure"])
                 own = r.get("stop_value")
-                own = "none, it ran alone only here" if own is None else measure.format(own)
+                own = "none, it ran alone only here" if own is None else measure.show(own)
                 c.print(
                     f"[bold]solution[/]: {_e(r['subject'])}, the best on fresh worlds "
                     f"(the run's own evaluation of it: {own})"
@@ -162,13 +162,13 @@ def finished_text(event: ev.SessionFinished) -> str:
         r = event.result
         figure = (
             f"result {result_text(r, ends=False)} ({r.get('kind')}, fresh worlds; the best "
-            f"of the run's own evaluations {measure.format(event.best)})"
+            f"of the run's own evaluations {measure.show(event.best)})"
         )
         if "reached" in r:
             at = "at or above" if r["reached"] else "below"
-            figure += f"; the result is {at} the target {measure.format(r['target'])}"
+            figure += f"; the result is {at} the target {measure.show(r['target'])}"
     elif event.evaluated:
-        figure = f"best {measure.label} {measure.format(event.best)}"
+        figure = f"best {measure.label} {measure.show(event.best)}"
     else:
         figure = "nothing evaluated yet"
     return (

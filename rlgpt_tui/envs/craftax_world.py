@@ -14,11 +14,12 @@ import contextlib
 import hashlib
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from importlib.metadata import version
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -230,7 +231,7 @@ class _StatePacking:
         rows = jnp.concatenate([as_int32(leaves[i]).reshape(n, -1) for i in self._rest], 1)
         return (*(leaves[i] for i in self._maps), rows)
 
-    def unpack(self, packed: tuple):
+    def unpack(self, packed: Sequence[Any]):
         """The inverse of :meth:`pack`."""
         import jax
         import jax.numpy as jnp
@@ -416,7 +417,7 @@ class _Kernels:
         self.folder, self.version = folder, version  # the stored kernels, and what they fit
         self.packing = packing
         self.unpack_one = jax.jit(lambda packed, i: packing.unpack([a[i][None] for a in packed]))
-        self._render = None
+        self._render: tuple[int, Any] | None = None  # (block pixels, its jitted renderer)
         self.jax = jax
         self.warmed: set[tuple] = set()  # shapes CraftaxWorld._warm_up has called with
         self._warming: dict[tuple, threading.Lock] = {}
@@ -478,7 +479,8 @@ class CraftaxWorld(World):
         self._pool_size = pool_size or -(-max(num_envs, 16) // GENERATE_CHUNK) * GENERATE_CHUNK
         self._key = jax.random.PRNGKey(seed)
         self._pool = None
-        self._pool_obs = self._pool_meta = None
+        self._pool_obs: np.ndarray  # the pool's observations and meta rows, from reset on
+        self._pool_meta: np.ndarray
         self._pool_next = 0
         self._pool_chunks = -(-self._pool_size // GENERATE_CHUNK)
         self._pool_key = jax.random.fold_in(self._key, 1)
@@ -490,8 +492,8 @@ class CraftaxWorld(World):
         self._groups = [slice(a, b) for a, b in zip(bounds, bounds[1:], strict=False)]
         self._states: list = [None] * count  # one batch of states per group
         self._in_flight = [False] * count
-        self._meta: np.ndarray | None = None
-        self._obs: np.ndarray | None = None
+        self._meta: np.ndarray  # every env's meta row and observation, from reset on
+        self._obs: np.ndarray
         self._steps_taken = 0
         # Micro-steps where few envs of a group act (the others wait on coded actions) step
         # a small sub-batch of one of these sizes: Craftax's step costs ~0.6 ms for 1 env,
@@ -732,7 +734,8 @@ class CraftaxWorld(World):
         )
         return _Flight(g, out, index)
 
-    def step_wait(self, handle: _StepHandle) -> StepResult:
+    def step_wait(self, handle: object) -> StepResult:
+        assert isinstance(handle, _StepHandle)  # what this world's step_async returned
         reward = np.zeros(self.num_envs, dtype=np.float32)
         done = np.zeros(self.num_envs, dtype=bool)
         # fresh arrays: StepResults handed out earlier must not change under their holders
@@ -814,7 +817,7 @@ class CraftaxWorld(World):
         from PIL import Image  # start-up: a run imports this module before its worlds load
 
         height = round(image.shape[0] * size / image.shape[1])
-        return np.asarray(Image.fromarray(image).resize((size, height), Image.NEAREST))
+        return np.asarray(Image.fromarray(image).resize((size, height), Image.Resampling.NEAREST))
 
 
 _BLOCK_ARRAY = np.array(BLOCK_NAMES, dtype=object)

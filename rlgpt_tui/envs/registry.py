@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from rlgpt_tui.envs.base import ACTION_NAMES, OBSERVATION_SEGMENTS, World
 from rlgpt_tui.envs.knowledge import WorldDocs
@@ -19,6 +19,13 @@ from rlgpt_tui.envs.knowledge import WorldDocs
 
 class UnknownWorldError(ValueError):
     """Raised for a world name that is not in the registry."""
+
+
+class WorldBackend(Protocol):
+    """A registered backend class as :meth:`WorldInfo.make` calls it: every backend takes
+    the number of envs, a seed, and the keyword options its ``options`` function gives."""
+
+    def __call__(self, *, num_envs: int, seed: int, **options: Any) -> World: ...
 
 
 @dataclass(frozen=True)
@@ -60,7 +67,8 @@ class WorldInfo:
     ) -> World:
         """A world of ``num_envs`` envs (the keyword options this backend takes)."""
         extra = self.options(task=task, episodes_per_world=episodes_per_world, groups=groups)
-        return self.cls(num_envs=num_envs, seed=seed, **extra)
+        backend: WorldBackend = _resolve(self.class_path)
+        return backend(num_envs=num_envs, seed=seed, **extra)
 
 
 def _resolve(path: str) -> Any:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import TypeGuard
 
 from rlgpt_tui.envs.base import ACHIEVEMENTS
 from rlgpt_tui.envs.knowledge import Recipes
@@ -161,7 +163,7 @@ def _compose(
             acts = [n for n in _prefixed(tree, prefix).body if _is_act(n, prefix)]
             for act in acts:
                 act.name = f"{name}_act"
-            bodies.append(ast.unparse(ast.Module(acts, [])))
+            bodies.append(ast.unparse(ast.Module([*acts], [])))
 
     if before_each is not None:
         add(*before_each)
@@ -177,7 +179,7 @@ def _compose(
     return "\n\n\n".join(bodies) + "\n\n\ndef act(ctx):\n" + body + "\n"
 
 
-def _is_act(node: ast.stmt, prefix: str = "") -> bool:
+def _is_act(node: ast.stmt, prefix: str = "") -> TypeGuard[ast.FunctionDef]:
     return isinstance(node, ast.FunctionDef) and node.name == f"{prefix}act"
 
 
@@ -227,16 +229,25 @@ def calls_in(tree: ast.AST, methods: Collection[str]) -> list[ast.Call]:
     return sorted(calls, key=lambda c: (c.lineno, c.col_offset))
 
 
-def skill_calls(source: str) -> list[ast.Call]:
+@dataclass(frozen=True)
+class SkillCall:
+    """A ``<receiver>.skill("name")`` call in code."""
+
+    name: str
+    receiver: ast.expr
+    call: ast.Call
+
+
+def skill_calls(source: str) -> list[SkillCall]:
     """The ``<expr>.skill("name")`` calls of ``source`` with a literal name, in order."""
-    return [
-        call
-        for call in method_calls(source, {"skill"})
-        if len(call.args) == 1
-        and not call.keywords
-        and isinstance(call.args[0], ast.Constant)
-        and isinstance(call.args[0].value, str)
-    ]
+    found = []
+    for call in method_calls(source, {"skill"}):
+        if len(call.args) != 1 or call.keywords or not isinstance(call.func, ast.Attribute):
+            continue
+        (name,) = call.args
+        if isinstance(name, ast.Constant) and isinstance(name.value, str):
+            found.append(SkillCall(name.value, call.func.value, call))
+    return found
 
 
 def composed_steps(source: str) -> list[str]:
@@ -261,11 +272,13 @@ def _rewrite_calls(source: str) -> str:
     offsets = [0]  # byte offset of each line, as the parser counts lines (\n, \r\n, \r)
     for line in data.splitlines(keepends=True):
         offsets.append(offsets[-1] + len(line))
-    for call in reversed(skill_calls(source)):
+    for found in reversed(skill_calls(source)):
+        call = found.call
+        assert call.end_lineno is not None and call.end_col_offset is not None  # parsed code
         start = offsets[call.lineno - 1] + call.col_offset
         end = offsets[call.end_lineno - 1] + call.end_col_offset
-        receiver = ast.get_source_segment(source, call.func.value) or "ctx"
-        new = f"{_entry(call.args[0].value)}({receiver})".encode()
+        receiver = ast.get_source_segment(source, found.receiver) or "ctx"
+        new = f"{_entry(found.name)}({receiver})".encode()
         data = data[:start] + new + data[end:]
     return data.decode()
 
@@ -286,7 +299,7 @@ def link_skills(source: str, library: dict[str, str]) -> str:
     needed: dict[str, str] = {}
     frontier = [source]
     for _ in range(MAX_SKILL_DEPTH + 1):
-        names = {c.args[0].value for text in frontier for c in skill_calls(text)}
+        names = {c.name for text in frontier for c in skill_calls(text)}
         names -= set(needed)
         if not names:
             break

@@ -262,7 +262,8 @@ def evaluation_uses(
     composed plan's coded steps (``plan_steps``: the calls that began each), or the one
     coded action run alone. Empty when none took part."""
     usage: dict[str, Mapping[str, Any]] = {}
-    ran = result.get("coded_calls") if isinstance(result.get("coded_calls"), dict) else {}
+    coded_calls = result.get("coded_calls")
+    ran: Mapping[str, Any] = coded_calls if isinstance(coded_calls, dict) else {}
     if isinstance(result.get("coded_actions"), dict):
         usage = {n: s for n, s in result["coded_actions"].items() if isinstance(s, dict)}
     elif subject == COMPOSED_PLAN + CODE_ONLY:  # the plan's coded steps, in turn
@@ -297,7 +298,8 @@ def evaluation_uses(
 def imported_uses(record: Mapping[str, Any]) -> list[Use]:
     """An imported skill's record (a skill file's ``[record]``) as uses: one per task (its
     pooled figures), the calls, steps and call ends on the first; odd values count nothing."""
-    tasks = record.get("tasks") if isinstance(record.get("tasks"), dict) else {}
+    recorded = record.get("tasks")
+    tasks: Mapping[str, Any] = recorded if isinstance(recorded, dict) else {}
     items = list(tasks.items())
     if not items and record.get("calls"):
         items = [("", {"evaluations": 0})]

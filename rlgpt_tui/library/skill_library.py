@@ -318,8 +318,9 @@ class SkillLibrary:
                 continue
             clash = next((v for v, _ in versions if v == skill.version), None)
             earlier = chosen.get((skill.world, skill.name, skill.version))
-            if clash is not None or (earlier and earlier[0] != key):
-                where = "the library" if clash is not None else earlier[1].name
+            other_file = earlier[1].name if earlier and earlier[0] != key else None
+            where = "the library" if clash is not None else other_file
+            if where is not None:
                 raise LibraryError(
                     f"{path.name}: skill {skill.name} v{skill.version} ({skill.world}) clashes "
                     f"with other code in {where}: rename it (name = in the header) or give it "

@@ -133,7 +133,7 @@ class LibraryPolicy(SavedPolicy):
         """Its evaluation, e.g. ``0.72 [0.60-0.81], 64 episodes``."""
         if self.value is None:
             return "-"
-        fmt = Measure(self.measure).format
+        fmt = Measure(self.measure).show
         interval = f" [{fmt(self.ci95[0])}-{fmt(self.ci95[1])}]" if self.ci95 else ""
         return f"{fmt(self.value)}{interval}, {self.episodes or 0} episodes"
 

@@ -37,7 +37,7 @@ def start_as(
 
     The action head's weights are zeroed and its bias set: logits do not depend on the
     observation at the start, and PPO's gradients move the weights from there."""
-    head: torch.nn.Linear = model.policy.action_net
+    head = _action_head(model.policy)
     n = head.out_features
     if not 0 <= action < n:
         raise ValueError(f"action {action} is outside the policy's {n} actions")
@@ -49,11 +49,19 @@ def start_as(
         head.bias.copy_(start.to(head.bias.device))
 
 
+def _action_head(policy: ActorCriticPolicy) -> torch.nn.Linear:
+    head = policy.action_net
+    assert isinstance(head, torch.nn.Linear)  # a Discrete action space's head
+    return head
+
+
 def action_probabilities(model: PPO, obs) -> torch.Tensor:
     """The policy's action probabilities for a batch of observations."""
     with torch.no_grad():
         tensor = torch.as_tensor(obs, dtype=torch.float32, device=model.device)
-        return model.policy.get_distribution(tensor).distribution.probs
+        distribution = model.policy.get_distribution(tensor).distribution
+        assert isinstance(distribution, torch.distributions.Categorical)  # Discrete actions
+        return distribution.probs
 
 
 def start_log_probs(
@@ -100,7 +108,8 @@ def anchor_to_start(
     the uniform policy. The start distribution is :func:`start_log_probs` (the same in every
     state). Set again on every training run (it is not saved with the model)."""
     policy: ActorCriticPolicy = model.policy
-    start = start_log_probs(policy.action_net.out_features, action, share, coded, primitive_share)
+    actions = _action_head(policy).out_features
+    start = start_log_probs(actions, action, share, coded, primitive_share)
     start = start.to(policy.device)
     model.ent_coef = coef
 
@@ -112,4 +121,5 @@ def anchor_to_start(
         kl = (log_probs.exp() * (log_probs - start)).sum(dim=1)
         return policy.value_net(latent_vf), distribution.log_prob(actions), -kl
 
-    policy.evaluate_actions = evaluate_actions
+    # this policy object's own method (its class stays SB3's, so saved models load as ever)
+    policy.evaluate_actions = evaluate_actions  # type: ignore[method-assign]

@@ -17,11 +17,13 @@ from dataclasses import dataclass, field
 from itertools import zip_longest
 from pathlib import Path
 from threading import Thread
-from typing import Any
+from typing import Any, TypeVar
 
+import gymnasium as gym
 import numpy as np
 import torch
 from stable_baselines3 import PPO
+from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import Logger, make_output_format
 
@@ -39,6 +41,7 @@ from rlgpt_tui.skills.runtime import CodedAction, CodedActionStats
 from rlgpt_tui.tasks import Measurement, Task, crafter_score, get_task
 
 MetricsHandler = Callable[[dict[str, Any]], None]
+Model = TypeVar("Model", bound=BaseAlgorithm)
 
 #: how to install what ``tensorboard_dir`` (``--tensorboard DIR``) needs
 TENSORBOARD_INSTALL = "pip install 'rlgpt-tui[tensorboard]'"
@@ -135,16 +138,16 @@ class MetricsCallback(BaseCallback):
             self.report()
         except BaseException:  # a stop between rollouts: keep every sample trained
             if self.config.checkpoint_dir:
-                self.save()
+                self.save(self.config.checkpoint_dir)
             raise
         if self.config.checkpoint_dir and self.rollouts % self.config.checkpoint_every == 0:
-            self.save()
+            self.save(self.config.checkpoint_dir)
 
-    def save(self) -> Path:
-        """A checkpoint of the model as trained so far (its time counted)."""
+    def save(self, directory: Path) -> Path:
+        """A checkpoint in ``directory`` of the model as trained so far (its time counted)."""
         began = time.perf_counter()
         try:
-            return save_checkpoint(self.model, self.config.checkpoint_dir, self.samples)
+            return save_checkpoint(self.model, directory, self.samples)
         finally:
             self.checkpoint_seconds += time.perf_counter() - began
 
@@ -203,7 +206,7 @@ class MetricsCallback(BaseCallback):
         return round(crafter_score(np.mean(tally.achieved, axis=0)), 3)
 
 
-def save_checkpoint(model: PPO, directory: Path, samples: int | None = None) -> Path:
+def save_checkpoint(model: BaseAlgorithm, directory: Path, samples: int | None = None) -> Path:
     """Write the model to ``directory/latest.zip`` atomically (write then rename).
 
     ``samples`` (training samples spent so far) goes to ``latest.json`` after the model,
@@ -231,7 +234,7 @@ def checkpoint_samples(directory: Path) -> int | None:
     return int(json.loads(meta.read_text())["samples"])
 
 
-def load_checkpoint(directory: Path) -> tuple[PPO, int] | None:
+def load_checkpoint(directory: Path) -> tuple[OwnClockPPO, int] | None:
     """The model in ``directory/latest.zip`` and the samples it was trained on, if any."""
     samples = checkpoint_samples(directory)
     if samples is None:
@@ -240,7 +243,7 @@ def load_checkpoint(directory: Path) -> tuple[PPO, int] | None:
     return quiet(model), samples
 
 
-def quiet(model: PPO) -> PPO:
+def quiet(model: Model) -> Model:
     """Metrics go to on_metrics only: SB3's default logger would leave a folder in /tmp at
     every learn()."""
     model.set_logger(Logger(folder=None, output_formats=[]))
@@ -271,6 +274,7 @@ class SampleAxisLogger(Logger):
         require_tensorboard()
         folder.mkdir(parents=True, exist_ok=True)
         super().__init__(str(folder), [make_output_format("tensorboard", str(folder))])
+        self.folder = folder
         self.samples = 0  # set by MetricsCallback before each of SB3's dumps
         self.layout_written = False
 
@@ -288,7 +292,7 @@ def log_to_tensorboard(model: PPO, folder: Path) -> None:
     TensorBoard run ``folder``; an earlier run's files are closed."""
     old = getattr(model, "_logger", None)
     if isinstance(old, SampleAxisLogger):
-        if Path(old.dir) == Path(folder):
+        if old.folder == Path(folder):
             return
         old.close()
     model.set_logger(SampleAxisLogger(Path(folder)))
@@ -299,7 +303,7 @@ def log_evaluation(model: PPO | None, evaluation: EvalResult) -> None:
     TensorBoard run of ``model``'s training, at the samples it was trained on, and end
     that run (its files closed; a later training opens its own). Nothing without one."""
     board = getattr(model, "_logger", None)
-    if not isinstance(board, SampleAxisLogger):
+    if model is None or not isinstance(board, SampleAxisLogger):
         return
     measure = evaluation.measurement.measure.value
     if not board.layout_written:  # TensorBoard's Custom Scalars tab: the value in its band
@@ -357,7 +361,7 @@ def load_optimizer_support() -> Thread:
     return thread
 
 
-def make_model(config: RLConfig, env: CodedActionVecEnv) -> PPO:
+def make_model(config: RLConfig, env: CodedActionVecEnv) -> OwnClockPPO:
     """A fresh PPO (SB3's, with rollouts on each env's own clock) with an MLP policy over
     the symbolic observation; with ``config.start.action``, a policy that starts as that
     coded action (:mod:`rlgpt_tui.rl.prior`)."""
@@ -400,7 +404,7 @@ def make_model(config: RLConfig, env: CodedActionVecEnv) -> PPO:
 def train(
     config: RLConfig,
     on_metrics: MetricsHandler | None = None,
-    model: PPO | None = None,
+    model: OwnClockPPO | None = None,
     env: CodedActionVecEnv | None = None,
     samples_done: int = 0,
 ) -> TrainResult:
@@ -418,7 +422,9 @@ def train(
     if model is None:
         model = make_model(config, env)
     else:
-        grow_action_head(model, env.action_space.n)
+        actions = env.action_space
+        assert isinstance(actions, gym.spaces.Discrete)  # one choice in the action table
+        grow_action_head(model, int(actions.n))
         model.set_env(env)
     start = config.start
     if start.action is not None and start.anchor > 0:  # pulled toward the code
@@ -434,7 +440,8 @@ def train(
     if samples_done < config.samples:  # a resumed run may already have spent its budget
         model.learn(total_timesteps=10**12, callback=callback, reset_num_timesteps=False)
     seconds = callback.training_seconds
-    checkpoint = callback.save() if config.checkpoint_dir else None  # before the last report
+    # before the last report
+    checkpoint = callback.save(config.checkpoint_dir) if config.checkpoint_dir else None
     final = callback.report()
     if isinstance(model.logger, SampleAxisLogger):  # the last update's train/* scalars
         model.logger.dump()
@@ -503,15 +510,15 @@ class EvalResult:
                 "mean_return": round(self.mean_return, 3),
                 "samples": self.samples,
             }
-            | (self._decided() if self.decision else {})
+            | (self._decided(self.decision) if self.decision else {})
             | ({"coded_notes": self.notes} if self.notes else {})
             | ({"coded_calls": self.calls} if self.calls else {})
         )
 
-    def _decided(self) -> dict[str, Any]:
+    @staticmethod
+    def _decided(d: Decision) -> dict[str, Any]:
         """A decided evaluation's value and interval: the proving end of the full result's
         range, and the range (a rate over the episodes that ended would be biased)."""
-        d = self.decision
         if d.estimate is not None:  # scored: whole episodes, their own score and interval
             return d.as_dict()
         decided, value = d.as_dict(), round(d.value, 4)
@@ -571,13 +578,16 @@ def evaluate(
     """
     if deterministic is None:
         deterministic = config.start.action is not None
-    own = env is None or env.num_envs != episodes
-    if own:  # in the training's layout of groups: the same sizes reuse compiled kernels
-        env = build_env(config, num_envs=episodes, seed=seed)
+    if env is None or env.num_envs != episodes:
+        # in the training's layout of groups: the same sizes reuse compiled kernels
+        env, own = build_env(config, num_envs=episodes, seed=seed), True
+    else:
+        own = False
     runner = env.runner
     if only_coded is not None and runner.coded_index(only_coded) is None:
         offered = [e.name for e in runner.table if e.coded is not None]
         raise ValueError(f"no coded action {only_coded!r} in the config: use one of {offered}")
+    choose: Callable[[np.ndarray, np.ndarray], np.ndarray]
     if model is not None:
 
         def choose(envs: np.ndarray, obs: np.ndarray) -> np.ndarray:

@@ -23,6 +23,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
+from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 
 from rlgpt_tui.envs.base import World
 from rlgpt_tui.rl.episodes import EpisodeHook, EpisodeRunner, build_action_table
@@ -132,12 +133,13 @@ class CodedActionVecEnv(VecEnv):
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
 
-    def step_wait(self):
+    def step_wait(self) -> VecEnvStepReturn:
         """Every env's action runs to its end; envs that finished first wait."""
-        n = self.num_envs
+        n, actions = self.num_envs, self._actions
+        assert actions is not None  # set by step_async, which SB3 calls first
         self.runner.abandon()
         self.runner.take_finished()
-        self.runner.begin(np.arange(n), self._actions)
+        self.runner.begin(np.arange(n), actions)
         while self.runner.busy.any():
             self.runner.advance()
             self.runner.prepare()

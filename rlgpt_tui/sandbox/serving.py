@@ -47,6 +47,7 @@ from rlgpt_tui.skills.runtime import (
 )
 
 MAX_ABS_REWARD = 10.0
+NO_REWARD = "no reward code is loaded in this worker"  # a Rewards request's failure then
 
 
 @dataclass
@@ -213,6 +214,7 @@ class WorkerState:
             if call.ctx is not None and len(call.ctx.begun) > before:
                 begun.append((env, call.ctx.begun[before:]))
             if action is None:
+                assert call.end is not None  # next_action returns None once the call ended
                 actions.append(-1)
                 ends.append(CallEnded(env, call.end.value, call.detail))
                 del self.calls[env]
@@ -228,9 +230,12 @@ class WorkerState:
         now = decode_views(*request.now)
         values: list[float] = []
         failures: Counter = Counter()
+        reward = self.reward
+        if reward is None:  # its code did not load here: every env's reward fails, by name
+            return RewardValues([0.0] * len(request.envs), {NO_REWARD: len(request.envs)})
         for env, before, after in zip(request.envs, prev, now, strict=True):
             self._mark(env)
-            value, failure = self._reward_once(self.reward, before, after)
+            value, failure = self._reward_once(reward, before, after)
             self._mark(-1)
             if failure is not None:
                 failures[failure] += 1

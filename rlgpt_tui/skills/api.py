@@ -24,10 +24,9 @@ import random
 from collections import deque
 from collections.abc import Callable, Generator
 from enum import IntEnum
-from typing import Any
+from typing import Any, cast
 
 from rlgpt_tui.envs.base import (
-    ACTION_NAMES,
     BLOCK_NAMES,
     INVENTORY_ITEMS,
     MOB_NAMES,
@@ -39,8 +38,28 @@ from rlgpt_tui.envs.base import (
 from rlgpt_tui.skills.checker import end_budget
 from rlgpt_tui.skills.grid import Paths, nearest_tile, shortest_paths, visible_blocks
 
-Action = IntEnum("Action", {name.upper(): i for i, name in enumerate(ACTION_NAMES)}, start=0)
-Action.__doc__ = "Primitive actions by name: Action.DO, Action.MOVE_LEFT, ... (17 in all)."
+
+class Action(IntEnum):
+    """Primitive actions by name: Action.DO, Action.MOVE_LEFT, ... (17 in all)."""
+
+    NOOP = 0
+    MOVE_LEFT = 1
+    MOVE_RIGHT = 2
+    MOVE_UP = 3
+    MOVE_DOWN = 4
+    DO = 5
+    SLEEP = 6
+    PLACE_STONE = 7
+    PLACE_TABLE = 8
+    PLACE_FURNACE = 9
+    PLACE_PLANT = 10
+    MAKE_WOOD_PICKAXE = 11
+    MAKE_STONE_PICKAXE = 12
+    MAKE_IRON_PICKAXE = 13
+    MAKE_WOOD_SWORD = 14
+    MAKE_STONE_SWORD = 15
+    MAKE_IRON_SWORD = 16
+
 
 MAX_STEPS_BEGUN, MAX_STEP_NAME = 32, 60  # a call's ctx.begin_step record: steps, name length
 
@@ -154,7 +173,7 @@ class SkillContext:
         self.random = rng
         self.notes: list[str] = []
         self.begun: list[str] = []  # the plan steps this call began (begin_step)
-        self._cached_paths: tuple[View | None, Paths | None] = (None, None)
+        self._cached_paths: tuple[View, Paths] | None = None
         self._cached_distances: tuple[View | None, dict[Position, int]] = (None, {})
         self._cached_blocks: tuple[View | None, list[tuple[str, Position]]] = (None, [])
         self._route: tuple[tuple, list[Position]] | None = None  # go_to's far-target path
@@ -246,10 +265,11 @@ class SkillContext:
     def _paths(self) -> Paths:
         """BFS from the player over visible walkable, mob-free tiles (once per View)."""
         view = self.view
-        if self._cached_paths[0] is not view:
-            self._cached_paths = (view, shortest_paths(view))
+        cached = self._cached_paths
+        if cached is None or cached[0] is not view:
+            cached = self._cached_paths = (view, shortest_paths(view))
             self._cached_distances = (None, {})
-        return self._cached_paths[1]
+        return cached[1]
 
     def _distances(self) -> dict[Position, int]:
         """BFS path lengths from the player over visible walkable, mob-free tiles."""
@@ -352,7 +372,7 @@ class SkillContext:
         lo_x, hi_x = min(start[0], target[0]) - 12, max(start[0], target[0]) + 12
         lo_y, hi_y = min(start[1], target[1]) - 12, max(start[1], target[1]) + 12
         mobs = self._blocked()
-        parent: dict[Position, Position | None] = {start: None}
+        parent: dict[Position, Position] = {start: start}
         queue = deque([start])
         while queue:
             node = queue.popleft()
@@ -408,7 +428,7 @@ class SkillContext:
                 "`yield from ctx.explore()` to find it, or make/place it first"
             )
         stuck = 0
-        target = tuple(target)
+        target = cast(Position, tuple(target))  # code may pass a list: the route key hashes it
         for _ in range(max_steps):
             px, py = self.view.position
             if abs(target[0] - px) + abs(target[1] - py) <= 1:

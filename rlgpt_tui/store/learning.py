@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rlgpt_tui.store.sessions import SessionStore, StoreError, _owner_alive
+from rlgpt_tui.store.tables import inserted_id, table_of
 
 #: what a person may ask of a learn run
 COMMANDS = ("pin", "skip", "stop", "retry")
@@ -133,7 +134,7 @@ class LearnStore:
             raise ValueError("LLM settings passed to the store must not hold a key")
         now = time.time()
         with self.store._errors(), self.db.atomic():
-            table = self.db["learn_runs"]
+            table = table_of(self.db, "learn_runs")
             table.insert(
                 {
                     "env": env,
@@ -152,7 +153,7 @@ class LearnStore:
                     "owner_host": socket.gethostname(),
                 }
             )
-            return table.last_pk
+            return inserted_id(table.last_pk)
 
     def latest(self) -> LearnRun | None:
         """The newest learn record in this sessions folder (None: none)."""
@@ -174,7 +175,7 @@ class LearnStore:
             for k, v in changes.items()
         }
         with self.store._errors(), self.db.atomic():
-            self.db["learn_runs"].update(
+            table_of(self.db, "learn_runs").update(
                 learn_id,
                 values
                 | {
@@ -195,7 +196,7 @@ class LearnStore:
 
     def finish(self, learn_id: int, status: str, reason: str) -> None:
         with self.store._errors(), self.db.atomic():
-            self.db["learn_runs"].update(
+            table_of(self.db, "learn_runs").update(
                 learn_id, {"status": status, "reason": reason, "updated_at": time.time()}
             )
 
@@ -214,7 +215,7 @@ class LearnStore:
             position = self.db.execute(
                 "SELECT COUNT(*) FROM learn_choices WHERE learn_id = ?", [learn_id]
             ).fetchone()[0]
-            table = self.db["learn_choices"]
+            table = table_of(self.db, "learn_choices")
             table.insert(
                 {
                     "learn_id": learn_id,
@@ -233,11 +234,11 @@ class LearnStore:
                     "created_at": time.time(),
                 }
             )
-            return table.last_pk
+            return inserted_id(table.last_pk)
 
     def attach_session(self, choice_id: int, session_id: int) -> None:
         with self.store._errors(), self.db.atomic():
-            self.db["learn_choices"].update(choice_id, {"session_id": session_id})
+            table_of(self.db, "learn_choices").update(choice_id, {"session_id": session_id})
 
     def finish_choice(self, choice_id: int, status: str, wall_s: float) -> None:
         """The choice ended ``status``; its figures are its session's (fresh result, tokens,
@@ -252,7 +253,7 @@ class LearnStore:
             if row is None:
                 raise StoreError(f"no learn choice {choice_id}")
             before, result, low, high, kind, tokens, samples = row
-            self.db["learn_choices"].update(
+            table_of(self.db, "learn_choices").update(
                 choice_id,
                 {
                     "status": status,
@@ -288,11 +289,11 @@ class LearnStore:
         if kind not in COMMANDS:
             raise ValueError(f"unknown learn command {kind!r}: use one of {', '.join(COMMANDS)}")
         with self.store._errors(), self.db.atomic():
-            table = self.db["learn_commands"]
+            table = table_of(self.db, "learn_commands")
             table.insert(
                 {"learn_id": learn_id, "kind": kind, "task": task, "created_at": time.time()}
             )
-            return table.last_pk
+            return inserted_id(table.last_pk)
 
     def pending_commands(self, learn_id: int) -> list[LearnCommand]:
         with self.store._errors():
@@ -307,7 +308,7 @@ class LearnStore:
 
     def take_command(self, command_id: int) -> None:
         with self.store._errors(), self.db.atomic():
-            self.db["learn_commands"].update(command_id, {"done_at": time.time()})
+            table_of(self.db, "learn_commands").update(command_id, {"done_at": time.time()})
 
     def skipped(self, learn_id: int) -> list[str]:
         """Tasks a person asked to skip (taken or not), oldest first, each once."""

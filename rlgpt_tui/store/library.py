@@ -53,6 +53,7 @@ from rlgpt_tui.library.storage import (
     session_entry,
 )
 from rlgpt_tui.rl.policyfile import SavedPolicy
+from rlgpt_tui.store.tables import inserted_id, table_of
 from rlgpt_tui.tasks import Measure
 
 
@@ -150,7 +151,7 @@ def _insert_skill(db: Database, version: int | None = None, **values: Any) -> in
             time.time(),
         ],
     )
-    return cursor.lastrowid
+    return inserted_id(cursor.lastrowid)
 
 
 def _current_code(db: Database, session_id: int, name: str) -> tuple[str, int, str] | None:
@@ -283,7 +284,7 @@ def insert_policy(
 ) -> None:
     """Add ``policy`` to the library (in the caller's transaction)."""
     low, high = policy.ci95 or (None, None)
-    db["policies"].insert(
+    table_of(db, "policies").insert(
         {
             "world": policy.world,
             "task": policy.task,

@@ -12,11 +12,12 @@ from collections.abc import Callable
 from sqlite_utils import Database
 
 from rlgpt_tui.store.library import backfill
+from rlgpt_tui.store.tables import table_of
 
 
 def _v1(db: Database) -> None:
     """Sessions, the event log, and a table per kind of record the events carry."""
-    db["sessions"].create(
+    table_of(db, "sessions").create(
         {
             "id": int,
             "task": str,
@@ -36,7 +37,7 @@ def _v1(db: Database) -> None:
         },
         pk="id",
     )
-    db["events"].create(
+    table_of(db, "events").create(
         {
             "seq": int,
             "session_id": int,
@@ -49,7 +50,7 @@ def _v1(db: Database) -> None:
         pk="seq",
         foreign_keys=[("session_id", "sessions", "id")],
     )
-    db["events"].create_index(["session_id", "seq"])
+    table_of(db, "events").create_index(["session_id", "seq"])
     common = {"session_id": int, "event_seq": int, "iteration": int, "agent": str, "time": float}
     tables: dict[str, dict[str, type]] = {
         "plans": {"source": str, "summary": str, "plan": str},
@@ -101,13 +102,13 @@ def _v1(db: Database) -> None:
         "human_edits": {"who": str, "what": str, "target": str, "before": str, "after": str},
     }
     for name, columns in tables.items():
-        db[name].create(
+        table_of(db, name).create(
             common | columns,
             pk="event_seq",
             foreign_keys=[("session_id", "sessions", "id")],
         )
-        db[name].create_index(["session_id"])
-    db["subactions"].create(
+        table_of(db, name).create_index(["session_id"])
+    table_of(db, "subactions").create(
         {
             "session_id": int,
             "plan_seq": int,
@@ -121,30 +122,30 @@ def _v1(db: Database) -> None:
         pk=("plan_seq", "position"),
         foreign_keys=[("session_id", "sessions", "id")],
     )
-    db["subactions"].create_index(["session_id"])
+    table_of(db, "subactions").create_index(["session_id"])
 
 
 def _v2(db: Database) -> None:
     """Which process runs a session, so a killed one shows as interrupted, not running."""
-    db["sessions"].add_column("owner_pid", int)
-    db["sessions"].add_column("owner_host", str)
+    table_of(db, "sessions").add_column("owner_pid", int)
+    table_of(db, "sessions").add_column("owner_host", str)
 
 
 def _v3(db: Database) -> None:
     """Every human edit's outcome (applied, refused, discarded): where, why, which version."""
-    db["human_edits"].add_column("edit_id", int)
-    db["human_edits"].add_column("outcome", str)
-    db["human_edits"].add_column("detail", str)  # where it was applied, or why not
-    db["human_edits"].add_column("version", int)  # the code version it became
+    table_of(db, "human_edits").add_column("edit_id", int)
+    table_of(db, "human_edits").add_column("outcome", str)
+    table_of(db, "human_edits").add_column("detail", str)  # where it was applied, or why not
+    table_of(db, "human_edits").add_column("version", int)  # the code version it became
     db.execute("UPDATE human_edits SET outcome = 'applied' WHERE outcome IS NULL")
 
 
 def _v4(db: Database) -> None:
     """Each LLM call says whether its answer validated, which repair round it was, and
     whether the schema went as response_format (``mode``: json_schema or plain)."""
-    db["llm_calls"].add_column("validated", int)
-    db["llm_calls"].add_column("repair_round", int)
-    db["llm_calls"].add_column("mode", str)
+    table_of(db, "llm_calls").add_column("validated", int)
+    table_of(db, "llm_calls").add_column("repair_round", int)
+    table_of(db, "llm_calls").add_column("mode", str)
 
 
 def _v5(db: Database) -> None:
@@ -152,13 +153,13 @@ def _v5(db: Database) -> None:
     iterations' values are in that measure; a scored session also keeps the score over all
     its training episodes (Crafter's own definition)."""
     db.execute("ALTER TABLE sessions RENAME COLUMN best_success TO best")
-    db["sessions"].add_column("measure", str)
-    db["sessions"].add_column("run_score", float)
+    table_of(db, "sessions").add_column("measure", str)
+    table_of(db, "sessions").add_column("run_score", float)
     db.execute("ALTER TABLE iterations RENAME COLUMN success_rate TO value")
-    db["iterations"].add_column("measure", str)
-    db["evaluations"].add_column("value", float)
-    db["evaluations"].add_column("measure", str)
-    db["training_metrics"].add_column("value", float)
+    table_of(db, "iterations").add_column("measure", str)
+    table_of(db, "evaluations").add_column("value", float)
+    table_of(db, "evaluations").add_column("measure", str)
+    table_of(db, "training_metrics").add_column("value", float)
     db.execute("UPDATE evaluations SET value = success_rate, measure = 'success_rate'")
     db.execute("UPDATE iterations SET measure = 'success_rate'")
     db.execute("UPDATE training_metrics SET value = success_rate")
@@ -167,10 +168,10 @@ def _v5(db: Database) -> None:
 def _v6(db: Database) -> None:
     """A session's result: its chosen solution's fresh evaluation (value, 95% interval, and
     kind: code, RL + code or RL), beside the best of the run's own evaluations."""
-    db["sessions"].add_column("result", float)
-    db["sessions"].add_column("result_low", float)
-    db["sessions"].add_column("result_high", float)
-    db["sessions"].add_column("result_kind", str)
+    table_of(db, "sessions").add_column("result", float)
+    table_of(db, "sessions").add_column("result_low", float)
+    table_of(db, "sessions").add_column("result_high", float)
+    table_of(db, "sessions").add_column("result_kind", str)
 
 
 def _v7(db: Database) -> None:
@@ -179,7 +180,7 @@ def _v7(db: Database) -> None:
     calls, call ends, the task's measured success). Filled from the events already recorded.
     Its columns name sessions ``made_session`` / ``use_session``: deleting a session keeps
     the library."""
-    db["skills"].create(
+    table_of(db, "skills").create(
         {
             "id": int,
             "name": str,
@@ -198,9 +199,9 @@ def _v7(db: Database) -> None:
         },
         pk="id",
     )
-    db["skills"].create_index(["world", "name", "version"], unique=True)
-    db["skills"].create_index(["world", "name", "digest"], unique=True)
-    db["skill_uses"].create(
+    table_of(db, "skills").create_index(["world", "name", "version"], unique=True)
+    table_of(db, "skills").create_index(["world", "name", "digest"], unique=True)
+    table_of(db, "skill_uses").create(
         {
             "id": int,
             "skill_id": int,
@@ -224,7 +225,7 @@ def _v7(db: Database) -> None:
         pk="id",
         foreign_keys=[("skill_id", "skills", "id")],
     )
-    db["skill_uses"].create_index(["skill_id"])
+    table_of(db, "skill_uses").create_index(["skill_id"])
     backfill(db)
 
 
@@ -233,7 +234,7 @@ def _v8(db: Database) -> None:
     sources included), its weights (``.npz`` of arrays, :mod:`rlgpt_tui.rl.weights`), the
     samples it was trained on, its evaluation and how it acts; by world and task. A later
     session on that task starts PPO from it."""
-    db["policies"].create(
+    table_of(db, "policies").create(
         {
             "id": int,
             "world": str,
@@ -257,7 +258,7 @@ def _v8(db: Database) -> None:
         },
         pk="id",
     )
-    db["policies"].create_index(["world", "task"])
+    table_of(db, "policies").create_index(["world", "task"])
 
 
 def _v9(db: Database) -> None:
@@ -265,7 +266,7 @@ def _v9(db: Database) -> None:
     settings, budgets and curriculum agent, and which process runs it), each choice of its
     curriculum (the task, why, who chose, the session that ran it and its figures), and what
     people asked of it (pin a task next, skip one, stop), read before each choice."""
-    db["learn_runs"].create(
+    table_of(db, "learn_runs").create(
         {
             "id": int,
             "env": str,
@@ -285,7 +286,7 @@ def _v9(db: Database) -> None:
         },
         pk="id",
     )
-    db["learn_choices"].create(
+    table_of(db, "learn_choices").create(
         {
             "id": int,
             "learn_id": int,
@@ -311,8 +312,8 @@ def _v9(db: Database) -> None:
         pk="id",
         foreign_keys=[("learn_id", "learn_runs", "id")],
     )
-    db["learn_choices"].create_index(["learn_id", "position"])
-    db["learn_commands"].create(
+    table_of(db, "learn_choices").create_index(["learn_id", "position"])
+    table_of(db, "learn_commands").create(
         {
             "id": int,
             "learn_id": int,

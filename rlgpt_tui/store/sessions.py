@@ -35,6 +35,7 @@ from rlgpt_tui.store.library import (
     project,
 )
 from rlgpt_tui.store.schema import MIGRATIONS, SCHEMA_VERSION
+from rlgpt_tui.store.tables import inserted_id, table_of
 from rlgpt_tui.tasks import Measure
 from rlgpt_tui.text import safe_data, short_name
 
@@ -92,7 +93,7 @@ class SessionSummary:
         evaluations (``0.85 (run's own)``: optimistic, it made the run's decisions); '-':
         none yet."""
         prefix = "" if self.measure is Measure.SUCCESS_RATE else "score "
-        fmt = self.measure.format
+        fmt = self.measure.show
         if self.result is not None:
             low, high = self.result_ci or (self.result, self.result)
             return f"{prefix}{fmt(self.result)} [{fmt(low)}-{fmt(high)}] {self.result_kind}"
@@ -226,7 +227,7 @@ class SessionStore:
             raise ValueError("LLM settings passed to the store must not hold a key")
         now = time.time()
         with self._errors(), self.db.atomic():
-            table = self.db["sessions"]
+            table = table_of(self.db, "sessions")
             table.insert(
                 {
                     "task": task,
@@ -247,7 +248,7 @@ class SessionStore:
                     "owner_host": socket.gethostname(),
                 }
             )
-            session_id = table.last_pk
+            session_id = inserted_id(table.last_pk)
         self.session_dir(session_id).mkdir(parents=True, exist_ok=True)
         return session_id
 
@@ -301,7 +302,7 @@ class SessionStore:
         """Mark the session as run by this process (on resume)."""
         self.get(session_id)
         with self._errors(), self.db.atomic():
-            self.db["sessions"].update(
+            table_of(self.db, "sessions").update(
                 session_id,
                 {
                     "status": "running",
@@ -316,11 +317,11 @@ class SessionStore:
         if any("key" in k and k != "api_key_env" for k in llm):
             raise ValueError("LLM settings passed to the store must not hold a key")
         with self._errors(), self.db.atomic():
-            self.db["sessions"].update(session_id, {"llm": json.dumps(llm)})
+            table_of(self.db, "sessions").update(session_id, {"llm": json.dumps(llm)})
 
     def finish(self, session_id: int, status: str, reason: str) -> None:
         with self._errors(), self.db.atomic():
-            self.db["sessions"].update(
+            table_of(self.db, "sessions").update(
                 session_id, {"status": status, "reason": reason, "updated_at": time.time()}
             )
 
@@ -389,7 +390,7 @@ class SessionStore:
                     json.dumps(data, default=str),
                 ],
             )
-            seq = cursor.lastrowid
+            seq = inserted_id(cursor.lastrowid)
             self._project(session_id, seq, event)
             project(self.db, session_id, seq, event)  # the skill library
         if isinstance(event, ev.CodeWritten):
@@ -435,7 +436,7 @@ class SessionStore:
         db = self.db
         match event:
             case ev.PlanProposed():
-                db["plans"].insert(
+                table_of(db, "plans").insert(
                     base
                     | {
                         "source": event.source,
@@ -444,7 +445,7 @@ class SessionStore:
                     }
                 )
                 for position, sub in enumerate(event.plan.get("subactions", [])):
-                    db["subactions"].insert(
+                    table_of(db, "subactions").insert(
                         {
                             "session_id": session_id,
                             "plan_seq": seq,
@@ -457,7 +458,7 @@ class SessionStore:
                         }
                     )
             case ev.CodeWritten():
-                db["code_versions"].insert(
+                table_of(db, "code_versions").insert(
                     base
                     | {
                         "subaction": event.subaction,
@@ -478,7 +479,7 @@ class SessionStore:
                     [event.error, session_id, event.subaction, event.iteration, event.attempt],
                 )
             case ev.TrainingStarted():
-                db["training_runs"].insert(
+                table_of(db, "training_runs").insert(
                     base
                     | {
                         "subaction": event.subaction,
@@ -488,7 +489,7 @@ class SessionStore:
                 )
             case ev.TrainingProgress():
                 m = event.metrics
-                db["training_metrics"].insert(
+                table_of(db, "training_metrics").insert(
                     base
                     | {
                         "subaction": event.subaction,
@@ -505,7 +506,7 @@ class SessionStore:
                 if event.total_samples is not None:  # right in the list after a kill -9
                     summary["total_samples"] = event.total_samples
             case ev.EvaluationDone():
-                db["evaluations"].insert(
+                table_of(db, "evaluations").insert(
                     base
                     | {
                         "subject": event.subject,
@@ -520,7 +521,7 @@ class SessionStore:
                 if value is not None:
                     summary |= self._best(session_id, value, event.result.get("measure"))
             case ev.VerdictGiven():
-                db["verdicts"].insert(
+                table_of(db, "verdicts").insert(
                     base
                     | {
                         "subaction": event.subaction,
@@ -530,7 +531,7 @@ class SessionStore:
                     }
                 )
             case ev.IterationDone():
-                db["iterations"].insert(
+                table_of(db, "iterations").insert(
                     base
                     | {
                         "plan": event.plan,
@@ -547,7 +548,7 @@ class SessionStore:
                     "iterations": event.iteration + 1,
                 }
             case ev.LLMCalled():
-                db["llm_calls"].insert(
+                table_of(db, "llm_calls").insert(
                     base
                     | {
                         "role": event.role,
@@ -566,7 +567,7 @@ class SessionStore:
                     }
                 )
             case ev.EditApplied():
-                db["human_edits"].insert(
+                table_of(db, "human_edits").insert(
                     base
                     | {
                         "who": "human",
@@ -581,7 +582,7 @@ class SessionStore:
                     }
                 )
             case ev.EditRefused() | ev.EditDiscarded():
-                db["human_edits"].insert(
+                table_of(db, "human_edits").insert(
                     base
                     | {
                         "who": "human",
@@ -610,7 +611,7 @@ class SessionStore:
                 }
                 if event.run:
                     summary["run_score"] = event.run.get("score")
-        db["sessions"].update(session_id, summary)
+        table_of(db, "sessions").update(session_id, summary)
 
     def _best(self, session_id: int, value: float, measure: str | None) -> dict[str, Any]:
         """The session's best value so far, with ``value`` (a session judged by Crafter's

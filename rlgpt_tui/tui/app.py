@@ -197,12 +197,12 @@ class RlgptApp(App):
         else:
             self.replay_session(session_id)
 
-    def close_run(self, screen: RunScreen) -> None:
+    def close_run(self, screen: Screen) -> None:
         """Leave a run screen for good (a replay, or a live run that ended)."""
-        if screen.session_id is not None:
-            self.select_session(screen.session_id)
+        assert isinstance(screen, RunScreen)  # only run screens close this way
+        self.select_session(screen.session_id)
         self.pop_screen()
-        if screen.session_id is not None and self.live_runs.get(screen.session_id) is screen:
+        if self.live_runs.get(screen.session_id) is screen:
             del self.live_runs[screen.session_id]
             self.uninstall_screen(f"run-{screen.session_id}")
             screen.remove()

@@ -33,7 +33,7 @@ class IterationFeedback:
         m = self.measure
         lines = [
             f"Iteration {self.iteration}: plan {self.plan.summary()}; task {m.label} "
-            f"{m.format(self.value)} after {self.samples:,} training samples."
+            f"{m.show(self.value)} after {self.samples:,} training samples."
         ]
         lines += evaluation_lines(self.evaluation, m)
         for name, verdict in self.verdicts.items():

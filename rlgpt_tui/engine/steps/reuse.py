@@ -100,7 +100,7 @@ def reuse_policy(
                 "start": stored.start.model_copy(update={"anchor": 0.0}),
             }
         )
-        fmt = ctx.task.measure.format
+        fmt = ctx.task.measure.show
         note = (
             f"PPO starts from the library's policy for {policy.task} ({policy.made_in}: "
             f"{policy.samples:,} samples, measured {fmt(policy.value)} over "

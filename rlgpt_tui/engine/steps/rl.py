@@ -198,7 +198,7 @@ def untrained(ctx: StepContext, sub: SubAction, reused: Reused) -> Outcome:
     """The library's policy measured at the target before training: the step's result,
     with no sample spent and no critic asked (the measured figure is the verdict)."""
     config, model, evaluation = reused.config, reused.model, reused.evaluation
-    fmt = ctx.task.measure.format
+    fmt = ctx.task.measure.show
     verdict = Verdict(
         success=True,
         reason=f"{reused.note}, at the target {fmt(ctx.target)}: no training needed "
@@ -235,7 +235,7 @@ def short_code_subaction(
     task = ctx.task
     steps = [s.name for s in plan.coded() if s.name in coded][:MAX_HIGH_LEVEL_ACTIONS]
     name = task.name if task.name not in coded else f"learn_{task.name}"[:MAX_NAME]
-    fmt = task.measure.format
+    fmt = task.measure.show
     why = (
         f"the plan's code alone measured {fmt(code_alone.value)}, below the target "
         f"{fmt(ctx.target)}: RL starts from that code and learns where to do better"
@@ -255,7 +255,7 @@ def rl_from_short_code(ctx: StepContext, code_alone: Outcome, request: RLRequest
     (``request.sub``: :func:`short_code_subaction`'s). Returns the better of the two
     measurements, with both kinds' candidates for the final choice and both notes for
     the slow agent."""
-    fmt = ctx.task.measure.format
+    fmt = ctx.task.measure.show
     coded, why = request.coded, request.sub.reason
     answers: dict[str, ValidatedAction] = {}
     deaths = ""
@@ -356,7 +356,7 @@ def evaluate_sampled(
     sampled = evaluate_solution(
         ctx, subject, config, model, best=best, env=trained.env, deterministic=False
     )
-    fmt = ctx.task.measure.format
+    fmt = ctx.task.measure.show
     note = (
         f"the policy's mode (mostly {config.start.action}) measured {fmt(mode.value)}, below "
         f"its training episodes' {fmt(in_training)}; sampled as trained it measured "

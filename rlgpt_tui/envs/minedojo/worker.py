@@ -21,6 +21,7 @@ import os
 import struct
 import sys
 import traceback
+from typing import Any
 
 import numpy as np
 
@@ -42,7 +43,7 @@ def _pack_value(value, arrays):
 
 def write_message(stream, message) -> None:
     """Write one frame: header JSON (arrays replaced by descriptors), then array bytes."""
-    arrays = []
+    arrays: list[np.ndarray] = []
     header = _pack_value(message, arrays)
     sizes = [a.nbytes for a in arrays]
     text = json.dumps({"body": header, "sizes": sizes}).encode()
@@ -121,6 +122,13 @@ def _craft_items(env):
     return [str(i) for i in items]
 
 
+def _made(env: Any, op: str) -> Any:
+    """The env ``make`` made: a ``reset`` or ``step`` before it is refused by name."""
+    if env is None:
+        raise RuntimeError(f"{op} before make: send make first")
+    return env
+
+
 def serve(stdin, stdout) -> None:
     """Answer requests until ``close`` or end of input."""
     env = None
@@ -141,9 +149,10 @@ def serve(stdin, stdout) -> None:
                 )
                 reply = {"ok": True, "craft_items": _craft_items(env)}
             elif op == "reset":
-                reply = {"ok": True, "obs": env.reset()}
+                reply = {"ok": True, "obs": _made(env, op).reset()}
             elif op == "step":
-                obs, reward, done, info = env.step(np.asarray(request["action"], dtype=np.int64))
+                action = np.asarray(request["action"], dtype=np.int64)
+                obs, reward, done, info = _made(env, op).step(action)
                 reply = {
                     "ok": True,
                     "obs": obs,

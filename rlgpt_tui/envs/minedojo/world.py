@@ -320,7 +320,7 @@ class MineDojoWorld(World):
         return self.reset_envs(np.ones(self.num_envs, dtype=bool))
 
     def reset_envs(self, mask: np.ndarray) -> StepResult:
-        for i in np.flatnonzero(mask):
+        for i in np.flatnonzero(mask).tolist():
             self.obs[i] = self._call(i, {"op": "reset"})["obs"]
         return self._result(
             np.zeros(self.num_envs, dtype=np.float32), np.zeros(self.num_envs, bool)
@@ -330,9 +330,9 @@ class MineDojoWorld(World):
         active = np.ones(self.num_envs, dtype=bool) if active is None else active
         reward = np.zeros(self.num_envs, dtype=np.float32)
         done = np.zeros(self.num_envs, dtype=bool)
-        for i in np.flatnonzero(active):
+        for i in np.flatnonzero(active).tolist():
             name = self.action_names[int(actions[i])]
-            yaw = float(np.ravel(self.obs[i]["location_stats"]["yaw"])[0])
+            yaw = float(np.ravel(self._observed(i)["location_stats"]["yaw"])[0])
             for primitive, turn in crafter_to_minedojo(name, yaw):
                 step = self.step_primitive(i, primitive, turn)
                 if step is None:  # Minecraft died: a fresh worker, and this episode ends
@@ -359,6 +359,13 @@ class MineDojoWorld(World):
         self.obs[i] = reply["obs"]
         self.minedojo_steps += 1
         return reply["reward"], reply["done"]
+
+    def _observed(self, i: int) -> dict[str, Any]:
+        """Env ``i``'s latest MineDojo observation (one from its first reset on)."""
+        obs = self.obs[i]
+        if obs is None:
+            raise MineDojoError("no observation yet: reset the world first")
+        return obs
 
     def _call(self, i: int, message: dict[str, Any], restart: bool = True) -> dict[str, Any]:
         try:
@@ -432,8 +439,8 @@ class MineDojoWorld(World):
         return out
 
     def views(self, indices: list[int] | None = None) -> list[View]:
-        indices = range(self.num_envs) if indices is None else indices
-        return [self.view(self.obs[i]) for i in indices]
+        chosen = range(self.num_envs) if indices is None else indices
+        return [self.view(self._observed(i)) for i in chosen]
 
     @staticmethod
     def view(obs: dict[str, Any]) -> View:
@@ -468,9 +475,7 @@ class MineDojoWorld(World):
         )
 
     def frame(self, index: int, size: int = 288) -> np.ndarray:
-        obs = self.obs[index]
-        if obs is None:
-            raise MineDojoError("no observation yet: reset the world first")
+        obs = self._observed(index)
         rgb = np.transpose(np.asarray(obs["rgb"]), (1, 2, 0))  # MineDojo: (3, H, W)
         return np.ascontiguousarray(rgb, dtype=np.uint8)
 

@@ -8,11 +8,33 @@ from typing import Any, Protocol, cast
 
 from textual.screen import Screen
 
+from rlgpt_tui.engine.settings import EngineSettings
+from rlgpt_tui.library.shelf import USER
+from rlgpt_tui.llm.client import LLMSettings
+
 
 class AppActions(Protocol):
     """The app's session actions that its screens call."""
 
+    @property
+    def llm_defaults(self) -> LLMSettings:
+        """What the new-session form offers for the LLM."""
+        ...
+
     def action_new_session(self) -> None: ...
+
+    def start_session(
+        self,
+        settings: EngineSettings,
+        base_url: str | None = None,
+        model: str | None = None,
+        chain: bool = False,
+        approval: bool = False,
+        library: str = USER,
+        timeout: float | None = None,
+    ) -> None: ...
+
+    def close_run(self, screen: Screen) -> None: ...
 
     def action_frontier(self) -> None: ...
 

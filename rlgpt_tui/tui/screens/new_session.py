@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Horizontal, VerticalScroll
@@ -13,16 +16,18 @@ from rlgpt_tui.envs import WORLDS
 from rlgpt_tui.library.shelf import USER
 from rlgpt_tui.rl.train import require_tensorboard
 from rlgpt_tui.tasks import get_task, load_catalog
+from rlgpt_tui.tui.screens.actions import app_actions
 
 NUMBER_FIELDS = {
-    # field: (label, default, type); an empty optional field takes the task's default
-    "max_iterations": ("iterations (max)", "4", int),
-    "samples_per_iteration": ("PPO samples per iteration", "", int),
-    "max_samples": ("total sample budget", "200000", int),
-    "target": ("target (task's measure)", "", float),
-    "num_envs": ("parallel envs", "64", int),
-    "seed": ("seed", "0", int),
+    # field: (label, default); an empty optional field takes the task's default
+    "max_iterations": ("iterations (max)", "4"),
+    "samples_per_iteration": ("PPO samples per iteration", ""),
+    "max_samples": ("total sample budget", "200000"),
+    "target": ("target (task's measure)", ""),
+    "num_envs": ("parallel envs", "64"),
+    "seed": ("seed", "0"),
 }
+Number = TypeVar("Number", int, float)
 LIBRARY_HINT = "user (yours, then builtin), own (yours alone), builtin, empty, or a folder"
 OPTIONAL = {
     "samples_per_iteration": "30000; scored tasks: budget / iterations",
@@ -47,7 +52,7 @@ class NewSessionScreen(Screen):
                 yield Select([(t, t) for t in tasks], value="collect_wood", id="task")
                 yield Label("world")
                 yield Select([(w, w) for w in WORLDS], value="craftax", id="env")
-                llm = self.app.llm_defaults
+                llm = app_actions(self).llm_defaults
                 yield Label("LLM base URL")
                 yield Input(llm.base_url or "", placeholder="empty: builtin agent", id="url")
                 yield Label("LLM model")
@@ -60,7 +65,7 @@ class NewSessionScreen(Screen):
                 )
                 yield Label("skill library")
                 yield Input(USER, placeholder=LIBRARY_HINT, id="library")
-                for name, (label, default, _) in NUMBER_FIELDS.items():
+                for name, (label, default) in NUMBER_FIELDS.items():
                     yield Label(label)
                     yield Input(default, placeholder=OPTIONAL.get(name, ""), id=name)
                 yield Label("TensorBoard folder")
@@ -81,29 +86,55 @@ class NewSessionScreen(Screen):
 
     def settings(self) -> EngineSettings:
         """The form as EngineSettings; raises ValueError with a one-line message."""
-        values: dict[str, object] = {}
-        for name, (label, _, kind) in NUMBER_FIELDS.items():
-            text = self.query_one(f"#{name}", Input).value.strip()
-            if not text and name in OPTIONAL:
-                values[name] = None
-                continue
-            try:
-                values[name] = kind(text)
-            except ValueError:
-                raise ValueError(f"{label}: {text!r} is not a number") from None
-        for name in ("max_iterations", "samples_per_iteration", "max_samples", "num_envs"):
-            if values[name] is not None and values[name] < 1:
+        iterations = self._number("max_iterations", int)
+        per_iteration = self._optional_number("samples_per_iteration", int)
+        budget = self._number("max_samples", int)
+        target = self._optional_number("target", float)
+        num_envs = self._number("num_envs", int)
+        seed = self._number("seed", int)
+        counts = {
+            "max_iterations": iterations,
+            "samples_per_iteration": per_iteration,
+            "max_samples": budget,
+            "num_envs": num_envs,
+        }
+        for name, count in counts.items():
+            if count is not None and count < 1:
                 raise ValueError(f"{NUMBER_FIELDS[name][0]} must be at least 1")
         task = self.query_one("#task", Select).value
         env = self.query_one("#env", Select).value
         if task is Select.BLANK or env is Select.BLANK:
             raise ValueError("choose a task and a world")
-        if values["target"] is not None:
-            get_task(str(task)).measure.check_target(values["target"])
+        if target is not None:
+            get_task(str(task)).measure.check_target(target)
         board = self.query_one("#tb", Input).value.strip() or None
         if board:
             require_tensorboard()  # a ValueError naming the install
-        return EngineSettings(task=str(task), env=str(env), tensorboard_dir=board, **values)
+        return EngineSettings(
+            task=str(task),
+            env=str(env),
+            num_envs=num_envs,
+            seed=seed,
+            max_iterations=iterations,
+            target=target,
+            samples_per_iteration=per_iteration,
+            max_samples=budget,
+            tensorboard_dir=board,
+        )
+
+    def _number(self, name: str, kind: Callable[[str], Number]) -> Number:
+        """The field ``name`` read as ``kind``; ValueError naming the field."""
+        text = self.query_one(f"#{name}", Input).value.strip()
+        try:
+            return kind(text)
+        except ValueError:
+            raise ValueError(f"{NUMBER_FIELDS[name][0]}: {text!r} is not a number") from None
+
+    def _optional_number(self, name: str, kind: Callable[[str], Number]) -> Number | None:
+        """An optional field read as ``kind``; None when left empty (the task's default)."""
+        if not self.query_one(f"#{name}", Input).value.strip():
+            return None
+        return self._number(name, kind)
 
     def action_start(self) -> None:
         try:
@@ -121,7 +152,7 @@ class NewSessionScreen(Screen):
         if self.query_one("#learn", Switch).value:
             self.start_learning(settings, timeout)
             return
-        self.app.start_session(
+        app_actions(self).start_session(
             settings,
             base_url=self.query_one("#url", Input).value.strip() or None,
             model=self.query_one("#model", Input).value.strip() or None,
@@ -146,7 +177,7 @@ class NewSessionScreen(Screen):
         if settings.target is not None and not 0 < settings.target <= 1:
             self.show_error("target: a learn run's target is a success rate in (0, 1]")
             return
-        self.app.start_learn(
+        app_actions(self).start_learn(
             env=settings.env,
             library=self.query_one("#library", Input).value.strip() or USER,
             plan={

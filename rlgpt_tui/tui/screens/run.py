@@ -22,18 +22,20 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid
+from textual.dom import DOMNode
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widgets import DataTable, Footer
 from watchfiles import watch
 
 from rlgpt_tui.agents.schemas import Plan
 from rlgpt_tui.engine import events as ev
-from rlgpt_tui.engine.control import CodeEdit, EditRefused, check_code
+from rlgpt_tui.engine.control import CodeEdit, ControlPlane, EditRefused, check_code
 from rlgpt_tui.engine.engine import ProposalRejected
 from rlgpt_tui.session import Session
 from rlgpt_tui.skills.validation import ValidatedAction
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.tui.messages import CodeFileChanged, EngineEvent, FrameReady, SessionEnded
+from rlgpt_tui.tui.screens.actions import app_actions
 from rlgpt_tui.tui.screens.dialogs import (
     ApproveDialog,
     EditCodeDialog,
@@ -106,9 +108,15 @@ class RunScreen(Screen):
         approval: bool = False,
     ) -> None:
         super().__init__()
+        if session is not None:
+            session_id = session.id
+        elif replay_id is not None:
+            session_id = replay_id
+        else:
+            raise ValueError("a run screen shows a live session or replays a recorded one")
         self.store = store
         self.session = session
-        self.session_id = session.id if session else replay_id
+        self.session_id = session_id
         self.live = session is not None
         self.approval = approval
         self.ended = not self.live
@@ -225,15 +233,27 @@ class RunScreen(Screen):
 
     # -- the live run -----------------------------------------------------------------------
     @property
-    def control(self):
-        return self.session.control
+    def live_session(self) -> Session:
+        """The session this screen runs (a replay has none)."""
+        if self.session is None:
+            raise RuntimeError(f"session {self.session_id} is a replay here, not a live run")
+        return self.session
+
+    @property
+    def control(self) -> ControlPlane:
+        return self.live_session.control
 
     def start(self) -> None:
-        engine = self.session.engine
-        engine.on_frame = lambda frame: self.post_message(FrameReady(frame))
+        session = self.live_session
+        engine = session.engine
+
+        def show_frame(frame: Any) -> None:  # engine thread: env 0's frame for the agent view
+            self.post_message(FrameReady(frame))
+
+        engine.on_frame = show_frame
         engine.approver = self._approve if self.approval else None
         self.log_pane.note(
-            f"session {self.session.id} ({self.session.label}); approval mode "
+            f"session {session.id} ({session.label}); approval mode "
             f"{'on' if self.approval else 'off'}; code files: {self.code_folder}"
         )
         # threads of our own: the app's exit does not wait for them (see RlgptApp.run)
@@ -249,9 +269,12 @@ class RunScreen(Screen):
         return self.store.session_dir(self.session_id) / "code"
 
     def _run_engine(self) -> None:
+        def emit(event: ev.Event) -> None:
+            self.post_message(EngineEvent(event))
+
         error = None
         try:
-            self.session.run(lambda event: self.post_message(EngineEvent(event)))
+            self.live_session.run(emit)
         except Exception as failure:  # shown in the app; what was recorded stays recorded
             error = f"{type(failure).__name__}: {failure}".splitlines()[0]
         self.post_message(SessionEnded(error))
@@ -295,11 +318,12 @@ class RunScreen(Screen):
         """Engine thread: block until the person answers in a dialog (the header says it
         waits). A plan is approved as a whole: its sub-actions' code is then used without
         asking again in that iteration (recorded as covered by the plan's approval)."""
-        engine = self.session.engine
+        engine = self.live_session.engine
         where = (id(engine), engine.iteration)
         if kind == "code" and target in self._approved_plans.get(where, set()):
             self.control.approval("code", target, "covered by the plan's approval")
             return proposal
+        check: Callable[[str], object]  # the edited text -> the proposal (ValueError: unusable)
         if kind == "plan":
             text, check = json.dumps(proposal.model_dump(), indent=2), check_plan_text
         else:
@@ -359,7 +383,7 @@ class RunScreen(Screen):
     def set_approval(self, on: bool) -> None:
         """Approval mode on or off (recorded, shown in the header and the log)."""
         self.approval = self.header.approval = on
-        self.session.engine.approver = self._approve if on else None
+        self.live_session.engine.approver = self._approve if on else None
         self.control.approval("mode", "", "on" if on else "off")
         self.notify(f"approval mode {'on' if on else 'off'}")
 
@@ -396,7 +420,7 @@ class RunScreen(Screen):
         if not pane.versions:
             self.notify("no code yet", severity="warning")
             return
-        table = pane.query_one("#code-versions")
+        table = pane.query_one("#code-versions", DataTable)
         version = pane.versions[min(table.cursor_row, len(pane.versions) - 1)]
         name = version.subaction
         self.app.push_screen(
@@ -482,7 +506,7 @@ class RunScreen(Screen):
         return found.first() if found else None
 
     def focused_pane(self) -> Any:
-        node = self.focused
+        node: DOMNode | None = self.focused
         while node is not None and not node.has_class("pane"):
             node = node.parent
         return node
@@ -507,7 +531,7 @@ class RunScreen(Screen):
             self.call_after_refresh(pane.redraw)
 
     def action_export(self) -> None:
-        self.app.export_report(self.session_id)
+        app_actions(self).export_report(self.session_id)
 
     def commands(self) -> Iterator[tuple[str, str, Callable[[], Any]]]:
         """Every action of this screen, for the command palette (title, help, callable)."""
@@ -575,7 +599,7 @@ class RunScreen(Screen):
             self.app.pop_screen()  # installed by the app: kept, with its engine running
             self.app.notify(f"session {self.session_id} goes on; enter on it returns to it")
             return
-        self.app.close_run(self)
+        app_actions(self).close_run(self)
 
     def on_unmount(self) -> None:
         self.shut_down()

@@ -46,7 +46,7 @@ class CriticPane(SearchableLog):
                 measure = Measure(event.measure)
                 self.add(
                     f"[b]iteration {event.iteration + 1} done[/b]: {measure.label} "
-                    f"{measure.format(event.value)}, {event.samples:,} samples"
+                    f"{measure.show(event.value)}, {event.samples:,} samples"
                 )
             case ev.SolutionChosen():
                 for line in candidate_lines(event):

@@ -106,7 +106,7 @@ class TrainingPane(Vertical):
                 fps = f"{m['fps']:,.0f} fps" if m.get("fps") else "- fps"
                 status.update(
                     f"{self.current}: {m['samples']:,} samples  {fps}  "
-                    f"training {self.measure.label} {self.measure.format(value)}  "
+                    f"training {self.measure.label} {self.measure.show(value)}  "
                     f"coded {m['coded_decision_share']:.0%} of decisions"
                 )
                 self._dirty = True
