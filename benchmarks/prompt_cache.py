@@ -71,7 +71,7 @@ def replay(client: OpenAI, model: str, calls: list[dict], cache: bool) -> dict[s
         timings = (response.model_extra or {}).get("timings") or {}
         evaluated += int(timings.get("prompt_n", usage.prompt_tokens if usage else 0))
     return {
-        "seconds": round(seconds, 2),
+        "seconds": round(seconds, 3),
         "prompt_tokens": prompt_tokens,
         "prompt_tokens_evaluated": evaluated,
         "completion_tokens": completion_tokens,

@@ -86,7 +86,7 @@ def test_replays_the_recorded_prompts_without_then_with_the_cache(tmp_path, caps
     (session,) = line["sessions"]
     assert session["task"] == "collect_wood" and session["calls"] == 3
     assert session["without_cache"]["completion_tokens"] == 9  # the server's counts, summed
-    assert line["ratio"] > 0
+    assert line["seconds_without_cache"] >= 0 and line["seconds_with_cache"] >= 0
 
 
 def test_a_session_without_answered_calls_is_refused(tmp_path, capsys):
