@@ -25,6 +25,7 @@ from rlgpt_tui.agents.base import AgentTeam
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.control import ControlPlane
 from rlgpt_tui.engine.engine import Engine, EngineSettings, EventHandler, checkpoint_folder
+from rlgpt_tui.engine.result import ChainResult
 from rlgpt_tui.engine.resume import ResumeState, finished, recorded_stage_solution, split_runs
 from rlgpt_tui.engine.solution import StageSolution
 from rlgpt_tui.envs import make_world
@@ -32,7 +33,7 @@ from rlgpt_tui.llm.client import LLMAnswerError
 from rlgpt_tui.rl.episodes import ActionEntry, EpisodeRunner, run_episodes
 from rlgpt_tui.tasks import get_task
 
-__all__ = ["StageSolution", "evaluate_chain", "run_task_chain"]
+__all__ = ["ChainResult", "StageSolution", "evaluate_chain", "run_task_chain"]
 
 STAGE_CODE_MEMORY = "stage code"  # the ctx.memory key shared by coded stage solutions
 
@@ -139,7 +140,7 @@ def run_task_chain(
     recorded: list[ev.Event] | None = None,
     on_stage: Callable[[Engine], None] | None = None,
     control: ControlPlane | None = None,
-) -> dict:
+) -> ChainResult:
     """Long-horizon tasks: the planner's sub-tasks, each solved by the two loops, chained.
 
     The sample budget is shared: each sub-task gets what the earlier ones left. Returns the
@@ -151,16 +152,16 @@ def run_task_chain(
     """
     task = get_task(settings.task)
     control = control or ControlPlane(settings.task)
-    summary: dict[str, Any] = {}
+    result: ChainResult | None = None
     try:
-        summary = _run_stages(settings, team, on_event, recorded or [], on_stage, control, task)
-        return summary
+        result = _run_stages(settings, team, on_event, recorded or [], on_stage, control, task)
+        return result
     finally:  # a stopped chain (resumable) keeps its pending edits for the resume
-        stopped = not summary or "stopped_at" in summary
+        stopped = result is None or result.stopped_at is not None
         control.close("the session ended before a safe point used it", keep_pending=stopped)
 
 
-def _run_stages(settings, team, on_event, recorded, on_stage, control, task) -> dict:
+def _run_stages(settings, team, on_event, recorded, on_stage, control, task) -> ChainResult:
     """The body of :func:`run_task_chain`."""
     recorded = ev.events_from_records(recorded)
     planned = [e for e in recorded if isinstance(e, ev.TaskPlanProposed)]
@@ -204,19 +205,15 @@ def _run_stages(settings, team, on_event, recorded, on_stage, control, task) -> 
                 on_stage(engine)
             result = engine.run()
             if not result.end.ended_on_its_own:
-                return {"subtasks": subtasks, "stopped_at": name, "end": result.end}
+                return ChainResult(subtasks, stopped_at=name, end=result.end)
             solution, samples = engine.solution, result.total_samples
         spent += samples
         if solution is None:
             break
         stages.append(solution)
-    summary: dict[str, Any] = {
-        "subtasks": subtasks,
-        "solved_stages": [s.task for s in stages],
-        "training_samples": spent,
-    }
+    chain = ChainResult(subtasks, [s.task for s in stages], spent)
     if stages:
-        summary |= evaluate_chain(
+        chain.evaluation = evaluate_chain(
             stages, task.name, settings.env, settings.eval_episodes, seed=20_000 + settings.seed
         )
         on_event(
@@ -224,7 +221,7 @@ def _run_stages(settings, team, on_event, recorded, on_stage, control, task) -> 
                 iteration=0,
                 agent=team.label,
                 subject=f"chain {' -> '.join(s.task for s in stages)}",
-                result=summary,
+                result=chain.to_dict(),
             )
         )
-    return summary
+    return chain
