@@ -778,7 +778,7 @@ def _run_session(session, seed: int) -> int:
                 default=str,  # as the store writes events: a value JSON lacks, as text
             )
         )
-        return 0 if outcome.chain.evaluation else 1
+        return 0 if outcome.chain.evaluation is not None else 1
     from rlgpt_tui.engine.ends import EndKind
 
     return 1 if outcome.end.kind is EndKind.ERROR else 0

@@ -94,7 +94,7 @@ def run_session(
 
 
 def evaluated(events: list[ev.Event]) -> dict[str, dict]:
-    return {e.subject: e.result for e in events if isinstance(e, ev.EvaluationDone)}
+    return {e.subject: e.result.to_dict() for e in events if isinstance(e, ev.EvaluationDone)}
 
 
 @pytest.mark.slow

@@ -54,6 +54,7 @@ from rlgpt_tui.library.compose import link_skills
 from rlgpt_tui.library.shelf import SkillShelf
 from rlgpt_tui.llm.client import LLMAnswerError, LLMClient, Unrepairable
 from rlgpt_tui.rl.config import world_actions, world_segments
+from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.skills.api import SKILL_API_DOC
 from rlgpt_tui.skills.checker import CodeValidationError
 from rlgpt_tui.skills.reward import RewardCode
@@ -393,27 +394,30 @@ class LLMCritic(_LLMRole, Critic):
         verdict = self._judge(task, subaction, executions, evidence, images)
         return overrule_code(verdict, runs)
 
-    def judge_rl(self, task, sub, evaluation: dict[str, Any], target: float) -> Verdict:
+    def judge_rl(self, task, sub, evaluation: EvaluationSummary, target: float) -> Verdict:
+        summary = json.dumps(evaluation.to_dict())
         if task.scored:
             lines = evaluation_lines(evaluation, Measure.CRAFTER_SCORE)
-            value = evaluation.get("value", evaluation.get("score", 0.0))
+            value = evaluation.value
+            if value is None:
+                value = evaluation.score or 0.0
             executions = "\n".join(
                 [
                     f"RL policy evaluation: Crafter score {value}; target Crafter score "
                     f"{target} (0-100).",
                     *lines,
-                    f"Full summary: {json.dumps(evaluation)}",
+                    f"Full summary: {summary}",
                 ]
             )
         else:
-            value = evaluation.get("success_rate", evaluation.get("value", 0.0))
-            executions = (
-                f"RL policy evaluation: {json.dumps(evaluation)}; target success rate {target}."
-            )
+            value = evaluation.success_rate
+            if value is None:
+                value = evaluation.value or 0.0
+            executions = f"RL policy evaluation: {summary}; target success rate {target}."
         subaction = f"{sub.name} (RL): {sub.description}"
         evidence = text_evidence([task.prompt_text(), subaction, executions])
         verdict = self._judge(task, subaction, executions, evidence)
-        rates = evaluation.get("achievement_rates") or {}
+        rates = evaluation.achievement_rates or {}
         return overrule_rl(verdict, float(value), target, task.measure.label, rates)
 
     def _judge(

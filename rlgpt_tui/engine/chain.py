@@ -17,7 +17,6 @@ from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -31,6 +30,7 @@ from rlgpt_tui.engine.solution import StageSolution
 from rlgpt_tui.envs import make_world
 from rlgpt_tui.llm.client import LLMAnswerError
 from rlgpt_tui.rl.episodes import ActionEntry, EpisodeRunner, run_episodes
+from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.tasks import get_task
 
 __all__ = ["ChainResult", "StageSolution", "evaluate_chain", "run_task_chain"]
@@ -76,7 +76,7 @@ def _chain_table(stages: list[StageSolution], world) -> tuple[list[ActionEntry],
 
 def evaluate_chain(
     stages: list[StageSolution], task: str, env: str, episodes: int, seed: int
-) -> dict[str, Any]:
+) -> EvaluationSummary:
     """Run the chained solutions once per env; ``task``'s measure and stage reach.
 
     Every env follows stage k's solution until stage k's goal holds (its action is then
@@ -122,15 +122,14 @@ def evaluate_chain(
         runner.close()
         world.close()
     length = np.array([o.length for o in outcomes])
-    measurement = runner.tally.measure(final, seed=seed)
-    return measurement.as_dict() | {
-        "mean_length": round(float(length.mean()), 1),
-        "stages": [s.task for s in stages],
-        "stage_reached": {
-            s.task: round(float((stage >= k).mean()), 3) for k, s in enumerate(stages)
-        },
-        "samples": int(length.sum()),
+    summary = EvaluationSummary.of_measurement(runner.tally.measure(final, seed=seed))
+    summary.mean_length = round(float(length.mean()), 1)
+    summary.stages = [s.task for s in stages]
+    summary.stage_reached = {
+        s.task: round(float((stage >= k).mean()), 3) for k, s in enumerate(stages)
     }
+    summary.samples = int(length.sum())
+    return summary
 
 
 def run_task_chain(
@@ -221,7 +220,7 @@ def _run_stages(settings, team, on_event, recorded, on_stage, control, task) -> 
                 iteration=0,
                 agent=team.label,
                 subject=f"chain {' -> '.join(s.task for s in stages)}",
-                result=chain.to_dict(),
+                result=chain.summary(),
             )
         )
     return chain

@@ -97,9 +97,9 @@ class EventPrinter:
                     for line in coded_failure_lines(m.get("coded_actions") or {}):
                         c.print(f"    [yellow]{escape(line)}[/]")
             case ev.EvaluationDone():
-                r = event.result
-                c.print(f"  eval {_e(event.subject)}: {_e(result_text(r))}")
-                for line in notes_lines(r.get("coded_notes") or {}):
+                summary = event.result
+                c.print(f"  eval {_e(event.subject)}: {_e(summary.text())}")
+                for line in notes_lines(summary.coded_notes or {}):
                     c.print(f"  [dim]{_e(line)}[/]")
             case ev.VerdictGiven():
                 mark = "[green]ok[/]" if event.success else "[red]fail[/]"

@@ -170,9 +170,9 @@ def solution_provenance(events: list[ev.Event], chosen: dict) -> Provenance:
         if (
             isinstance(event, ev.EvaluationDone)
             and event.iteration == iteration
-            and "coded_actions" in event.result  # a trained policy's (its usage)
+            and event.result.coded_actions is not None  # a trained policy's (its usage)
         ):
-            usage = event.result.get("coded_actions") or {}
+            usage = event.result.coded_actions
     for name in names or list(usage):
         result.authors[name] = authors.get(name) or _composer(
             result, name, sources_trained.get(name, ""), authors

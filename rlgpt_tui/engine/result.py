@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rlgpt_tui.agents.base import IterationFeedback
 from rlgpt_tui.engine.choice import FinalChoice
 from rlgpt_tui.engine.ends import EndKind, RunEnd
+from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.tasks import Measure, Measurement
 
 
@@ -34,14 +35,14 @@ class EngineResult:
 @dataclass
 class ChainResult:
     """What a task chain returns: the planner's sub-tasks, the stages solved and the samples
-    they trained on, and the chained evaluation on the whole task (empty: no stage was
+    they trained on, and the chained evaluation on the whole task (None: no stage was
     solved). A chain stopped in stage ``stopped_at`` (a person, or an error: ``end``) has
     no evaluation."""
 
     subtasks: list[str]
     solved_stages: list[str] = field(default_factory=list)
     training_samples: int = 0
-    evaluation: dict[str, Any] = field(default_factory=dict)
+    evaluation: EvaluationSummary | None = None
     stopped_at: str | None = None
     end: RunEnd = RunEnd(EndKind.FINISHED)
 
@@ -53,4 +54,13 @@ class ChainResult:
             "subtasks": self.subtasks,
             "solved_stages": self.solved_stages,
             "training_samples": self.training_samples,
-        } | self.evaluation
+        } | (self.evaluation.to_dict() if self.evaluation else {})
+
+    def summary(self) -> EvaluationSummary:
+        """The chained evaluation with the sub-tasks and stages solved (its event's)."""
+        return replace(
+            self.evaluation or EvaluationSummary(),
+            subtasks=self.subtasks,
+            solved_stages=self.solved_stages,
+            training_samples=self.training_samples,
+        )

@@ -53,7 +53,6 @@ from rlgpt_tui.library.storage import (
     session_entry,
 )
 from rlgpt_tui.rl.policyfile import SavedPolicy
-from rlgpt_tui.tasks import Measure
 
 
 def author_of(source: str | None, agent: str | None) -> str:
@@ -250,7 +249,7 @@ def _policy_for(db: Database, session_id: int, event: ev.PolicyTrained) -> None:
         return
     config = event.rl_config
     result = event.result
-    low, high = (result.get("ci95") or [None, None])[:2]
+    low, high = (result.ci95 or (None, None))[:2]
     insert_policy(
         db,
         SavedPolicy(
@@ -260,10 +259,10 @@ def _policy_for(db: Database, session_id: int, event: ev.PolicyTrained) -> None:
             rl_config=config,
             authors=_action_authors(db, session_id, config),
             samples=event.samples,
-            measure=result.get("measure", Measure.SUCCESS_RATE.value),
-            value=result.get("value"),
+            measure=result.measured_in.value,
+            value=result.value,
             ci95=None if low is None else (low, high),
-            episodes=result.get("episodes"),
+            episodes=result.episodes,
             deterministic=event.deterministic,
             made_in=f"session {session_id}, iteration {event.iteration + 1}",
             weights=weights,
