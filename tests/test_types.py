@@ -168,3 +168,5 @@ def test_a_new_summary_keeps_its_key_order_and_a_rate_names_its_null_score() -> 
     assert list(EvaluationSummary.from_dict(decided).to_dict()) == list(decided)
     assert EvaluationSummary(episodes=4).to_dict() == {"episodes": 4, "score": None}
     assert ev.IterationDone(0, "builtin", "p", 0.5, 1, 1, 0).to_dict()["evaluation"] == {}
+    unscored = ev.SessionFinished(0, "builtin", "iterations used up", 0.5, 1, 0)
+    assert unscored.to_dict()["run"] == {} and not unscored.run  # no run score: empty

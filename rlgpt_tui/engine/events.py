@@ -265,7 +265,7 @@ class EditDiscarded(Event):
 class SessionFinished(Event):
     """How a session ended; ``best``: the best iteration's value of the task's measure;
     ``run``: for scored tasks, the measure over every training episode of the session
-    (Crafter's own definition of its score), as a Measurement dict; ``total_samples``:
+    (Crafter's own definition of its score), a Measurement's summary; ``total_samples``:
     every sample trained, an interrupted iteration's included."""
 
     reason: str  # RunEnd.text: "target reached", "error: ..."
@@ -273,7 +273,7 @@ class SessionFinished(Event):
     total_samples: int
     tokens: int
     measure: str = "success_rate"
-    run: dict[str, Any] = field(default_factory=dict)
+    run: EvaluationSummary = field(default_factory=EvaluationSummary)
     # the result: the chosen solution's fresh evaluation (SolutionChosen.result); {}: none
     result: dict[str, Any] = field(default_factory=dict)
     end: str = ""  # EndKind's value ('' in sessions recorded before it: read ``reason``)

@@ -129,7 +129,7 @@ class EventPrinter:
                 c.rule(f"session finished; agent {_e(event.agent)}")
                 c.print(_e(finished_text(event)))
                 if event.run:
-                    c.print(f"  all training episodes: {_e(result_text(event.run))}")
+                    c.print(f"  all training episodes: {_e(event.run.text())}")
                 elif event.measure == Measure.CRAFTER_SCORE and event.total_samples:
                     c.print("  all training episodes: none ended, so no Crafter score of them")
 

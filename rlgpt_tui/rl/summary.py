@@ -88,6 +88,10 @@ class EvaluationSummary:
             data[name] = copy.deepcopy(value)
         return data | copy.deepcopy(self.extra)
 
+    def __bool__(self) -> bool:
+        """False for an empty summary (``{}``: nothing was evaluated), as its dict."""
+        return bool(self.to_dict())
+
     @property
     def measured_value(self) -> float | None:
         """The task's measure (records older than it: the success rate); None: none."""

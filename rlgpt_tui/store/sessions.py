@@ -610,7 +610,7 @@ class SessionStore:
                     "total_samples": event.total_samples,
                 }
                 if event.run:
-                    summary["run_score"] = event.run.get("score")
+                    summary["run_score"] = event.run.score
         db["sessions"].update(session_id, summary)
 
     def _best(self, session_id: int, value: float, measure: str | None) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.printer import candidate_lines
 from rlgpt_tui.engine.provenance import PROVENANCE_EVENTS, solution_provenance
 from rlgpt_tui.rl.summary import EvaluationSummary
-from rlgpt_tui.tasks import Measure, result_text
+from rlgpt_tui.tasks import Measure
 from rlgpt_tui.tui.widgets.searchable import SearchableLog
 
 
@@ -57,8 +57,8 @@ class CriticPane(SearchableLog):
                     self.add(f"    {escape(line)}")
             case ev.SessionFinished() if event.run:
                 self.add(
-                    f"[b]all {event.run['episodes']:,} training episodes[/b] (Crafter's "
-                    f"definition): {escape(result_text(event.run))}"
+                    f"[b]all {event.run.episodes or 0:,} training episodes[/b] (Crafter's "
+                    f"definition): {escape(event.run.text())}"
                 )
 
 
