@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from rlgpt_tui.agents.base import AgentTeam
@@ -65,7 +64,7 @@ def _llm_record(llm: LLMSettings | None) -> dict[str, Any]:
     return dataclasses.asdict(llm)
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class RunOutcome:
     """How a session's run ended (``end``; ``reason``: the text its session records), with
     what it returned: the engine's result, or a chain session's."""

@@ -54,7 +54,7 @@ class ChainResult:
             "subtasks": self.subtasks,
             "solved_stages": self.solved_stages,
             "training_samples": self.training_samples,
-        } | (self.evaluation.to_dict() if self.evaluation else {})
+        } | (self.evaluation.to_dict() if self.evaluation is not None else {})
 
     def summary(self) -> EvaluationSummary:
         """The chained evaluation with the sub-tasks and stages solved (its event's)."""
