@@ -324,8 +324,8 @@ def _run_score_lines(events: list[ev.Event]) -> list[str]:
         return []
     run = finished[-1].run
     return [
-        f"- over all {run['episodes']:,} training episodes of the run (Crafter's own "
-        f"definition of its score): {result_text(run, ends=False)}"
+        f"- over all {run.episodes or 0:,} training episodes of the run (Crafter's own "
+        f"definition of its score): {run.text(ends=False)}"
     ]
 
 

@@ -19,7 +19,8 @@ from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.chain import run_task_chain
 from rlgpt_tui.engine.control import ControlPlane
 from rlgpt_tui.engine.ends import RunEnd
-from rlgpt_tui.engine.engine import Engine, EngineResult, EngineSettings
+from rlgpt_tui.engine.engine import Engine, EngineSettings
+from rlgpt_tui.engine.result import ChainResult, EngineResult
 from rlgpt_tui.engine.resume import ResumeState
 from rlgpt_tui.engine.settings import session_tensorboard
 from rlgpt_tui.library.shelf import EMPTY, USER, SkillShelf
@@ -63,6 +64,28 @@ def _llm_record(llm: LLMSettings | None) -> dict[str, Any]:
     if llm is None or not llm.configured:
         return {}
     return dataclasses.asdict(llm)
+
+
+@dataclasses.dataclass(frozen=True)
+class RunOutcome:
+    """How a session's run ended (``end``; ``reason``: the text its session records), with
+    what it returned: the engine's result, or a chain session's."""
+
+    end: RunEnd
+    reason: str
+    result: EngineResult | None = None
+    chain: ChainResult | None = None
+
+    @classmethod
+    def of_run(cls, result: EngineResult) -> RunOutcome:
+        return cls(result.end, result.end.text, result=result)
+
+    @classmethod
+    def of_chain(cls, chain: ChainResult) -> RunOutcome:
+        """A stopped chain ends as its stage did; a finished one records its result."""
+        if chain.stopped_at is not None:
+            return cls(chain.end, chain.end.text, chain=chain)
+        return cls(chain.end, f"chain {result_text(chain.to_dict())}", chain=chain)
 
 
 class Session:
@@ -191,13 +214,13 @@ class Session:
         self.on_event(event)
         return seq
 
-    def run(self, on_event: EventHandler | None = None) -> EngineResult | dict[str, Any]:
+    def run(self, on_event: EventHandler | None = None) -> RunOutcome:
         """Run to the end (blocking); ``on_event`` sees each event after it is recorded."""
         self.on_event = on_event or (lambda event: None)
         status, reason = "failed", "crashed"  # unless the run ends with a RunEnd
         try:
             if self.chain:
-                summary = run_task_chain(
+                chain = run_task_chain(
                     self.settings,
                     self.team,
                     self._record,
@@ -205,15 +228,11 @@ class Session:
                     self._use_engine,
                     self.control,
                 )
-                if "stopped_at" in summary:
-                    end: RunEnd = summary["end"]
-                    status, reason = end.status, end.text
-                else:
-                    status, reason = "finished", f"chain {result_text(summary)}"
-                return summary
-            result = self.engine.run()
-            status, reason = result.end.status, result.end.text
-            return result
+                outcome = RunOutcome.of_chain(chain)
+            else:
+                outcome = RunOutcome.of_run(self.engine.run())
+            status, reason = outcome.end.status, outcome.reason
+            return outcome
         except KeyboardInterrupt:
             status, reason = "stopped", "interrupted (ctrl+c)"
             raise

@@ -425,8 +425,8 @@ def test_chained_coded_stages_share_what_they_remember() -> None:
         StageSolution("place_table", coded=validate("place_table", table)),
     ]
     result = evaluate_chain(stages, "place_table", "craftax", episodes=16, seed=3)
-    assert result["stage_reached"]["place_table"] >= 0.9  # the wood stage finished
-    assert result["success_rate"] >= 0.8, result
+    assert (result.stage_reached or {})["place_table"] >= 0.9  # the wood stage finished
+    assert (result.success_rate or 0.0) >= 0.8, result
 
 
 @pytest.mark.slow
@@ -575,7 +575,7 @@ def test_a_plan_of_code_alone_below_its_target_trains_rl_from_that_code(monkeypa
         assert "the plan's code alone measured" in started[0].config["high_level_actions_note"]
         assert all(3000 <= d.samples < 3100 for d in done)  # a coded call ends past it
         measured = {
-            e.subject: e.result["value"]
+            e.subject: e.result.value
             for e in events
             if isinstance(e, ev.EvaluationDone) and e.iteration == 0
         }
@@ -641,7 +641,7 @@ def test_rl_from_short_code_gets_the_library_skills_that_answer_how_the_code_die
         )
         Engine(settings, team, events.append).run()
     code_alone = next(e for e in events if isinstance(e, ev.EvaluationDone))
-    ends = code_alone.result["episode_ends"]
+    ends = code_alone.result.episode_ends or {}
     assert ends.get("killed_by_zombie", 0) >= 1 and "success" not in ends  # they died
     started = next(e for e in events if isinstance(e, ev.TrainingStarted))
     assert started.config["coded_actions"] == ["survive", "swing_at_zombie"]
@@ -687,7 +687,7 @@ def test_rl_started_from_a_navigation_routine_is_measured_as_it_acted_in_trainin
         engine.run()
     started = next(e for e in events if isinstance(e, ev.TrainingStarted))
     assert started.rl_config["start"]["action"] == "go_to_tree"
-    evaluated = {e.subject: e.result["value"] for e in events if isinstance(e, ev.EvaluationDone)}
+    evaluated = {e.subject: e.result.value for e in events if isinstance(e, ev.EvaluationDone)}
     assert evaluated["collect_wood (RL policy, its mode: mostly go_to_tree)"] == 0.0
     sampled = evaluated["collect_wood (RL policy, sampled as trained)"]
     assert sampled > 0.0

@@ -620,10 +620,10 @@ def test_what_a_plan_logged_reaches_its_evaluation_and_the_slow_agents_feedback(
     noted = result.notes[COMPOSED_PLAN]
     assert list(noted)[0].startswith("eat_cow failed: "), noted
     assert sum(noted.values()) >= 4, noted  # a call per round, in every episode
-    lines = evaluation_lines(result.as_dict(), Measure.SUCCESS_RATE)
+    lines = evaluation_lines(result.summary(), Measure.SUCCESS_RATE)
     assert any(line.startswith("- plan logged: eat_cow failed: ") for line in lines), lines
     # how its episodes ended reaches the slow agent too (a success-rate task: no table ever)
-    ends = result.as_dict()["episode_ends"]
+    ends = result.summary().episode_ends or {}
     assert "success" not in ends and sum(ends.values()) == 4, ends
     (said,) = [line for line in lines if line.startswith("- how episodes ended: ")]
     assert all(f"{end} {n}/4" in said for end, n in ends.items()), (said, ends)

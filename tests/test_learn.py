@@ -19,6 +19,7 @@ from rlgpt_tui.curriculum import BuiltinCurriculum, LLMCurriculum
 from rlgpt_tui.curriculum.frontier import curriculum_state
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.llm.client import LLMClient, LLMSettings
+from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.store.learning import LearnStore
 from tests.llm_server import ScriptedLLMServer
@@ -190,10 +191,10 @@ def recorded_session(
     """A finished session on ``task`` whose evaluation episodes ended as ``ends`` and whose
     fresh result is ``result``, recorded event by event as the engine records them."""
     session = store.create_session(task, "craftax", "builtin", {"task": task})
-    evaluation = {"value": result, "success_rate": result, "episodes": sum(ends.values())}
-    store.record(
-        session, ev.EvaluationDone(0, "builtin", "RL policy", evaluation | {"episode_ends": ends})
+    evaluation = EvaluationSummary(
+        value=result, episodes=sum(ends.values()), success_rate=result, episode_ends=ends
     )
+    store.record(session, ev.EvaluationDone(0, "builtin", "RL policy", evaluation))
     chosen = {"value": result, "ci95": [max(0.0, result - 0.2), min(1.0, result + 0.1)]}
     store.record(session, ev.SolutionChosen(0, "builtin", [], chosen | {"kind": "RL"}))
     store.record(

@@ -85,16 +85,16 @@ def run_session(
         if stop_in_training and isinstance(event, ev.TrainingProgress):
             session.control.stop()
 
-    result = session.run(on_event)
+    outcome = session.run(on_event)
     if stop_in_training:
         assert store.get(session.id).status == "stopped"
         session = Session.resume(store, session.id, llm)
-        result = session.run(events.append)
-    return session, result, events
+        outcome = session.run(events.append)
+    return session, outcome.result, events
 
 
 def evaluated(events: list[ev.Event]) -> dict[str, dict]:
-    return {e.subject: e.result for e in events if isinstance(e, ev.EvaluationDone)}
+    return {e.subject: e.result.to_dict() for e in events if isinstance(e, ev.EvaluationDone)}
 
 
 @pytest.mark.slow

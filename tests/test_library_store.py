@@ -24,10 +24,11 @@ from rlgpt_tui.library.skill_library import SkillLibrary
 from rlgpt_tui.library.skillfile import SkillFile
 from rlgpt_tui.library.storage import COLUMNS, LibraryError
 from rlgpt_tui.llm.client import LLMSettings
+from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.store.schema import MIGRATIONS, SCHEMA_VERSION
-from rlgpt_tui.tasks import get_task
+from rlgpt_tui.tasks import Measure, get_task
 from rlgpt_tui.tui.app import RlgptApp
 from rlgpt_tui.tui.screens.skills import SkillsScreen
 from tests.llm_server import ScriptedLLMServer
@@ -39,19 +40,19 @@ GO_TO_TREE = (ASSETS_DIR / "skills" / "go_to_tree.py").read_text()
 COLLECT_WOOD = (ASSETS_DIR / "skills" / "collect_wood.py").read_text()
 
 
-def evaluation(rate: float, episodes: int, calls: dict[str, int]) -> dict:
+def evaluation(rate: float, episodes: int, calls: dict[str, int]) -> EvaluationSummary:
     """An RL policy's evaluation summary as the engine records it."""
-    return {
-        "measure": "success_rate",
-        "value": rate,
-        "ci95": [max(0.0, rate - 0.2), min(1.0, rate + 0.2)],
-        "episodes": episodes,
-        "success_rate": rate,
-        "coded_actions": {
+    return EvaluationSummary(
+        measure=Measure.SUCCESS_RATE,
+        value=rate,
+        ci95=(max(0.0, rate - 0.2), min(1.0, rate + 0.2)),
+        episodes=episodes,
+        success_rate=rate,
+        coded_actions={
             name: {"calls": n, "steps": 5 * n, "end_reasons": {"returned": n}}
             for name, n in calls.items()
         },
-    }
+    )
 
 
 def record_session(
@@ -171,13 +172,13 @@ def test_builtin_agent_code_is_labelled_builtin_library_and_code_only_runs_count
             1,
             "builtin",
             subject="collect_wood (code only)",
-            result={
-                "measure": "success_rate",
-                "value": 1.0,
-                "ci95": [0.68, 1.0],
-                "episodes": 8,
-                "success_rate": 1.0,
-            },
+            result=EvaluationSummary(
+                measure=Measure.SUCCESS_RATE,
+                value=1.0,
+                ci95=(0.68, 1.0),
+                episodes=8,
+                success_rate=1.0,
+            ),
         ),
     ):
         store.record(sid, event)
@@ -210,8 +211,9 @@ def test_a_plan_of_code_alone_credits_its_evaluation_to_each_of_its_steps(tmp_pa
     sid = store.create_session("place_table", "craftax", "llm:qwen", {})
     steps = {"collect_wood": COLLECT_WOOD, "place_table": "def act(ctx):\n    yield 10\n"}
     events = plan_of_code_alone(steps)
-    result = {"measure": "success_rate", "value": 1.0, "ci95": [0.94, 1.0], "episodes": 64}
-    result["success_rate"] = 1.0
+    result = EvaluationSummary(
+        measure=Measure.SUCCESS_RATE, value=1.0, ci95=(0.94, 1.0), episodes=64, success_rate=1.0
+    )
     events.append(ev.EvaluationDone(0, "llm:qwen", subject="plan (code only)", result=result))
     for event in events:
         store.record(sid, event)
@@ -237,8 +239,8 @@ def test_a_plan_of_code_alone_records_each_steps_calls(tmp_path) -> None:
     steps = {"collect_wood": COLLECT_WOOD, "place_table": place}
     composed = validate(COMPOSED_PLAN, compose_sources(list(steps.items())))
     config = RLConfig(task="place_table", coded_actions=[CodedActionSpec.of(composed)], num_envs=4)
-    result = evaluate(config, only_coded=COMPOSED_PLAN, episodes=4, seed=3).as_dict()
-    ran = result["coded_calls"][COMPOSED_PLAN]
+    result = evaluate(config, only_coded=COMPOSED_PLAN, episodes=4, seed=3).summary()
+    ran = (result.coded_calls or {})[COMPOSED_PLAN]
     begun = ran["begun"]
     assert ran["calls"] >= 4 and set(begun) == set(steps), ran
     # every call begins the plan's first step; the table only once wood is held (its guard
@@ -256,13 +258,13 @@ def test_a_plan_of_code_alone_records_each_steps_calls(tmp_path) -> None:
         only_coded="collect_wood",
         episodes=4,
         seed=3,
-    ).as_dict()
+    ).summary()
     subject = "collect_wood (code only)"
     events.append(ev.EvaluationDone(1, "llm:qwen", subject=subject, result=alone))
     for event in events:
         store.record(sid, event)
     calls = {s.name: s.record.calls for s in store.skills("craftax")}
-    own = alone["coded_calls"]["collect_wood"]["calls"]
+    own = (alone.coded_calls or {})["collect_wood"]["calls"]
     assert calls == {
         "collect_wood": begun["collect_wood"] + own,
         "place_table": begun["place_table"],

@@ -23,6 +23,7 @@ from rlgpt_tui.agents.schemas import (
     VerdictAnswer,
 )
 from rlgpt_tui.llm.client import LLMAnswerError, LLMClient, LLMError, LLMSettings
+from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.tasks import get_task
 from tests.llm_server import ScriptedLLMServer
 from tests.test_agents_engine import PLAN, RL_ANSWER, VERDICT_OK, scripted_agent
@@ -63,7 +64,7 @@ def test_structured_output_is_sent_and_remembered_when_the_server_takes_it() -> 
     with ScriptedLLMServer(responder=scripted_agent) as server:
         team = LLMTeam(client_for(server))
         plan = team.slow.plan(TASK, [])
-        team.critic.judge_rl(TASK, plan.learned()[0], {"success_rate": 0.5}, 0.9)
+        team.critic.judge_rl(TASK, plan.learned()[0], EvaluationSummary(success_rate=0.5), 0.9)
     assert [s.name for s in plan.subactions] == ["go_to_tree", "collect_wood"]
     formats = [r.get("response_format") for r in server.requests]
     assert all(f and f["type"] == "json_schema" for f in formats)
@@ -128,7 +129,7 @@ def test_an_answer_failing_every_repair_round_is_an_answer_error() -> None:
         team = LLMTeam(client_for(server, repair_rounds=2))
         sub = PlanAnswer.model_validate(PLAN).subactions[1]
         with pytest.raises(LLMAnswerError, match="critic answer failed validation 3 times"):
-            team.critic.judge_rl(TASK, sub, {"success_rate": 0.1}, 0.9)
+            team.critic.judge_rl(TASK, sub, EvaluationSummary(success_rate=0.1), 0.9)
     assert [(c.validated, c.repair_round) for c in team.client.calls] == [
         (False, 0),
         (False, 1),
@@ -148,7 +149,7 @@ def test_a_repair_answered_with_the_refused_answer_ends_the_repairs() -> None:
         team = LLMTeam(client_for(server, repair_rounds=2))
         sub = PlanAnswer.model_validate(PLAN).subactions[1]
         with pytest.raises(LLMAnswerError, match="critic answer repeated its refused answer"):
-            team.critic.judge_rl(TASK, sub, {"success_rate": 0.1}, 0.9)
+            team.critic.judge_rl(TASK, sub, EvaluationSummary(success_rate=0.1), 0.9)
     assert len(server.requests) == 2
     assert [(c.validated, c.repair_round) for c in team.client.calls] == [(False, 0), (False, 1)]
 
@@ -679,7 +680,7 @@ def test_a_verdict_repeating_the_prompts_example_is_repaired() -> None:
         server.script = [{"content": json.dumps(copied)}, {"content": json.dumps(VERDICT_OK)}]
         team = LLMTeam(client_for(server))
         sub = PlanAnswer.model_validate(PLAN).subactions[1]
-        verdict = team.critic.judge_rl(TASK, sub, {"success_rate": 0.95}, 0.9)
+        verdict = team.critic.judge_rl(TASK, sub, EvaluationSummary(success_rate=0.95), 0.9)
     assert verdict.reason == VERDICT_OK["reason"]
     repair = server.requests[1]["messages"][-1]["content"]
     assert "repeats the prompt's example" in repair
@@ -692,7 +693,7 @@ def test_a_verdict_naming_what_its_evidence_lacks_is_repaired() -> None:
         server.script = [{"content": json.dumps(grass)}, {"content": json.dumps(VERDICT_OK)}]
         team = LLMTeam(client_for(server))
         sub = PlanAnswer.model_validate(PLAN).subactions[1]
-        team.critic.judge_rl(TASK, sub, {"success_rate": 0.95}, 0.9)
+        team.critic.judge_rl(TASK, sub, EvaluationSummary(success_rate=0.95), 0.9)
     repair = server.requests[1]["messages"][-1]["content"]
     assert "the reason names grass, which the evidence does not show" in repair
 
@@ -713,7 +714,7 @@ def test_the_measured_figure_overrules_a_verdict_that_contradicts_it(
         server.script = [{"content": json.dumps(answer)}]
         team = LLMTeam(client_for(server))
         sub = PlanAnswer.model_validate(PLAN).subactions[1]
-        verdict = team.critic.judge_rl(TASK, sub, {"success_rate": rate}, 0.9)
+        verdict = team.critic.judge_rl(TASK, sub, EvaluationSummary(success_rate=rate), 0.9)
     assert verdict.success is passed
     assert verdict.reason.startswith("overruled by the measured figure: " + expected)
     assert verdict.reason.endswith("the player did not collect any wood)")
@@ -726,10 +727,10 @@ def test_an_rl_verdict_denying_what_the_evaluation_shows_is_overruled() -> None:
     showed. A denial of an amount ("not enough coal") stands."""
     task = get_task("collect_coal")
     sub = SubAction(name="learn_collect_coal", description="collect coal", mode="rl")
-    evaluation = {
-        "success_rate": 0.69,
-        "achievement_rates": {"collect_wood": 1.0, "collect_coal": 0.69, "eat_cow": 0.0},
-    }
+    evaluation = EvaluationSummary(
+        success_rate=0.69,
+        achievement_rates={"collect_wood": 1.0, "collect_coal": 0.69, "eat_cow": 0.0},
+    )
     said = "The sub-action 'learn_collect_coal' did not collect any coal."
     for reason, overruled in ((said, True), ("it found not enough coal", False)):
         answer = {"success": False, "reason": reason, "suggestion": ""}
@@ -1086,7 +1087,7 @@ def test_a_verdict_whose_reason_says_the_other_verdict_is_repaired() -> None:
         server.script = [{"content": json.dumps(torn)}, {"content": json.dumps(VERDICT_OK)}]
         team = LLMTeam(client_for(server))
         sub = PlanAnswer.model_validate(PLAN).subactions[1]
-        verdict = team.critic.judge_rl(TASK, sub, {"success_rate": 0.95}, 0.9)
+        verdict = team.critic.judge_rl(TASK, sub, EvaluationSummary(success_rate=0.95), 0.9)
     assert verdict.reason == VERDICT_OK["reason"] and verdict.success
     repair = server.requests[1]["messages"][-1]["content"]
     assert "it opens with 'fail' but success is true" in repair

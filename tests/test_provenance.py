@@ -14,6 +14,7 @@ from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.printer import EventPrinter
 from rlgpt_tui.library.compose import compose_sources, link_skills
 from rlgpt_tui.report import session_markdown
+from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.tui.app import RlgptApp
 from rlgpt_tui.tui.widgets.critic import CriticPane
@@ -57,7 +58,10 @@ def run_events(kind: str, only_coded: str | None = None) -> list[ev.Event]:
             0, LLM, subaction="collect_wood", config={"coded_actions": list(usage), "samples": 1}
         ),
         ev.EvaluationDone(
-            0, LLM, subject="collect_wood (RL policy)", result=result | {"coded_actions": usage}
+            0,
+            LLM,
+            subject="collect_wood (RL policy)",
+            result=EvaluationSummary.from_dict(result | {"coded_actions": usage}),
         ),
         ev.SolutionChosen(
             0,
@@ -151,7 +155,7 @@ def test_rl_from_a_composed_plan_credits_the_plans_steps_authors() -> None:
                 specs = [{"name": "go_to_tree", "source": GO_TO_TREE}]
                 event.rl_config = {"coded_actions": specs + [{"name": "plan", "source": plan}]}
             if isinstance(event, ev.EvaluationDone):
-                event.result["coded_actions"] = usage
+                event.result.coded_actions = usage
         return events
 
     text = printed(rl_from_the_plan(person=False))

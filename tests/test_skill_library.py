@@ -21,6 +21,7 @@ from rlgpt_tui.rl.episodes import (
     run_episodes,
     run_one_call_each,
 )
+from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.skills.outcomes import CallEnd
 from rlgpt_tui.skills.validation import validate
 from rlgpt_tui.tasks import Measure, get_task
@@ -36,7 +37,7 @@ def feedback(plan: Plan, evaluation: dict) -> IterationFeedback:
         value=evaluation["value"],
         samples=100_000,
         measure=Measure.CRAFTER_SCORE,
-        evaluation=evaluation,
+        evaluation=EvaluationSummary.from_dict(evaluation),
     )
 
 
@@ -91,11 +92,12 @@ def test_the_critic_reasons_on_rates_and_deaths_and_compares_the_score() -> None
         "achievement_rates": rates,
         "episode_ends": {"killed_by_zombie": 31, "horizon": 33},
     }
-    verdict = critic.judge_rl(SCORED, sub, evaluation, 50.5)
+    verdict = critic.judge_rl(SCORED, sub, EvaluationSummary.from_dict(evaluation), 50.5)
     assert not verdict.success
     assert "at 0: defeat_skeleton" in verdict.reason and "collect_iron 0.20" in verdict.reason
     assert "31/64 episodes ended killed_by_zombie" in verdict.suggestion
-    assert critic.judge_rl(SCORED, sub, evaluation | {"value": 51.0}, 50.5).success
+    better = EvaluationSummary.from_dict(evaluation | {"value": 51.0})
+    assert critic.judge_rl(SCORED, sub, better, 50.5).success
 
 
 def test_a_library_skill_is_judged_by_what_its_runs_changed() -> None:

@@ -381,22 +381,24 @@ def test_chain_session_stopped_mid_chain_resumes_with_finished_stages_kept(tmp_p
             session.control.stop()  # the control plane every stage shares
 
     outcome = session.run(stop_in_second_stage)
-    assert outcome["stopped_at"] == "place_table"
+    assert outcome.chain is not None and outcome.chain.stopped_at == "place_table"
     assert store.get(session.id).status == "stopped"
     before = store.events(session.id)
     first_stage = [e for e in before if e["kind"] == "session_finished"][0]
     assert first_stage["reason"] in ("target reached", "iterations used up")
 
     resumed = Session.resume(store, session.id)
-    summary = resumed.run()
+    summary = resumed.run().chain
+    assert summary is not None
     after = store.events(session.id)
     assert after[: len(before)] == before
     new = after[len(before) :]
     assert [e["task"] for e in new if e["kind"] == "session_started"] == []  # no stage restarted
     assert any(e["kind"] == "session_resumed" and e["iteration"] == 0 for e in new)
-    assert summary["solved_stages"] == ["collect_wood", "place_table"]
-    assert summary["training_samples"] >= first_stage["total_samples"]
-    assert 0.0 <= summary["success_rate"] <= 1.0 and summary["episodes"] == 8
+    assert summary.solved_stages == ["collect_wood", "place_table"]
+    assert summary.training_samples >= first_stage["total_samples"]
+    assert summary.evaluation is not None and summary.evaluation.episodes == 8
+    assert 0.0 <= (summary.evaluation.success_rate or 0.0) <= 1.0
     assert store.get(session.id).status == "finished"
 
 

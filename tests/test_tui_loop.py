@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from rlgpt_tui.engine import events as ev
+from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.tui.app import RlgptApp
@@ -261,7 +262,9 @@ def _recorded_session(store: SessionStore) -> int:
                 time=t + 4 + k,
             )
         )
-    result = {"success_rate": 0.75, "ci95": [0.41, 0.93], "episodes": 8, "training_samples": 4096}
+    result = EvaluationSummary(
+        success_rate=0.75, ci95=(0.41, 0.93), episodes=8, training_samples=4096
+    )
     events += [
         ev.EvaluationDone(
             0, "builtin", subject="collect_wood (RL policy)", result=result, time=t + 14

@@ -90,3 +90,83 @@ def test_replies_read_back_as_what_the_worker_sent() -> None:
     assert loaded.errors == {1: "SyntaxError"}
     with pytest.raises(ProtocolError):
         RewardValues.parse({"values": ["1"], "failures": {}}, 1)
+
+
+#: evaluation summaries as sessions recorded them: the first format (a success rate), the
+#: measure's, a decided one, a trained policy's, a chain's, and one with a key no field names
+RECORDED_SUMMARIES = [
+    {
+        "episodes": 8,
+        "success_rate": 0.5,
+        "ci95": [0.2, 0.8],
+        "mean_length": 90.5,
+        "mean_return": 0.5,
+        "samples": 700,
+        "score": None,
+    },
+    {
+        "measure": "crafter_score",
+        "value": 12.5,
+        "ci95": [10.0, 15.0],
+        "episodes": 16,
+        "success_rate": 0.0,
+        "score": 12.5,
+        "achievement_rates": {"collect_wood": 1.0},
+        "episode_ends": {"horizon": 16},
+    },
+    {
+        "measure": "success_rate",
+        "value": 0.625,
+        "ci95": [0.625, 1.0],
+        "episodes": 8,
+        "success_rate": 0.625,
+        "score": None,
+        "achievement_rates": {},
+        "episode_ends": {"success": 5},
+        "mean_length": 12.0,
+        "mean_return": 1.0,
+        "samples": 60,
+        "decision": "at or above the target 0.60",
+        "episodes_used": 5,
+        "planned": 8,
+        "range": [0.625, 1.0],
+        "coded_notes": {"plan": {"eat_cow failed": 3}},
+        "coded_calls": {"plan": {"calls": 4, "begun": {"go": 4}}},
+        "coded_decision_share": 0.5,
+        "training_samples": 1024,
+        "coded_actions": {"go": {"calls": 3, "steps": 9, "end_reasons": {"returned": 3}}},
+    },
+    {
+        "subtasks": ["collect_wood", "place_table"],
+        "solved_stages": ["collect_wood"],
+        "measure": "success_rate",
+        "value": 0.25,
+        "stages": ["collect_wood"],
+        "stage_reached": {"collect_wood": 1.0},
+        "samples": 400,
+        "training_samples": 2048,
+    },
+    {"success_rate": 0.5, "a later version's key": [1, 2]},
+    {},
+]
+
+
+@pytest.mark.parametrize("record", RECORDED_SUMMARIES)
+def test_a_recorded_evaluation_summary_reads_and_writes_back_as_it_was(record) -> None:
+    from rlgpt_tui.rl.summary import EvaluationSummary
+
+    summary = EvaluationSummary.from_dict(record)
+    assert summary.to_dict() == record  # the same keys and values (in the fields' order)
+    event = ev.EvaluationDone(0, "builtin", subject="x", result=summary)
+    assert ev.event_from_dict(event.to_dict()) == event
+
+
+def test_a_new_summary_keeps_its_key_order_and_a_rate_names_its_null_score() -> None:
+    from rlgpt_tui.rl.summary import EvaluationSummary
+
+    decided = RECORDED_SUMMARIES[2]
+    assert list(EvaluationSummary.from_dict(decided).to_dict()) == list(decided)
+    assert EvaluationSummary(episodes=4).to_dict() == {"episodes": 4, "score": None}
+    assert ev.IterationDone(0, "builtin", "p", 0.5, 1, 1, 0).to_dict()["evaluation"] == {}
+    unscored = ev.SessionFinished(0, "builtin", "iterations used up", 0.5, 1, 0)
+    assert unscored.to_dict()["run"] == {} and not unscored.run  # no run score: empty

@@ -14,6 +14,7 @@ from rlgpt_tui.envs.crafter_world import CrafterWorld
 from rlgpt_tui.envs.minedojo.world import MineDojoWorld
 from rlgpt_tui.library.shelf import ShelfSkill, SkillShelf
 from rlgpt_tui.llm.client import LLMAnswerError, LLMSettings
+from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.session import make_team
 from rlgpt_tui.tasks import get_task
 from tests.llm_server import ScriptedLLMServer
@@ -35,7 +36,8 @@ def prompts_of(
         team.fast.write_code(the_task, plan.coded()[0])
         sub = SubAction(name=task, description="the task", mode="rl")
         if judge:
-            team.critic.judge_rl(the_task, sub, {"success_rate": 0.5, "episodes": 8}, 0.9)
+            evaluation = EvaluationSummary(success_rate=0.5, episodes=8)
+            team.critic.judge_rl(the_task, sub, evaluation, 0.9)
         return {role_of(r["messages"]): r["messages"][-1]["content"] for r in server.requests}
 
 
@@ -71,7 +73,7 @@ def test_worlds_answer_documentation_crafter_and_craftax_share_theirs() -> None:
     verdict = team.critic.judge_rl(
         get_task("crafter_score"),
         SubAction(name="crafter_score", description="play", mode="rl"),
-        {"value": 10.0, "episode_ends": deaths},
+        EvaluationSummary(value=10.0, episode_ends=deaths),
         50.0,
     )
     assert crafter.tech_tree.deaths["killed_by_zombie"][1] in verdict.suggestion

@@ -9,6 +9,7 @@ from string import Template
 from typing import Any
 
 from rlgpt_tui import ASSETS_DIR, read_asset
+from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.tasks import Measure, Task
 from rlgpt_tui.text import clipped
 
@@ -80,33 +81,32 @@ def earlier_ends_text(ends: Mapping[str, int] | None) -> str:
     )
 
 
-def evaluation_lines(evaluation: dict[str, Any], measure: Measure) -> list[str]:
+def evaluation_lines(evaluation: EvaluationSummary, measure: Measure) -> list[str]:
     """An evaluation summary as prompt lines: for scored tasks, achievements by success
     rate; for every task, how episodes ended, their mean length and how often each coded
     action was chosen."""
     lines = []
-    rates = evaluation.get("achievement_rates") or {}
+    rates = evaluation.achievement_rates or {}
     if measure is Measure.CRAFTER_SCORE and rates:
         ordered = sorted(rates.items(), key=lambda kv: -kv[1])
         lines.append(
             "- achievements (success rate per episode): "
             + ", ".join(f"{k} {v:.2f}" for k, v in ordered)
         )
-    ends = evaluation.get("episode_ends") or {}
+    ends = evaluation.episode_ends or {}
     if ends:  # a plan whose failures die of thirst needs a step that drinks, not a rewrite
         lines.append(f"- how episodes ended: {ends_text(ends)}")
-    if "mean_length" in evaluation:
-        lines.append(f"- mean episode length {evaluation['mean_length']:.0f} steps")
+    if evaluation.mean_length is not None:
+        lines.append(f"- mean episode length {evaluation.mean_length:.0f} steps")
     calls = {
-        name: stats.get("calls", 0)
-        for name, stats in (evaluation.get("coded_actions") or {}).items()
+        name: stats.get("calls", 0) for name, stats in (evaluation.coded_actions or {}).items()
     }
     if calls:
         lines.append(
             "- coded action calls in training: "
             + ", ".join(f"{k} {n}" for k, n in sorted(calls.items(), key=lambda kv: -kv[1]))
         )
-    for name, notes in (evaluation.get("coded_notes") or {}).items():
+    for name, notes in (evaluation.coded_notes or {}).items():
         said = "; ".join(f"{clipped(note, 120)} ({n} calls)" for note, n in notes.items())
         lines.append(f"- {name} logged: {said}")
     return lines

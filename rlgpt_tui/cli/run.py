@@ -99,7 +99,7 @@ def run_session(session, seed: int) -> int:
     printer = EventPrinter(console)
     printer.remember(events_from_records(session.store.events(session.id)))  # resumed: its record
     outcome = session.run(printer)
-    if session.chain:
+    if outcome.chain is not None:
         settings = session.settings
         print(
             json.dumps(
@@ -110,9 +110,9 @@ def run_session(session, seed: int) -> int:
                     "agent": session.label,
                     "seed": seed,
                 }
-                | outcome,
-                default=str,  # a stopped chain's RunEnd: its recorded text
+                | outcome.chain.to_dict(),
+                default=str,  # as the store writes events: a value JSON lacks, as text
             )
         )
-        return 0 if outcome.get("success_rate") is not None else 1
+        return 0 if outcome.chain.evaluation is not None else 1
     return 1 if outcome.end.kind is EndKind.ERROR else 0

@@ -17,7 +17,6 @@ from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -25,16 +24,18 @@ from rlgpt_tui.agents.team import AgentTeam
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.control import ControlPlane
 from rlgpt_tui.engine.engine import Engine, EngineSettings, EventHandler, checkpoint_folder
+from rlgpt_tui.engine.result import ChainResult
 from rlgpt_tui.engine.resume import ResumeState, finished, recorded_stage_solution, split_runs
 from rlgpt_tui.engine.solution import StageSolution
 from rlgpt_tui.envs import make_world
 from rlgpt_tui.llm.client import LLMAnswerError
 from rlgpt_tui.rl.episodes import ActionEntry, EpisodeRunner, build_action_table, run_episodes
+from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.rl.train import coded_actions_for
 from rlgpt_tui.rl.vec_env import feature_index
 from rlgpt_tui.tasks import get_task
 
-__all__ = ["StageSolution", "evaluate_chain", "run_task_chain"]
+__all__ = ["ChainResult", "StageSolution", "evaluate_chain", "run_task_chain"]
 
 STAGE_CODE_MEMORY = "stage code"  # the ctx.memory key shared by coded stage solutions
 
@@ -73,7 +74,7 @@ def _chain_table(stages: list[StageSolution], world) -> tuple[list[ActionEntry],
 
 def evaluate_chain(
     stages: list[StageSolution], task: str, env: str, episodes: int, seed: int
-) -> dict[str, Any]:
+) -> EvaluationSummary:
     """Run the chained solutions once per env; ``task``'s measure and stage reach.
 
     Every env follows stage k's solution until stage k's goal holds (its action is then
@@ -119,15 +120,14 @@ def evaluate_chain(
         runner.close()
         world.close()
     length = np.array([o.length for o in outcomes])
-    measurement = runner.tally.measure(final, seed=seed)
-    return measurement.as_dict() | {
-        "mean_length": round(float(length.mean()), 1),
-        "stages": [s.task for s in stages],
-        "stage_reached": {
-            s.task: round(float((stage >= k).mean()), 3) for k, s in enumerate(stages)
-        },
-        "samples": int(length.sum()),
+    summary = EvaluationSummary.of_measurement(runner.tally.measure(final, seed=seed))
+    summary.mean_length = round(float(length.mean()), 1)
+    summary.stages = [s.task for s in stages]
+    summary.stage_reached = {
+        s.task: round(float((stage >= k).mean()), 3) for k, s in enumerate(stages)
     }
+    summary.samples = int(length.sum())
+    return summary
 
 
 def run_task_chain(
@@ -137,7 +137,7 @@ def run_task_chain(
     recorded: list[ev.Event] | None = None,
     on_stage: Callable[[Engine], None] | None = None,
     control: ControlPlane | None = None,
-) -> dict:
+) -> ChainResult:
     """Long-horizon tasks: the planner's sub-tasks, each solved by the two loops, chained.
 
     The sample budget is shared: each sub-task gets what the earlier ones left. Returns the
@@ -149,16 +149,16 @@ def run_task_chain(
     """
     task = get_task(settings.task)
     control = control or ControlPlane(settings.task)
-    summary: dict[str, Any] = {}
+    result: ChainResult | None = None
     try:
-        summary = _run_stages(settings, team, on_event, recorded or [], on_stage, control, task)
-        return summary
+        result = _run_stages(settings, team, on_event, recorded or [], on_stage, control, task)
+        return result
     finally:  # a stopped chain (resumable) keeps its pending edits for the resume
-        stopped = not summary or "stopped_at" in summary
+        stopped = result is None or result.stopped_at is not None
         control.close("the session ended before a safe point used it", keep_pending=stopped)
 
 
-def _run_stages(settings, team, on_event, recorded, on_stage, control, task) -> dict:
+def _run_stages(settings, team, on_event, recorded, on_stage, control, task) -> ChainResult:
     """The body of :func:`run_task_chain`."""
     recorded = ev.events_from_records(recorded)
     planned = [e for e in recorded if isinstance(e, ev.TaskPlanProposed)]
@@ -202,19 +202,15 @@ def _run_stages(settings, team, on_event, recorded, on_stage, control, task) -> 
                 on_stage(engine)
             result = engine.run()
             if not result.end.ended_on_its_own:
-                return {"subtasks": subtasks, "stopped_at": name, "end": result.end}
+                return ChainResult(subtasks, stopped_at=name, end=result.end)
             solution, samples = engine.solution, result.total_samples
         spent += samples
         if solution is None:
             break
         stages.append(solution)
-    summary: dict[str, Any] = {
-        "subtasks": subtasks,
-        "solved_stages": [s.task for s in stages],
-        "training_samples": spent,
-    }
+    chain = ChainResult(subtasks, [s.task for s in stages], spent)
     if stages:
-        summary |= evaluate_chain(
+        chain.evaluation = evaluate_chain(
             stages, task.name, settings.env, settings.eval_episodes, seed=20_000 + settings.seed
         )
         on_event(
@@ -222,7 +218,7 @@ def _run_stages(settings, team, on_event, recorded, on_stage, control, task) -> 
                 iteration=0,
                 agent=team.label,
                 subject=f"chain {' -> '.join(s.task for s in stages)}",
-                result=summary,
+                result=chain.summary(),
             )
         )
-    return summary
+    return chain

@@ -73,6 +73,7 @@ from rlgpt_tui.engine.steps.train import Policy, TrainingStopped
 from rlgpt_tui.library.shelf import SkillShelf
 from rlgpt_tui.llm.client import LLMError
 from rlgpt_tui.rl.episodes import EpisodeTally
+from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.sandbox import SandboxUnavailable
 from rlgpt_tui.skills.validation import ValidatedAction
 from rlgpt_tui.tasks import Task, get_task
@@ -348,7 +349,7 @@ class Engine:
             total_samples=total,
             tokens=self.tokens,
             measure=task.measure.value,
-            run=run.as_dict() if run else {},
+            run=EvaluationSummary.of_measurement(run) if run else EvaluationSummary(),
             result=final.as_dict() if final else {},
             stop_requested=self.control.stop_requested,
             evaluated=bool(history) or final is not None,

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, ClassVar
+from typing import Any, ClassVar, get_type_hints
 
 from rlgpt_tui.engine.ends import EndKind, RunEnd
+from rlgpt_tui.rl.summary import EvaluationSummary
 
 
 @dataclass
@@ -19,7 +20,11 @@ class Event:
     kind: ClassVar[str] = "event"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, **asdict(self)}
+        """The event as recorded (an evaluation summary as it writes itself)."""
+        data = {"kind": self.kind, **asdict(self)}
+        for name in SUMMARY_FIELDS.get(self.kind, ()):
+            data[name] = getattr(self, name).to_dict()
+        return data
 
 
 @dataclass
@@ -95,7 +100,7 @@ class PolicyTrained(Event):
     rl_config: dict[str, Any]
     weights: str
     samples: int
-    result: dict[str, Any]
+    result: EvaluationSummary
     deterministic: bool | None = None
     kind: ClassVar[str] = "policy_trained"
 
@@ -163,7 +168,7 @@ class ApprovalGiven(Event):
 @dataclass
 class EvaluationDone(Event):
     subject: str
-    result: dict[str, Any]
+    result: EvaluationSummary
     kind: ClassVar[str] = "evaluation"
 
 
@@ -188,7 +193,7 @@ class IterationDone(Event):
     total_samples: int
     tokens: int
     measure: str = "success_rate"
-    evaluation: dict[str, Any] = field(default_factory=dict)
+    evaluation: EvaluationSummary = field(default_factory=EvaluationSummary)
     training: dict[str, Any] = field(default_factory=dict)
     kind: ClassVar[str] = "iteration_done"
 
@@ -260,7 +265,7 @@ class EditDiscarded(Event):
 class SessionFinished(Event):
     """How a session ended; ``best``: the best iteration's value of the task's measure;
     ``run``: for scored tasks, the measure over every training episode of the session
-    (Crafter's own definition of its score), as a Measurement dict; ``total_samples``:
+    (Crafter's own definition of its score), a Measurement's summary; ``total_samples``:
     every sample trained, an interrupted iteration's included."""
 
     reason: str  # RunEnd.text: "target reached", "error: ..."
@@ -268,7 +273,7 @@ class SessionFinished(Event):
     total_samples: int
     tokens: int
     measure: str = "success_rate"
-    run: dict[str, Any] = field(default_factory=dict)
+    run: EvaluationSummary = field(default_factory=EvaluationSummary)
     # the result: the chosen solution's fresh evaluation (SolutionChosen.result); {}: none
     result: dict[str, Any] = field(default_factory=dict)
     end: str = ""  # EndKind's value ('' in sessions recorded before it: read ``reason``)
@@ -357,6 +362,14 @@ EVENT_TYPES: dict[str, type[Event]] = {
 }
 
 
+#: each kind's fields that hold an evaluation summary (recorded as its dict)
+SUMMARY_FIELDS: dict[str, tuple[str, ...]] = {
+    kind: names
+    for kind, cls in EVENT_TYPES.items()
+    if (names := tuple(n for n, t in get_type_hints(cls).items() if t is EvaluationSummary))
+}
+
+
 # fields renamed since sessions were first recorded: old name -> new name
 RENAMED = {"success_rate": "value", "best_success": "best"}
 
@@ -367,6 +380,11 @@ def event_from_dict(data: dict) -> Event:
     cls = EVENT_TYPES[data["kind"]]
     names = {f.name for f in fields(cls)}  # ClassVars (kind) are not fields
     data = {RENAMED.get(k, k) if RENAMED.get(k) in names else k: v for k, v in data.items()}
+    data |= {
+        name: EvaluationSummary.from_dict(data[name])
+        for name in SUMMARY_FIELDS.get(cls.kind, ())
+        if isinstance(data.get(name), dict)
+    }
     return cls(**{k: v for k, v in data.items() if k in names})
 
 

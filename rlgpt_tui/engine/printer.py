@@ -97,9 +97,9 @@ class EventPrinter:
                     for line in coded_failure_lines(m.get("coded_actions") or {}):
                         c.print(f"    [yellow]{escape(line)}[/]")
             case ev.EvaluationDone():
-                r = event.result
-                c.print(f"  eval {_e(event.subject)}: {_e(result_text(r))}")
-                for line in notes_lines(r.get("coded_notes") or {}):
+                summary = event.result
+                c.print(f"  eval {_e(event.subject)}: {_e(summary.text())}")
+                for line in notes_lines(summary.coded_notes or {}):
                     c.print(f"  [dim]{_e(line)}[/]")
             case ev.VerdictGiven():
                 mark = "[green]ok[/]" if event.success else "[red]fail[/]"
@@ -129,7 +129,7 @@ class EventPrinter:
                 c.rule(f"session finished; agent {_e(event.agent)}")
                 c.print(_e(finished_text(event)))
                 if event.run:
-                    c.print(f"  all training episodes: {_e(result_text(event.run))}")
+                    c.print(f"  all training episodes: {_e(event.run.text())}")
                 elif event.measure == Measure.CRAFTER_SCORE and event.total_samples:
                     c.print("  all training episodes: none ended, so no Crafter score of them")
 

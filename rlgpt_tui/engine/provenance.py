@@ -1,8 +1,9 @@
 """Who wrote a solution's coded actions, from the events a run recorded.
 
-A coded action's author is that of the code version in force: ``person`` for a human edit,
-``builtin library`` for the builtin agent's templates, else the agent that wrote it
-(``llm:MODEL``). A solution's provenance names the author of each coded action it runs, the
+A coded action's author is that of the code version in force (the library's rule,
+:func:`~rlgpt_tui.library.provenance.code_author`: ``person`` for a human edit, ``builtin
+library`` for the builtin agent's templates, else the agent that wrote it, ``llm:MODEL``).
+A solution's provenance names the author of each coded action it runs, the
 library skills its code runs through ``ctx.skill`` (linked in: the author's code calls
 them, so its calls count as the author's and the skills are named beside it), and the share
 of its coded-action calls that ran LLM-written code (an RL policy: the calls of its training
@@ -11,15 +12,18 @@ run; code alone: every call is that code's).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TypeGuard
 
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.library.compose import composed_steps, linked_skills
+from rlgpt_tui.library.provenance import (
+    BUILTIN,
+    PERSON,
+    code_author,
+    composed_author,
+    reused_from_library,
+)
 
-PERSON = "person"
-BUILTIN = "builtin library"
 #: the kinds of event a solution's provenance is read from (views keep only these)
 PROVENANCE_EVENTS = (
     ev.SessionStarted,
@@ -30,23 +34,6 @@ PROVENANCE_EVENTS = (
     ev.TrainingStarted,
     ev.EvaluationDone,
 )
-
-
-def reused_from_library(source: str | None) -> TypeGuard[str]:
-    """Is a code version a library skill reused as it is (source ``library:<author>``)?"""
-    return source is not None and source.startswith("library:")
-
-
-def code_author(source: str | None, agent: str | None) -> str:
-    """Who wrote a code version: a person's edit, the builtin templates, the agent, or (a
-    library skill reused as it is, source ``library:<author>``) the skill's author."""
-    if source == "human":
-        return PERSON
-    if reused_from_library(source):
-        return source.removeprefix("library:") or BUILTIN
-    if agent in (None, "", "builtin"):
-        return BUILTIN
-    return agent
 
 
 def written_by(source: str | None, agent: str | None) -> str:
@@ -170,9 +157,9 @@ def solution_provenance(events: list[ev.Event], chosen: dict) -> Provenance:
         if (
             isinstance(event, ev.EvaluationDone)
             and event.iteration == iteration
-            and "coded_actions" in event.result  # a trained policy's (its usage)
+            and event.result.coded_actions is not None  # a trained policy's (its usage)
         ):
-            usage = event.result.get("coded_actions") or {}
+            usage = event.result.coded_actions
     for name in names or list(usage):
         result.authors[name] = authors.get(name) or _composer(
             result, name, sources_trained.get(name, ""), authors
@@ -193,16 +180,6 @@ def _composer(result: Provenance, name: str, source: str, authors: dict[str, str
         return BUILTIN
     result.composed[name] = steps
     return author
-
-
-def composed_author(steps: list[str], authors: Mapping[str, str]) -> str | None:
-    """Who wrote a plan's ``steps`` composed by rlgpt into one routine, by each step's
-    author in ``authors``: their author where they share one, else ``several authors
-    (...)`` (no LLM's alone). None when there are no steps or a step's author is unknown."""
-    if not steps or any(step not in authors for step in steps):
-        return None
-    writers = sorted({authors[step] for step in steps})
-    return writers[0] if len(writers) == 1 else f"several authors ({', '.join(writers)})"
 
 
 def _add_links(result: Provenance, sources: dict[str, str]) -> None:

@@ -94,7 +94,7 @@ class ResumeState:
                     e.value,
                     e.samples,
                     measure=Measure(e.measure),
-                    evaluation=e.evaluation or {},
+                    evaluation=e.evaluation,
                 )
             )
             rebuilt = (Candidate.recorded(i, record) for record in offered.get(i, []))

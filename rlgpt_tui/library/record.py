@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from rlgpt_tui.library.compose import COMPOSED_PLAN
+from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.tasks import Measure, wilson_interval
 
 T = TypeVar("T")
@@ -255,17 +256,16 @@ class Use:
 
 
 def evaluation_uses(
-    subject: str, result: Mapping[str, Any], task: str, plan_steps: Callable[[], list[str]]
+    subject: str, result: EvaluationSummary, task: str, plan_steps: Callable[[], list[str]]
 ) -> dict[str, Use]:
     """The skills that took part in an evaluation of ``subject`` serving ``task``, each with
     its use: an RL policy's coded actions (with the calls of the training before it), a
     composed plan's coded steps (``plan_steps``: the calls that began each), or the one
     coded action run alone. Empty when none took part."""
     usage: dict[str, Mapping[str, Any]] = {}
-    coded_calls = result.get("coded_calls")
-    ran: Mapping[str, Any] = coded_calls if isinstance(coded_calls, dict) else {}
-    if isinstance(result.get("coded_actions"), dict):
-        usage = {n: s for n, s in result["coded_actions"].items() if isinstance(s, dict)}
+    ran: Mapping[str, Any] = result.coded_calls if isinstance(result.coded_calls, dict) else {}
+    if isinstance(result.coded_actions, dict):
+        usage = {n: s for n, s in result.coded_actions.items() if isinstance(s, dict)}
     elif subject == COMPOSED_PLAN + CODE_ONLY:  # the plan's coded steps, in turn
         begun = (ran.get(COMPOSED_PLAN) or {}).get("begun") or {}
         usage = {name: {"calls": begun.get(name)} for name in plan_steps()}
@@ -274,16 +274,16 @@ def evaluation_uses(
         usage = {name: ran.get(name) or {}}
     if not usage:
         return {}
-    episodes = result.get("episodes")
+    episodes = result.episodes
     successes = None
-    if episodes and result.get("success_rate") is not None:
-        successes = round(result["success_rate"] * episodes)
-    low, high = result.get("ci95") or (None, None)
+    if episodes and result.success_rate is not None:
+        successes = round(result.success_rate * episodes)
+    low, high = result.ci95 or (None, None)
     return {
         name: Use(
             task=task,
-            measure=result.get("measure", Measure.SUCCESS_RATE.value),
-            value=result.get("value", result.get("success_rate")),
+            measure=result.measured_in.value,
+            value=result.measured_value,
             episodes=episodes,
             successes=successes,
             ci95=(low, high),

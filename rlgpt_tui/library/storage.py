@@ -49,28 +49,6 @@ def docstring_of(source: str) -> str:
     return (doc or "").strip()
 
 
-def session_entry(
-    source: str,
-    description: str,
-    builtin: bool,
-    session: int,
-    iteration: int,
-    reused: bool,
-) -> tuple[str, str, str]:
-    """A session's code as a library entry: its docstring, where it was made and its origin.
-    The docstring is the code's own, except for the builtin templates (``builtin``: their
-    module docstring is the whole template file's): then the plan's ``description`` of the
-    sub-action. A library skill (a folder's, the builtin templates) ``reused`` as it is was
-    made elsewhere: origin ``library``, else ``session``."""
-    doc = docstring_of(source)
-    if builtin or not doc:
-        doc = description or doc
-    made_in = f"session {session}, iteration {iteration + 1}"
-    if reused:
-        return doc, f"reused from a library in {made_in}", "library"
-    return doc, made_in, "session"
-
-
 @dataclass
 class LibrarySkill:
     """One version of a skill in the library."""

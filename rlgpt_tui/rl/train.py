@@ -35,6 +35,7 @@ from rlgpt_tui.rl.growth import grow_action_head
 from rlgpt_tui.rl.hooks import hooks_for
 from rlgpt_tui.rl.prior import anchor_to_start, start_as
 from rlgpt_tui.rl.rollout import OwnClockPPO
+from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.reward import RewardCode
 from rlgpt_tui.skills.runtime import CodedAction, CodedActionStats
@@ -514,6 +515,10 @@ class EvalResult:
             | ({"coded_notes": self.notes} if self.notes else {})
             | ({"coded_calls": self.calls} if self.calls else {})
         )
+
+    def summary(self) -> EvaluationSummary:
+        """The evaluation as sessions record it (:meth:`as_dict`'s figures)."""
+        return EvaluationSummary.from_dict(self.as_dict())
 
     @staticmethod
     def _decided(d: Decision) -> dict[str, Any]:

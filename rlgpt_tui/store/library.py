@@ -15,9 +15,11 @@ Filled from what sessions record, inside the transaction of the event that says 
   evaluation itself (code alone; a composed plan's steps: the calls that began each), and
   the measured success of the task it served with its 95% interval.
 
-A session's deletion keeps the library (its columns are not ``session_id``). Import and
-export, composition and what a session is offered are the library's
-(:class:`~rlgpt_tui.library.SkillLibrary`); here they are rows.
+Who wrote what, and what a session's records make of it, are the library's rules
+(:mod:`rlgpt_tui.library.provenance`), stated over the rows read here. A session's deletion
+keeps the library (its columns are not ``session_id``). Import and export, composition and
+what a session is offered are the library's (:class:`~rlgpt_tui.library.SkillLibrary`);
+here they are rows.
 """
 
 from __future__ import annotations
@@ -30,13 +32,14 @@ from typing import Any
 from sqlite_utils import Database
 
 from rlgpt_tui.engine import events as ev
-from rlgpt_tui.engine.provenance import (
-    BUILTIN,
-    code_author,
-    composed_author,
-    reused_from_library,
+from rlgpt_tui.library.provenance import (
+    CodeVersion,
+    SkillEntry,
+    action_authors,
+    imported_skill,
+    session_policy,
+    session_skill,
 )
-from rlgpt_tui.library.compose import composed_steps
 from rlgpt_tui.library.record import (
     SkillRecord,
     Use,
@@ -49,17 +52,9 @@ from rlgpt_tui.library.storage import (
     LibraryPolicy,
     LibrarySkill,
     digest,
-    docstring_of,
-    session_entry,
 )
 from rlgpt_tui.rl.policyfile import SavedPolicy
 from rlgpt_tui.store.tables import inserted_id, table_of
-from rlgpt_tui.tasks import Measure
-
-
-def author_of(source: str | None, agent: str | None) -> str:
-    """Who wrote a code version (one rule with the printer's and the report's)."""
-    return code_author(source, agent)
 
 
 # -- filling the library from a session's events (inside SessionStore.record's transaction) ----
@@ -85,50 +80,47 @@ def _skill_for(
     db: Database, session_id: int, name: str, source: str, iteration: int, agent: str
 ) -> int:
     """The library entry of ``source`` as skill ``name`` in the session's world (made now,
-    as the next version of that name, when the library does not hold that source yet)."""
+    as the next version of that name, when the library does not hold that source yet;
+    ``iteration`` and ``agent``: the event's that accepted it)."""
     world = _session_env(db, session_id)
-    key = digest(source)
     row = db.execute(
-        "SELECT id FROM skills WHERE world = ? AND name = ? AND digest = ?", [world, name, key]
+        "SELECT id FROM skills WHERE world = ? AND name = ? AND digest = ?",
+        [world, name, digest(source)],
     ).fetchone()
     if row:
         return row[0]
-    written = db.execute(
-        "SELECT event_seq, source, agent, iteration FROM code_versions WHERE session_id = ? "
-        "AND subaction = ? AND code = ? ORDER BY event_seq DESC LIMIT 1",
-        [session_id, name, source],
-    ).fetchone()
-    code_seq, origin, by, made = written if written else (None, "agent", agent, iteration)
-    author = author_of(origin, by)
     described = db.execute(
         "SELECT description FROM subactions WHERE session_id = ? AND name = ? "
         "ORDER BY plan_seq DESC LIMIT 1",
         [session_id, name],
     ).fetchone()
+    written = _code_version(db, session_id, name, source)
     description = (described[0] or "") if described else ""
-    doc, made_in, kept_as = session_entry(
-        source, description, author == BUILTIN, session_id, made, reused_from_library(origin)
-    )
-    return _insert_skill(
-        db,
-        name=name,
-        world=world,
-        source=source,
-        docstring=doc,
-        author=author,
-        made_session=session_id,
-        made_iteration=made,
-        code_seq=code_seq,
-        made_in=made_in,
-        origin=kept_as,
-    )
+    entry = session_skill(name, world, source, session_id, written, (agent, iteration), description)
+    return _insert_skill(db, entry)
 
 
-def _insert_skill(db: Database, version: int | None = None, **values: Any) -> int:
+def _code_version(
+    db: Database, session_id: int, name: str, source: str | None
+) -> CodeVersion | None:
+    """The session's latest code version of ``name`` (with ``source`` where given)."""
+    sql = (
+        "SELECT event_seq, source, agent, iteration FROM code_versions WHERE session_id = ? "
+        "AND subaction = ?"
+    )
+    args: list[Any] = [session_id, name]
+    if source is not None:
+        sql, args = sql + " AND code = ?", [*args, source]
+    row = db.execute(sql + " ORDER BY event_seq DESC LIMIT 1", args).fetchone()
+    return CodeVersion(*row) if row else None
+
+
+def _insert_skill(db: Database, entry: SkillEntry, version: int | None = None) -> int:
+    """Add ``entry`` (at ``version``; None: the next of its name in its world)."""
     if version is None:
         row = db.execute(
             "SELECT MAX(version) FROM skills WHERE world = ? AND name = ?",
-            [values["world"], values["name"]],
+            [entry.world, entry.name],
         ).fetchone()
         version = (row[0] or 0) + 1
     cursor = db.execute(
@@ -136,18 +128,18 @@ def _insert_skill(db: Database, version: int | None = None, **values: Any) -> in
         "made_session, made_iteration, code_seq, made_in, origin, created_at) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
-            values["name"],
-            values["world"],
+            entry.name,
+            entry.world,
             version,
-            values["docstring"],
-            values["source"],
-            digest(values["source"]),
-            values["author"],
-            values.get("made_session"),
-            values.get("made_iteration"),
-            values.get("code_seq"),
-            values.get("made_in", ""),
-            values["origin"],
+            entry.docstring,
+            entry.source,
+            digest(entry.source),
+            entry.author,
+            entry.made_session,
+            entry.made_iteration,
+            entry.code_seq,
+            entry.made_in,
+            entry.origin,
             time.time(),
         ],
     )
@@ -250,28 +242,23 @@ def _policy_for(db: Database, session_id: int, event: ev.PolicyTrained) -> None:
     except OSError:
         return
     config = event.rl_config
-    result = event.result
-    low, high = (result.get("ci95") or [None, None])[:2]
+    authors = action_authors(
+        config.get("coded_actions", []),
+        lambda name, source: _code_version(db, session_id, name, source),
+    )
+    policy = session_policy(
+        event.subaction,
+        config,
+        weights,
+        event.samples,
+        event.result,
+        event.deterministic,
+        authors,
+        world=_session_env(db, session_id),
+        made=(session_id, event.iteration),
+    )
     insert_policy(
-        db,
-        SavedPolicy(
-            task=config.get("task", ""),
-            world=config.get("env") or _session_env(db, session_id),
-            subaction=event.subaction,
-            rl_config=config,
-            authors=_action_authors(db, session_id, config),
-            samples=event.samples,
-            measure=result.get("measure", Measure.SUCCESS_RATE.value),
-            value=result.get("value"),
-            ci95=None if low is None else (low, high),
-            episodes=result.get("episodes"),
-            deterministic=event.deterministic,
-            made_in=f"session {session_id}, iteration {event.iteration + 1}",
-            weights=weights,
-        ),
-        origin="session",
-        session=(session_id, event.iteration),
-        when=event.time,
+        db, policy, origin="session", session=(session_id, event.iteration), when=event.time
     )
 
 
@@ -306,31 +293,6 @@ def insert_policy(
             "created_at": time.time() if when is None else when,
         }
     )
-
-
-def _action_authors(db: Database, session_id: int, config: dict[str, Any]) -> dict[str, str]:
-    """Who wrote each coded action of ``config``, as the session recorded its code (a plan
-    composed by rlgpt: its steps' author, :func:`~rlgpt_tui.engine.provenance.
-    composed_author`, the rule the solution's provenance follows)."""
-
-    def written(name: str, source: str | None) -> str | None:
-        sql = "SELECT source, agent FROM code_versions WHERE session_id = ? AND subaction = ?"
-        args: list[Any] = [session_id, name]
-        if source is not None:
-            sql, args = sql + " AND code = ?", [*args, source]
-        row = db.execute(sql + " ORDER BY event_seq DESC LIMIT 1", args).fetchone()
-        return author_of(*row) if row else None
-
-    authors = {}
-    for spec in config.get("coded_actions", []):
-        name, source = spec.get("name", ""), spec.get("source", "")
-        author = written(name, source)
-        if author is None:
-            steps = composed_steps(source)
-            known = {step: by for step in steps if (by := written(step, None)) is not None}
-            author = composed_author(steps, known) or BUILTIN
-        authors[name] = author
-    return authors
 
 
 def backfill(db: Database) -> None:
@@ -440,17 +402,7 @@ def policy_weights(db: Database, policy_id: int) -> bytes:
 def insert_imported(db: Database, skill: SkillFile, origin: str) -> int:
     """Insert a checked :class:`~rlgpt_tui.library.skillfile.SkillFile` (in the caller's
     transaction)."""
-    skill_id = _insert_skill(
-        db,
-        version=skill.version,
-        name=skill.name,
-        world=skill.world,
-        source=skill.source,
-        docstring=skill.docstring or docstring_of(skill.source),
-        author=skill.author,
-        made_in=skill.made_in,
-        origin=origin,
-    )
+    skill_id = _insert_skill(db, imported_skill(skill, origin), version=skill.version)
     for use in imported_uses(skill.record):
         _insert_use(db, skill_id, use, (None, None, None, "imported"), time.time())
     return skill_id

@@ -506,20 +506,21 @@ class SessionStore:
                 if event.total_samples is not None:  # right in the list after a kill -9
                     summary["total_samples"] = event.total_samples
             case ev.EvaluationDone():
+                result = event.result
                 table_of(db, "evaluations").insert(
                     base
                     | {
                         "subject": event.subject,
-                        "success_rate": event.result.get("success_rate"),
-                        "value": event.result.get("value", event.result.get("success_rate")),
-                        "measure": event.result.get("measure", Measure.SUCCESS_RATE.value),
-                        "episodes": event.result.get("episodes"),
-                        "result": json.dumps(event.result),
+                        "success_rate": result.success_rate,
+                        "value": result.measured_value,
+                        "measure": result.measured_in.value,
+                        "episodes": result.episodes,
+                        "result": json.dumps(result.to_dict()),
                     }
                 )
-                value = event.result.get("value", event.result.get("success_rate"))
-                if value is not None:
-                    summary |= self._best(session_id, value, event.result.get("measure"))
+                if result.measured_value is not None:
+                    measure = result.measured_in.value
+                    summary |= self._best(session_id, result.measured_value, measure)
             case ev.VerdictGiven():
                 table_of(db, "verdicts").insert(
                     base
@@ -610,7 +611,7 @@ class SessionStore:
                     "total_samples": event.total_samples,
                 }
                 if event.run:
-                    summary["run_score"] = event.run.get("score")
+                    summary["run_score"] = event.run.score
         table_of(db, "sessions").update(session_id, summary)
 
     def _best(self, session_id: int, value: float, measure: str | None) -> dict[str, Any]:

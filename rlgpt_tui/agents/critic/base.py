@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any
 
 from rlgpt_tui.agents.runs import Execution
 from rlgpt_tui.agents.schemas import SubAction, Verdict
+from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.tasks import Task
 
 
@@ -18,5 +18,5 @@ class Critic(ABC):
 
     @abstractmethod
     def judge_rl(
-        self, task: Task, sub: SubAction, evaluation: dict[str, Any], target: float
+        self, task: Task, sub: SubAction, evaluation: EvaluationSummary, target: float
     ) -> Verdict: ...

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rlgpt_tui.agents.critic.base import Critic
 from rlgpt_tui.agents.runs import Execution
 from rlgpt_tui.agents.schemas import SubAction, Verdict
 from rlgpt_tui.envs.base import ACHIEVEMENTS, STATS, View
 from rlgpt_tui.envs.knowledge import TechTree, crafter_tech_tree
+from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.tasks import Task
 
 
@@ -56,11 +55,11 @@ class BuiltinCritic(Critic):
             suggestion="" if rate >= 0.5 else "explore longer before giving up",
         )
 
-    def judge_rl(self, task, sub, evaluation: dict[str, Any], target: float) -> Verdict:
+    def judge_rl(self, task, sub, evaluation: EvaluationSummary, target: float) -> Verdict:
         if task.scored:
             return judge_score(evaluation, target, self.tree)
-        rate = evaluation["success_rate"]
-        usage = evaluation.get("coded_decision_share")
+        rate = evaluation.success_rate or 0.0
+        usage = evaluation.coded_decision_share
         used = f"; coded actions chosen in {usage:.0%} of decisions" if usage is not None else ""
         if rate >= target:
             return Verdict(success=True, reason=f"success rate {rate:.2f} >= {target}{used}")
@@ -103,16 +102,16 @@ def judge_skill(name: str, runs: list[Execution], tree: TechTree) -> Verdict:
     )
 
 
-def judge_score(evaluation: dict[str, Any], target: float, tree: TechTree) -> Verdict:
+def judge_score(evaluation: EvaluationSummary, target: float, tree: TechTree) -> Verdict:
     """The Crafter score against the target, with the achievements at 0 or low and the
     commonest ways episodes ended as the reasons and suggestions."""
-    value = evaluation.get("value")
+    value = evaluation.value
     if value is None:
-        value = evaluation.get("score") or 0.0
-    rates: dict[str, float] = evaluation.get("achievement_rates") or {}
+        value = evaluation.score or 0.0
+    rates: dict[str, float] = evaluation.achievement_rates or {}
     zeros = [a for a in ACHIEVEMENTS if a in rates and rates[a] <= 0]
     low = [a for a in ACHIEVEMENTS if 0 < rates.get(a, 0) < 0.5]
-    ends: dict[str, int] = evaluation.get("episode_ends") or {}
+    ends: dict[str, int] = evaluation.episode_ends or {}
     total = sum(ends.values())
     reasons = [f"Crafter score {value:.1f} {'>=' if value >= target else '<'} {target}"]
     if zeros:
@@ -123,7 +122,7 @@ def judge_score(evaluation: dict[str, Any], target: float, tree: TechTree) -> Ve
     for end, count in tree.common_deaths(ends, total):
         reasons.append(f"{count}/{total} episodes ended {end}")
         suggestions.append(f"{count}/{total} episodes ended {end}: {tree.deaths[end][1]}")
-    usage = evaluation.get("coded_decision_share")
+    usage = evaluation.coded_decision_share
     if usage is not None:
         reasons.append(f"skills chosen in {usage:.0%} of decisions")
     if zeros:

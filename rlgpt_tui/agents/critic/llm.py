@@ -22,6 +22,7 @@ from rlgpt_tui.agents.prompts import answer_shape, evaluation_lines, open_ended_
 from rlgpt_tui.agents.runs import Execution
 from rlgpt_tui.agents.schemas import SubAction, Verdict, VerdictAnswer
 from rlgpt_tui.envs.base import describe_view
+from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.tasks import Measure, Task
 
 
@@ -59,31 +60,28 @@ class LLMCritic(LLMRole, Critic):
         verdict = self._judge(task, subaction, executions, evidence, images)
         return overrule_code(verdict, runs)
 
-    def judge_rl(self, task, sub, evaluation: dict[str, Any], target: float) -> Verdict:
+    def judge_rl(self, task, sub, evaluation: EvaluationSummary, target: float) -> Verdict:
         if task.scored:
-            lines = evaluation_lines(evaluation, Measure.CRAFTER_SCORE)
-            value = evaluation.get("value", evaluation.get("score", 0.0))
-            executions = "\n".join(
-                [
-                    f"RL policy evaluation: Crafter score {value}; target Crafter score "
-                    f"{target} (0-100).",
-                    *lines,
-                    f"Full summary: {json.dumps(evaluation)}",
-                ]
-            )
+            measure, value = Measure.CRAFTER_SCORE, evaluation.value
+            if value is None:
+                value = evaluation.score or 0.0
+            said = f"Crafter score {value}; target Crafter score {target} (0-100)."
         else:
-            value = evaluation.get("success_rate", evaluation.get("value", 0.0))
-            executions = "\n".join(
-                [
-                    f"RL policy evaluation: success rate {value}; target success rate {target}.",
-                    *evaluation_lines(evaluation, Measure.SUCCESS_RATE),
-                    f"Full summary: {json.dumps(evaluation)}",
-                ]
-            )
+            measure, value = Measure.SUCCESS_RATE, evaluation.success_rate
+            if value is None:
+                value = evaluation.value or 0.0
+            said = f"success rate {value}; target success rate {target}."
+        executions = "\n".join(
+            [
+                f"RL policy evaluation: {said}",
+                *evaluation_lines(evaluation, measure),
+                f"Full summary: {json.dumps(evaluation.to_dict())}",
+            ]
+        )
         subaction = f"{sub.name} (RL): {sub.description}"
         evidence = text_evidence([task.prompt_text(), subaction, executions])
         verdict = self._judge(task, subaction, executions, evidence)
-        rates = evaluation.get("achievement_rates") or {}
+        rates = evaluation.achievement_rates or {}
         return overrule_rl(verdict, float(value), target, task.measure.label, rates)
 
     def _judge(

@@ -8,6 +8,7 @@ from typing import Any
 
 from rlgpt_tui.agents.prompts import evaluation_lines
 from rlgpt_tui.agents.schemas import Plan, Verdict
+from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.tasks import Measure, Task
 from rlgpt_tui.text import clipped
 
@@ -27,7 +28,7 @@ class IterationFeedback:
     samples: int
     extra: dict[str, Any] = field(default_factory=dict)
     measure: Measure = Measure.SUCCESS_RATE
-    evaluation: dict[str, Any] = field(default_factory=dict)
+    evaluation: EvaluationSummary = field(default_factory=EvaluationSummary)
 
     def text(self) -> str:
         m = self.measure

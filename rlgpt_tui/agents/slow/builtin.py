@@ -90,13 +90,12 @@ def revise_library(task: Task, last: IterationFeedback, tree: TechTree | None = 
     at 0 (and the helpers that search for them), skills against the commonest deaths, and
     none of the skills PPO never chose for achievements it reaches anyway."""
     tree = _tree(tree)
-    evaluation = last.evaluation or {}
+    evaluation = last.evaluation
     library = {s.name: s.reason for s in last.plan.coded()}
-    rates: dict[str, float] = evaluation.get("achievement_rates") or {}
-    ends: dict[str, int] = evaluation.get("episode_ends") or {}
+    rates: dict[str, float] = evaluation.achievement_rates or {}
+    ends: dict[str, int] = evaluation.episode_ends or {}
     calls = {
-        name: stats.get("calls", 0)
-        for name, stats in (evaluation.get("coded_actions") or {}).items()
+        name: stats.get("calls", 0) for name, stats in (evaluation.coded_actions or {}).items()
     }
     notes: list[str] = []
     if not rates:

@@ -5,14 +5,13 @@ slow agent hears of it (the returned note)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from rlgpt_tui.agents.critic.overrule import measured_verdict
 from rlgpt_tui.agents.runs import Execution
 from rlgpt_tui.agents.schemas import SubAction, Verdict
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.steps.context import StepContext
 from rlgpt_tui.llm.client import LLMAnswerError
+from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.rl.train import EvalResult
 
 
@@ -33,7 +32,7 @@ def judge_code(
 
 
 def judge_rl(
-    ctx: StepContext, sub: SubAction, summary: dict[str, Any], evaluation: EvalResult
+    ctx: StepContext, sub: SubAction, summary: EvaluationSummary, evaluation: EvalResult
 ) -> tuple[Verdict, str | None]:
     """The critic's verdict on ``sub``'s trained policy from its evaluation ``summary``,
     and a note for the slow agent when the critic's answer failed (None otherwise)."""

@@ -16,6 +16,7 @@ from rlgpt_tui.library.compose import COMPOSED_PLAN, compose_sources
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.decide import AgainstTarget
 from rlgpt_tui.rl.episodes import EpisodeTally
+from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.rl.train import EvalResult, evaluate
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.checker import CodeValidationError
@@ -30,7 +31,7 @@ class Outcome:
     value: float = 0.0  # the task's measure in the iteration's evaluation
     samples: int = 0  # training samples spent
     solution: StageSolution | None = None  # the iteration's policy or code
-    evaluation: dict[str, Any] = field(default_factory=dict)  # its evaluation summary
+    evaluation: EvaluationSummary = field(default_factory=EvaluationSummary)
     training: dict[str, Any] = field(default_factory=dict)  # scored: training episodes
     candidates: list[Candidate] = field(default_factory=list)  # for the final choice
     verdicts: dict[str, Verdict] = field(default_factory=dict)  # the critic's, if asked
@@ -77,7 +78,7 @@ def evaluate_code_only(
     )
     subject = f"{action.name} (code only)"
     evaluation = evaluate_solution(ctx, subject, config, only_coded=action.name, best=best)
-    summary = evaluation.as_dict()
+    summary = evaluation.summary()
     ctx.emit(ev.EvaluationDone, subject=subject, result=summary)
     return Outcome(
         value=evaluation.value,
@@ -118,14 +119,16 @@ def evaluate_solution(
     )
 
 
-def policy_summary(evaluation: EvalResult, usage: dict[str, Any], samples: int) -> dict:
+def policy_summary(
+    evaluation: EvalResult, usage: dict[str, Any], samples: int
+) -> EvaluationSummary:
     """A trained policy's evaluation summary: its measurement, how much it used its coded
     actions in training, and the training's samples."""
-    return evaluation.as_dict() | {
-        "coded_decision_share": round(usage["decision_share"], 4),
-        "training_samples": samples,
-        "coded_actions": {
-            name: {k: v for k, v in stats.items() if k in ("calls", "steps", "end_reasons")}
-            for name, stats in usage["actions"].items()
-        },
+    summary = evaluation.summary()
+    summary.coded_decision_share = round(usage["decision_share"], 4)
+    summary.training_samples = samples
+    summary.coded_actions = {
+        name: {k: v for k, v in stats.items() if k in ("calls", "steps", "end_reasons")}
+        for name, stats in usage["actions"].items()
     }
+    return summary

@@ -25,6 +25,7 @@ from rlgpt_tui.engine.steps.context import StepContext
 from rlgpt_tui.engine.steps.evaluation import evaluate_solution, policy_summary
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.policyfile import SavedPolicy, WeightsError
+from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.rl.train import EvalResult, build_env
 from rlgpt_tui.rl.weights import load_policy, policy_weights
 from rlgpt_tui.skills.checker import CodeValidationError
@@ -42,7 +43,7 @@ class Reused:
     config: RLConfig  # its configuration with this session's budget, envs and seed
     model: Any  # a stable-baselines3 PPO with its weights
     evaluation: EvalResult
-    summary: dict[str, Any]  # the evaluation with how often it chose its coded actions
+    summary: EvaluationSummary  # the evaluation with how often it chose its coded actions
     note: str  # what was reused, for the plan pane and the slow agent
     before: Any = None  # a copy of its policy network, kept as it was before any training
     weights: str | None = None  # its weights beside this session's checkpoint (None: none)
@@ -170,7 +171,7 @@ def keep_policy(
         rl_config=config.model_dump(mode="json", exclude={"checkpoint_dir"}),
         weights=str(path),
         samples=samples,
-        result=evaluation.as_dict(),
+        result=evaluation.summary(),
         deterministic=deterministic,
     )
     return str(path)

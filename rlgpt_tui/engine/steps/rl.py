@@ -302,7 +302,7 @@ def death_answers(
     Returns them by name, and the deaths they answer ("starved in 11, dehydrated in 4 of
     the code's 32 failed episodes")."""
     shelf = ctx.shelf
-    ends = code_alone.evaluation.get("episode_ends") or {}
+    ends = code_alone.evaluation.episode_ends or {}
     tree = world_info(ctx.settings.env).documentation().tech_tree
     failed = sum(n for end, n in ends.items() if end != "success")
     counted = tree.common_deaths(ends, failed)
@@ -349,7 +349,7 @@ def evaluate_sampled(
     ctx.emit(
         ev.EvaluationDone,
         subject=f"{sub.name} (RL policy, its mode: mostly {config.start.action})",
-        result=mode.as_dict(),
+        result=mode.summary(),
     )
     subject = f"{sub.name} (RL policy, sampled as trained)"
     model = trained.result.model

@@ -11,7 +11,7 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, TextArea
 
 from rlgpt_tui.engine import events as ev
-from rlgpt_tui.engine.provenance import code_author, reused_from_library
+from rlgpt_tui.library.provenance import code_author, reused_from_library
 from rlgpt_tui.tui.widgets.plan import following
 
 

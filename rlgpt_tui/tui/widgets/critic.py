@@ -9,7 +9,8 @@ from textual.markup import escape
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.printer import candidate_lines
 from rlgpt_tui.engine.provenance import PROVENANCE_EVENTS, solution_provenance
-from rlgpt_tui.tasks import Measure, result_text
+from rlgpt_tui.rl.summary import EvaluationSummary
+from rlgpt_tui.tasks import Measure
 from rlgpt_tui.tui.widgets.searchable import SearchableLog
 
 
@@ -35,9 +36,9 @@ class CriticPane(SearchableLog):
                 )
             case ev.EvaluationDone():
                 r = event.result
-                if r.get("value", r.get("success_rate")) is None:
+                if r.measured_value is None:
                     return
-                subject, text = escape(event.subject), escape(result_text(r))
+                subject, text = escape(event.subject), escape(r.text())
                 self.add(f"it {event.iteration + 1} eval {subject}: {text}")
                 low = low_achievements(r)
                 if low:
@@ -56,14 +57,14 @@ class CriticPane(SearchableLog):
                     self.add(f"    {escape(line)}")
             case ev.SessionFinished() if event.run:
                 self.add(
-                    f"[b]all {event.run['episodes']:,} training episodes[/b] (Crafter's "
-                    f"definition): {escape(result_text(event.run))}"
+                    f"[b]all {event.run.episodes or 0:,} training episodes[/b] (Crafter's "
+                    f"definition): {escape(event.run.text())}"
                 )
 
 
-def low_achievements(result: dict) -> str:
+def low_achievements(result: EvaluationSummary) -> str:
     """Scored tasks: the achievements no evaluation episode unlocked."""
-    if result.get("measure") != Measure.CRAFTER_SCORE:
+    if result.measure != Measure.CRAFTER_SCORE:
         return ""
-    rates = result.get("achievement_rates") or {}
+    rates = result.achievement_rates or {}
     return ", ".join(k for k, v in rates.items() if v == 0)

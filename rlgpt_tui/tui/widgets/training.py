@@ -112,12 +112,12 @@ class TrainingPane(Vertical):
                 self._dirty = True
             case ev.EvaluationDone():
                 r = event.result
-                value = r.get("value", r.get("success_rate"))
+                value = r.measured_value
                 if value is None:
                     return
-                self.measure = Measure(r.get("measure", Measure.SUCCESS_RATE))
-                ci = r.get("ci95") or [value, value]
-                x = self._stage_offset + self._base + int(r.get("training_samples") or 0)
+                self.measure = r.measured_in
+                ci = r.ci95 or (value, value)
+                x = self._stage_offset + self._base + int(r.training_samples or 0)
                 self.evaluations.append(EvalPoint(x, value, ci[0], ci[1]))
                 self._dirty = True
             case ev.IterationDone():
