@@ -364,3 +364,19 @@ def test_a_learn_sessions_llm_agents_see_how_earlier_sessions_episodes_ended(
         store.finish(session_id, "stopped", "stopped")
         resumed = Session.resume(store, session_id)
         assert resumed.team.slow.earlier_ends == recorded["earlier_ends"]
+
+
+def test_the_llm_curriculum_chooses_at_the_frontier_not_past_it(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    learn_id = learn_record_with(store, ("collect_wood", 0.95, {"success": 8}))
+    state = curriculum_state(store, learn_id)
+    with ScriptedLLMServer() as server:
+        # a 1.5B model chose collect_iron with only collect_wood reached: not offered
+        server.script = [{"content": json.dumps({"task": "collect_iron", "reason": "iron"})}] * 3
+        proposal = LLMCurriculum(llm_client(server)).propose(state)
+        prompt = server.requests[0]["messages"][1]["content"]
+    offered = prompt.split("Open tasks now")[1].splitlines()[0]
+    assert "place_table" in offered and "collect_sapling" in offered
+    assert "collect_iron" not in offered and "make_wood_pickaxe" not in offered
+    assert proposal.chooser == "builtin" and "not open now" in proposal.fallback
+    assert proposal.task == BuiltinCurriculum().propose(state).task

@@ -6,8 +6,9 @@ answer them (zombies: defeat_zombie; hunger: eat_cow; thirst: collect_drink; exh
 wake_up; the survival task last); otherwise the next task of the tech tree not yet reached;
 a task whose prerequisites are weak proposes those first; a failed task comes back once
 something new was reached. :class:`LLMCurriculum` asks a model (prompt:
-``assets/prompts/curriculum.md``), validates its structured answer, and falls back to the
-builtin choice, with the reason recorded, when the answer cannot be used.
+``assets/prompts/curriculum.md``) to choose at the frontier, validates its structured
+answer, and falls back to the builtin choice, with the reason recorded, when the answer
+cannot be used.
 """
 
 from __future__ import annotations
@@ -145,9 +146,9 @@ class LLMCurriculum:
 
     def propose(self, state: CurriculumState) -> Proposal | None:
         fallback = self.builtin.propose(state)
-        open_tasks = state.candidates()
-        if fallback is None or not open_tasks:
+        if fallback is None:
             return None
+        open_tasks = offered_tasks(state, fallback)
         tokens_before = self.client.tokens
         started = time.perf_counter()
 
@@ -160,7 +161,7 @@ class LLMCurriculum:
         try:
             answer = self.client.structured(
                 "curriculum",
-                curriculum_messages(state, fallback),
+                curriculum_messages(state, fallback, open_tasks),
                 CurriculumAnswer,
                 check,
                 choices={"task": open_tasks},
@@ -183,7 +184,17 @@ class LLMCurriculum:
         )
 
 
-def curriculum_messages(state: CurriculumState, suggestion: Proposal) -> list[dict[str, str]]:
+def offered_tasks(state: CurriculumState, suggestion: Proposal) -> list[str]:
+    """What the model may choose: the frontier (open tasks whose prerequisites are
+    reached) and the rules' suggestion; every open task when the frontier is empty. A 1.5B
+    model offered every open task chose collect_iron with only collect_wood reached."""
+    offered = state.ready() or state.candidates()
+    return offered if suggestion.task in offered else [*offered, suggestion.task]
+
+
+def curriculum_messages(
+    state: CurriculumState, suggestion: Proposal, offered: list[str] | None = None
+) -> list[dict[str, str]]:
     """The curriculum prompt: the world and its tasks first, unchanged from call to call
     (a server's prompt cache reuses it), then the frontier, the deaths and the choices."""
     catalog = load_catalog()
@@ -209,7 +220,7 @@ def curriculum_messages(state: CurriculumState, suggestion: Proposal) -> list[di
         "frontier": "\n".join(frontier),
         "ends": ends,
         "history": "\n".join(history),
-        "open": ", ".join(state.candidates()),
+        "open": ", ".join(offered if offered is not None else offered_tasks(state, suggestion)),
         "waiting": ", ".join(waiting) or "none",
         "suggestion": f"{suggestion.task} ({suggestion.reason})",
         "example": CurriculumAnswer.EXAMPLE,

@@ -140,6 +140,10 @@ class CurriculumState:
     def candidates(self) -> list[str]:
         return [t for t in self.tasks if self.eligible(t)]
 
+    def ready(self) -> list[str]:
+        """The open tasks whose prerequisites are all reached: the frontier."""
+        return [t for t in self.candidates() if not self.weak(t)]
+
     def weak(self, task: str) -> list[str]:
         """``task``'s prerequisites that are not reached."""
         return [p for p in prerequisites(task) if not self.reached(p)]
