@@ -16,6 +16,7 @@ from rlgpt_tui.agents.schemas import Plan, Verdict
 from rlgpt_tui.agents.slow import IterationFeedback
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.choice import Candidate
+from rlgpt_tui.engine.chosen import CandidateRecord
 from rlgpt_tui.engine.ends import RunEnd
 from rlgpt_tui.engine.solution import StageSolution
 from rlgpt_tui.envs.registry import world_info
@@ -30,6 +31,16 @@ Records = list[dict[str, Any]] | list[ev.Event]  # stored records, or typed even
 
 
 @dataclass
+class StartedTraining:
+    """A training the cut-off iteration had started: its sub-action, its RLConfig as
+    recorded, and the samples a library policy it started from had trained on before."""
+
+    subaction: str
+    rl_config: dict[str, Any]
+    library_samples: int = 0
+
+
+@dataclass
 class ResumeState:
     """What the engine needs to continue a run: its history and the unfinished iteration."""
 
@@ -41,7 +52,7 @@ class ResumeState:
     code: dict[str, str] = field(default_factory=dict)
     plan: Plan | None = None  # the unfinished iteration's plan, if it had one
     judged: dict[str, tuple[str, Verdict]] = field(default_factory=dict)
-    training: dict[str, Any] | None = None  # {"subaction", "rl_config"} of a started run
+    training: StartedTraining | None = None  # a run the unfinished iteration started
     tally: EpisodeTally = field(default_factory=EpisodeTally)  # finished iterations' training
     candidates: list[Candidate] = field(default_factory=list)  # finished iterations' solutions
 
@@ -55,15 +66,15 @@ class ResumeState:
         plans: dict[int, Plan] = {}
         verdicts: dict[int, dict[str, Verdict]] = {}
         code_by_iteration: dict[int, dict[str, str]] = {}
-        training: dict[int, dict[str, Any]] = {}
+        training: dict[int, StartedTraining] = {}
         library_samples: dict[int, int] = {}  # a library policy's training before
         done: list[ev.IterationDone] = []
-        offered: dict[int, list[dict[str, Any]]] = {}
+        offered: dict[int, list[CandidateRecord]] = {}
         for e in run:
             i = e.iteration
             match e:
                 case ev.PlanProposed():
-                    plans[i] = Plan.model_validate(e.plan)
+                    plans[i] = e.plan.model_copy(deep=True)  # as recorded, never refused
                     verdicts[i], code_by_iteration[i], offered[i] = {}, {}, []
                     training.pop(i, None)
                     library_samples.pop(i, None)
@@ -75,11 +86,9 @@ class ResumeState:
                 case ev.PolicyReused():  # the training that follows starts from it
                     library_samples[i] = e.samples
                 case ev.TrainingStarted() if e.rl_config:
-                    training[i] = {
-                        "subaction": e.subaction,
-                        "rl_config": e.rl_config,
-                        "library_samples": library_samples.get(i, 0),
-                    }
+                    training[i] = StartedTraining(
+                        e.subaction, e.rl_config, library_samples.get(i, 0)
+                    )
                 case ev.CandidateOffered():
                     offered.setdefault(i, []).append(e.candidate)
                 case ev.IterationDone():
@@ -99,11 +108,9 @@ class ResumeState:
             )
             rebuilt = (Candidate.recorded(i, record) for record in offered.get(i, []))
             state.candidates += [c for c in rebuilt if c is not None]
-            trained = e.training or {}
-            if trained.get("achievements"):
-                state.tally.extend(
-                    EpisodeTally.from_bitmasks(trained["achievements"], trained.get("ends", {}))
-                )
+            if e.training is not None and e.training.achievements:
+                trained = e.training
+                state.tally.extend(EpisodeTally.from_bitmasks(trained.achievements, trained.ends))
         for i in sorted(code_by_iteration):
             state.code.update({n: c for n, c in code_by_iteration[i].items() if c})
         if done:
@@ -122,7 +129,7 @@ class ResumeState:
         """Samples the cut-off training run had checkpointed (0 if none)."""
         if self.training is None:
             return 0
-        directory = checkpoint_dir(self.next_iteration, self.training["subaction"])
+        directory = checkpoint_dir(self.next_iteration, self.training.subaction)
         return (checkpoint_samples(directory) or 0) if directory else 0
 
 
@@ -167,7 +174,7 @@ def recorded_stage_solution(run: Records, checkpoint_dir: Callable[[int, str], P
     chosen_events = [e for e in events if isinstance(e, ev.SolutionChosen)]
     if chosen_events:  # the run's final choice on fresh worlds
         result = chosen_events[-1].result
-        i, only_coded = result["iteration"], result.get("only_coded")
+        i, only_coded = result.iteration, result.only_coded
         plan = next((h.plan for h in state.history if h.iteration == i), None)
     else:  # older runs: the best iteration by its own evaluation
         best = max(state.history, key=lambda h: h.value, default=None)
