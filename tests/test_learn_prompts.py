@@ -10,6 +10,7 @@ from rlgpt_tui.agents.llm_team import LLMTeam
 from rlgpt_tui.agents.schemas import SubAction
 from rlgpt_tui.envs.registry import world_info
 from rlgpt_tui.llm.client import LLMAnswerError, LLMClient, LLMSettings
+from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.skills.api import SKILL_API_DOC
 from rlgpt_tui.tasks import get_task
 from tests.llm_server import ScriptedLLMServer
@@ -55,7 +56,7 @@ def test_the_critic_and_the_planner_see_how_episodes_ended() -> None:
         task = get_task("collect_diamond")
         team.planner.subtasks(task)
         sub = SubAction(name="collect_wood", description="learn to collect wood", mode="rl")
-        evaluation = {"success_rate": 0.31, "episodes": 64, "episode_ends": ends}
+        evaluation = EvaluationSummary(success_rate=0.31, episodes=64, episode_ends=ends)
         with contextlib.suppress(LLMAnswerError):  # its scripted verdict names a tree
             team.critic.judge_rl(task, sub, evaluation, 0.9)
         prompts: dict[str, str] = {}  # each role's first request
