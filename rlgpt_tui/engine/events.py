@@ -446,7 +446,11 @@ def event_from_dict(data: dict) -> Event:
     return cls(**{k: v for k, v in data.items() if k in names})
 
 
-def events_from_records(records: list[dict[str, Any]] | list[Event]) -> list[Event]:
+#: a session's events as the store gives them (``Event.to_dict()`` records), or typed
+Records = list[dict[str, Any]] | list[Event]
+
+
+def events_from_records(records: Records) -> list[Event]:
     """Stored events (``Event.to_dict()`` records) as typed ones; kinds this version does
     not know are left out; typed events pass through."""
     return [

@@ -125,7 +125,7 @@ class SessionPhases:
         }
 
 
-def session_phases(records: list[dict[str, Any]] | list[ev.Event]) -> SessionPhases:
+def session_phases(records: ev.Records) -> SessionPhases:
     """The phases of a recorded session (its events, oldest first)."""
     events = ev.events_from_records(records)
     per: dict[int, IterationPhases] = {}

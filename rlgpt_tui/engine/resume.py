@@ -27,8 +27,6 @@ from rlgpt_tui.rl.train import checkpoint_samples, load_checkpoint
 from rlgpt_tui.skills.validation import validate
 from rlgpt_tui.tasks import Measure
 
-Records = list[dict[str, Any]] | list[ev.Event]  # stored records, or typed events
-
 
 @dataclass
 class StartedTraining:
@@ -57,7 +55,7 @@ class ResumeState:
     candidates: list[Candidate] = field(default_factory=list)  # finished iterations' solutions
 
     @classmethod
-    def from_events(cls, records: Records) -> ResumeState:
+    def from_events(cls, records: ev.Records) -> ResumeState:
         """Rebuild from one run's stored events (records or typed), oldest first."""
         events = ev.events_from_records(records)
         starts = [i for i, e in enumerate(events) if isinstance(e, ev.SessionStarted)]
@@ -139,7 +137,7 @@ def _tokens(event: ev.Event) -> int:
     return int(event.prompt_tokens) + int(event.completion_tokens)
 
 
-def split_runs(records: Records) -> list[list[ev.Event]]:
+def split_runs(records: ev.Records) -> list[list[ev.Event]]:
     """A chain session's events cut into one list per stage run (at each session_started)."""
     runs: list[list[ev.Event]] = []
     for event in ev.events_from_records(records):
@@ -150,19 +148,19 @@ def split_runs(records: Records) -> list[list[ev.Event]]:
     return runs
 
 
-def run_end(run: Records) -> RunEnd | None:
+def run_end(run: ev.Records) -> RunEnd | None:
     """How this run ended, if it recorded its end."""
     ends = [e for e in ev.events_from_records(run) if isinstance(e, ev.SessionFinished)]
     return ends[-1].run_end if ends else None
 
 
-def finished(run: Records) -> bool:
+def finished(run: ev.Records) -> bool:
     """Did this stage run end on its own (not stopped by a person, not by an error)?"""
     end = run_end(run)
     return end is not None and end.ended_on_its_own
 
 
-def recorded_stage_solution(run: Records, checkpoint_dir: Callable[[int, str], Path | None]):
+def recorded_stage_solution(run: ev.Records, checkpoint_dir: Callable[[int, str], Path | None]):
     """The solution a finished stage run chose (its final choice on fresh worlds; for older
     runs its best iteration), rebuilt from its events.
 
