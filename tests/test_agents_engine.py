@@ -528,9 +528,9 @@ def test_rl_starts_from_the_best_code_of_an_earlier_iteration(monkeypatch) -> No
     assert started.rl_config["start"]["action"] == "chop_tree"
     assert "starts from chop_tree" in started.config["high_level_actions_note"]
     chosen = next(e for e in events if isinstance(e, ev.SolutionChosen))
-    assert {c["kind"] for c in chosen.candidates} == {"code", "RL + code"}
+    assert {c.kind for c in chosen.candidates} == {"code", "RL + code"}
     # tiny settings: 8 fresh episodes each, or fewer for one that could no longer win
-    assert all(c.get("planned", c["episodes"]) == 8 for c in chosen.candidates)
+    assert all((c.planned or c.episodes) == 8 for c in chosen.candidates)
     assert chosen.result.value == max(c.value for c in chosen.candidates)
     assert result.final is not None and result.final.chosen.kind == chosen.result.kind
     finished = events[-1]
@@ -565,7 +565,7 @@ def test_a_plan_of_code_alone_below_its_target_trains_rl_from_that_code(monkeypa
         chosen = next(e for e in events if isinstance(e, ev.SolutionChosen))
         if max_samples == 0:
             assert not started and [d.samples for d in done] == [0, 0]
-            assert {c["kind"] for c in chosen.candidates} == {"code"}
+            assert {c.kind for c in chosen.candidates} == {"code"}
             continue
         assert [(e.iteration, e.config["coded_actions"]) for e in started] == [
             (0, ["go_to_tree"]),
@@ -584,7 +584,7 @@ def test_a_plan_of_code_alone_below_its_target_trains_rl_from_that_code(monkeypa
         assert code_alone == 0.0  # it never presses do
         assert done[0].value == max(code_alone, policy)
         assert f"after {done[0].samples:,} samples it measured" in prompts[1]
-        assert {c["kind"] for c in chosen.candidates} == {"code", "RL + code"}
+        assert {c.kind for c in chosen.candidates} == {"code", "RL + code"}
 
 
 def library_skill(folder, name: str, served: str, body: str) -> None:
