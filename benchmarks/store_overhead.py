@@ -19,6 +19,7 @@ import time
 from rlgpt_tui import ASSETS_DIR
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
+from rlgpt_tui.rl.progress import TrainingMetrics
 from rlgpt_tui.rl.train import train
 from rlgpt_tui.store import SessionStore
 
@@ -49,7 +50,9 @@ def main() -> None:
             started = time.perf_counter()
             store.record(
                 session_id,
-                ev.TrainingProgress(0, "none", subaction="collect_wood", metrics=metrics),
+                ev.TrainingProgress(
+                    0, "none", subaction="collect_wood", metrics=TrainingMetrics.from_dict(metrics)
+                ),
             )
             timings.append(time.perf_counter() - started)
 

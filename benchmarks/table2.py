@@ -377,7 +377,7 @@ class Bench:
         seconds = time.perf_counter() - started
         extra: dict[str, Any] = {
             "agent_best": round(result.best, 4),  # its own evaluation, which stopped it
-            "agent_fresh": final.as_dict(),  # its final choice's fresh evaluation
+            "agent_fresh": final.solution().to_dict(),  # its final choice's fresh evaluation
             "chosen_iteration": final.chosen.iteration,
             "iterations": [
                 {"plan": h.plan.summary(), "value": round(h.value, 4), "samples": h.samples}
@@ -390,7 +390,7 @@ class Bench:
         if client is not None:  # an LLM team: its wall time and calls
             extra["llm_seconds"] = round(sum(c.latency_s for c in client.calls), 1)
             extra["llm_calls"] = len(client.calls)
-        provenance = solution_provenance(events, final.as_dict())
+        provenance = solution_provenance(events, final.solution())
         extra["authors"] = provenance.authors
         share = provenance.llm_share
         extra["llm_share"] = None if share is None else round(share, 4)

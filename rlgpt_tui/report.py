@@ -303,14 +303,12 @@ def _result_lines(events: list[ev.Event], best: float | None, m: Measure) -> lis
         return [f"- {own}; no solution was chosen on fresh worlds"]
     r = chosen[-1].result
     lines = [
-        f"- **result: {result_text(r, ends=False)}**, {r['subject']}, on fresh worlds no "
-        f"decision used (seed {r['seed']})",
+        f"- **result: {r.text()}**, {r.subject}, on fresh worlds no decision used (seed {r.seed})",
         f"- {own}",
     ]
     for c in chosen[-1].candidates:
-        stop = "-" if c["stop_value"] is None else m.show(c["stop_value"])
-        fresh = result_text(c | {"measure": m.value}, ends=False)
-        lines.append(f"  - candidate {c['subject']}: fresh {fresh}; its own evaluation {stop}")
+        stop = "-" if c.stop_value is None else m.show(c.stop_value)
+        lines.append(f"  - candidate {c.subject}: fresh {c.text(m)}; its own evaluation {stop}")
     upto = events.index(chosen[-1])
     lines.append("- who wrote the solution's coded actions:")
     lines += [f"  - {line}" for line in solution_provenance(events[:upto], r).lines()]

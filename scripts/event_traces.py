@@ -168,7 +168,7 @@ def resume(store) -> int:
 
     def stop_in_training(event: ev.Event) -> None:
         if isinstance(event, ev.TrainingProgress) and event.iteration == 1:
-            rollouts.append(event.metrics["samples"])
+            rollouts.append(event.metrics.samples)
             if len(rollouts) == 2:
                 control.edit_rl_config("collect_wood", {"samples": 3072})
                 edited = template_code("code_collect_wood") + "\n# edited while stopped\n"

@@ -250,11 +250,11 @@ def test_builtin_agent_learns_collect_wood_with_the_papers_pattern() -> None:
     )
     result = Engine(settings, builtin_team(), events.append).run()
     plans = [e for e in events if isinstance(e, ev.PlanProposed)]
-    first = plans[0].plan["subactions"]
-    assert [s["mode"] for s in first] == ["rl"]  # iteration 0 learns everything with RL
-    second = plans[1].plan["subactions"]
-    assert second[-1]["mode"] == "rl"  # with coded navigation and the task's own code
-    assert second[-1]["high_level_actions"] == ["go_to_tree", "code_collect_wood"]
+    first = plans[0].plan.subactions
+    assert [s.mode for s in first] == ["rl"]  # iteration 0 learns everything with RL
+    second = plans[1].plan.subactions
+    assert second[-1].mode == "rl"  # with coded navigation and the task's own code
+    assert second[-1].high_level_actions == ["go_to_tree", "code_collect_wood"]
     rates = [h.value for h in result.history]
     assert rates[-1] > rates[0] and rates[-1] >= 0.9, rates
     assert result.reason == "target reached" and result.total_samples <= 30_000
@@ -333,7 +333,7 @@ def test_pause_then_human_plan_and_code_edits_take_effect_on_resume() -> None:
     worker.join(timeout=300)
     assert not worker.is_alive()
     plan = next(e for e in events if isinstance(e, ev.PlanProposed))
-    assert plan.source == "human" and plan.plan["subactions"][0]["mode"] == "code"
+    assert plan.source == "human" and plan.plan.subactions[0].mode == "code"
     edits = {e.what: e for e in events if isinstance(e, ev.EditApplied)}
     assert edits["plan"].after == "collect_wood [code]"  # recorded as a human edit
     assert edits["code"].target == "collect_wood" and "Human edit" in edits["code"].after
@@ -528,11 +528,11 @@ def test_rl_starts_from_the_best_code_of_an_earlier_iteration(monkeypatch) -> No
     assert started.rl_config["start"]["action"] == "chop_tree"
     assert "starts from chop_tree" in started.config["high_level_actions_note"]
     chosen = next(e for e in events if isinstance(e, ev.SolutionChosen))
-    assert {c["kind"] for c in chosen.candidates} == {"code", "RL + code"}
+    assert {c.kind for c in chosen.candidates} == {"code", "RL + code"}
     # tiny settings: 8 fresh episodes each, or fewer for one that could no longer win
-    assert all(c.get("planned", c["episodes"]) == 8 for c in chosen.candidates)
-    assert chosen.result["value"] == max(c["value"] for c in chosen.candidates)
-    assert result.final is not None and result.final.chosen.kind == chosen.result["kind"]
+    assert all((c.planned or c.episodes) == 8 for c in chosen.candidates)
+    assert chosen.result.value == max(c.value for c in chosen.candidates)
+    assert result.final is not None and result.final.chosen.kind == chosen.result.kind
     finished = events[-1]
     assert isinstance(finished, ev.SessionFinished) and finished.result == chosen.result
 
@@ -565,7 +565,7 @@ def test_a_plan_of_code_alone_below_its_target_trains_rl_from_that_code(monkeypa
         chosen = next(e for e in events if isinstance(e, ev.SolutionChosen))
         if max_samples == 0:
             assert not started and [d.samples for d in done] == [0, 0]
-            assert {c["kind"] for c in chosen.candidates} == {"code"}
+            assert {c.kind for c in chosen.candidates} == {"code"}
             continue
         assert [(e.iteration, e.config["coded_actions"]) for e in started] == [
             (0, ["go_to_tree"]),
@@ -584,7 +584,7 @@ def test_a_plan_of_code_alone_below_its_target_trains_rl_from_that_code(monkeypa
         assert code_alone == 0.0  # it never presses do
         assert done[0].value == max(code_alone, policy)
         assert f"after {done[0].samples:,} samples it measured" in prompts[1]
-        assert {c["kind"] for c in chosen.candidates} == {"code", "RL + code"}
+        assert {c.kind for c in chosen.candidates} == {"code", "RL + code"}
 
 
 def library_skill(folder, name: str, served: str, body: str) -> None:
@@ -694,8 +694,8 @@ def test_rl_started_from_a_navigation_routine_is_measured_as_it_acted_in_trainin
     done = next(e for e in events if isinstance(e, ev.IterationDone))
     assert done.value == sampled
     chosen = next(e for e in events if isinstance(e, ev.SolutionChosen))
-    assert chosen.result["subject"] == "RL policy, sampled (RL + code, iteration 1)"
-    assert chosen.result["value"] > 0.0
+    assert chosen.result.subject == "RL policy, sampled (RL + code, iteration 1)"
+    assert chosen.result.value is not None and chosen.result.value > 0.0
 
 
 @pytest.mark.slow
@@ -736,7 +736,7 @@ def test_a_pause_between_iterations_takes_a_plan_edit_for_the_last_iteration() -
         runner.join(timeout=300)
     proposed = [e for e in events if isinstance(e, ev.PlanProposed)]
     assert proposed[-1].iteration == 1 and proposed[-1].source == "human"
-    assert proposed[-1].plan["subactions"][0]["description"] == "a person's plan"
+    assert proposed[-1].plan.subactions[0].description == "a person's plan"
     assert not any(isinstance(e, ev.EditRefused) for e in events)
 
 

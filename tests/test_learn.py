@@ -18,6 +18,7 @@ from rlgpt_tui.bench.results import load_results
 from rlgpt_tui.curriculum import BuiltinCurriculum, LLMCurriculum
 from rlgpt_tui.curriculum.frontier import curriculum_state
 from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.chosen import ChosenSolution
 from rlgpt_tui.llm.client import LLMClient, LLMSettings
 from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.store import SessionStore
@@ -195,8 +196,17 @@ def recorded_session(
         value=result, episodes=sum(ends.values()), success_rate=result, episode_ends=ends
     )
     store.record(session, ev.EvaluationDone(0, "builtin", "RL policy", evaluation))
-    chosen = {"value": result, "ci95": [max(0.0, result - 0.2), min(1.0, result + 0.1)]}
-    store.record(session, ev.SolutionChosen(0, "builtin", [], chosen | {"kind": "RL"}))
+    chosen = ChosenSolution(
+        evaluation=EvaluationSummary(
+            value=result, ci95=(max(0.0, result - 0.2), min(1.0, result + 0.1))
+        ),
+        kind="RL",
+        iteration=0,
+        subject="RL policy (RL, iteration 1)",
+        stop_value=None,
+        seed=30_000,
+    )
+    store.record(session, ev.SolutionChosen(0, "builtin", [], chosen))
     store.record(
         session, ev.SessionFinished(0, "builtin", "iterations used up", result, samples, 0)
     )

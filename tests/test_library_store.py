@@ -17,7 +17,7 @@ from sqlite_utils import Database
 from textual.widgets import DataTable, Static, TextArea
 
 from rlgpt_tui import ASSETS_DIR
-from rlgpt_tui.agents.schemas import SubAction
+from rlgpt_tui.agents.schemas import Plan, SubAction
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.library.shelf import ShelfSkill, SkillShelf
 from rlgpt_tui.library.skill_library import SkillLibrary
@@ -155,7 +155,7 @@ def test_builtin_agent_code_is_labelled_builtin_library_and_code_only_runs_count
         ev.PlanProposed(
             1,
             "builtin",
-            plan={"subactions": [{"name": "collect_wood", "mode": "code", "description": "chop"}]},
+            plan=Plan(subactions=[SubAction(name="collect_wood", mode="code", description="chop")]),
         ),
         ev.CodeWritten(1, "builtin", subaction="collect_wood", code=COLLECT_WOOD, attempt=0),
         ev.SubActionDone(
@@ -193,7 +193,7 @@ def test_builtin_agent_code_is_labelled_builtin_library_and_code_only_runs_count
 def plan_of_code_alone(steps: dict[str, str]) -> list[ev.Event]:
     """A place_table session's first events: a plan of ``steps`` (name: code), each coded
     by an LLM."""
-    plan = {"subactions": [{"name": n, "mode": "code", "description": n} for n in steps]}
+    plan = Plan(subactions=[SubAction(name=n, mode="code", description=n) for n in steps])
     events = [
         ev.SessionStarted(0, "llm:qwen", task="place_table", env="craftax", settings={}),
         ev.PlanProposed(0, "llm:qwen", plan=plan),
@@ -275,8 +275,8 @@ def test_a_plan_of_code_alone_records_each_steps_calls(tmp_path) -> None:
     candidates.offer(Candidate(config, 0, 1.0, only_coded=COMPOSED_PLAN))
     final = choose(candidates, get_task("place_table"), 4, 30_003, 0.9)
     events[3].source = "human"  # place_table's code, by a person
-    provenance = solution_provenance(events, final.as_dict())
-    fresh = final.as_dict()["coded_calls"][COMPOSED_PLAN]["begun"]
+    provenance = solution_provenance(events, final.solution())
+    fresh = (final.solution().evaluation.coded_calls or {})[COMPOSED_PLAN]["begun"]
     assert provenance.calls == fresh and sum(fresh.values()) > 0, fresh
     llm = fresh["collect_wood"] / (fresh["collect_wood"] + fresh["place_table"])
     assert provenance.llm_share == llm and 0 < llm < 1

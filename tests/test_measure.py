@@ -132,10 +132,11 @@ def test_run_on_a_scored_task_reports_its_crafter_score(tmp_path: Path, capsys) 
     assert session.best == pytest.approx(done.value, abs=1e-3)  # the record keeps 4 decimals
     assert done.evaluation.score == pytest.approx(done.value, abs=1e-3)
     assert session.measure is Measure.CRAFTER_SCORE and session.best_text.startswith("score ")
-    assert finished.run.episodes == done.training["episodes"] > 0
+    assert done.training is not None and finished.run.episodes == done.training.episodes > 0
     assert session.run_score == finished.run.score
     main(["sessions", "list", "--sessions-dir", str(tmp_path)])
-    assert session.result is not None and session.result_kind == finished.result["kind"]
+    assert session.result is not None and finished.result is not None
+    assert session.result_kind == finished.result.kind
     assert f"score {Measure.CRAFTER_SCORE.show(session.result)} [" in capsys.readouterr().out
     text = export_session(store, session.id, "md", tmp_path / "report", with_gif=False).read_text()
     assert "judged by its Crafter score, target 50.5" in text

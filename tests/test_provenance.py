@@ -10,7 +10,9 @@ from pathlib import Path
 
 from rich.console import Console
 
+from rlgpt_tui.agents.schemas import Plan
 from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.chosen import ChosenSolution
 from rlgpt_tui.engine.printer import EventPrinter
 from rlgpt_tui.library.compose import compose_sources, link_skills
 from rlgpt_tui.report import session_markdown
@@ -47,7 +49,7 @@ def run_events(kind: str, only_coded: str | None = None) -> list[ev.Event]:
     result = {"measure": "success_rate", "value": 0.9, "ci95": [0.8, 0.95], "episodes": 64}
     return [
         ev.SessionStarted(0, LLM, task="collect_wood", env="craftax", settings={}),
-        ev.PlanProposed(0, LLM, plan=plan),
+        ev.PlanProposed(0, LLM, plan=Plan.model_validate(plan)),
         ev.CodeWritten(0, LLM, subaction="go_to_tree", code=GO_TO_TREE, attempt=0),
         ev.CodeWritten(0, LLM, subaction="go_to_tree", code="def act(ctx):\n", attempt=1),
         ev.CodeValidationFailed(0, LLM, subaction="go_to_tree", error="no yield", attempt=1),
@@ -67,15 +69,17 @@ def run_events(kind: str, only_coded: str | None = None) -> list[ev.Event]:
             0,
             LLM,
             candidates=[],
-            result=result
-            | {
-                "kind": kind,
-                "iteration": 0,
-                "only_coded": only_coded,
-                "subject": f"{only_coded or 'RL policy'} ({kind}, iteration 1)",
-                "stop_value": 0.9,
-                "seed": 30_000,
-            },
+            result=ChosenSolution.from_dict(
+                result
+                | {
+                    "kind": kind,
+                    "iteration": 0,
+                    "only_coded": only_coded,
+                    "subject": f"{only_coded or 'RL policy'} ({kind}, iteration 1)",
+                    "stop_value": 0.9,
+                    "seed": 30_000,
+                }
+            ),
         ),
     ]
 
@@ -104,7 +108,7 @@ def test_the_printer_says_who_wrote_each_coded_action_and_the_llm_share_of_calls
     # recorded with each step's calls (the composed plan marks where each begins)
     events = run_events("code", only_coded="plan")
     begun = {"go_to_tree": 60, "code_collect_wood": 20}
-    events[-1].result["coded_calls"] = {"plan": {"calls": 60, "begun": begun}}
+    events[-1].result.evaluation.coded_calls = {"plan": {"calls": 60, "begun": begun}}
     counted = printed(events)
     assert "  go_to_tree: written by llm:qwen (60 calls)" in counted
     assert "  code_collect_wood: written by person (20 calls)" in counted

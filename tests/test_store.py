@@ -75,7 +75,7 @@ def test_kill_9_during_training_then_resume_continues_from_checkpoint(tmp_path: 
     # iteration 0's plan was kept, not proposed again
     assert not any(e.kind == "plan_proposed" and e.iteration == 0 for e in resumed_events)
     progress = [e for e in resumed_events if isinstance(e, ev.TrainingProgress)]
-    assert progress[0].metrics["samples"] > checkpoint["samples"]  # continued, not from zero
+    assert progress[0].metrics.samples > checkpoint["samples"]  # continued, not from zero
     done = [e for e in after if e["kind"] == "iteration_done"]
     assert done[0]["iteration"] == 0
     # one budget, not one and a half

@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from rlgpt_tui.agents.schemas import Plan
 from rlgpt_tui.engine import events as ev
+from rlgpt_tui.rl.progress import TrainingMetrics
 from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore
@@ -162,7 +164,7 @@ def test_a_resumed_session_shows_its_record_before_any_new_event(tmp_path, monke
             seen["critic"] = [line.text for line in screen.query_one("#critic").lines]
 
     asyncio.run(scenario())
-    assert seen["plan"] == plan
+    assert seen["plan"] is not None and seen["plan"].model_dump() == plan
     assert seen["points"] == len(progress) and seen["curves"] == ["it1 collect_wood"]
     assert "collect_wood on craftax" in seen["header"]
     # stopped before its second iteration, where it resumes
@@ -224,7 +226,7 @@ def _recorded_session(store: SessionStore) -> int:
         ev.SessionStarted(
             0, "builtin", task="collect_wood", env="craftax", settings=settings.__dict__, time=t
         ),
-        ev.PlanProposed(0, "builtin", plan=plan, time=t + 1),
+        ev.PlanProposed(0, "builtin", plan=Plan.model_validate(plan), time=t + 1),
         ev.CodeWritten(
             0,
             "builtin",
@@ -245,13 +247,19 @@ def _recorded_session(store: SessionStore) -> int:
         ev.TrainingStarted(0, "builtin", subaction="collect_wood", config=config, time=t + 4),
     ]
     for k in range(1, 9):
-        metrics = {
-            "samples": 512 * k,
-            "fps": 900.0,
-            "success_rate": min(1.0, 0.1 * k),
-            "ep_return_mean": 0.1 * k,
-            "coded_decision_share": 0.25,
-        }
+        metrics = TrainingMetrics(
+            samples=512 * k,
+            elapsed=0.6 * k,
+            fps=900.0,
+            episodes=4 * k,
+            ep_return_mean=0.1 * k,
+            ep_length_mean=None,
+            success_rate=min(1.0, 0.1 * k),
+            value=min(1.0, 0.1 * k),
+            coded_decision_share=0.25,
+            coded_sample_share=0.5,
+            coded_actions={},
+        )
         events.append(
             ev.TrainingProgress(
                 0,

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from rlgpt_tui.agents.schemas import Plan, SubAction
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore
@@ -569,8 +570,8 @@ def test_the_plan_and_code_panes_keep_the_persons_row_when_rows_arrive(recorded)
             rows = plan.row_count
             await pilot.press("1", "up")
             chosen = plan.get_row_at(plan.cursor_row)
-            extra = {"name": "place_table", "mode": "code", "description": "a table"}
-            event = ev.PlanProposed(1, "builtin", {"subactions": [extra]})
+            extra = SubAction(name="place_table", mode="code", description="a table")
+            event = ev.PlanProposed(1, "builtin", Plan(subactions=[extra]))
             screen.post_message(EngineEvent(event))
             await until(pilot, lambda: plan.row_count == rows + 1, 5, "a new plan row")
             assert plan.cursor_row == rows - 2 and plan.get_row_at(plan.cursor_row) == chosen

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -79,6 +80,18 @@ class Plan(BaseModel):
         if len(set(names)) != len(names):
             raise ValueError(f"sub-action names must be distinct, got {names}")
         return subactions
+
+    @classmethod
+    def recorded(cls, data: Mapping[str, Any]) -> Plan:
+        """A plan as a session recorded it, unchecked: the limits on plans changed since
+        older sessions were recorded (names, lengths, counts), and none is ever refused."""
+        subactions = [SubAction.model_construct(**sub) for sub in data.get("subactions", [])]
+        return cls.model_construct(**{**data, "subactions": subactions})
+
+    def snapshot(self) -> Plan:
+        """A copy of this plan as a plain ``Plan`` (an LLM's stricter answer too), for an
+        event to hold: later changes to this one never reach it."""
+        return Plan.recorded(self.model_dump())
 
     def coded(self) -> list[SubAction]:
         return [s for s in self.subactions if s.mode == "code"]

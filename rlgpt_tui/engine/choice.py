@@ -21,8 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rlgpt_tui.engine.chosen import CandidateRecord, ChosenSolution, MeasuredCandidate
 from rlgpt_tui.rl.config import RLConfig
 from rlgpt_tui.rl.decide import SCORE_FIRST, AgainstBest, AgainstTarget, Question
+from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.rl.train import EvalResult, build_env, evaluate
 from rlgpt_tui.rl.weights import load_policy
 from rlgpt_tui.tasks import Task
@@ -103,32 +105,32 @@ class Candidate:
             if env is not None:
                 env.close()
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> CandidateRecord:
         """What a ``CandidateOffered`` event keeps of it, to rebuild it on a resume."""
-        return {
-            "subject": self.subject,
-            "kind": self.kind,
-            "value": self.value,
-            "only_coded": self.only_coded,
-            "deterministic": self.deterministic,
-            "rl_config": self.config.model_dump(mode="json", exclude={"checkpoint_dir"}),
-            "weights": self.weights,
-        }
+        return CandidateRecord(
+            subject=self.subject,
+            kind=self.kind,
+            value=self.value,
+            only_coded=self.only_coded,
+            deterministic=self.deterministic,
+            rl_config=self.config.model_dump(mode="json", exclude={"checkpoint_dir"}),
+            weights=self.weights,
+        )
 
     @classmethod
-    def recorded(cls, iteration: int, record: dict[str, Any]) -> Candidate | None:
+    def recorded(cls, iteration: int, record: CandidateRecord) -> Candidate | None:
         """The candidate a ``CandidateOffered`` event recorded (None: a policy whose
         weights were not kept or are gone, which cannot be measured again)."""
-        weights = record.get("weights")
-        if record["kind"] != CODE and not (weights and Path(weights).is_file()):
+        weights = record.weights
+        if record.kind != CODE and not (weights and Path(weights).is_file()):
             return None
         return cls(
-            RLConfig.model_validate(record["rl_config"]),
+            RLConfig.model_validate(record.rl_config),
             iteration,
-            record["value"],
-            only_coded=record.get("only_coded"),
-            deterministic=record.get("deterministic"),
-            weights=weights if record["kind"] != CODE else None,
+            record.value,
+            only_coded=record.only_coded,
+            deterministic=record.deterministic,
+            weights=weights if record.kind != CODE else None,
         )
 
 
@@ -170,40 +172,46 @@ class FinalChoice:
         """Is the fresh figure at the target (the only figure that may say so)?"""
         return self.fresh.value >= self.target
 
-    def as_dict(self) -> dict[str, Any]:
-        """The chosen candidate's fresh measurement, with its kind and iteration (and, a
-        score's, the question its rounds answered), and its coded actions' calls there."""
+    def solution(self) -> ChosenSolution:
+        """The chosen candidate's fresh measurement (and, a score's, the question its
+        rounds answered, and its coded actions' calls there), with which candidate it is."""
         decided = self.fresh.decision.as_dict() if self.fresh.decision else {}
-        return (
-            self.fresh.measurement.as_dict()
-            | decided
-            | {
-                "kind": self.chosen.kind,
-                "iteration": self.chosen.iteration,
-                "only_coded": self.chosen.only_coded,
-                "subject": self.chosen.subject,
-                "stop_value": self.chosen.value,
-                "seed": self.seed,
-                "target": self.target,
-                "reached": self.reached,
-            }
-            | ({"coded_calls": self.fresh.calls} if self.fresh.calls else {})
+        evaluation = EvaluationSummary.from_dict(self.fresh.measurement.as_dict() | decided)
+        evaluation.coded_calls = self.fresh.calls or None
+        return ChosenSolution(
+            evaluation=evaluation,
+            kind=self.chosen.kind,
+            iteration=self.chosen.iteration,
+            only_coded=self.chosen.only_coded,
+            subject=self.chosen.subject,
+            stop_value=self.chosen.value,
+            seed=self.seed,
+            target=self.target,
+            reached=self.reached,
         )
 
-    def candidates_dicts(self) -> list[dict[str, Any]]:
-        return [
-            {
-                "kind": c.kind,
-                "iteration": c.iteration,
-                "subject": c.subject,
-                "stop_value": c.value,
-                "value": round(r.value, 4),
-                "ci95": [round(r.ci_low, 4), round(r.ci_high, 4)],
-                "episodes": r.episodes,
-            }
-            | (r.decision.as_dict() if r.decision else {})
-            for c, r in self.measured
-        ]
+    def measured_candidates(self) -> list[MeasuredCandidate]:
+        """Every candidate's fresh evaluation, in the order they were measured."""
+        return [_measured(candidate, result) for candidate, result in self.measured]
+
+
+def _measured(candidate: Candidate, result: EvalResult) -> MeasuredCandidate:
+    """A candidate's fresh evaluation as the final choice records it (a decided one's
+    figures as :meth:`~rlgpt_tui.rl.decide.Decision.as_dict` has them)."""
+    decided = result.decision
+    return MeasuredCandidate(
+        kind=candidate.kind,
+        iteration=candidate.iteration,
+        subject=candidate.subject,
+        stop_value=candidate.value,
+        value=round(result.value, 4),
+        ci95=(round(result.ci_low, 4), round(result.ci_high, 4)),
+        episodes=result.episodes,
+        decision=decided.answer if decided else None,
+        episodes_used=decided.episodes if decided else None,
+        planned=decided.planned if decided else None,
+        range=(round(decided.low, 4), round(decided.high, 4)) if decided else None,
+    )
 
 
 def fresh_episodes(task: Task, requested: int, chosen: int | None = None) -> int:

@@ -281,11 +281,11 @@ class Engine:
         )
         cut = self._cut_off()
         training = cut.training if cut is not None else None
-        if training is None or training.get("subaction") != sub.name:
+        if training is None or training.subaction != sub.name:
             return request
         ctx.safe_point()
         configured = resumed_configuration(
-            ctx, sub, coded, training["rl_config"], training.get("library_samples", 0)
+            ctx, sub, coded, training.rl_config, training.library_samples
         )
         return replace(request, configured=configured)
 
@@ -350,7 +350,7 @@ class Engine:
             tokens=self.tokens,
             measure=task.measure.value,
             run=EvaluationSummary.of_measurement(run) if run else EvaluationSummary(),
-            result=final.as_dict() if final else {},
+            result=final.solution() if final else None,
             stop_requested=self.control.stop_requested,
             evaluated=bool(history) or final is not None,
         )

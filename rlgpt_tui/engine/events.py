@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import copy
 import time
-from dataclasses import asdict, dataclass, field, fields
-from typing import Any, ClassVar, get_type_hints
+import types
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar
 
+from rlgpt_tui.agents.schemas import Plan
+from rlgpt_tui.engine.chosen import CandidateRecord, ChosenSolution, MeasuredCandidate
 from rlgpt_tui.engine.ends import EndKind, RunEnd
+from rlgpt_tui.rl.progress import TrainingEpisodes, TrainingMetrics
 from rlgpt_tui.rl.summary import EvaluationSummary
 
 
@@ -20,10 +27,12 @@ class Event:
     kind: ClassVar[str] = "event"
 
     def to_dict(self) -> dict[str, Any]:
-        """The event as recorded (an evaluation summary as it writes itself)."""
-        data = {"kind": self.kind, **asdict(self)}
-        for name in SUMMARY_FIELDS.get(self.kind, ()):
-            data[name] = getattr(self, name).to_dict()
+        """The event as recorded (a typed payload as it writes itself)."""
+        payloads = PAYLOAD_FIELDS.get(self.kind, {})
+        data: dict[str, Any] = {"kind": self.kind}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            data[f.name] = _write(value) if f.name in payloads else copy.deepcopy(value)
         return data
 
 
@@ -44,7 +53,7 @@ class TaskPlanProposed(Event):
 
 @dataclass
 class PlanProposed(Event):
-    plan: dict[str, Any]
+    plan: Plan  # recorded as its model_dump(); read back unchecked (Plan.recorded)
     source: str = "agent"  # or "human" for an edited plan
     kind: ClassVar[str] = "plan_proposed"
 
@@ -120,7 +129,7 @@ class PolicyReused(Event):
 @dataclass
 class TrainingProgress(Event):
     subaction: str
-    metrics: dict[str, Any]
+    metrics: TrainingMetrics
     total_samples: int | None = None  # the session's samples so far, this run's included
     kind: ClassVar[str] = "training_progress"
 
@@ -185,7 +194,7 @@ class VerdictGiven(Event):
 class IterationDone(Event):
     """An iteration's result in the task's measure (``value``: a success rate, or Crafter's
     score), its final evaluation summary and, for scored tasks, what its training's
-    episodes unlocked (``training``: episodes, per-episode achievement bitmasks, ends)."""
+    episodes unlocked (``training``; None, recorded ``{}``: not a scored task's RL)."""
 
     plan: str
     value: float
@@ -194,7 +203,7 @@ class IterationDone(Event):
     tokens: int
     measure: str = "success_rate"
     evaluation: EvaluationSummary = field(default_factory=EvaluationSummary)
-    training: dict[str, Any] = field(default_factory=dict)
+    training: TrainingEpisodes | None = None
     kind: ClassVar[str] = "iteration_done"
 
 
@@ -274,8 +283,9 @@ class SessionFinished(Event):
     tokens: int
     measure: str = "success_rate"
     run: EvaluationSummary = field(default_factory=EvaluationSummary)
-    # the result: the chosen solution's fresh evaluation (SolutionChosen.result); {}: none
-    result: dict[str, Any] = field(default_factory=dict)
+    # the result: the chosen solution's fresh evaluation (SolutionChosen.result); None
+    # (recorded {}): none was chosen
+    result: ChosenSolution | None = None
     end: str = ""  # EndKind's value ('' in sessions recorded before it: read ``reason``)
     stop_requested: bool = False  # a person asked to stop (the run may have ended first)
     evaluated: bool = True  # False: it ended before any evaluation (``best`` means nothing)
@@ -295,7 +305,7 @@ class CandidateOffered(Event):
     :meth:`~rlgpt_tui.engine.choice.Candidate.record`), so that a resumed run chooses among
     every iteration's candidates, not only those made after the resume."""
 
-    candidate: dict[str, Any]
+    candidate: CandidateRecord
     kind: ClassVar[str] = "candidate_offered"
 
 
@@ -305,8 +315,8 @@ class SolutionChosen(Event):
     decision used; ``result`` is the chosen one's measurement (with its ``kind``,
     ``iteration`` and ``stop_value``, the run's own evaluation of it)."""
 
-    candidates: list[dict[str, Any]]
-    result: dict[str, Any]
+    candidates: list[MeasuredCandidate]
+    result: ChosenSolution
     kind: ClassVar[str] = "solution_chosen"
 
 
@@ -362,12 +372,60 @@ EVENT_TYPES: dict[str, type[Event]] = {
 }
 
 
-#: each kind's fields that hold an evaluation summary (recorded as its dict)
-SUMMARY_FIELDS: dict[str, tuple[str, ...]] = {
-    kind: names
-    for kind, cls in EVENT_TYPES.items()
-    if (names := tuple(n for n, t in get_type_hints(cls).items() if t is EvaluationSummary))
+#: the payload types events hold, and how each is read from its record (a plan unchecked)
+_READERS: dict[type, Callable[[Any], Any]] = {
+    Plan: Plan.recorded,
+    EvaluationSummary: EvaluationSummary.from_dict,
+    TrainingMetrics: TrainingMetrics.from_dict,
+    TrainingEpisodes: TrainingEpisodes.from_dict,
+    CandidateRecord: CandidateRecord.from_dict,
+    MeasuredCandidate: MeasuredCandidate.from_dict,
+    ChosenSolution: ChosenSolution.from_dict,
 }
+
+
+def _payload(hint: Any) -> tuple[type, str] | None:
+    """A field's payload type and its shape (``one``; ``optional``, None recorded as
+    ``{}``; ``list``), or None for a field of JSON's own types."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType) and len(args) == 2 and type(None) in args:
+        inner = next(a for a in args if a is not type(None))
+        return (inner, "optional") if inner in _READERS else None
+    if origin is list and args and args[0] in _READERS:
+        return args[0], "list"
+    return (hint, "one") if hint in _READERS else None
+
+
+#: each kind's fields that hold a typed payload: its type and shape
+PAYLOAD_FIELDS: dict[str, dict[str, tuple[type, str]]] = {
+    kind: found
+    for kind, cls in EVENT_TYPES.items()
+    if (
+        found := {
+            name: payload
+            for name, hint in typing.get_type_hints(cls).items()
+            if (payload := _payload(hint)) is not None
+        }
+    )
+}
+
+
+def _write(value: Any) -> Any:
+    """A payload as recorded (None: ``{}``)."""
+    if value is None:
+        return {}
+    if isinstance(value, list):
+        return [_write(item) for item in value]
+    return value.model_dump() if isinstance(value, Plan) else value.to_dict()
+
+
+def _read(payload: tuple[type, str], value: Any) -> Any:
+    """A recorded payload as its type (an optional one's ``{}``: None)."""
+    kind, shape = payload
+    read = _READERS[kind]
+    if shape == "list":
+        return [read(item) for item in value]
+    return None if shape == "optional" and not value else read(value)
 
 
 # fields renamed since sessions were first recorded: old name -> new name
@@ -381,14 +439,18 @@ def event_from_dict(data: dict) -> Event:
     names = {f.name for f in fields(cls)}  # ClassVars (kind) are not fields
     data = {RENAMED.get(k, k) if RENAMED.get(k) in names else k: v for k, v in data.items()}
     data |= {
-        name: EvaluationSummary.from_dict(data[name])
-        for name in SUMMARY_FIELDS.get(cls.kind, ())
-        if isinstance(data.get(name), dict)
+        name: _read(payload, data[name])
+        for name, payload in PAYLOAD_FIELDS.get(cls.kind, {}).items()
+        if isinstance(data.get(name), list if payload[1] == "list" else dict)
     }
     return cls(**{k: v for k, v in data.items() if k in names})
 
 
-def events_from_records(records: list[dict[str, Any]] | list[Event]) -> list[Event]:
+#: a session's events as the store gives them (``Event.to_dict()`` records), or typed
+Records = list[dict[str, Any]] | list[Event]
+
+
+def events_from_records(records: Records) -> list[Event]:
     """Stored events (``Event.to_dict()`` records) as typed ones; kinds this version does
     not know are left out; typed events pass through."""
     return [

@@ -125,7 +125,7 @@ class SessionPhases:
         }
 
 
-def session_phases(records: list[dict[str, Any]] | list[ev.Event]) -> SessionPhases:
+def session_phases(records: ev.Records) -> SessionPhases:
     """The phases of a recorded session (its events, oldest first)."""
     events = ev.events_from_records(records)
     per: dict[int, IterationPhases] = {}
@@ -154,12 +154,12 @@ def session_phases(records: list[dict[str, Any]] | list[ev.Event]) -> SessionPha
             wall -= share
         if phase.phase == TRAINING and progress is not None:
             m = progress.metrics
-            setup = min(float(m.get("setup_seconds") or 0.0), wall)
-            saving = min(float(m.get("checkpoint_seconds") or 0.0), wall - setup)
+            setup = min(float(m.setup_seconds or 0.0), wall)
+            saving = min(float(m.checkpoint_seconds or 0.0), wall - setup)
             it.seconds["world"] += setup
             it.seconds["checkpointing"] += saving
             wall -= setup + saving
-            it.samples += max(0, int(m.get("samples") or 0) - int(m.get("resumed_from") or 0))
+            it.samples += max(0, int(m.samples or 0) - int(m.resumed_from or 0))
         it.seconds[phase.phase] += wall
         phase, start, llm, progress = None, None, [], None
 

@@ -13,7 +13,7 @@ from rlgpt_tui.engine.provenance import (
     written_by,
 )
 from rlgpt_tui.skills.outcomes import CallEnd
-from rlgpt_tui.tasks import Measure, result_text
+from rlgpt_tui.tasks import Measure
 from rlgpt_tui.text import safe_text
 
 
@@ -49,17 +49,17 @@ class EventPrinter:
                 by = planned_by(event.source, event.agent)
                 kept = " (kept)" if event.source == "previous plan" else ""
                 c.print(f"[bold]iteration {event.iteration + 1}[/] plan{kept} by {_e(by)}:")
-                for sub in event.plan["subactions"]:
+                for sub in event.plan.subactions:
                     extra = (
-                        f" + high-level {_e(', '.join(sub['high_level_actions']))}"
-                        if sub.get("high_level_actions")
+                        f" + high-level {_e(', '.join(sub.high_level_actions))}"
+                        if sub.high_level_actions
                         else ""
                     )
-                    why = f" ({_e(sub['reason'])})" if sub.get("reason") else ""
+                    why = f" ({_e(sub.reason)})" if sub.reason else ""
                     c.print(
-                        f"  - {_e(sub['name'])} "
-                        f"[{'cyan' if sub['mode'] == 'code' else 'magenta'}]"
-                        f"{_e(sub['mode'])}[/]{extra}: {_e(sub.get('description', ''))}{why}"
+                        f"  - {_e(sub.name)} "
+                        f"[{'cyan' if sub.mode == 'code' else 'magenta'}]"
+                        f"{_e(sub.mode)}[/]{extra}: {_e(sub.description)}{why}"
                     )
             case ev.CodeWritten():
                 n = self._versions[event.subaction] = self._versions.get(event.subaction, 0) + 1
@@ -86,15 +86,14 @@ class EventPrinter:
                 c.print(f"  [dim]{_e(event.detail.split(': ', 1)[1])}...[/]")  # a compilation
             case ev.TrainingProgress():
                 m = event.metrics
-                if m["elapsed"] - self._last_progress >= 5 or m["elapsed"] < self._last_progress:
-                    self._last_progress = m["elapsed"]
-                    measure = Measure(m.get("measure", Measure.SUCCESS_RATE))
-                    value = m.get("value", m["success_rate"])
+                if m.elapsed - self._last_progress >= 5 or m.elapsed < self._last_progress:
+                    self._last_progress = m.elapsed
+                    measure = m.measured_in
                     c.print(
-                        f"    {m['samples']:>8,} samples  {m['fps']:>7,.0f} fps  "
-                        f"train {measure.label} {measure.show(value)}"
+                        f"    {m.samples:>8,} samples  {m.fps:>7,.0f} fps  "
+                        f"train {measure.label} {measure.show(m.measured_value)}"
                     )
-                    for line in coded_failure_lines(m.get("coded_actions") or {}):
+                    for line in coded_failure_lines(m.coded_actions or {}):
                         c.print(f"    [yellow]{escape(line)}[/]")
             case ev.EvaluationDone():
                 summary = event.result
@@ -116,12 +115,12 @@ class EventPrinter:
             case ev.SolutionChosen():
                 for line in candidate_lines(event):
                     c.print(f"  {_e(line)}")
-                r, measure = event.result, Measure(event.result["measure"])
-                own = r.get("stop_value")
-                own = "none, it ran alone only here" if own is None else measure.show(own)
+                r, measure = event.result, event.result.measure
+                own = r.stop_value
+                shown = "none, it ran alone only here" if own is None else measure.show(own)
                 c.print(
-                    f"[bold]solution[/]: {_e(r['subject'])}, the best on fresh worlds "
-                    f"(the run's own evaluation of it: {own})"
+                    f"[bold]solution[/]: {_e(r.subject)}, the best on fresh worlds "
+                    f"(the run's own evaluation of it: {shown})"
                 )
                 for line in solution_provenance(self._kept, r).lines():
                     c.print(f"  {_e(line)}")
@@ -146,11 +145,8 @@ def ended_why(event: ev.SessionFinished) -> str:
 
 def candidate_lines(event: ev.SolutionChosen) -> list[str]:
     """One line per candidate of the final choice: its fresh evaluation."""
-    measure = event.result["measure"]
-    return [
-        f"fresh worlds: {c['subject']}: {result_text(c | {'measure': measure}, ends=False)}"
-        for c in event.candidates
-    ]
+    measure = event.result.measure
+    return [f"fresh worlds: {c.subject}: {c.text(measure)}" for c in event.candidates]
 
 
 def finished_text(event: ev.SessionFinished) -> str:
@@ -158,15 +154,15 @@ def finished_text(event: ev.SessionFinished) -> str:
     evaluation: S); N training samples; T tokens`` (``best MEASURE V`` when no solution
     was chosen; ``nothing evaluated yet`` when it ended before any evaluation)."""
     measure = Measure(event.measure)
-    if event.result:
+    if event.result is not None:
         r = event.result
         figure = (
-            f"result {result_text(r, ends=False)} ({r.get('kind')}, fresh worlds; the best "
+            f"result {r.text()} ({r.kind}, fresh worlds; the best "
             f"of the run's own evaluations {measure.show(event.best)})"
         )
-        if "reached" in r:
-            at = "at or above" if r["reached"] else "below"
-            figure += f"; the result is {at} the target {measure.show(r['target'])}"
+        if r.reached is not None and r.target is not None:
+            at = "at or above" if r.reached else "below"
+            figure += f"; the result is {at} the target {measure.show(r.target)}"
     elif event.evaluated:
         figure = f"best {measure.label} {measure.show(event.best)}"
     else:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.chosen import ChosenSolution
 from rlgpt_tui.library.compose import composed_steps, linked_skills
 from rlgpt_tui.library.provenance import (
     BUILTIN,
@@ -116,27 +117,27 @@ class Provenance:
         return lines
 
 
-def solution_provenance(events: list[ev.Event], chosen: dict) -> Provenance:
+def solution_provenance(events: list[ev.Event], chosen: ChosenSolution) -> Provenance:
     """The provenance of the solution a ``SolutionChosen.result`` (``chosen``) describes;
     ``events``: the run's events up to that choice (a chain's earlier stages ignored)."""
     starts = [i for i, e in enumerate(events) if isinstance(e, ev.SessionStarted)]
     events = events[starts[-1] :] if starts else events
-    iteration = chosen.get("iteration")
+    iteration = chosen.iteration
     events = events[: _end_of_iteration(events, iteration)]
     in_force = code_in_force(events)
     authors = {name: author for name, (author, _) in in_force.items()}
     sources = {name: source for name, (_, source) in in_force.items()}
-    result = Provenance(subject=str(chosen.get("subject", "")))
-    only = chosen.get("only_coded")
-    if chosen.get("kind") == "code" and only:
+    result = Provenance(subject=chosen.subject)
+    only = chosen.only_coded
+    if chosen.kind == "code" and only:
         names: list[str] = [only]
         if only not in authors:  # a plan's routines composed into one: its coded sub-actions
             plans = [e for e in events if isinstance(e, ev.PlanProposed)]
-            subs = plans[-1].plan.get("subactions", []) if plans else []
-            names = [s["name"] for s in subs if s.get("mode") == "code" and s["name"] in authors]
+            subs = plans[-1].plan.subactions if plans else []
+            names = [s.name for s in subs if s.mode == "code" and s.name in authors]
         result.code_alone = True
         # the fresh evaluation's calls; a composed plan's: the calls that began each step
-        ran = (chosen.get("coded_calls") or {}).get(only) or {}
+        ran = (chosen.evaluation.coded_calls or {}).get(only) or {}
         begun = ran.get("begun")
         for name in names:
             result.authors[name] = authors[name]

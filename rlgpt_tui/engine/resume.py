@@ -16,6 +16,7 @@ from rlgpt_tui.agents.schemas import Plan, Verdict
 from rlgpt_tui.agents.slow import IterationFeedback
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.choice import Candidate
+from rlgpt_tui.engine.chosen import CandidateRecord
 from rlgpt_tui.engine.ends import RunEnd
 from rlgpt_tui.engine.solution import StageSolution
 from rlgpt_tui.envs.registry import world_info
@@ -26,7 +27,15 @@ from rlgpt_tui.rl.train import checkpoint_samples, load_checkpoint
 from rlgpt_tui.skills.validation import validate
 from rlgpt_tui.tasks import Measure
 
-Records = list[dict[str, Any]] | list[ev.Event]  # stored records, or typed events
+
+@dataclass
+class StartedTraining:
+    """A training the cut-off iteration had started: its sub-action, its RLConfig as
+    recorded, and the samples a library policy it started from had trained on before."""
+
+    subaction: str
+    rl_config: dict[str, Any]
+    library_samples: int = 0
 
 
 @dataclass
@@ -41,12 +50,12 @@ class ResumeState:
     code: dict[str, str] = field(default_factory=dict)
     plan: Plan | None = None  # the unfinished iteration's plan, if it had one
     judged: dict[str, tuple[str, Verdict]] = field(default_factory=dict)
-    training: dict[str, Any] | None = None  # {"subaction", "rl_config"} of a started run
+    training: StartedTraining | None = None  # a run the unfinished iteration started
     tally: EpisodeTally = field(default_factory=EpisodeTally)  # finished iterations' training
     candidates: list[Candidate] = field(default_factory=list)  # finished iterations' solutions
 
     @classmethod
-    def from_events(cls, records: Records) -> ResumeState:
+    def from_events(cls, records: ev.Records) -> ResumeState:
         """Rebuild from one run's stored events (records or typed), oldest first."""
         events = ev.events_from_records(records)
         starts = [i for i, e in enumerate(events) if isinstance(e, ev.SessionStarted)]
@@ -55,15 +64,15 @@ class ResumeState:
         plans: dict[int, Plan] = {}
         verdicts: dict[int, dict[str, Verdict]] = {}
         code_by_iteration: dict[int, dict[str, str]] = {}
-        training: dict[int, dict[str, Any]] = {}
+        training: dict[int, StartedTraining] = {}
         library_samples: dict[int, int] = {}  # a library policy's training before
         done: list[ev.IterationDone] = []
-        offered: dict[int, list[dict[str, Any]]] = {}
+        offered: dict[int, list[CandidateRecord]] = {}
         for e in run:
             i = e.iteration
             match e:
                 case ev.PlanProposed():
-                    plans[i] = Plan.model_validate(e.plan)
+                    plans[i] = e.plan.model_copy(deep=True)  # as recorded, never refused
                     verdicts[i], code_by_iteration[i], offered[i] = {}, {}, []
                     training.pop(i, None)
                     library_samples.pop(i, None)
@@ -75,11 +84,9 @@ class ResumeState:
                 case ev.PolicyReused():  # the training that follows starts from it
                     library_samples[i] = e.samples
                 case ev.TrainingStarted() if e.rl_config:
-                    training[i] = {
-                        "subaction": e.subaction,
-                        "rl_config": e.rl_config,
-                        "library_samples": library_samples.get(i, 0),
-                    }
+                    training[i] = StartedTraining(
+                        e.subaction, e.rl_config, library_samples.get(i, 0)
+                    )
                 case ev.CandidateOffered():
                     offered.setdefault(i, []).append(e.candidate)
                 case ev.IterationDone():
@@ -99,11 +106,9 @@ class ResumeState:
             )
             rebuilt = (Candidate.recorded(i, record) for record in offered.get(i, []))
             state.candidates += [c for c in rebuilt if c is not None]
-            trained = e.training or {}
-            if trained.get("achievements"):
-                state.tally.extend(
-                    EpisodeTally.from_bitmasks(trained["achievements"], trained.get("ends", {}))
-                )
+            if e.training is not None and e.training.achievements:
+                trained = e.training
+                state.tally.extend(EpisodeTally.from_bitmasks(trained.achievements, trained.ends))
         for i in sorted(code_by_iteration):
             state.code.update({n: c for n, c in code_by_iteration[i].items() if c})
         if done:
@@ -122,7 +127,7 @@ class ResumeState:
         """Samples the cut-off training run had checkpointed (0 if none)."""
         if self.training is None:
             return 0
-        directory = checkpoint_dir(self.next_iteration, self.training["subaction"])
+        directory = checkpoint_dir(self.next_iteration, self.training.subaction)
         return (checkpoint_samples(directory) or 0) if directory else 0
 
 
@@ -132,7 +137,7 @@ def _tokens(event: ev.Event) -> int:
     return int(event.prompt_tokens) + int(event.completion_tokens)
 
 
-def split_runs(records: Records) -> list[list[ev.Event]]:
+def split_runs(records: ev.Records) -> list[list[ev.Event]]:
     """A chain session's events cut into one list per stage run (at each session_started)."""
     runs: list[list[ev.Event]] = []
     for event in ev.events_from_records(records):
@@ -143,19 +148,19 @@ def split_runs(records: Records) -> list[list[ev.Event]]:
     return runs
 
 
-def run_end(run: Records) -> RunEnd | None:
+def run_end(run: ev.Records) -> RunEnd | None:
     """How this run ended, if it recorded its end."""
     ends = [e for e in ev.events_from_records(run) if isinstance(e, ev.SessionFinished)]
     return ends[-1].run_end if ends else None
 
 
-def finished(run: Records) -> bool:
+def finished(run: ev.Records) -> bool:
     """Did this stage run end on its own (not stopped by a person, not by an error)?"""
     end = run_end(run)
     return end is not None and end.ended_on_its_own
 
 
-def recorded_stage_solution(run: Records, checkpoint_dir: Callable[[int, str], Path | None]):
+def recorded_stage_solution(run: ev.Records, checkpoint_dir: Callable[[int, str], Path | None]):
     """The solution a finished stage run chose (its final choice on fresh worlds; for older
     runs its best iteration), rebuilt from its events.
 
@@ -167,7 +172,7 @@ def recorded_stage_solution(run: Records, checkpoint_dir: Callable[[int, str], P
     chosen_events = [e for e in events if isinstance(e, ev.SolutionChosen)]
     if chosen_events:  # the run's final choice on fresh worlds
         result = chosen_events[-1].result
-        i, only_coded = result["iteration"], result.get("only_coded")
+        i, only_coded = result.iteration, result.only_coded
         plan = next((h.plan for h in state.history if h.iteration == i), None)
     else:  # older runs: the best iteration by its own evaluation
         best = max(state.history, key=lambda h: h.value, default=None)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlite_utils import Database
 
+from rlgpt_tui.agents.schemas import Plan
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.phases import SessionPhases, session_phases
 from rlgpt_tui.library.storage import LibraryPolicy, LibrarySkill
@@ -441,20 +442,20 @@ class SessionStore:
                     | {
                         "source": event.source,
                         "summary": _plan_summary(event.plan),
-                        "plan": json.dumps(event.plan),
+                        "plan": json.dumps(event.plan.model_dump()),
                     }
                 )
-                for position, sub in enumerate(event.plan.get("subactions", [])):
+                for position, sub in enumerate(event.plan.subactions):
                     table_of(db, "subactions").insert(
                         {
                             "session_id": session_id,
                             "plan_seq": seq,
                             "position": position,
-                            "name": sub.get("name"),
-                            "mode": sub.get("mode"),
-                            "description": sub.get("description"),
-                            "reason": sub.get("reason"),
-                            "high_level_actions": json.dumps(sub.get("high_level_actions", [])),
+                            "name": sub.name,
+                            "mode": sub.mode,
+                            "description": sub.description,
+                            "reason": sub.reason,
+                            "high_level_actions": json.dumps(sub.high_level_actions),
                         }
                     )
             case ev.CodeWritten():
@@ -493,14 +494,14 @@ class SessionStore:
                     base
                     | {
                         "subaction": event.subaction,
-                        "samples": m.get("samples"),
-                        "fps": m.get("fps"),
-                        "success_rate": m.get("success_rate"),
-                        "value": m.get("value", m.get("success_rate")),
-                        "ep_return_mean": m.get("ep_return_mean"),
-                        "ep_length_mean": m.get("ep_length_mean"),
-                        "coded_decision_share": m.get("coded_decision_share"),
-                        "metrics": json.dumps(m),
+                        "samples": m.samples,
+                        "fps": m.fps,
+                        "success_rate": m.success_rate,
+                        "value": m.measured_value,
+                        "ep_return_mean": m.ep_return_mean,
+                        "ep_length_mean": m.ep_length_mean,
+                        "coded_decision_share": m.coded_decision_share,
+                        "metrics": json.dumps(m.to_dict()),
                     }
                 )
                 if event.total_samples is not None:  # right in the list after a kill -9
@@ -597,12 +598,12 @@ class SessionStore:
                     }
                 )
             case ev.SolutionChosen():
-                low, high = event.result.get("ci95") or (None, None)
+                low, high = event.result.evaluation.ci95 or (None, None)
                 summary |= {
-                    "result": event.result.get("value"),
+                    "result": event.result.value,
                     "result_low": low,
                     "result_high": high,
-                    "result_kind": event.result.get("kind"),
+                    "result_kind": event.result.kind,
                 }
             case ev.SessionFinished():  # its samples: every one trained (a cut-off run's too)
                 summary |= {
@@ -638,8 +639,8 @@ class SessionStore:
         partial.replace(folder / f"{subaction}.py")
 
 
-def _plan_summary(plan: dict[str, Any]) -> str:
-    return ", ".join(f"{s.get('name')} ({s.get('mode')})" for s in plan.get("subactions", []))
+def _plan_summary(plan: Plan) -> str:
+    return ", ".join(f"{s.name} ({s.mode})" for s in plan.subactions)
 
 
 def _owner_alive(pid: int | None, host: str | None) -> bool:

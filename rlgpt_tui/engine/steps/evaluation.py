@@ -16,6 +16,7 @@ from rlgpt_tui.library.compose import COMPOSED_PLAN, compose_sources
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.decide import AgainstTarget
 from rlgpt_tui.rl.episodes import EpisodeTally
+from rlgpt_tui.rl.progress import TrainingEpisodes
 from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.rl.train import EvalResult, evaluate
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
@@ -32,7 +33,7 @@ class Outcome:
     samples: int = 0  # training samples spent
     solution: StageSolution | None = None  # the iteration's policy or code
     evaluation: EvaluationSummary = field(default_factory=EvaluationSummary)
-    training: dict[str, Any] = field(default_factory=dict)  # scored: training episodes
+    training: TrainingEpisodes | None = None  # scored: training episodes
     candidates: list[Candidate] = field(default_factory=list)  # for the final choice
     verdicts: dict[str, Verdict] = field(default_factory=dict)  # the critic's, if asked
     notes: list[str] = field(default_factory=list)  # for the slow agent

@@ -39,5 +39,5 @@ def final_step(ctx: StepContext, candidates: Candidates) -> FinalChoice | None:
         return None
     if final is None:  # no candidate (ruled out above)
         return None
-    ctx.emit(ev.SolutionChosen, candidates=final.candidates_dicts(), result=final.as_dict())
+    ctx.emit(ev.SolutionChosen, candidates=final.measured_candidates(), result=final.solution())
     return final

@@ -39,6 +39,7 @@ from rlgpt_tui.envs.registry import world_info
 from rlgpt_tui.llm.client import LLMAnswerError
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.episodes import EpisodeTally
+from rlgpt_tui.rl.progress import TrainingEpisodes
 from rlgpt_tui.rl.train import EvalResult, log_evaluation, sampled_may_beat_mode
 from rlgpt_tui.skills.checker import CodeValidationError
 from rlgpt_tui.skills.reward import RewardCode
@@ -155,18 +156,12 @@ def rl_step(ctx: StepContext, request: RLRequest) -> Outcome:
     log_evaluation(model, evaluation)  # its TensorBoard run ends with its evaluation
     weights = keep_policy(ctx, sub, config, model, before + samples, evaluation, sampled)
     summary = policy_summary(evaluation, trained.usage, samples)
-    training: dict[str, Any] = {}
+    training = None
     tally = trained.result.env.runner.tally
     kept = EpisodeTally()  # a scored task's training episodes, for the session's measure
     if ctx.task.scored and len(tally):
         kept = tally
-        measured = tally.measure(ctx.task, seed=ctx.settings.seed)
-        training = {
-            "episodes": len(tally),
-            "score": round(measured.value, 3),
-            "achievements": tally.bitmasks(),
-            "ends": measured.ends,
-        }
+        training = TrainingEpisodes.of_tally(tally, ctx.task, ctx.settings.seed)
     ctx.emit(ev.EvaluationDone, subject=subject, result=summary)
     verdict, note = judge_rl(ctx, sub, summary, evaluation)
     ctx.emit(ev.SubActionDone, subaction=sub.name, mode="rl", code="", **verdict.model_dump())

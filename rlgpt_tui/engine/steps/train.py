@@ -17,6 +17,7 @@ from rlgpt_tui.engine.control import StopRequested
 from rlgpt_tui.engine.steps.context import StepContext
 from rlgpt_tui.engine.steps.edits import swap_code_edits
 from rlgpt_tui.rl.config import RLConfig
+from rlgpt_tui.rl.progress import TrainingMetrics
 from rlgpt_tui.rl.train import TrainResult, build_env, load_checkpoint, train
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 
@@ -88,7 +89,7 @@ def train_policy(
         ctx.emit(
             ev.TrainingProgress,
             subaction=sub.name,
-            metrics=metrics,
+            metrics=TrainingMetrics.from_dict(metrics),
             total_samples=total_before + metrics["samples"],
         )
         now = time.monotonic()

@@ -69,11 +69,11 @@ class EditorDialog(ModalScreen):
 class EditPlanDialog(EditorDialog):
     """The plan as JSON: switch modes, edit text, add, remove or reorder sub-actions."""
 
-    def __init__(self, plan: dict[str, Any]) -> None:
+    def __init__(self, plan: Plan) -> None:
         super().__init__(
             "Edit the plan (JSON). mode: code or rl; order = execution order. Takes effect at "
             "the engine's next safe point.",
-            json.dumps(plan, indent=2),
+            json.dumps(plan.model_dump(), indent=2),
             None,  # tree-sitter-json crashes the process here; plain text is fine
         )
 

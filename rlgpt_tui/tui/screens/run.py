@@ -409,7 +409,10 @@ class RunScreen(Screen):
         if name is None:
             self.notify("select a sub-action of the latest plan", severity="warning")
             return
-        plan = Plan.model_validate(self.plan_pane.plan)
+        shown = self.plan_pane.plan
+        if shown is None:
+            return
+        plan = Plan.model_validate(shown.model_dump())  # checked, as a person's edit is
         for sub in plan.subactions:
             if sub.name == name:
                 sub.mode = "rl" if sub.mode == "code" else "code"

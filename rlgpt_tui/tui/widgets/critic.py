@@ -52,7 +52,7 @@ class CriticPane(SearchableLog):
             case ev.SolutionChosen():
                 for line in candidate_lines(event):
                     self.add(escape(line))
-                self.add(f"[b]solution[/b]: {escape(event.result['subject'])}")
+                self.add(f"[b]solution[/b]: {escape(event.result.subject)}")
                 for line in solution_provenance(self._kept, event.result).lines():
                     self.add(f"    {escape(line)}")
             case ev.SessionFinished() if event.run:

@@ -104,13 +104,13 @@ class SessionHeader(Widget):
                 self.phase_done, self.phase_total = event.done, event.total
             case ev.TrainingProgress():
                 total = event.total_samples
-                run = int(event.metrics.get("samples") or 0)
+                run = int(event.metrics.samples or 0)
                 self.samples = total if total is not None else self._base_samples + run
                 if not self.phase:  # sessions recorded before phases were
                     self.phase = "training"
                 if self.phase == "training":
                     self.phase_done = run
-                self.fps = float(event.metrics.get("fps") or 0.0) or self.fps
+                self.fps = float(event.metrics.fps or 0.0) or self.fps
             case ev.IterationDone():
                 self.samples = self._base_samples = event.total_samples
                 self.tokens = event.tokens

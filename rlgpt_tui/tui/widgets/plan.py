@@ -9,6 +9,7 @@ from textual.containers import Vertical
 from textual.markup import escape
 from textual.widgets import DataTable, Static
 
+from rlgpt_tui.agents.schemas import Plan
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.provenance import planned_by
 
@@ -19,7 +20,7 @@ class PlanPane(Vertical):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.border_title = "Plan (slow agent)"
-        self.plan: dict[str, Any] | None = None
+        self.plan: Plan | None = None
         self.plan_iteration = 0
         self.stage_task = ""  # a chain runs one stage (task) after another
         self.engine_trained: list[str] = []  # RL the engine added to the latest plan
@@ -37,8 +38,8 @@ class PlanPane(Vertical):
 
     def learned(self) -> list[str]:
         """The latest plan's learned sub-actions, and RL the engine trained from its code."""
-        subs = (self.plan or {}).get("subactions", [])
-        return [s["name"] for s in subs if s["mode"] == "rl"] + self.engine_trained
+        subs = self.plan.subactions if self.plan is not None else []
+        return [s.name for s in subs if s.mode == "rl"] + self.engine_trained
 
     def selected_subaction(self) -> str | None:
         """The sub-action of the selected row, if it belongs to the latest plan."""
@@ -59,19 +60,19 @@ class PlanPane(Vertical):
                 who = planned_by(event.source, event.agent)
                 self.query_one("#plan-summary", Static).update(
                     f"iteration {i + 1}: plan by {escape(who)} "
-                    f"({len(event.plan['subactions'])} sub-actions)"
+                    f"({len(event.plan.subactions)} sub-actions)"
                 )
                 follow = following(self.table)
-                for sub in event.plan["subactions"]:
-                    key = self._key(i, sub["name"])
+                for sub in event.plan.subactions:
+                    key = self._key(i, sub.name)
                     if key in self.table.rows:
                         continue
                     self.table.add_row(
                         str(i + 1),
-                        sub["name"],
-                        sub["mode"],
+                        sub.name,
+                        sub.mode,
                         "pending",
-                        ", ".join(sub.get("high_level_actions") or []) or "-",
+                        ", ".join(sub.high_level_actions) or "-",
                         key=key,
                     )
                 if follow:

@@ -96,18 +96,18 @@ class TrainingPane(Vertical):
             case ev.TrainingProgress() if self.current:
                 m = event.metrics
                 total = event.total_samples
-                x = total if total is not None else self._base + int(m["samples"])
+                x = total if total is not None else self._base + int(m.samples)
                 curve = self.curves[self.current]
                 curve.x.append(self._stage_offset + x)
-                self.measure = Measure(m.get("measure", Measure.SUCCESS_RATE))
-                value = m.get("value", m["success_rate"])
+                self.measure = m.measured_in
+                value = m.measured_value
                 curve.values.append(value or 0.0)
                 self.points += 1
-                fps = f"{m['fps']:,.0f} fps" if m.get("fps") else "- fps"
+                fps = f"{m.fps:,.0f} fps" if m.fps else "- fps"
                 status.update(
-                    f"{self.current}: {m['samples']:,} samples  {fps}  "
+                    f"{self.current}: {m.samples:,} samples  {fps}  "
                     f"training {self.measure.label} {self.measure.show(value)}  "
-                    f"coded {m['coded_decision_share']:.0%} of decisions"
+                    f"coded {m.coded_decision_share:.0%} of decisions"
                 )
                 self._dirty = True
             case ev.EvaluationDone():
