@@ -48,7 +48,8 @@ def main(argv: list[str] | None = None) -> int:
             group=GROUP,
             agent=agent,
             world=data["env"],
-            library=f"grown by the learn record from the {data['library']} library",
+            # each record its own library: one record's rows never supersede another's
+            library=f"grown by learn record {args.record} from the {data['library']} library",
             details={"status": data["status"], "reason": data["reason"], "hours": data["hours"]},
             **({"commit": args.commit} if args.commit else {}),
         )
