@@ -656,7 +656,7 @@ def test_free_comments_may_be_left_out_but_an_rl_sub_action_names_its_actions() 
 
 
 def test_the_first_object_is_taken_when_a_second_one_follows() -> None:
-    from rlgpt_tui.llm.client import extract_json
+    from rlgpt_tui.llm.answers import extract_json
 
     assert extract_json('{"a": 1}\n{"a": 2}\nDone.') == {"a": 1}
     with pytest.raises(ValueError, match="not JSON"):
