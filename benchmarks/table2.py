@@ -725,7 +725,7 @@ def team_factory(args: argparse.Namespace):
     """A function making a fresh agent team per run: builtin, or LLM agents."""
     if not args.llm_base_url:
         return builtin_team, "builtin"
-    from rlgpt_tui.llm.client import LLMSettings
+    from rlgpt_tui.llm.settings import LLMSettings
     from rlgpt_tui.session import make_team, session_shelf
 
     settings = LLMSettings.resolve(args.llm_base_url, args.llm_model, timeout=args.llm_timeout)

@@ -23,7 +23,7 @@ from rlgpt_tui.library.shelf import ShelfSkill, SkillShelf
 from rlgpt_tui.library.skill_library import SkillLibrary
 from rlgpt_tui.library.skillfile import SkillFile
 from rlgpt_tui.library.storage import COLUMNS, LibraryError
-from rlgpt_tui.llm.client import LLMSettings
+from rlgpt_tui.llm.settings import LLMSettings
 from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore

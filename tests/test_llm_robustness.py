@@ -22,7 +22,8 @@ from rlgpt_tui.agents.schemas import (
     TaskPlanAnswer,
     VerdictAnswer,
 )
-from rlgpt_tui.llm.client import LLMAnswerError, LLMClient, LLMError, LLMSettings
+from rlgpt_tui.llm.client import LLMAnswerError, LLMClient
+from rlgpt_tui.llm.settings import LLMError, LLMSettings
 from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.tasks import get_task
 from tests.llm_server import ScriptedLLMServer

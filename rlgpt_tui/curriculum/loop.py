@@ -40,7 +40,8 @@ from rlgpt_tui.engine.settings import EngineSettings
 from rlgpt_tui.envs.registry import world_info
 from rlgpt_tui.library.shelf import BUILTIN, EMPTY, OWN, USER
 from rlgpt_tui.library.skill_library import SkillLibrary
-from rlgpt_tui.llm.client import LLMClient, LLMSettings
+from rlgpt_tui.llm.client import LLMClient
+from rlgpt_tui.llm.settings import LLMSettings
 from rlgpt_tui.store import SessionStore, StoreError
 from rlgpt_tui.store.learning import LearnChoice, LearnRun, LearnStore
 from rlgpt_tui.tasks import get_task
