@@ -139,9 +139,7 @@ class LLMClient:
             once = self._endpoint.client.with_options(max_retries=0)  # a check says at once
             listed = self._endpoint.within_deadline(lambda: once.models.list())
             models = [m.id for m in listed if isinstance(getattr(m, "id", None), str)]
-        except Deadline:
-            raise LLMError(self._timeout_message(1)) from None
-        except openai.APITimeoutError:
+        except (Deadline, openai.APITimeoutError):
             raise LLMError(self._timeout_message(1)) from None
         except openai.APIConnectionError:
             raise LLMError(
