@@ -18,7 +18,8 @@ from rlgpt_tui.agents.builtin_team import builtin_team
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.engine import Engine, EngineSettings
 from rlgpt_tui.rl.config import RLConfig
-from rlgpt_tui.rl.train import evaluate, train
+from rlgpt_tui.rl.evaluation import evaluate
+from rlgpt_tui.rl.train import train
 
 
 def main() -> None:

@@ -25,7 +25,7 @@ from typing import Any
 
 from rlgpt_tui.bench.skills import FolderSkills
 from rlgpt_tui.rl.config import RLConfig
-from rlgpt_tui.rl.train import evaluate
+from rlgpt_tui.rl.evaluation import evaluate
 from rlgpt_tui.tasks import get_task
 
 

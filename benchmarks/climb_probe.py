@@ -19,8 +19,9 @@ import numpy as np
 
 from rlgpt_tui.bench.skills import coded_specs, rl_skills, script_skill
 from rlgpt_tui.rl.config import RLConfig, StartFromCode
+from rlgpt_tui.rl.evaluation import evaluate
 from rlgpt_tui.rl.prior import action_probabilities
-from rlgpt_tui.rl.train import evaluate, train
+from rlgpt_tui.rl.train import train
 from rlgpt_tui.tasks import get_task
 
 

@@ -24,8 +24,9 @@ import numpy as np
 from rlgpt_tui.bench.skills import FolderSkills, coded_specs, script_skill
 from rlgpt_tui.envs.base import View
 from rlgpt_tui.rl.config import RLConfig
+from rlgpt_tui.rl.environment import build_env
 from rlgpt_tui.rl.episodes import code_alone, run_episodes
-from rlgpt_tui.rl.train import build_env, tally_of
+from rlgpt_tui.rl.evaluation import tally_of
 from rlgpt_tui.tasks import get_task
 
 

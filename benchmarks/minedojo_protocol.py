@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the MineDojo stand-in lives in tests/
 
 from rlgpt_tui.envs.minedojo import PRIMITIVES, MineDojoWorld  # noqa: E402
-from rlgpt_tui.envs.minedojo.world import ActionEncoder  # noqa: E402
+from rlgpt_tui.envs.minedojo.actions import ActionEncoder  # noqa: E402
 from tests.minedojo_standin import CRAFT_ITEMS, make  # noqa: E402
 
 

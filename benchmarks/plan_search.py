@@ -32,7 +32,7 @@ from rlgpt_tui.library.record import may_do
 from rlgpt_tui.library.skill_library import SkillLibrary
 from rlgpt_tui.library.storage import LibrarySkill
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
-from rlgpt_tui.rl.train import evaluate
+from rlgpt_tui.rl.evaluation import evaluate
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.tasks import Task, get_task
 

@@ -75,14 +75,9 @@ from rlgpt_tui.engine.provenance import solution_provenance
 from rlgpt_tui.envs.base import stat_levels
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.episodes import EpisodeTally
+from rlgpt_tui.rl.evaluation import evaluate
 from rlgpt_tui.rl.prior import action_probabilities
-from rlgpt_tui.rl.train import (
-    EvalResult,
-    TrainResult,
-    evaluate,
-    sampled_may_beat_mode,
-    train,
-)
+from rlgpt_tui.rl.train import EvalResult, TrainResult, sampled_may_beat_mode, train
 from rlgpt_tui.skills.reward import RewardCode
 from rlgpt_tui.tasks import Measurement, Task, load_catalog
 
@@ -725,7 +720,7 @@ def team_factory(args: argparse.Namespace):
     """A function making a fresh agent team per run: builtin, or LLM agents."""
     if not args.llm_base_url:
         return builtin_team, "builtin"
-    from rlgpt_tui.llm.client import LLMSettings
+    from rlgpt_tui.llm.settings import LLMSettings
     from rlgpt_tui.session import make_team, session_shelf
 
     settings = LLMSettings.resolve(args.llm_base_url, args.llm_model, timeout=args.llm_timeout)

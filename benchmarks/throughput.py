@@ -29,7 +29,7 @@ import torch
 
 from rlgpt_tui import ASSETS_DIR
 from rlgpt_tui.envs import make_world
-from rlgpt_tui.envs.craftax_world import XLA_THREADS_ENV, xla_cpu_threads
+from rlgpt_tui.envs.craftax_kernels import XLA_THREADS_ENV, xla_cpu_threads
 from rlgpt_tui.library.skillfile import validate_file
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.rollout import OwnClockPPO

@@ -3,7 +3,7 @@ config file > defaults.
 
 The user config file is ``config.toml`` in the platform's config folder
 (``~/.config/rlgpt-tui/config.toml`` on Linux; ``$RLGPT_CONFIG`` names another file). It may
-hold an ``[llm]`` table (the keys of :class:`rlgpt_tui.llm.client.LLMSettings`, as in an
+hold an ``[llm]`` table (the keys of :class:`rlgpt_tui.llm.settings.LLMSettings`, as in an
 ``--llm-config`` file) and ``sessions_dir``. It never holds an API key: ``api_key_env``
 names the environment variable that does.
 """

@@ -6,6 +6,7 @@ in training of every run on one sample axis across iterations, and each evaluati
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -13,12 +14,15 @@ from rlgpt_tui.tasks import Measure
 from rlgpt_tui.ticks import short_number
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 #: the figure's size in pixels (PNG) at :data:`DPI`
 WIDTH, HEIGHT, DPI = 900, 360, 100
 EVALUATION_COLOUR = "#d62728"  # a trained policy's evaluations
 CODE_COLOUR = "#333333"  # code alone, evaluated (no training: at its iteration's start)
+
+Offset = Callable[[int], int]  # an iteration -> the samples spent before it
 
 
 def sample_offsets(iterations: list[dict[str, Any]]) -> dict[int, int]:
@@ -69,7 +73,31 @@ def draw_learning_curves(
     figure = Figure(figsize=(WIDTH / DPI, HEIGHT / DPI), dpi=DPI, layout="constrained")
     FigureCanvasAgg(figure)
     axes = figure.add_subplot()
-    for n, row in enumerate(sorted(iterations or [], key=lambda r: r["iteration"])):
+    _shade_iterations(axes, iterations or [], offset)
+    _plot_training_runs(axes, runs, offset)
+    _plot_evaluations(axes, evaluations or [], offset)
+    if target is not None:
+        axes.axhline(target, color="#999999", ls="--", lw=1, label=f"target {measure.show(target)}")
+    if measure is Measure.SUCCESS_RATE:
+        axes.set_ylim(-0.03, 1.03)
+    else:
+        axes.set_ylim(bottom=0)
+    axes.set_xlim(left=0)
+    axes.xaxis.set_major_locator(MaxNLocator(nbins=6, steps=[1, 2, 2.5, 5, 10], integer=True))
+    axes.xaxis.set_major_formatter(FuncFormatter(lambda v, _: short_number(int(v))))
+    axes.set_xlabel("samples (all iterations)")
+    axes.set_ylabel(measure.label)
+    axes.set_title(
+        f"{measure.label} in training per run; evaluations with 95% intervals", fontsize=10, pad=14
+    )
+    axes.grid(axis="y", color="#e5e5e5")
+    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
+    return figure
+
+
+def _shade_iterations(axes: Axes, iterations: list[dict[str, Any]], offset: Offset) -> None:
+    """Every other iteration's samples shaded, each iteration named above the axes."""
+    for n, row in enumerate(sorted(iterations, key=lambda r: r["iteration"])):
         start, end = offset(row["iteration"]), row["total_samples"]
         if n % 2:
             axes.axvspan(start, end, color="#f0f0f0", zorder=0)
@@ -84,6 +112,12 @@ def draw_learning_curves(
             color="#777777",
             fontsize=8,
         )
+
+
+def _plot_training_runs(
+    axes: Axes, runs: dict[tuple[int, str], list[dict[str, Any]]], offset: Offset
+) -> None:
+    """One line per training run (iteration, sub-action): its measure at its samples."""
     for n, ((iteration, sub), rows) in enumerate(sorted(runs.items())):
         line = [
             (offset(iteration) + (r["samples"] or 0), metric_value(r))
@@ -100,7 +134,11 @@ def draw_learning_curves(
             ms=3,
             label=f"training it{iteration + 1} {sub}",
         )
-    trained, coded = _evaluation_points(evaluations or [], offset)
+
+
+def _plot_evaluations(axes: Axes, evaluations: list[dict[str, Any]], offset: Offset) -> None:
+    """Each evaluation with its 95% interval: a trained policy's, and code alone's."""
+    trained, coded = _evaluation_points(evaluations, offset)
     for points, colour, marker, label in (
         (trained, EVALUATION_COLOUR, "o", "evaluation (95% CI)"),
         (coded, CODE_COLOUR, "D", "code alone (95% CI)"),
@@ -122,26 +160,9 @@ def draw_learning_curves(
             label=label,
             zorder=3,
         )
-    if target is not None:
-        axes.axhline(target, color="#999999", ls="--", lw=1, label=f"target {measure.show(target)}")
-    if measure is Measure.SUCCESS_RATE:
-        axes.set_ylim(-0.03, 1.03)
-    else:
-        axes.set_ylim(bottom=0)
-    axes.set_xlim(left=0)
-    axes.xaxis.set_major_locator(MaxNLocator(nbins=6, steps=[1, 2, 2.5, 5, 10], integer=True))
-    axes.xaxis.set_major_formatter(FuncFormatter(lambda v, _: short_number(int(v))))
-    axes.set_xlabel("samples (all iterations)")
-    axes.set_ylabel(measure.label)
-    axes.set_title(
-        f"{measure.label} in training per run; evaluations with 95% intervals", fontsize=10, pad=14
-    )
-    axes.grid(axis="y", color="#e5e5e5")
-    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
-    return figure
 
 
-def _evaluation_points(evaluations: list[dict[str, Any]], offset) -> tuple[list, list]:
+def _evaluation_points(evaluations: list[dict[str, Any]], offset: Offset) -> tuple[list, list]:
     """(x, value, low, high) of the trained policies' evaluations, and of code alone's."""
     trained: list[tuple[int, float, float, float]] = []
     coded: list[tuple[int, float, float, float]] = []

@@ -26,7 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rlgpt_tui.config import ConfigError, resolve_sessions_dir, user_config
 from rlgpt_tui.envs.minedojo.process import ENV_PYTHON
-from rlgpt_tui.llm.client import LLMAnswerError, LLMClient, LLMError, LLMSettings
+from rlgpt_tui.llm.client import LLMAnswerError, LLMClient
+from rlgpt_tui.llm.settings import LLMError, LLMSettings
 from rlgpt_tui.sandbox import SandboxUnavailable, Worker, default_workers, support_problem
 from rlgpt_tui.store.sessions import DB_NAME
 

@@ -17,10 +17,11 @@ from rlgpt_tui.curves import draw_learning_curves, save_curves
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.phases import SessionPhases
 from rlgpt_tui.engine.provenance import planned_by, solution_provenance
+from rlgpt_tui.phase_report import phase_table, phase_totals_text
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.episodes import code_alone, run_episodes
 from rlgpt_tui.skills.validation import validate
-from rlgpt_tui.store import SessionStore, StoreError
+from rlgpt_tui.store import SessionStore, SessionSummary, StoreError
 from rlgpt_tui.tasks import Measure, result_text
 
 RECORD_TABLES = (
@@ -66,6 +67,33 @@ def final_code(store: SessionStore, session_id: int) -> dict[str, str]:
 def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str] | None) -> str:
     """A readable report; ``assets`` maps 'curves'/'gif' to image paths to embed."""
     s = store.get(session_id)
+    events = ev.events_from_records(store.events(session_id))
+    phases = store.phase_times(session_id)
+    evaluations = store.rows("evaluations", session_id)
+    lines = _summary_lines(s, events, phases)
+    lines += _iteration_table(store.rows("iterations", session_id), s.measure)
+    lines += phase_table(phases)
+    lines += _plan_lines(store.rows("plans", session_id))
+    lines += _action_space_lines(events)
+    lines += _evaluation_table(evaluations)
+    lines += _achievement_table([json.loads(r["result"]) for r in evaluations])
+    lines += _verdict_lines(store.rows("verdicts", session_id))
+    lines += _edit_lines(
+        store.rows("human_edits", session_id), store.rows("code_versions", session_id)
+    )
+    lines += _llm_call_table(store.rows("llm_calls", session_id))
+    if assets:
+        lines += ["", "## Learning curves and an evaluation episode", ""]
+        for name, path in assets.items():  # images shown; the SVG linked
+            lines.append(f"[{name}]({path})" if path.endswith(".svg") else f"![{name}]({path})")
+    lines += ["", "## Final code", ""]
+    for name, code in final_code(store, session_id).items():
+        lines += [f"### `{name}`", "", "```python", code.rstrip(), "```", ""]
+    return "\n".join(lines) + "\n"
+
+
+def _summary_lines(s: SessionSummary, events: list[ev.Event], phases: SessionPhases) -> list[str]:
+    """The report's title and its list: agent, status, settings, result, totals."""
     settings = s.settings
     m = s.measure
     target = settings.get("target", settings.get("target_success")) or m.default_target
@@ -77,29 +105,34 @@ def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str
         f"- seed: {settings.get('seed')}; envs: {settings.get('num_envs')}; judged by its "
         f"{m.label}, target {m.show(target)}; budget {settings.get('max_samples', 0):,} "
         f"samples, {settings.get('max_iterations')} iterations",
-        *_result_lines(ev.events_from_records(store.events(session_id)), s.best, m),
+        *_result_lines(events, s.best, m),
         f"- training samples used: {s.total_samples:,}; LLM tokens: {s.tokens:,}",
         f"- started {time.strftime('%Y-%m-%d %H:%M', time.localtime(s.created_at))}",
     ]
-    phases = store.phase_times(session_id)
     if phases.iterations:
         lines.append(f"- {phase_totals_text(phases)}")
-    lines += _run_score_lines(ev.events_from_records(store.events(session_id)))
-    lines += [
+    return lines + _run_score_lines(events)
+
+
+def _iteration_table(iterations: list[dict[str, Any]], m: Measure) -> list[str]:
+    lines = [
         "",
         f"## {m.label.capitalize()} per iteration",
         "",
         f"| iteration | plan | {m.label} | samples | total samples | tokens |",
         "|---|---|---|---|---|---|",
     ]
-    for row in store.rows("iterations", session_id):
+    for row in iterations:
         lines.append(
             f"| {row['iteration'] + 1} | {row['plan']} | {m.show(row['value'])} | "
             f"{row['samples']:,} | {row['total_samples']:,} | {row['tokens']:,} |"
         )
-    lines += phase_table(phases)
-    lines += ["", "## Plans", ""]
-    for row in store.rows("plans", session_id):
+    return lines
+
+
+def _plan_lines(plans: list[dict[str, Any]]) -> list[str]:
+    lines = ["", "## Plans", ""]
+    for row in plans:
         plan = json.loads(row["plan"])
         by = planned_by(row["source"], row["agent"])
         lines.append(f"**Iteration {row['iteration'] + 1}** (plan by {by}):")
@@ -108,28 +141,36 @@ def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str
             hl = f"; high-level actions: {', '.join(extra)}" if extra else ""
             lines.append(f"- `{sub['name']}` — {sub['mode']}: {sub.get('reason', '')}{hl}")
         lines.append("")
-    events = ev.events_from_records(store.events(session_id))
+    return lines
+
+
+def _action_space_lines(events: list[ev.Event]) -> list[str]:
+    """The coded actions each training (or reused policy) had in PPO's action space."""
     started = [e for e in events if isinstance(e, ev.TrainingStarted | ev.PolicyReused)]
-    if started:
-        lines += ["## Coded actions in PPO's action space", ""]
-        for e in started:
-            if isinstance(e, ev.PolicyReused):  # the library's trained policy, whole
-                coded = ", ".join(e.coded_actions) or "none"
-                lines.append(f"- iteration {e.iteration + 1}, `{e.subaction}`: {coded}; {e.note}")
-                continue
-            config = e.config
-            coded = ", ".join(config.get("coded_actions") or []) or "none"
-            planned = config.get("plan_high_level_actions")
-            plan = f" (the plan's: {', '.join(planned) or 'none'})" if planned is not None else ""
-            note = config.get("high_level_actions_note")
-            lines.append(
-                f"- iteration {e.iteration + 1}, `{e.subaction}`: {coded}{plan}"
-                + (f"; {note}" if note else "")
-            )
-        lines.append("")
-    lines += ["## Evaluations", "", "| iteration | subject | measure (95% CI) | episodes |"]
+    if not started:
+        return []
+    lines = ["## Coded actions in PPO's action space", ""]
+    for e in started:
+        if isinstance(e, ev.PolicyReused):  # the library's trained policy, whole
+            coded = ", ".join(e.coded_actions) or "none"
+            lines.append(f"- iteration {e.iteration + 1}, `{e.subaction}`: {coded}; {e.note}")
+            continue
+        config = e.config
+        coded = ", ".join(config.get("coded_actions") or []) or "none"
+        planned = config.get("plan_high_level_actions")
+        plan = f" (the plan's: {', '.join(planned) or 'none'})" if planned is not None else ""
+        note = config.get("high_level_actions_note")
+        lines.append(
+            f"- iteration {e.iteration + 1}, `{e.subaction}`: {coded}{plan}"
+            + (f"; {note}" if note else "")
+        )
+    lines.append("")
+    return lines
+
+
+def _evaluation_table(evaluations: list[dict[str, Any]]) -> list[str]:
+    lines = ["## Evaluations", "", "| iteration | subject | measure (95% CI) | episodes |"]
     lines.append("|---|---|---|---|")
-    evaluations = store.rows("evaluations", session_id)
     for row in evaluations:
         result = json.loads(row["result"])
         shown = "-" if row["value"] is None else result_text(result, episodes=False, ends=False)
@@ -138,155 +179,69 @@ def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str
         if result.get("decision"):  # stopped once its episodes decided the question
             count = f"{row['episodes']} of {result['planned']} ({result['decision']})"
         lines.append(f"| {number} | {row['subject']} | {shown} | {count} |")
-    lines += _achievement_table([json.loads(r["result"]) for r in evaluations])
-    lines += ["", "## Critic verdicts", ""]
-    for row in store.rows("verdicts", session_id):
+    return lines
+
+
+def _verdict_lines(verdicts: list[dict[str, Any]]) -> list[str]:
+    lines = ["", "## Critic verdicts", ""]
+    for row in verdicts:
         mark = "ok" if row["success"] else "failed"
         tip = f" Suggestion: {row['suggestion']}" if row["suggestion"] else ""
         lines.append(
             f"- iteration {row['iteration'] + 1}, `{row['subaction']}` ({row['agent']}): "
             f"**{mark}**, {row['reason']}.{tip}"
         )
-    edits = store.rows("human_edits", session_id)
-    if edits:
-        lines += ["", "## Human edits", ""]
-        names = version_names(store.rows("code_versions", session_id))
-        for row in edits:
-            when = time.strftime("%H:%M:%S", time.localtime(row["time"]))
-            outcome = row.get("outcome") or "applied"
-            detail = f" ({row['detail']})" if row.get("detail") else ""
-            version_id = row.get("version")
-            name = names.get(version_id, f"code version {version_id}") if version_id else ""
-            version = f", now {name}" if version_id else ""
-            lines.append(
-                f"- {when}, iteration {row['iteration'] + 1}: {row['what']} {row['target']} "
-                f"**{outcome}**{detail}{version}".replace("  ", " ")
-            )
-    calls = store.rows("llm_calls", session_id)
-    if calls:
-        tokens = sum(c["prompt_tokens"] + c["completion_tokens"] for c in calls)
-        latency = sum(c["latency_s"] for c in calls) / len(calls)
-        lines += [
-            "",
-            "## LLM calls",
-            "",
-            f"{len(calls)} calls, {tokens:,} tokens, mean latency {latency:.2f} s "
-            f"(model {calls[0]['model']}).",
-            "",
-            "| role | calls | answers valid | invalid | repair requests | failed calls | "
-            "structured output |",
-            "| --- | --- | --- | --- | --- | --- | --- |",
-        ]
-        for role in sorted({c["role"] for c in calls}):
-            mine = [c for c in calls if c["role"] == role]
-            valid = sum(1 for c in mine if c.get("validated") == 1)
-            invalid = sum(1 for c in mine if c.get("validated") == 0)
-            repairs = sum(1 for c in mine if (c.get("repair_round") or 0) > 0)
-            failed = sum(1 for c in mine if not c["ok"])
-            modes = sorted({c.get("mode") or "plain" for c in mine if c["ok"]})
-            lines.append(
-                f"| {role} | {len(mine)} | {valid} | {invalid} | {repairs} | {failed} | "
-                f"{', '.join(modes) or '-'} |"
-            )
-    if assets:
-        lines += ["", "## Learning curves and an evaluation episode", ""]
-        for name, path in assets.items():  # images shown; the SVG linked
-            lines.append(f"[{name}]({path})" if path.endswith(".svg") else f"![{name}]({path})")
-    lines += ["", "## Final code", ""]
-    for name, code in final_code(store, session_id).items():
-        lines += [f"### `{name}`", "", "```python", code.rstrip(), "```", ""]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
-#: one letter per phase in the stacked bars (LLM calls: ``L``; anything else: ``.``)
-BAR_LETTERS = {
-    "planning": "p",
-    "coding": "c",
-    "validating": "v",
-    "critic runs": "r",
-    "world": "W",
-    "training": "T",
-    "checkpointing": "k",
-    "evaluating": "E",
-    "critic": "j",
-    "final evaluation": "F",
-    "paused": " ",
-}
-BAR_WIDTH = 50
-
-
-def _letter(phase: str) -> str:
-    return "L" if phase.startswith("LLM ") else BAR_LETTERS.get(phase, ".")
-
-
-def phase_totals_text(phases: SessionPhases) -> str:
-    """One line: the wall time, training proper's share and rate, the biggest phases."""
-    totals, wall = phases.totals, phases.wall
-    rate = phases.samples_per_second
-    top = sorted(
-        ((k, v) for k, v in totals.items() if k not in ("training", "paused") and v >= 0.05),
-        key=lambda kv: -kv[1],
-    )[:4]
-    others = ", ".join(f"{k} {v:.1f} s" for k, v in top)
-    return (
-        f"time: {wall:.1f} s of wall time, training proper {totals.get('training', 0.0):.1f} s "
-        f"({phases.training_share:.0%})"
-        + (f" at {rate:,.0f} samples/s" if rate else "")
-        + (f"; {others}" if others else "")
-        + (f"; paused {totals['paused']:.1f} s" if totals.get("paused") else "")
-    )
-
-
-def phase_bar(seconds: dict[str, float], scale: float, names: list[str]) -> str:
-    """A stacked bar of ``seconds`` per phase, ``scale`` seconds per character."""
-    bar = ""
-    for name in names:
-        value = seconds.get(name, 0.0)
-        if name == "paused" or value <= 0 or scale <= 0:
-            continue
-        bar += _letter(name) * max(1, round(value / scale)) if value >= scale / 2 else ""
-    return bar
-
-
-def phase_table(phases: SessionPhases) -> list[str]:
-    """Where the time went: seconds per phase and iteration, shares, stacked bars."""
-    if not phases.iterations:
+def _edit_lines(edits: list[dict[str, Any]], code_versions: list[dict[str, Any]]) -> list[str]:
+    """A person's edits during the run, each with its outcome and the code version it made."""
+    if not edits:
         return []
-    names = phases.names()
-    its = phases.iterations
-    totals, wall = phases.totals, phases.wall
+    lines = ["", "## Human edits", ""]
+    names = version_names(code_versions)
+    for row in edits:
+        when = time.strftime("%H:%M:%S", time.localtime(row["time"]))
+        outcome = row.get("outcome") or "applied"
+        detail = f" ({row['detail']})" if row.get("detail") else ""
+        version_id = row.get("version")
+        name = names.get(version_id, f"code version {version_id}") if version_id else ""
+        version = f", now {name}" if version_id else ""
+        lines.append(
+            f"- {when}, iteration {row['iteration'] + 1}: {row['what']} {row['target']} "
+            f"**{outcome}**{detail}{version}".replace("  ", " ")
+        )
+    return lines
+
+
+def _llm_call_table(calls: list[dict[str, Any]]) -> list[str]:
+    """The LLM calls' totals, then per role: answers valid and invalid, repairs, failures."""
+    if not calls:
+        return []
+    tokens = sum(c["prompt_tokens"] + c["completion_tokens"] for c in calls)
+    latency = sum(c["latency_s"] for c in calls) / len(calls)
     lines = [
         "",
-        "## Where the time went",
+        "## LLM calls",
         "",
-        "| phase | " + " | ".join(f"it. {it.iteration + 1}" for it in its) + " | total | share |",
-        "|---|" + "---|" * (len(its) + 2),
+        f"{len(calls)} calls, {tokens:,} tokens, mean latency {latency:.2f} s "
+        f"(model {calls[0]['model']}).",
+        "",
+        "| role | calls | answers valid | invalid | repair requests | failed calls | "
+        "structured output |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
     ]
-    for name in names:
-        cells = [f"{it.seconds.get(name, 0.0):.1f}" for it in its]
-        share = "-" if name == "paused" else f"{totals[name] / wall:.0%}" if wall else "-"
-        lines.append(f"| {name} | " + " | ".join(cells) + f" | {totals[name]:.1f} | {share} |")
-    lines.append(
-        "| **wall** | " + " | ".join(f"{it.wall:.1f}" for it in its) + f" | {wall:.1f} | 100% |"
-    )
-    rates = [f"{it.samples_per_second:,.0f}" if it.samples_per_second else "-" for it in its]
-    rate = phases.samples_per_second
-    lines.append(
-        "| samples/s (training proper) | "
-        + " | ".join(rates)
-        + f" | {f'{rate:,.0f}' if rate else '-'} | |"
-    )
-    longest = max(it.wall for it in its)
-    scale = longest / BAR_WIDTH if longest > 0 else 0.0
-    legend = ", ".join(
-        f"{_letter(n)} {n}" for n in names if n != "paused" and not n.startswith("LLM ")
-    )
-    if any(n.startswith("LLM ") for n in names):
-        legend += ", L LLM calls"
-    lines += ["", f"Seconds per phase (one character: {scale:.2f} s; {legend}):", "", "```"]
-    for it in its:
-        lines.append(f"it. {it.iteration + 1:>2} |{phase_bar(it.seconds, scale, names)}")
-    lines.append("```")
+    for role in sorted({c["role"] for c in calls}):
+        mine = [c for c in calls if c["role"] == role]
+        valid = sum(1 for c in mine if c.get("validated") == 1)
+        invalid = sum(1 for c in mine if c.get("validated") == 0)
+        repairs = sum(1 for c in mine if (c.get("repair_round") or 0) > 0)
+        failed = sum(1 for c in mine if not c["ok"])
+        modes = sorted({c.get("mode") or "plain" for c in mine if c["ok"]})
+        lines.append(
+            f"| {role} | {len(mine)} | {valid} | {invalid} | {repairs} | {failed} | "
+            f"{', '.join(modes) or '-'} |"
+        )
     return lines
 
 
@@ -405,7 +360,8 @@ def evaluation_frames(store: SessionStore, session_id: int, size: int = 144) -> 
     """Frames of one episode of the session's best solution (its policy, or its code), at
     most :data:`GIF_MAX_FRAMES` steps long."""
     # start-up: rl.train imports torch, which listing or showing sessions does not need
-    from rlgpt_tui.rl.train import build_env, load_checkpoint, task_for
+    from rlgpt_tui.rl.environment import build_env, task_for
+    from rlgpt_tui.rl.train import load_checkpoint
 
     iterations = store.rows("iterations", session_id)
     if not iterations:

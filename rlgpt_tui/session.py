@@ -26,7 +26,8 @@ from rlgpt_tui.engine.settings import session_tensorboard
 from rlgpt_tui.library.shelf import EMPTY, USER, SkillShelf
 from rlgpt_tui.library.skill_library import SkillLibrary
 from rlgpt_tui.library.storage import LibraryError
-from rlgpt_tui.llm.client import LLMClient, LLMSettings
+from rlgpt_tui.llm.client import LLMClient
+from rlgpt_tui.llm.settings import LLMSettings
 from rlgpt_tui.store import SessionStore, StoreError
 from rlgpt_tui.tasks import result_text
 

@@ -16,7 +16,8 @@ from rlgpt_tui.engine.control import EditRefused
 from rlgpt_tui.engine.engine import Engine, EngineSettings
 from rlgpt_tui.library.shelf import folder_shelf
 from rlgpt_tui.library.templates import template_code
-from rlgpt_tui.llm.client import LLMClient, LLMError, LLMSettings
+from rlgpt_tui.llm.client import LLMClient
+from rlgpt_tui.llm.settings import LLMError, LLMSettings
 from rlgpt_tui.skills.validation import validate
 from tests.llm_server import ScriptedLLMServer
 from tests.settings import tiny_settings

@@ -602,7 +602,7 @@ def test_what_a_plan_logged_reaches_its_evaluation_and_the_slow_agents_feedback(
     from rlgpt_tui.agents.prompts import evaluation_lines
     from rlgpt_tui.library.compose import COMPOSED_PLAN, compose_sources
     from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
-    from rlgpt_tui.rl.train import evaluate
+    from rlgpt_tui.rl.evaluation import evaluate
     from rlgpt_tui.tasks import Measure
 
     steps = [
@@ -637,7 +637,7 @@ def test_a_plan_of_builtin_library_skills_composes_under_the_size_limit_and_work
     from rlgpt_tui.library.compose import COMPOSED_PLAN, compose_sources
     from rlgpt_tui.library.templates import template_code
     from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
-    from rlgpt_tui.rl.train import evaluate
+    from rlgpt_tui.rl.evaluation import evaluate
     from rlgpt_tui.skills.runtime import MAX_SOURCE_CHARS
 
     names = ["collect_wood", "place_table", "make_wood_pickaxe", "collect_stone"]
@@ -663,7 +663,7 @@ def test_a_plans_steps_wait_for_what_its_earlier_steps_bring() -> None:
     from rlgpt_tui.envs.knowledge import craftax_classic_documentation
     from rlgpt_tui.library.compose import COMPOSED_PLAN, compose_sources
     from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
-    from rlgpt_tui.rl.train import evaluate
+    from rlgpt_tui.rl.evaluation import evaluate
 
     steps = [  # the collecting step never collects: no wood, ever
         ("collect_wood", "def act(ctx):\n    yield from ctx.explore(4)\n"),
@@ -698,7 +698,7 @@ def test_a_step_that_gathers_the_rest_itself_is_not_kept_waiting() -> None:
     from rlgpt_tui.library.compose import COMPOSED_PLAN, compose_sources
     from rlgpt_tui.library.templates import template_code
     from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
-    from rlgpt_tui.rl.train import evaluate
+    from rlgpt_tui.rl.evaluation import evaluate
 
     parts = [(name, template_code(name)) for name in ("collect_wood", "place_table")]
     source = compose_sources(parts, craftax_classic_documentation().recipes)
@@ -817,7 +817,7 @@ def test_a_step_that_restores_a_stat_runs_when_the_stat_is_low() -> None:
     from rlgpt_tui.envs.knowledge import craftax_classic_documentation
     from rlgpt_tui.library.compose import COMPOSED_PLAN, compose_sources
     from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
-    from rlgpt_tui.rl.train import evaluate
+    from rlgpt_tui.rl.evaluation import evaluate
 
     drink = (  # notes the stat it started at, and whether water was in sight
         "def act(ctx):\n"

@@ -12,7 +12,7 @@ import pytest
 from rlgpt_tui.cli import build_parser, main
 from rlgpt_tui.cli.common import llm_settings
 from rlgpt_tui.config import config_path
-from rlgpt_tui.llm.client import LLMError, LLMSettings
+from rlgpt_tui.llm.settings import LLMError, LLMSettings
 
 
 def write(path: Path, text: str) -> Path:

@@ -212,7 +212,7 @@ def _xla_pool_threads(setting: str | None) -> int:
     import subprocess
     import sys
 
-    from rlgpt_tui.envs.craftax_world import XLA_THREADS_ENV
+    from rlgpt_tui.envs.craftax_kernels import XLA_THREADS_ENV
 
     env = {k: v for k, v in os.environ.items() if k not in (XLA_THREADS_ENV, "NPROC")}
     if setting is not None:
@@ -247,7 +247,7 @@ def test_xla_cpu_pool_leaves_a_core_to_python() -> None:
 
 def test_bad_xla_threads_setting_names_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
     from rlgpt_tui.envs import WorldSetupError
-    from rlgpt_tui.envs.craftax_world import XLA_THREADS_ENV, xla_cpu_threads
+    from rlgpt_tui.envs.craftax_kernels import XLA_THREADS_ENV, xla_cpu_threads
 
     monkeypatch.setenv(XLA_THREADS_ENV, "two")
     with pytest.raises(WorldSetupError, match="whole number"):
@@ -257,7 +257,7 @@ def test_bad_xla_threads_setting_names_the_fix(monkeypatch: pytest.MonkeyPatch) 
 def test_a_warm_start_traces_nothing_its_kernels_are_kept_traced_on_disk(
     craftax8: CraftaxWorld,
 ) -> None:
-    from rlgpt_tui.envs.craftax_world import enable_compilation_cache
+    from rlgpt_tui.envs.craftax_kernels import enable_compilation_cache
 
     craftax8.reset(2)
     craftax8.step(np.zeros(8, dtype=int))

@@ -8,7 +8,7 @@ import pytest
 from rlgpt_tui.library.templates import template_code
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.decide import AgainstBest, AgainstTarget, score_rounds
-from rlgpt_tui.rl.train import evaluate
+from rlgpt_tui.rl.evaluation import evaluate
 from rlgpt_tui.tasks import result_text
 
 CODE = CodedActionSpec(name="collect_wood", source=template_code("collect_wood"))

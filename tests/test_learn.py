@@ -19,7 +19,8 @@ from rlgpt_tui.curriculum import BuiltinCurriculum, LLMCurriculum
 from rlgpt_tui.curriculum.frontier import curriculum_state
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.chosen import ChosenSolution
-from rlgpt_tui.llm.client import LLMClient, LLMSettings
+from rlgpt_tui.llm.client import LLMClient
+from rlgpt_tui.llm.settings import LLMSettings
 from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.store.learning import LearnStore

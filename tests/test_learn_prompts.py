@@ -9,7 +9,8 @@ import contextlib
 from rlgpt_tui.agents.llm_team import LLMTeam
 from rlgpt_tui.agents.schemas import SubAction
 from rlgpt_tui.envs.registry import world_info
-from rlgpt_tui.llm.client import LLMAnswerError, LLMClient, LLMSettings
+from rlgpt_tui.llm.client import LLMAnswerError, LLMClient
+from rlgpt_tui.llm.settings import LLMSettings
 from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.skills.api import SKILL_API_DOC
 from rlgpt_tui.tasks import get_task

@@ -23,7 +23,7 @@ from rlgpt_tui.library.shelf import ShelfSkill, SkillShelf
 from rlgpt_tui.library.skill_library import SkillLibrary
 from rlgpt_tui.library.skillfile import SkillFile
 from rlgpt_tui.library.storage import COLUMNS, LibraryError
-from rlgpt_tui.llm.client import LLMSettings
+from rlgpt_tui.llm.settings import LLMSettings
 from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore
@@ -232,7 +232,7 @@ def test_a_plan_of_code_alone_records_each_steps_calls(tmp_path) -> None:
     from rlgpt_tui.engine.provenance import solution_provenance
     from rlgpt_tui.library.compose import COMPOSED_PLAN, compose_sources
     from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
-    from rlgpt_tui.rl.train import evaluate
+    from rlgpt_tui.rl.evaluation import evaluate
     from rlgpt_tui.skills.validation import validate
 
     place = 'def act(ctx):\n    yield from ctx.place("table")\n'
@@ -674,7 +674,7 @@ def test_a_plan_exported_for_a_task_has_each_step_done_by_the_skill_proven_on_it
     from rlgpt_tui.library.compose import COMPOSED_PLAN
     from rlgpt_tui.library.shelf import folder_shelf
     from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
-    from rlgpt_tui.rl.train import evaluate
+    from rlgpt_tui.rl.evaluation import evaluate
     from rlgpt_tui.skills.validation import validate
 
     store = SessionStore(tmp_path / "lib")
@@ -723,7 +723,7 @@ def test_a_plan_runs_the_librarys_survive_skill_before_each_of_its_steps(tmp_pat
     from rlgpt_tui.library.compose import COMPOSED_PLAN
     from rlgpt_tui.library.shelf import folder_shelf
     from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
-    from rlgpt_tui.rl.train import evaluate
+    from rlgpt_tui.rl.evaluation import evaluate
     from rlgpt_tui.skills.validation import validate
 
     survive = (  # counts its calls in the episode's memory

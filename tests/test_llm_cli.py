@@ -319,7 +319,8 @@ def test_a_failed_re_plan_keeps_the_previous_plan_and_the_run_goes_on(capsys) ->
     from rlgpt_tui.agents.llm_team import LLMTeam
     from rlgpt_tui.engine import events as ev
     from rlgpt_tui.engine.engine import Engine
-    from rlgpt_tui.llm.client import LLMClient, LLMSettings
+    from rlgpt_tui.llm.client import LLMClient
+    from rlgpt_tui.llm.settings import LLMSettings
     from tests.settings import tiny_settings
 
     plans = iter([json.dumps(PLAN)])
@@ -380,7 +381,7 @@ def test_resume_takes_a_new_llm_timeout_and_refuses_it_for_the_builtin_agent(
 ) -> None:
     import dataclasses
 
-    from rlgpt_tui.llm.client import LLMSettings
+    from rlgpt_tui.llm.settings import LLMSettings
     from tests.settings import tiny_settings
 
     store = SessionStore(sessions_dir)

@@ -22,7 +22,8 @@ from rlgpt_tui.agents.schemas import (
     TaskPlanAnswer,
     VerdictAnswer,
 )
-from rlgpt_tui.llm.client import LLMAnswerError, LLMClient, LLMError, LLMSettings
+from rlgpt_tui.llm.client import LLMAnswerError, LLMClient
+from rlgpt_tui.llm.settings import LLMError, LLMSettings
 from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.tasks import get_task
 from tests.llm_server import ScriptedLLMServer
@@ -656,7 +657,7 @@ def test_free_comments_may_be_left_out_but_an_rl_sub_action_names_its_actions() 
 
 
 def test_the_first_object_is_taken_when_a_second_one_follows() -> None:
-    from rlgpt_tui.llm.client import extract_json
+    from rlgpt_tui.llm.answers import extract_json
 
     assert extract_json('{"a": 1}\n{"a": 2}\nDone.') == {"a": 1}
     with pytest.raises(ValueError, match="not JSON"):

@@ -15,7 +15,8 @@ from rlgpt_tui.envs.base import ACHIEVEMENTS, EpisodeEnd
 from rlgpt_tui.report import export_session
 from rlgpt_tui.rl.config import RLConfig
 from rlgpt_tui.rl.episodes import EpisodeRunner, build_action_table, run_episodes
-from rlgpt_tui.rl.train import evaluate, train
+from rlgpt_tui.rl.evaluation import evaluate
+from rlgpt_tui.rl.train import train
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.tasks import Measure, crafter_score, get_task
 

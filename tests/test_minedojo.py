@@ -21,8 +21,8 @@ from rlgpt_tui.envs.minedojo import (
     load_minedojo_tasks,
     minedojo_success,
 )
+from rlgpt_tui.envs.minedojo.actions import ActionEncoder
 from rlgpt_tui.envs.minedojo.worker import read_message, serve, write_message
-from rlgpt_tui.envs.minedojo.world import ActionEncoder
 from tests.waiting import wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -237,7 +237,7 @@ def test_the_engine_drives_minedojo_through_the_skill_api(tmp_path: Path, monkey
 
 
 def test_crafter_actions_translate_to_minedojo_primitives() -> None:
-    from rlgpt_tui.envs.minedojo.world import crafter_to_minedojo
+    from rlgpt_tui.envs.minedojo.actions import crafter_to_minedojo
 
     assert crafter_to_minedojo("move_left", yaw=0.0) == [("turn", 6), ("forward", 0)]
     assert crafter_to_minedojo("move_down", yaw=0.0) == [("forward", 0)]

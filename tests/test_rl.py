@@ -11,18 +11,12 @@ import torch
 from rlgpt_tui import ASSETS_DIR
 from rlgpt_tui.envs.craftax_world import CraftaxWorld
 from rlgpt_tui.rl.config import CodedActionSpec, PPOParams, RLConfig
+from rlgpt_tui.rl.environment import build_env, coded_actions_for, task_for
+from rlgpt_tui.rl.evaluation import evaluate
 from rlgpt_tui.rl.growth import grow_action_head
 from rlgpt_tui.rl.numpy_policy import NumpyPolicy
 from rlgpt_tui.rl.rollout import OwnClockPPO
-from rlgpt_tui.rl.train import (
-    build_env,
-    coded_actions_for,
-    evaluate,
-    load_checkpoint,
-    make_model,
-    task_for,
-    train,
-)
+from rlgpt_tui.rl.train import load_checkpoint, make_model, train
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.runtime import CodedAction, CodedActionLimits
 from rlgpt_tui.skills.validation import validate

@@ -11,16 +11,11 @@ from rlgpt_tui.engine.control import EditRefused, check_rl_changes
 from rlgpt_tui.envs.base import ACHIEVEMENTS, OBSERVATION_SEGMENTS
 from rlgpt_tui.library.templates import template_code
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
+from rlgpt_tui.rl.environment import build_env, coded_actions_for, task_for
+from rlgpt_tui.rl.evaluation import evaluate
 from rlgpt_tui.rl.hooks import DamageInterrupt, DeathPenaltyHook
 from rlgpt_tui.rl.prior import action_probabilities
-from rlgpt_tui.rl.train import (
-    build_env,
-    coded_actions_for,
-    evaluate,
-    make_model,
-    task_for,
-    train,
-)
+from rlgpt_tui.rl.train import make_model, train
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.validation import validate
 from tests.still_world import StillWorld

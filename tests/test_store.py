@@ -304,7 +304,7 @@ def test_sessions_cli_list_show_delete(tmp_path: Path, capsys) -> None:
 def test_llm_session_records_calls_never_the_key_and_resumes_after_outage(
     tmp_path: Path, monkeypatch
 ) -> None:
-    from rlgpt_tui.llm.client import LLMSettings
+    from rlgpt_tui.llm.settings import LLMSettings
     from tests.llm_server import ScriptedLLMServer
     from tests.test_agents_engine import scripted_agent, small_settings
 

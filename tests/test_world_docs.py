@@ -13,7 +13,8 @@ from rlgpt_tui.envs.craftax_world import CraftaxWorld
 from rlgpt_tui.envs.crafter_world import CrafterWorld
 from rlgpt_tui.envs.minedojo.world import MineDojoWorld
 from rlgpt_tui.library.shelf import ShelfSkill, SkillShelf
-from rlgpt_tui.llm.client import LLMAnswerError, LLMSettings
+from rlgpt_tui.llm.client import LLMAnswerError
+from rlgpt_tui.llm.settings import LLMSettings
 from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.session import make_team
 from rlgpt_tui.tasks import get_task

@@ -9,8 +9,9 @@ from collections.abc import Callable
 from typing import Any
 
 from rlgpt_tui.rl.config import RLConfig
+from rlgpt_tui.rl.environment import build_env
 from rlgpt_tui.rl.episodes import EpisodeTally
-from rlgpt_tui.rl.train import build_env, evaluate
+from rlgpt_tui.rl.evaluation import evaluate
 from rlgpt_tui.tasks import Measurement, Task
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rlgpt_tui.llm.client import LLMSettings
+from rlgpt_tui.llm.settings import LLMSettings
 from rlgpt_tui.rl.config import device_choice
 
 

@@ -7,7 +7,7 @@ import os
 from dataclasses import fields
 
 from rlgpt_tui.config import config_path, resolve_sessions_dir
-from rlgpt_tui.llm.client import LLMSettings
+from rlgpt_tui.llm.settings import LLMSettings
 
 
 def cmd_config(args: argparse.Namespace) -> int:

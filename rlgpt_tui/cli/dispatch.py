@@ -15,7 +15,7 @@ from rlgpt_tui.config import ConfigError, resolve_sessions_dir, user_config
 from rlgpt_tui.envs import UnknownWorldError, WorldSetupError
 from rlgpt_tui.envs.minedojo.process import MineDojoError
 from rlgpt_tui.library.storage import LibraryError
-from rlgpt_tui.llm.client import LLMError
+from rlgpt_tui.llm.settings import LLMError
 from rlgpt_tui.sandbox import UNSAFE_ENV, SandboxUnavailable
 from rlgpt_tui.skills.checker import CodeValidationError
 from rlgpt_tui.store import StoreError

@@ -10,8 +10,8 @@ from rich.console import Console
 from rich.table import Table
 
 from rlgpt_tui.cli.common import UsageError, llm_settings
-from rlgpt_tui.curriculum.frontier import FRONTIER_COLUMNS, frontier_cells
-from rlgpt_tui.curriculum.loop import Learner, frontier
+from rlgpt_tui.curriculum.frontier import FRONTIER_COLUMNS, frontier, frontier_cells
+from rlgpt_tui.curriculum.loop import Learner
 from rlgpt_tui.engine.printer import EventPrinter
 from rlgpt_tui.envs.registry import WORLDS
 from rlgpt_tui.store import SessionStore

@@ -6,7 +6,7 @@ import argparse
 
 from rlgpt_tui.cli.common import UsageError
 from rlgpt_tui.cli.run import run_session
-from rlgpt_tui.llm.client import LLMSettings
+from rlgpt_tui.llm.settings import LLMSettings
 from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore
 

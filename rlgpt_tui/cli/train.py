@@ -19,7 +19,8 @@ from rlgpt_tui.cli.common import UsageError, read_text, tensorboard_dir
 from rlgpt_tui.envs.registry import WORLDS
 from rlgpt_tui.library.skillfile import validate_file
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
-from rlgpt_tui.rl.train import EvalResult, evaluate, log_evaluation, train
+from rlgpt_tui.rl.evaluation import evaluate
+from rlgpt_tui.rl.train import EvalResult, log_evaluation, train
 
 _FLAG_NAMES = {
     "samples": "--steps",

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from rlgpt_tui import ASSETS_DIR
 from rlgpt_tui.curriculum.frontier import CurriculumState, death_tasks, prerequisites
 from rlgpt_tui.envs.registry import world_info
-from rlgpt_tui.llm.client import LLMError
+from rlgpt_tui.llm.settings import LLMError
 from rlgpt_tui.tasks import load_catalog
 
 PROMPT_FILE = ASSETS_DIR / "prompts" / "curriculum.md"

@@ -5,7 +5,8 @@ evaluation episodes ended).
 A task is *reached* once a finished session's fresh result (its chosen solution on worlds no
 decision used) is at the threshold; *trying* while a session on it runs; *failed* when tried
 and below; *not tried* otherwise. A failed task *waits* until something new is reached after
-its last try in the record: then it comes back.
+its last try in the record: then it comes back. :func:`frontier` gives a sessions folder's
+learn record and its frontier as one JSON-able object.
 """
 
 from __future__ import annotations
@@ -254,3 +255,51 @@ def curriculum_state(store: SessionStore, learn_id: int) -> CurriculumState:
         recent_ends=recent_ends(store, choices),
         skipped=set(learn.skipped(learn_id)),
     )
+
+
+@dataclass
+class _Nothing:
+    """No running session: nothing spent so far."""
+
+    tokens: int = 0
+    total_samples: int = 0
+
+
+_NOTHING = _Nothing()
+
+
+def frontier(store: SessionStore) -> dict[str, Any] | None:
+    """The folder's learn record and frontier as one JSON-able object (None: no record)."""
+    learn = LearnStore(store)
+    run = learn.latest()
+    if run is None:
+        return None
+    tree = world_tree(run.env)
+    tasks = curriculum_tasks(tree)
+    choices = learn.choices(run.id)
+    trying = (
+        choices[-1].task
+        if choices and choices[-1].status == "running" and (run.status == "running")
+        else None
+    )
+    rows = frontier_rows(store, run.env, run.threshold, tasks, trying=trying)
+    running = [c.session_id for c in choices if c.status == "running" and c.session_id]
+    live = store.get(running[-1]) if running else _NOTHING  # an unfinished session's so far
+    elapsed = run.elapsed_s
+    return {
+        "learn": run.id,
+        "env": run.env,
+        "library": run.library,
+        "curriculum": run.curriculum,
+        "threshold": run.threshold,
+        "status": run.status,
+        "reason": run.reason,
+        "hours": round(elapsed / 3600, 4),
+        "budgets": run.budgets,
+        "settings": run.settings,
+        "reached": sum(1 for r in rows.values() if r.status == REACHED),
+        "tokens": sum(c.tokens + c.curriculum_tokens for c in choices) + live.tokens,
+        "samples": sum(c.samples for c in choices) + live.total_samples,
+        "frontier": [r.as_dict() for r in rows.values()],
+        "choices": [c.as_dict() for c in choices],
+    }

@@ -30,17 +30,16 @@ from rlgpt_tui.curriculum.agents import (
 from rlgpt_tui.curriculum.frontier import (
     REACHED,
     CurriculumState,
-    FrontierRow,
     curriculum_state,
     curriculum_tasks,
-    frontier_rows,
     world_tree,
 )
 from rlgpt_tui.engine.settings import EngineSettings
 from rlgpt_tui.envs.registry import world_info
 from rlgpt_tui.library.shelf import BUILTIN, EMPTY, OWN, USER
 from rlgpt_tui.library.skill_library import SkillLibrary
-from rlgpt_tui.llm.client import LLMClient, LLMSettings
+from rlgpt_tui.llm.client import LLMClient
+from rlgpt_tui.llm.settings import LLMSettings
 from rlgpt_tui.store import SessionStore, StoreError
 from rlgpt_tui.store.learning import LearnChoice, LearnRun, LearnStore
 from rlgpt_tui.tasks import get_task
@@ -452,15 +451,6 @@ class Learner:
         )
 
 
-@dataclasses.dataclass
-class _Nothing:
-    tokens: int = 0
-    total_samples: int = 0
-
-
-_NOTHING = _Nothing()
-
-
 def _curriculum_agent(kind: str, llm: LLMSettings | None, recorded: str) -> CurriculumAgent:
     """The curriculum agent of ``kind`` (its endpoint checked first: a bad one fails here,
     before any record is written)."""
@@ -481,41 +471,4 @@ def _curriculum_agent(kind: str, llm: LLMSettings | None, recorded: str) -> Curr
     return LLMCurriculum(client)
 
 
-def frontier(store: SessionStore) -> dict[str, Any] | None:
-    """The folder's learn record and frontier as one JSON-able object (None: no record)."""
-    learn = LearnStore(store)
-    run = learn.latest()
-    if run is None:
-        return None
-    tree = world_tree(run.env)
-    tasks = curriculum_tasks(tree)
-    choices = learn.choices(run.id)
-    trying = (
-        choices[-1].task
-        if choices and choices[-1].status == "running" and (run.status == "running")
-        else None
-    )
-    rows = frontier_rows(store, run.env, run.threshold, tasks, trying=trying)
-    running = [c.session_id for c in choices if c.status == "running" and c.session_id]
-    live = store.get(running[-1]) if running else _NOTHING  # an unfinished session's so far
-    elapsed = run.elapsed_s
-    return {
-        "learn": run.id,
-        "env": run.env,
-        "library": run.library,
-        "curriculum": run.curriculum,
-        "threshold": run.threshold,
-        "status": run.status,
-        "reason": run.reason,
-        "hours": round(elapsed / 3600, 4),
-        "budgets": run.budgets,
-        "settings": run.settings,
-        "reached": sum(1 for r in rows.values() if r.status == REACHED),
-        "tokens": sum(c.tokens + c.curriculum_tokens for c in choices) + live.tokens,
-        "samples": sum(c.samples for c in choices) + live.total_samples,
-        "frontier": [r.as_dict() for r in rows.values()],
-        "choices": [c.as_dict() for c in choices],
-    }
-
-
-__all__ = ["Budgets", "FrontierRow", "LearnError", "Learner", "SessionPlan", "frontier"]
+__all__ = ["Budgets", "LearnError", "Learner", "SessionPlan"]

@@ -29,9 +29,9 @@ from rlgpt_tui.engine.resume import ResumeState, finished, recorded_stage_soluti
 from rlgpt_tui.engine.solution import StageSolution
 from rlgpt_tui.envs import make_world
 from rlgpt_tui.llm.client import LLMAnswerError
+from rlgpt_tui.rl.environment import coded_actions_for
 from rlgpt_tui.rl.episodes import ActionEntry, EpisodeRunner, build_action_table, run_episodes
 from rlgpt_tui.rl.summary import EvaluationSummary
-from rlgpt_tui.rl.train import coded_actions_for
 from rlgpt_tui.rl.vec_env import feature_index
 from rlgpt_tui.tasks import get_task
 

@@ -24,8 +24,10 @@ from typing import Any
 from rlgpt_tui.engine.chosen import CandidateRecord, ChosenSolution, MeasuredCandidate
 from rlgpt_tui.rl.config import RLConfig
 from rlgpt_tui.rl.decide import SCORE_FIRST, AgainstBest, AgainstTarget, Question
+from rlgpt_tui.rl.environment import build_env
+from rlgpt_tui.rl.evaluation import evaluate
 from rlgpt_tui.rl.summary import EvaluationSummary
-from rlgpt_tui.rl.train import EvalResult, build_env, evaluate
+from rlgpt_tui.rl.train import EvalResult
 from rlgpt_tui.rl.weights import load_policy
 from rlgpt_tui.tasks import Task
 

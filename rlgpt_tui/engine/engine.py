@@ -71,7 +71,7 @@ from rlgpt_tui.engine.steps.rl import (
 )
 from rlgpt_tui.engine.steps.train import Policy, TrainingStopped
 from rlgpt_tui.library.shelf import SkillShelf
-from rlgpt_tui.llm.client import LLMError
+from rlgpt_tui.llm.settings import LLMError
 from rlgpt_tui.rl.episodes import EpisodeTally
 from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.sandbox import SandboxUnavailable

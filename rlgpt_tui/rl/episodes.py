@@ -576,7 +576,7 @@ def run_episodes(
     dropped, their actions abandoned). ``rounds``: the envs that play, in turns (every
     env's game starts at the reset; a round's envs begin once the last round's episodes
     all ended; None: every env at once). The one driver of "one episode per env": policy
-    evaluation (:func:`rlgpt_tui.rl.train.evaluate`), code alone, chains, report GIFs."""
+    evaluation (:func:`rlgpt_tui.rl.evaluation.evaluate`), code alone, chains, report GIFs."""
     if runner.reset_ended:
         raise ValueError("run_episodes needs a runner with reset_ended=False")
     result = runner.reset(seed)

@@ -1,20 +1,17 @@
-"""PPO as a tool: ``train(config, on_metrics)`` and ``evaluate(...)``.
+"""PPO as a tool: ``train(config, on_metrics)``.
 
-Read top to bottom: build the world and the action space from the config, run SB3 PPO
-until the sample budget (primitive env steps) is spent, stream metrics after every
-rollout, save checkpoints; evaluation runs one episode per env (the one episode driver,
-``run_episodes``) and reports a success rate with a Wilson 95% interval, stopping early once
-its episodes decide the question asked of it.
+Read top to bottom: build the world and the action space from the config
+(:mod:`rlgpt_tui.rl.environment`), run SB3 PPO until the sample budget (primitive env steps)
+is spent, stream metrics after every rollout, save checkpoints. What an evaluation measured
+is an :class:`EvalResult` (evaluations run in :mod:`rlgpt_tui.rl.evaluation`).
 """
 
 from __future__ import annotations
 
-import copy
 import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import zip_longest
 from pathlib import Path
 from threading import Thread
 from typing import Any, TypeVar
@@ -27,72 +24,22 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import Logger, make_output_format
 
-from rlgpt_tui.envs import make_world
-from rlgpt_tui.rl.config import RLConfig, device_choice, world_groups
-from rlgpt_tui.rl.decide import SCORE_FIRST, Decision, Question, score_rounds
-from rlgpt_tui.rl.episodes import EpisodeOutcome, EpisodeTally, code_alone, run_episodes
+from rlgpt_tui.rl.config import RLConfig, device_choice
+from rlgpt_tui.rl.decide import Decision
+from rlgpt_tui.rl.environment import build_env
+from rlgpt_tui.rl.episodes import EpisodeTally
 from rlgpt_tui.rl.growth import grow_action_head
-from rlgpt_tui.rl.hooks import hooks_for
 from rlgpt_tui.rl.prior import anchor_to_start, start_as
 from rlgpt_tui.rl.rollout import OwnClockPPO
 from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
-from rlgpt_tui.skills.reward import RewardCode
-from rlgpt_tui.skills.runtime import CodedAction, CodedActionStats
-from rlgpt_tui.tasks import Measurement, Task, crafter_score, get_task
+from rlgpt_tui.tasks import Measurement, crafter_score
 
 MetricsHandler = Callable[[dict[str, Any]], None]
 Model = TypeVar("Model", bound=BaseAlgorithm)
 
 #: how to install what ``tensorboard_dir`` (``--tensorboard DIR``) needs
 TENSORBOARD_INSTALL = "pip install 'rlgpt-tui[tensorboard]'"
-
-
-def task_for(config: RLConfig) -> Task:
-    """The config's task, with its horizon overridden when the config sets one."""
-    task = get_task(config.task)
-    return task.model_copy(update={"horizon": config.horizon}) if config.horizon else task
-
-
-def coded_actions_for(config: RLConfig) -> list[CodedAction]:
-    """The config's validated coded actions (each spec validates its source at most once:
-    see :meth:`CodedActionSpec.validated`; raises CodeValidationError)."""
-    return [spec.validated() for spec in config.coded_actions]
-
-
-def build_env(
-    config: RLConfig,
-    num_envs: int | None = None,
-    seed: int | None = None,
-    for_training: bool = True,
-) -> CodedActionVecEnv:
-    """The config's world, task, observation, reward and action table as one VecEnv.
-
-    ``for_training``: the envs form :attr:`OwnClockPPO.env_groups` groups that step in
-    turn (one group's world step runs while Python works on the other's results);
-    otherwise one batch, which steps fastest synchronously. Evaluations use the training's
-    layout: a world of the training's size then needs no new compilation."""
-    seed = config.seed if seed is None else seed
-    num_envs = num_envs or config.num_envs
-    world = make_world(
-        config.env,
-        num_envs,
-        seed=seed,
-        task=config.task,
-        episodes_per_world=config.episodes_per_world,
-        groups=world_groups(num_envs, for_training),
-    )
-    reward_code = RewardCode(config.reward_code).source if config.reward_code else None
-    return CodedActionVecEnv(
-        world,
-        task_for(config),
-        coded=coded_actions_for(config),
-        primitives=config.primitives,
-        observation=config.observation,
-        gamma=config.ppo.gamma,
-        seed=seed,
-        hooks=hooks_for(config, reward_code),
-    )
 
 
 def coded_mask(env: CodedActionVecEnv) -> list[bool]:
@@ -547,124 +494,3 @@ def sampled_may_beat_mode(
     if config.start.action is None or value is None or value <= mode.ci_high:
         return None
     return float(value)
-
-
-def evaluate(
-    config: RLConfig,
-    model: PPO | None = None,
-    only_coded: str | None = None,
-    episodes: int = 100,
-    seed: int = 10_000,
-    deterministic: bool | None = None,
-    on_episodes: Callable[[int, int], None] | None = None,
-    question: Question | None = None,
-    env: CodedActionVecEnv | None = None,
-    first: int = SCORE_FIRST,
-    most: int | None = None,
-) -> EvalResult:
-    """Run one episode in each of ``episodes`` envs and measure the task.
-
-    With ``model``: the trained policy (over its action table, coded actions included).
-    With ``only_coded``: that coded action alone, called again whenever it returns.
-    With neither: a uniformly random policy over the action table (the baseline).
-    ``deterministic`` (None: only for a policy that started from code, whose mode is the
-    code until PPO learned better; other policies sample, as they were trained).
-    ``on_episodes(done, total)`` hears of each step that ends episodes (an exception it
-    raises ends the evaluation, the world closed). ``question``: stop as soon as the
-    episodes ended decide it (:mod:`rlgpt_tui.rl.decide`; a score: in rounds of whole
-    episodes, the first of ``first``, until its interval answers or ``most`` episodes
-    ended, in the world of ``episodes`` envs); the result then counts
-    those episodes and says so (``decision``). ``env``: play in this world (e.g.
-    the training's, with ``episodes`` envs: no new world is built or compiled); it is
-    reset to ``seed`` and left open.
-
-    Each env decides on its own clock and stops at its episode's end
-    (:func:`rlgpt_tui.rl.episodes.run_episodes`, the one episode driver).
-    """
-    if deterministic is None:
-        deterministic = config.start.action is not None
-    if env is None or env.num_envs != episodes:
-        # in the training's layout of groups: the same sizes reuse compiled kernels
-        env, own = build_env(config, num_envs=episodes, seed=seed), True
-    else:
-        own = False
-    runner = env.runner
-    if only_coded is not None and runner.coded_index(only_coded) is None:
-        offered = [e.name for e in runner.table if e.coded is not None]
-        raise ValueError(f"no coded action {only_coded!r} in the config: use one of {offered}")
-    choose: Callable[[np.ndarray, np.ndarray], np.ndarray]
-    if model is not None:
-
-        def choose(envs: np.ndarray, obs: np.ndarray) -> np.ndarray:
-            actions, _ = model.predict(env.features(obs), deterministic=deterministic)
-            return actions
-
-    elif only_coded is not None:
-        choose = code_alone(runner, only_coded)
-    else:
-        rng = np.random.default_rng(seed)
-        size = len(runner.table)
-
-        def choose(envs: np.ndarray, obs: np.ndarray) -> np.ndarray:
-            return rng.integers(0, size, len(envs))
-
-    scored = env.task.scored
-    decision: list[Decision] = []
-    # a score is decided in rounds of whole episodes (a rate by its range, all at once)
-    planned = min(most or episodes, episodes) if scored else episodes
-    ends = score_rounds(planned, first) if scored and question is not None else [episodes]
-    order = [int(e) for turn in zip_longest(*runner.groups) for e in turn if e is not None]
-    rounds = [np.array(order[a:b]) for a, b in zip([0, *ends], ends, strict=False)]
-
-    def until(outcomes: list[EpisodeOutcome]) -> bool:
-        if on_episodes is not None:
-            on_episodes(len(outcomes), planned)
-        if question is None or len(outcomes) >= planned:
-            return False
-        if scored:
-            if len(outcomes) not in ends:  # the round goes on
-                return False
-            measured = tally_of(outcomes).measure(env.task, seed=seed)
-            decided = question.settled(measured.value, *measured.ci95, len(outcomes), planned)
-        else:
-            wins = sum(o.success for o in outcomes)
-            decided = question.decided(wins, len(outcomes), episodes)
-        if decided is not None:
-            decision.append(decided)
-        return bool(decision)
-
-    kept = (runner.tally, runner.reset_ended, runner.samples)
-    before = {name: copy.deepcopy(stats) for name, stats in runner.stats.items()}
-    runner.tally, runner.reset_ended = EpisodeTally(), False  # the training's are kept
-    try:
-        outcomes = run_episodes(runner, choose, seed, until=until, rounds=rounds)
-        samples = runner.samples - kept[2]
-        since = {
-            name: stats.since(before.get(name, CodedActionStats()))
-            for name, stats in runner.stats.items()
-        }
-        notes = {name: dict(stats.notes.most_common(3)) for name, stats in since.items()}
-        calls = {name: stats.totals() for name, stats in since.items() if stats.calls}
-    finally:
-        runner.tally, runner.reset_ended = kept[0], kept[1]
-        if own:
-            env.close()
-    tally = tally_of(outcomes)
-    return EvalResult(
-        measurement=tally.measure(env.task, seed=seed),
-        mean_length=float(np.mean([o.length for o in outcomes])) if outcomes else 0.0,
-        mean_return=float(np.mean([o.ret for o in outcomes])) if outcomes else 0.0,
-        samples=samples,
-        tally=tally,
-        decision=decision[0] if decision else None,
-        notes={name: n for name, n in notes.items() if n},
-        calls=calls,
-    )
-
-
-def tally_of(outcomes: list[EpisodeOutcome]) -> EpisodeTally:
-    """Episodes' successes, achievements and ends, in env order."""
-    tally = EpisodeTally()
-    for o in sorted(outcomes, key=lambda o: o.env):
-        tally.add(o.success, o.achievements, o.end)
-    return tally

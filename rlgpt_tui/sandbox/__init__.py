@@ -8,8 +8,10 @@ app enforces each call's budget from outside and restarts a worker that dies.
 
 Inside (imported by nothing outside this package):
 
-- ``pool``: the app's side: :class:`Worker`, :class:`CallScheduler` (coded-action calls
-  for a batch of envs over several workers), :func:`validate_code`, :func:`validate_reward`;
+- ``pool``: the app's side of one worker, :class:`Worker`, and validation in a worker of
+  its own (:func:`validate_code`, :func:`validate_reward`);
+- ``scheduler``: :class:`CallScheduler`, coded-action calls (and reward code) for a batch
+  of envs over several workers;
 - ``worker``: the worker process's entry point;
 - ``serving``: what a worker does with each request (runs the checked code under the skill
   API of :mod:`rlgpt_tui.skills.api`);
@@ -29,8 +31,6 @@ from rlgpt_tui.sandbox.boundary import (
 )
 from rlgpt_tui.sandbox.pool import (
     GRACE_SECONDS,
-    CallScheduler,
-    RewardSpec,
     SandboxUnavailable,
     Worker,
     default_workers,
@@ -38,6 +38,7 @@ from rlgpt_tui.sandbox.pool import (
     validate_reward,
     validation_round_trips,
 )
+from rlgpt_tui.sandbox.scheduler import CallScheduler, RewardSpec
 
 __all__ = [
     "GRACE_SECONDS",

@@ -1,8 +1,8 @@
 """The sandbox worker's wire protocol: frames, the shared slot, typed requests and replies.
 
-Shared by the app's side (:mod:`rlgpt_tui.sandbox.pool`), the worker process
-(:mod:`rlgpt_tui.sandbox.worker`) and what the worker does with each request
-(:mod:`rlgpt_tui.sandbox.serving`); it imports none of them.
+Shared by the app's side (:mod:`rlgpt_tui.sandbox.pool`, :mod:`rlgpt_tui.sandbox.scheduler`),
+the worker process (:mod:`rlgpt_tui.sandbox.worker`) and what the worker does with each
+request (:mod:`rlgpt_tui.sandbox.serving`); it imports none of them.
 
 Frames are a 4-byte little-endian length and a payload. Requests are pickles of the
 dataclasses below (the app is trusted; the worker unpickles them). Replies are JSON (the

@@ -23,7 +23,7 @@ from textual.screen import Screen
 from rlgpt_tui.curriculum.loop import Learner
 from rlgpt_tui.engine.engine import EngineSettings
 from rlgpt_tui.library.shelf import USER
-from rlgpt_tui.llm.client import LLMError, LLMSettings
+from rlgpt_tui.llm.settings import LLMError, LLMSettings
 from rlgpt_tui.report import export_session
 from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore, StoreError

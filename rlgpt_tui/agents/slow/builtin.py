@@ -166,7 +166,6 @@ class BuiltinSlowAgent(SlowAgent):
                 )
             return revise_library(task, last, self.tree)
         stage = len(history)
-        target = target_of(task, self.tree)
         if stage == 0:
             return Plan(
                 subactions=[
@@ -178,40 +177,6 @@ class BuiltinSlowAgent(SlowAgent):
                     )
                 ],
                 notes="builtin: iteration 0 learns everything",
-            )
-        helpers = []
-        if target is not None:
-            helpers.append(
-                SubAction(
-                    name=f"go_to_{target}",
-                    description=f"walk next to the nearest {target} and face it",
-                    mode="code",
-                    reason=f"RL rarely reached a {target}: navigation is easy to code",
-                )
-            )
-        coded = [p for p in task.prerequisites if template_code(p) is not None]
-        # iteration 1 also offers the task's own code, which the policy starts as
-        own = stage == 1 and template_code(task.name) is not None
-        # a plan holds at most 8 sub-actions (the RL one included): keep the latest
-        # prerequisites, each of which obtains the earlier ones itself
-        room = 7 - len(helpers) - own
-        for prerequisite in coded[max(0, len(coded) - room) :]:
-            helpers.append(
-                SubAction(
-                    name=prerequisite,
-                    description=f"obtain what {prerequisite} gives",
-                    mode="code",
-                    reason="a prerequisite the tech tree knows how to code",
-                )
-            )
-        if own:
-            helpers.append(
-                SubAction(
-                    name=own_code_name(task),
-                    description=f"code-as-policy for {task.name}: the policy starts as it",
-                    mode="code",
-                    reason="RL starts from the code and learns where to do better",
-                )
             )
         if stage >= 2 and template_code(task.name) is not None:
             return Plan(
@@ -225,6 +190,9 @@ class BuiltinSlowAgent(SlowAgent):
                 ],
                 notes="builtin: code-as-policy for the whole task",
             )
+        # iteration 1 also offers the task's own code, which the policy starts as
+        own = stage == 1 and template_code(task.name) is not None
+        helpers = coded_helpers(task, target_of(task, self.tree), own)
         return Plan(
             subactions=helpers
             + [
@@ -238,3 +206,42 @@ class BuiltinSlowAgent(SlowAgent):
             ],
             notes="builtin: coded navigation added to the RL action space",
         )
+
+
+def coded_helpers(task: Task, target: str | None, own: bool) -> list[SubAction]:
+    """The coded actions offered to RL: navigation to the task's ``target`` (if it has
+    one), the latest prerequisites the tech tree can code and, with ``own``, the task's own
+    code (:func:`own_code_name`)."""
+    helpers = []
+    if target is not None:
+        helpers.append(
+            SubAction(
+                name=f"go_to_{target}",
+                description=f"walk next to the nearest {target} and face it",
+                mode="code",
+                reason=f"RL rarely reached a {target}: navigation is easy to code",
+            )
+        )
+    coded = [p for p in task.prerequisites if template_code(p) is not None]
+    # a plan holds at most 8 sub-actions (the RL one included): keep the latest
+    # prerequisites, each of which obtains the earlier ones itself
+    room = 7 - len(helpers) - own
+    for prerequisite in coded[max(0, len(coded) - room) :]:
+        helpers.append(
+            SubAction(
+                name=prerequisite,
+                description=f"obtain what {prerequisite} gives",
+                mode="code",
+                reason="a prerequisite the tech tree knows how to code",
+            )
+        )
+    if own:
+        helpers.append(
+            SubAction(
+                name=own_code_name(task),
+                description=f"code-as-policy for {task.name}: the policy starts as it",
+                mode="code",
+                reason="RL starts from the code and learns where to do better",
+            )
+        )
+    return helpers

@@ -201,31 +201,11 @@ def code_loop(
         if verdict.success or source == previous:  # passed, or no new code to try
             break
         previous = source
-        problem = " ".join(
-            filter(
-                None,
-                [f"{verdict.reason}.", verdict.suggestion, run_errors(runs), idle_runs(runs)],
-            )
-        )
-    if (
-        judged and verdict is not None and not verdict.success
-    ):  # no version passed: keep the one its runs favour
-        kept = max(range(len(judged)), key=lambda i: (judged[i][2], i))
-        if kept != len(judged) - 1:
-            action, verdict, _ = judged[kept]
-
-            def label(i: int) -> str:  # the code version, or (nothing recorded) the try
-                version = judged[i][0].version
-                return f"v{version}" if version is not None else f"try {i + 1}"
-
-            counts = ", ".join(f"{label(i)}: {n}" for i, (_, _, n) in enumerate(judged))
-            kept_because = (
-                f"no version passed the critic: {label(kept)} kept, whose runs added to "
-                f"the inventory or achievements most often (runs that did: {counts})"
-            )
-            verdict = verdict.model_copy(
-                update={"reason": f"{verdict.reason} ({kept_because})"[:2000]}
-            )
+        problem = _repair_problem(verdict, runs)
+    if judged and verdict is not None and not verdict.success:
+        favoured = _favoured_version(judged)  # no version passed: the one its runs favour
+        if favoured is not None:
+            action, verdict = favoured
     if verdict is not None and not verdict.success and runs:
         steps = ctx.task.steps(docs)
         note = unmet_needs(sub.name, steps, runs)
@@ -241,6 +221,42 @@ def code_loop(
         ctx.emit(ev.VerdictGiven, subaction=sub.name, **verdict.model_dump())
     assert verdict is not None  # every valid code was judged (or waits on earlier steps)
     return action, verdict, notes
+
+
+def _repair_problem(verdict: Verdict, runs: list[Execution]) -> str:
+    """What the fast agent is asked to repair: the critic's reason and suggestion, and
+    what went wrong in the runs (errors, idle calls)."""
+    return " ".join(
+        filter(
+            None,
+            [f"{verdict.reason}.", verdict.suggestion, run_errors(runs), idle_runs(runs)],
+        )
+    )
+
+
+def _favoured_version(
+    judged: list[tuple[ValidatedAction, Verdict, int]],
+) -> tuple[ValidatedAction, Verdict] | None:
+    """Of judged versions none of which passed, the one whose runs added to the inventory
+    or achievements most often (the later on a tie), its verdict saying why it is kept;
+    None when that is the last one judged."""
+    kept = max(range(len(judged)), key=lambda i: (judged[i][2], i))
+    if kept == len(judged) - 1:
+        return None
+    action, verdict, _ = judged[kept]
+
+    def label(i: int) -> str:  # the code version, or (nothing recorded) the try
+        version = judged[i][0].version
+        return f"v{version}" if version is not None else f"try {i + 1}"
+
+    counts = ", ".join(f"{label(i)}: {n}" for i, (_, _, n) in enumerate(judged))
+    kept_because = (
+        f"no version passed the critic: {label(kept)} kept, whose runs added to "
+        f"the inventory or achievements most often (runs that did: {counts})"
+    )
+    return action, verdict.model_copy(
+        update={"reason": f"{verdict.reason} ({kept_because})"[:2000]}
+    )
 
 
 def write_code(

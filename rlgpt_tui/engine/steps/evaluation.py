@@ -16,9 +16,10 @@ from rlgpt_tui.library.compose import COMPOSED_PLAN, compose_sources
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.decide import AgainstTarget
 from rlgpt_tui.rl.episodes import EpisodeTally
+from rlgpt_tui.rl.evaluation import evaluate
 from rlgpt_tui.rl.progress import TrainingEpisodes
 from rlgpt_tui.rl.summary import EvaluationSummary
-from rlgpt_tui.rl.train import EvalResult, evaluate
+from rlgpt_tui.rl.train import EvalResult
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.checker import CodeValidationError
 from rlgpt_tui.skills.validation import ValidatedAction, validate
@@ -104,7 +105,7 @@ def evaluate_solution(
     once its episodes decide the run's question (:class:`~rlgpt_tui.rl.decide.
     AgainstTarget`: the target, and ``best``, the best of its kind so far). ``env``: play
     in the training's world (nothing new built or compiled); ``deterministic``: how the
-    policy acts (None: :func:`~rlgpt_tui.rl.train.evaluate`'s default)."""
+    policy acts (None: :func:`~rlgpt_tui.rl.evaluation.evaluate`'s default)."""
     s = ctx.settings
     ctx.phase("evaluating", subject, total=s.eval_episodes)
     return evaluate(

@@ -8,7 +8,8 @@ from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.control import StopRequested
 from rlgpt_tui.engine.steps.context import ProposalRejected, StepContext
 from rlgpt_tui.engine.steps.edits import apply_plan_edit, drop_unknown_high_level_actions
-from rlgpt_tui.llm.client import LLMAnswerError, LLMError
+from rlgpt_tui.llm.client import LLMAnswerError
+from rlgpt_tui.llm.settings import LLMError
 
 MAX_PLAN_REJECTIONS = 3
 

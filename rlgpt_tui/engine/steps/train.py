@@ -17,8 +17,9 @@ from rlgpt_tui.engine.control import StopRequested
 from rlgpt_tui.engine.steps.context import StepContext
 from rlgpt_tui.engine.steps.edits import swap_code_edits
 from rlgpt_tui.rl.config import RLConfig
+from rlgpt_tui.rl.environment import build_env
 from rlgpt_tui.rl.progress import TrainingMetrics
-from rlgpt_tui.rl.train import TrainResult, build_env, load_checkpoint, train
+from rlgpt_tui.rl.train import TrainResult, load_checkpoint, train
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 
 Policy = tuple[str, RLConfig, Any]  # a training's sub-action, configuration and PPO

@@ -1,5 +1,6 @@
 """MineDojo, run out of process in its own interpreter (see docs/minedojo.md)."""
 
+from rlgpt_tui.envs.minedojo.actions import PRIMITIVES
 from rlgpt_tui.envs.minedojo.process import (
     MineDojoError,
     WorkerCrashed,
@@ -7,7 +8,7 @@ from rlgpt_tui.envs.minedojo.process import (
     WorkerTimeout,
 )
 from rlgpt_tui.envs.minedojo.tasks import MineDojoTask, load_minedojo_tasks
-from rlgpt_tui.envs.minedojo.world import PRIMITIVES, MineDojoWorld, minedojo_success
+from rlgpt_tui.envs.minedojo.world import MineDojoWorld, minedojo_success
 
 __all__ = [
     "PRIMITIVES",

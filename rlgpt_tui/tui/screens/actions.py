@@ -10,7 +10,7 @@ from textual.screen import Screen
 
 from rlgpt_tui.engine.settings import EngineSettings
 from rlgpt_tui.library.shelf import USER
-from rlgpt_tui.llm.client import LLMSettings
+from rlgpt_tui.llm.settings import LLMSettings
 
 
 class AppActions(Protocol):

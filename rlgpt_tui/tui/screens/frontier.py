@@ -12,8 +12,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from rlgpt_tui.curriculum.frontier import FRONTIER_COLUMNS, frontier_cells
-from rlgpt_tui.curriculum.loop import frontier
+from rlgpt_tui.curriculum.frontier import FRONTIER_COLUMNS, frontier, frontier_cells
 from rlgpt_tui.store import SessionStore, StoreError
 from rlgpt_tui.store.learning import LearnStore
 from rlgpt_tui.tui.screens.actions import app_actions
