@@ -46,21 +46,7 @@ class EventPrinter:
                 chain = _e(" -> ".join(event.subtasks))
                 c.rule(f"task plan for {_e(event.task)} ({who}): {chain}")
             case ev.PlanProposed():
-                by = planned_by(event.source, event.agent)
-                kept = " (kept)" if event.source == "previous plan" else ""
-                c.print(f"[bold]iteration {event.iteration + 1}[/] plan{kept} by {_e(by)}:")
-                for sub in event.plan.subactions:
-                    extra = (
-                        f" + high-level {_e(', '.join(sub.high_level_actions))}"
-                        if sub.high_level_actions
-                        else ""
-                    )
-                    why = f" ({_e(sub.reason)})" if sub.reason else ""
-                    c.print(
-                        f"  - {_e(sub.name)} "
-                        f"[{'cyan' if sub.mode == 'code' else 'magenta'}]"
-                        f"{_e(sub.mode)}[/]{extra}: {_e(sub.description)}{why}"
-                    )
+                self._plan(event)
             case ev.CodeWritten():
                 n = self._versions[event.subaction] = self._versions.get(event.subaction, 0) + 1
                 by = written_by(event.source, event.agent)
@@ -85,16 +71,7 @@ class EventPrinter:
             case ev.PhaseStarted() if event.phase == "world" and ": " in event.detail:
                 c.print(f"  [dim]{_e(event.detail.split(': ', 1)[1])}...[/]")  # a compilation
             case ev.TrainingProgress():
-                m = event.metrics
-                if m.elapsed - self._last_progress >= 5 or m.elapsed < self._last_progress:
-                    self._last_progress = m.elapsed
-                    measure = m.measured_in
-                    c.print(
-                        f"    {m.samples:>8,} samples  {m.fps:>7,.0f} fps  "
-                        f"train {measure.label} {measure.show(m.measured_value)}"
-                    )
-                    for line in coded_failure_lines(m.coded_actions or {}):
-                        c.print(f"    [yellow]{escape(line)}[/]")
+                self._progress(event)
             case ev.EvaluationDone():
                 summary = event.result
                 c.print(f"  eval {_e(event.subject)}: {_e(summary.text())}")
@@ -113,24 +90,66 @@ class EventPrinter:
             case ev.EngineError():
                 c.print(f"[red]error:[/] {_e(event.message)}")
             case ev.SolutionChosen():
-                for line in candidate_lines(event):
-                    c.print(f"  {_e(line)}")
-                r, measure = event.result, event.result.measure
-                own = r.stop_value
-                shown = "none, it ran alone only here" if own is None else measure.show(own)
-                c.print(
-                    f"[bold]solution[/]: {_e(r.subject)}, the best on fresh worlds "
-                    f"(the run's own evaluation of it: {shown})"
-                )
-                for line in solution_provenance(self._kept, r).lines():
-                    c.print(f"  {_e(line)}")
+                self._solution(event)
             case ev.SessionFinished():
-                c.rule(f"session finished; agent {_e(event.agent)}")
-                c.print(_e(finished_text(event)))
-                if event.run:
-                    c.print(f"  all training episodes: {_e(event.run.text())}")
-                elif event.measure == Measure.CRAFTER_SCORE and event.total_samples:
-                    c.print("  all training episodes: none ended, so no Crafter score of them")
+                self._finished(event)
+
+    def _plan(self, event: ev.PlanProposed) -> None:
+        """The plan, one line per sub-action: its mode, high-level actions and why."""
+        c = self.console
+        by = planned_by(event.source, event.agent)
+        kept = " (kept)" if event.source == "previous plan" else ""
+        c.print(f"[bold]iteration {event.iteration + 1}[/] plan{kept} by {_e(by)}:")
+        for sub in event.plan.subactions:
+            extra = (
+                f" + high-level {_e(', '.join(sub.high_level_actions))}"
+                if sub.high_level_actions
+                else ""
+            )
+            why = f" ({_e(sub.reason)})" if sub.reason else ""
+            c.print(
+                f"  - {_e(sub.name)} "
+                f"[{'cyan' if sub.mode == 'code' else 'magenta'}]"
+                f"{_e(sub.mode)}[/]{extra}: {_e(sub.description)}{why}"
+            )
+
+    def _progress(self, event: ev.TrainingProgress) -> None:
+        """Training progress, at most every five seconds, with coded actions' failures."""
+        m = event.metrics
+        if m.elapsed - self._last_progress < 5 and m.elapsed >= self._last_progress:
+            return
+        self._last_progress = m.elapsed
+        measure = m.measured_in
+        self.console.print(
+            f"    {m.samples:>8,} samples  {m.fps:>7,.0f} fps  "
+            f"train {measure.label} {measure.show(m.measured_value)}"
+        )
+        for line in coded_failure_lines(m.coded_actions or {}):
+            self.console.print(f"    [yellow]{escape(line)}[/]")
+
+    def _solution(self, event: ev.SolutionChosen) -> None:
+        """The final choice: each candidate, the one chosen and who wrote what it runs."""
+        c = self.console
+        for line in candidate_lines(event):
+            c.print(f"  {_e(line)}")
+        r, measure = event.result, event.result.measure
+        own = r.stop_value
+        shown = "none, it ran alone only here" if own is None else measure.show(own)
+        c.print(
+            f"[bold]solution[/]: {_e(r.subject)}, the best on fresh worlds "
+            f"(the run's own evaluation of it: {shown})"
+        )
+        for line in solution_provenance(self._kept, r).lines():
+            c.print(f"  {_e(line)}")
+
+    def _finished(self, event: ev.SessionFinished) -> None:
+        c = self.console
+        c.rule(f"session finished; agent {_e(event.agent)}")
+        c.print(_e(finished_text(event)))
+        if event.run:
+            c.print(f"  all training episodes: {_e(event.run.text())}")
+        elif event.measure == Measure.CRAFTER_SCORE and event.total_samples:
+            c.print("  all training episodes: none ended, so no Crafter score of them")
 
 
 def ended_why(event: ev.SessionFinished) -> str:

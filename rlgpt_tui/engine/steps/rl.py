@@ -87,37 +87,13 @@ def rl_step(ctx: StepContext, request: RLRequest) -> Outcome:
     target), else from the fast agent's RL answer. A stop raises :class:`TrainingStopped`
     once training has begun. Nothing handed in is changed: the outcome carries a person's
     code swapped in during training and a scored task's training episodes."""
-    sub, budget, best_values = request.sub, request.budget, request.best_values
+    sub, best_values = request.sub, request.best_values
     ctx.safe_point()
     checkpoints = checkpoint_folder(ctx.settings.artifacts_dir, ctx.iteration, sub.name)
-    reused = None  # the library's trained policy, when PPO starts from it
-    if request.configured is not None:
-        configured = request.configured
-    elif (saved := library_policy(ctx, request.last_policy)) and (
-        reused := reuse_policy(ctx, sub, saved, budget, checkpoints, best_values.get(RL_CODE))
-    ):
-        if reused.evaluation.value >= ctx.target:  # at the target with no sample spent
-            return untrained(ctx, sub, reused)
-        planned = list(sub.high_level_actions)
-        configured = Configured(
-            reused.config,
-            planned,
-            [reused.note],
-            continued=reused.model,
-            from_checkpoint=False,
-            samples_before=reused.policy.samples,
-        )
-    else:
-        configured = configure_rl(
-            ctx,
-            sub,
-            request.coded,
-            budget,
-            checkpoints,
-            request.best_code,
-            request.last_policy,
-            request.added,
-        )
+    configured, reused = how_training_starts(ctx, request, checkpoints)
+    if configured is None and reused is not None:  # at the target with no sample spent
+        return untrained(ctx, sub, reused)
+    assert configured is not None
     if request.why:
         configured = replace(configured, notes=[request.why, *configured.notes])
     board = tensorboard_folder(ctx.settings.tensorboard_dir, ctx.iteration, sub.name)
@@ -165,28 +141,71 @@ def rl_step(ctx: StepContext, request: RLRequest) -> Outcome:
     ctx.emit(ev.EvaluationDone, subject=subject, result=summary)
     verdict, note = judge_rl(ctx, sub, summary, evaluation)
     ctx.emit(ev.SubActionDone, subaction=sub.name, mode="rl", code="", **verdict.model_dump())
-    candidates = [
-        Candidate(
-            config, ctx.iteration, evaluation.value, model, deterministic=sampled, weights=weights
-        )
-    ]
-    if config.start.action is not None:  # the code it started from, run alone
-        candidates.append(Candidate(config, ctx.iteration, None, only_coded=config.start.action))
-    if reused is not None:  # the library's policy as it was before this training
-        candidates.append(reused.candidate(ctx.iteration))
+    trained_policy = Candidate(
+        config, ctx.iteration, evaluation.value, model, deterministic=sampled, weights=weights
+    )
     return Outcome(
         value=evaluation.value,
         samples=samples,
         solution=StageSolution(ctx.task.name, model=model, config=config),
         evaluation=summary,
         training=training,
-        candidates=candidates,
+        candidates=rl_candidates(ctx, trained_policy, reused),
         verdicts={sub.name: verdict},
         notes=configured.agent_notes + ([note] if note else []) + ([how] if how else []),
         policy=(sub.name, config, model),
         code=trained.code,
         tally=kept,
     )
+
+
+def rl_candidates(ctx: StepContext, trained: Candidate, reused: Reused | None) -> list[Candidate]:
+    """The final choice's candidates from one training: the trained policy, the code it
+    started from run alone, and the library's policy as it was before this training."""
+    candidates = [trained]
+    if trained.config.start.action is not None:
+        only = trained.config.start.action
+        candidates.append(Candidate(trained.config, ctx.iteration, None, only_coded=only))
+    if reused is not None:
+        candidates.append(reused.candidate(ctx.iteration))
+    return candidates
+
+
+def how_training_starts(
+    ctx: StepContext, request: RLRequest, checkpoints: Path | None
+) -> tuple[Configured | None, Reused | None]:
+    """The configuration PPO trains, and the library's trained policy it starts from (if
+    any): a resumed run's own, else the library's policy for the task, else the fast
+    agent's RL answer. No configuration: the library's policy is at the target already."""
+    sub, budget = request.sub, request.budget
+    if request.configured is not None:
+        return request.configured, None
+    saved = library_policy(ctx, request.last_policy)
+    best = request.best_values.get(RL_CODE)
+    reused = reuse_policy(ctx, sub, saved, budget, checkpoints, best) if saved else None
+    if reused is None:
+        configured = configure_rl(
+            ctx,
+            sub,
+            request.coded,
+            budget,
+            checkpoints,
+            request.best_code,
+            request.last_policy,
+            request.added,
+        )
+        return configured, None
+    if reused.evaluation.value >= ctx.target:
+        return None, reused
+    configured = Configured(
+        reused.config,
+        list(sub.high_level_actions),
+        [reused.note],
+        continued=reused.model,
+        from_checkpoint=False,
+        samples_before=reused.policy.samples,
+    )
+    return configured, reused
 
 
 def untrained(ctx: StepContext, sub: SubAction, reused: Reused) -> Outcome:
