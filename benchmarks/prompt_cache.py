@@ -1,11 +1,15 @@
 """LLM seconds per session with and without a server's prompt cache, at equal tokens.
 
 Replays the LLM calls a session recorded (its prompts, in order) against an
-OpenAI-compatible llama.cpp server twice, side by side in one run: once with
-``cache_prompt: false`` (every prompt evaluated from its first token, as when no two calls
-shared a prefix), once with ``cache_prompt: true`` (the server reuses the longest prefix
-it still holds from the previous call: the prompts' static part, world rules, recipes, skill
-API and library listing, comes first for this). Each replayed call asks for exactly the
+OpenAI-compatible llama.cpp server twice, side by side in one run: first with
+``cache_prompt: true`` (the server reuses the longest prefix it holds of an earlier prompt:
+its slot's last one, and those its host-memory prompt cache, ``cache_ram``, kept; the
+prompts' static part, world rules, recipes, skill API and library listing, comes first for
+this), then with ``cache_prompt: false`` (every prompt evaluated from its first token, as
+when no two calls shared a prefix). The cached pass goes first, against a server that has
+not seen these prompts (start a fresh one): a server that has would answer them from its
+cache, which a session's new prompts never are; the script warns when the first prompt
+came from the cache. Each replayed call asks for exactly the
 completion tokens the session recorded (``max_tokens`` with ``ignore_eos``, greedy), so
 both passes process the same tokens. Prints one JSON line: per session, seconds without
 and with the cache, the prompt tokens the server evaluated in each, and the ratio.
@@ -42,6 +46,7 @@ def recorded_calls(store: SessionStore, session_id: int, limit: int | None) -> l
             {
                 "messages": json.loads(row["prompt"]),
                 "completion_tokens": max(1, int(row.get("completion_tokens") or 1)),
+                "prompt_tokens": int(row.get("prompt_tokens") or 0),
                 "recorded_s": float(row.get("latency_s") or 0.0),
             }
         )
@@ -55,6 +60,7 @@ def replay(client: OpenAI, model: str, calls: list[dict], cache: bool) -> dict[s
     )
     seconds = 0.0
     prompt_tokens = evaluated = completion_tokens = 0
+    first_evaluated: int | None = None
     for call in calls:
         start = time.perf_counter()
         response = client.chat.completions.create(
@@ -69,12 +75,15 @@ def replay(client: OpenAI, model: str, calls: list[dict], cache: bool) -> dict[s
         prompt_tokens += usage.prompt_tokens if usage else 0
         completion_tokens += usage.completion_tokens if usage else 0
         timings = (response.model_extra or {}).get("timings") or {}
-        evaluated += int(timings.get("prompt_n", usage.prompt_tokens if usage else 0))
+        n = int(timings.get("prompt_n", usage.prompt_tokens if usage else 0))
+        evaluated += n
+        first_evaluated = n if first_evaluated is None else first_evaluated
     return {
         "seconds": round(seconds, 3),
         "prompt_tokens": prompt_tokens,
         "prompt_tokens_evaluated": evaluated,
         "completion_tokens": completion_tokens,
+        "first_evaluated": first_evaluated or 0,
     }
 
 
@@ -95,8 +104,14 @@ def main(argv: list[str] | None = None) -> int:
         if not calls:
             print(f"session {session_id} recorded no answered LLM calls", file=sys.stderr)
             return 2
-        without = replay(client, args.llm_model, calls, cache=False)
         with_cache = replay(client, args.llm_model, calls, cache=True)
+        if with_cache["first_evaluated"] < calls[0]["prompt_tokens"] // 2:
+            print(
+                f"warning: session {session_id}'s first prompt came from the server's cache: "
+                "restart the server, it has seen these prompts",
+                file=sys.stderr,
+            )
+        without = replay(client, args.llm_model, calls, cache=False)
         sessions.append(
             {
                 "session": session_id,

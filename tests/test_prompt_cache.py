@@ -79,10 +79,13 @@ def test_replays_the_recorded_prompts_without_then_with_the_cache(tmp_path, caps
     assert code == 0
     replayed = [r for r in server.requests if r["messages"] in prompts]
     assert [r["messages"] for r in replayed] == prompts + prompts
-    assert [r["cache_prompt"] for r in replayed] == [False] * 3 + [True] * 3
+    # the cached pass first: a server that saw the prompts would answer them from its cache
+    assert [r["cache_prompt"] for r in replayed] == [True] * 3 + [False] * 3
     assert all(r["ignore_eos"] for r in replayed)
     assert [r["max_tokens"] for r in replayed] == [5, 6, 7, 5, 6, 7]
-    line = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    out, err = capsys.readouterr()
+    assert "warning" not in err
+    line = json.loads(out.strip().splitlines()[-1])
     (session,) = line["sessions"]
     assert session["task"] == "collect_wood" and session["calls"] == 3
     assert session["without_cache"]["completion_tokens"] == 9  # the server's counts, summed
@@ -108,3 +111,29 @@ def test_a_session_without_answered_calls_is_refused(tmp_path, capsys):
     )
     assert code == 2
     assert "recorded no answered LLM calls" in capsys.readouterr().err
+
+
+def test_a_server_that_has_seen_the_prompts_is_named(tmp_path, capsys):
+    sid, _ = _recorded_session(tmp_path)
+    cached = {
+        "id": "c",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "m",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "length",
+                "message": {"role": "assistant", "content": "a"},
+            }
+        ],
+        "usage": {"prompt_tokens": 7, "completion_tokens": 5, "total_tokens": 12},
+        "timings": {"prompt_n": 1},  # llama.cpp: one of seven prompt tokens evaluated
+    }
+    with ScriptedLLMServer(model="m", responder=lambda messages: "a") as server:
+        server.script = [{"content": "OK"}, {"body": cached}]  # the reset, then the first call
+        main = runpy.run_path(str(SCRIPT))["main"]
+        args = ["--sessions-dir", str(tmp_path), "--session", str(sid)]
+        code = main([*args, "--llm-base-url", server.base_url, "--llm-model", "m"])
+    assert code == 0
+    assert "restart the server, it has seen these prompts" in capsys.readouterr().err
