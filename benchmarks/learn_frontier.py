@@ -18,6 +18,7 @@ from pathlib import Path
 from rlgpt_tui.bench.learn import GROUP, learn_command, learn_rows
 from rlgpt_tui.bench.results import RESULTS_DIR, write_run
 from rlgpt_tui.curriculum.frontier import frontier
+from rlgpt_tui.llm.settings import agent_label
 from rlgpt_tui.store import SessionStore
 
 
@@ -38,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     print(json.dumps({"benchmark": "learn_frontier", "learn": data, "rows": rows}))
     if args.record:
         curriculum = data["curriculum"]
-        agent = curriculum if curriculum.startswith("llm:") else "builtin"
+        agent = agent_label(curriculum) if curriculum.startswith("llm:") else "builtin"
         path = write_run(
             args.record,
             rows,

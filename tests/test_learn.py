@@ -391,3 +391,11 @@ def test_the_llm_curriculum_chooses_at_the_frontier_not_past_it(tmp_path: Path) 
     assert "collect_iron" not in offered and "make_wood_pickaxe" not in offered
     assert proposal.chooser == "builtin" and "not open now" in proposal.fallback
     assert proposal.task == BuiltinCurriculum().propose(state).task
+
+
+def test_a_record_of_a_gguf_path_shows_the_models_name(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    learn = LearnStore(store)
+    learn_id = learn.create("craftax", "empty", {}, {}, 0.9, "llm:/home/me/qwen2.5-coder-1.5b.gguf")
+    learn.finish(learn_id, "stopped", "stopped by a person")
+    assert status_json(tmp_path)["curriculum"] == "llm:qwen2.5-coder-1.5b"

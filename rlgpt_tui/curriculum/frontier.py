@@ -19,6 +19,7 @@ from typing import Any
 from rlgpt_tui.envs.base import ACHIEVEMENTS
 from rlgpt_tui.envs.knowledge import TechTree
 from rlgpt_tui.envs.registry import world_info
+from rlgpt_tui.llm.settings import agent_label
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.store.learning import LearnChoice, LearnStore, TaskRecord
 from rlgpt_tui.tasks import load_catalog
@@ -210,7 +211,8 @@ def frontier_rows(
             status = FAILED
         else:
             status = NOT_TRIED
-        authors = learn.code_authors(record.best_session) if record.best_session else []
+        best = record.best_session
+        authors = [agent_label(a) for a in learn.code_authors(best)] if best else []
         rows[task] = FrontierRow(
             task=task,
             status=status,
@@ -290,7 +292,7 @@ def frontier(store: SessionStore) -> dict[str, Any] | None:
         "learn": run.id,
         "env": run.env,
         "library": run.library,
-        "curriculum": run.curriculum,
+        "curriculum": agent_label(run.curriculum),
         "threshold": run.threshold,
         "status": run.status,
         "reason": run.reason,

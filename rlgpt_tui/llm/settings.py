@@ -20,6 +20,20 @@ class LLMError(Exception):
     names the fix."""
 
 
+def model_label(model: str) -> str:
+    """A model as sessions and results name it: a llama.cpp server's model id is its GGUF
+    file's path, named by the file's stem (``/models/qwen2.5-coder-1.5b.gguf`` ->
+    ``qwen2.5-coder-1.5b``); any other id as it is."""
+    return Path(model).stem if model.lower().endswith(".gguf") else model
+
+
+def agent_label(label: str) -> str:
+    """An agent's recorded label (``llm:MODEL``, ``builtin``) with its model named by
+    :func:`model_label`: sessions recorded before agents were so named kept the path."""
+    kind, colon, model = label.partition(":")
+    return f"{kind}:{model_label(model)}" if colon else label
+
+
 @dataclass(frozen=True)
 class LLMSettings:
     """Where and how to call the model. Holds the key's variable name, never the key."""
@@ -44,12 +58,8 @@ class LLMSettings:
 
     @property
     def agent_label(self) -> str:
-        """``llm:MODEL``, naming the agent in sessions and results; a llama.cpp server's
-        model id is its GGUF file's path, named here by the file's stem."""
-        model = self.model or ""
-        if model.lower().endswith(".gguf"):
-            model = Path(model).stem
-        return f"llm:{model}"
+        """``llm:MODEL``, naming the agent in sessions and results (see :func:`model_label`)."""
+        return f"llm:{model_label(self.model or '')}"
 
     @classmethod
     def resolve(
