@@ -8,8 +8,9 @@ prompts' static part, world rules, recipes, skill API and library listing, comes
 this), then with ``cache_prompt: false`` (every prompt evaluated from its first token, as
 when no two calls shared a prefix). The cached pass goes first, against a server that has
 not seen these prompts (start a fresh one): a server that has would answer them from its
-cache, which a session's new prompts never are; the script warns when the first prompt
-came from the cache. Each replayed call asks for exactly the
+cache, which a session's new prompts never are; the script warns when the first session's
+first prompt came from the cache (a later session's may, in part: its prefix is an earlier
+session's). Each replayed call asks for exactly the
 completion tokens the session recorded (``max_tokens`` with ``ignore_eos``, greedy), so
 both passes process the same tokens. Prints one JSON line: per session, seconds without
 and with the cache, the prompt tokens the server evaluated in each, and the ratio.
@@ -105,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"session {session_id} recorded no answered LLM calls", file=sys.stderr)
             return 2
         with_cache = replay(client, args.llm_model, calls, cache=True)
-        if with_cache["first_evaluated"] < calls[0]["prompt_tokens"] // 2:
+        fresh = not sessions  # the first session replayed: nothing of it can be cached
+        if fresh and with_cache["first_evaluated"] < calls[0]["prompt_tokens"] // 2:
             print(
                 f"warning: session {session_id}'s first prompt came from the server's cache: "
                 "restart the server, it has seen these prompts",
