@@ -399,3 +399,17 @@ def test_a_record_of_a_gguf_path_shows_the_models_name(tmp_path: Path) -> None:
     learn_id = learn.create("craftax", "empty", {}, {}, 0.9, "llm:/home/me/qwen2.5-coder-1.5b.gguf")
     learn.finish(learn_id, "stopped", "stopped by a person")
     assert status_json(tmp_path)["curriculum"] == "llm:qwen2.5-coder-1.5b"
+
+
+def test_a_task_whose_session_was_stopped_shows_stopped_not_failed(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    learn_id = learn_record_with(store, ("collect_wood", 0.95, {"success": 8}))
+    learn = LearnStore(store)
+    choice = learn.add_choice(learn_id, "place_table", "next", "builtin")
+    session = store.create_session("place_table", "craftax", "builtin", {"task": "place_table"})
+    learn.attach_session(choice, session)
+    store.finish(session, "stopped", "stopped")
+    learn.finish_choice(choice, "stopped", 1.0)
+    rows = {r["task"]: r for r in status_json(tmp_path)["frontier"]}
+    assert rows["place_table"]["status"] == "stopped"
+    assert rows["collect_wood"]["status"] == "reached"

@@ -3,8 +3,9 @@ reads to choose (the world's prerequisites, the library's measured records, how 
 evaluation episodes ended).
 
 A task is *reached* once a finished session's fresh result (its chosen solution on worlds no
-decision used) is at the threshold; *trying* while a session on it runs; *failed* when tried
-and below; *not tried* otherwise. A failed task *waits* until something new is reached after
+decision used) is at the threshold; *trying* while a session on it runs; *stopped* when its latest
+session was stopped before it ended (it resumes); *failed* when tried and below; *not tried*
+otherwise. A failed task *waits* until something new is reached after
 its last try in the record: then it comes back. :func:`frontier` gives a sessions folder's
 learn record and its frontier as one JSON-able object.
 """
@@ -25,6 +26,7 @@ from rlgpt_tui.store.learning import LearnChoice, LearnStore, TaskRecord
 from rlgpt_tui.tasks import load_catalog
 
 REACHED, TRYING, FAILED, NOT_TRIED = "reached", "trying", "failed", "not tried"
+STOPPED = "stopped"  # its latest session was stopped before it ended: it resumes
 #: how many of the record's latest sessions tell how episodes end now
 RECENT_SESSIONS = 3
 
@@ -207,6 +209,8 @@ def frontier_rows(
             status = REACHED
         elif task == trying or record.running_session is not None:
             status = TRYING
+        elif record.last_session and store.get(record.last_session).status == STOPPED:
+            status = STOPPED
         elif record.tries:
             status = FAILED
         else:
