@@ -349,6 +349,14 @@ def make_model(config: RLConfig, env: CodedActionVecEnv) -> OwnClockPPO:
     return model
 
 
+def with_policy_of(trained: OwnClockPPO, fresh: OwnClockPPO) -> OwnClockPPO:
+    """``fresh`` (a PPO over the training's envs) with ``trained``'s policy weights: SB3
+    binds a model to its number of envs, and a library policy is loaded and measured over
+    the evaluation's (``eval_episodes``), not the training's (``num_envs``)."""
+    fresh.policy.load_state_dict(trained.policy.state_dict())
+    return fresh
+
+
 def train(
     config: RLConfig,
     on_metrics: MetricsHandler | None = None,
@@ -373,6 +381,8 @@ def train(
         actions = env.action_space
         assert isinstance(actions, gym.spaces.Discrete)  # one choice in the action table
         grow_action_head(model, int(actions.n))
+        if model.n_envs != env.num_envs:  # made over other worlds: the library's, measured
+            model = with_policy_of(model, make_model(config, env))
         model.set_env(env)
     start = config.start
     if start.action is not None and start.anchor > 0:  # pulled toward the code
