@@ -20,7 +20,7 @@ from rlgpt_tui.curriculum.frontier import curriculum_state
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.chosen import ChosenSolution
 from rlgpt_tui.llm.client import LLMClient
-from rlgpt_tui.llm.settings import LLMSettings
+from rlgpt_tui.llm.settings import LLMSettings, agent_labels
 from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.store.learning import LearnStore
@@ -399,6 +399,12 @@ def test_a_record_of_a_gguf_path_shows_the_models_name(tmp_path: Path) -> None:
     learn_id = learn.create("craftax", "empty", {}, {}, 0.9, "llm:/home/me/qwen2.5-coder-1.5b.gguf")
     learn.finish(learn_id, "stopped", "stopped by a person")
     assert status_json(tmp_path)["curriculum"] == "llm:qwen2.5-coder-1.5b"
+
+
+def test_code_written_by_one_model_under_two_labels_names_it_once() -> None:
+    # a record continued across the renaming holds the GGUF path and the model's name
+    older, newer = "llm:/home/me/qwen2.5-coder-1.5b.gguf", "llm:qwen2.5-coder-1.5b"
+    assert agent_labels([older, newer, "builtin"]) == ["llm:qwen2.5-coder-1.5b", "builtin"]
 
 
 def test_a_task_whose_session_was_stopped_shows_stopped_not_failed(tmp_path: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rlgpt_tui.llm.settings import agent_label
+from rlgpt_tui.llm.settings import agent_labels
 
 GROUP = "Lifelong learning (rlgpt-tui learn)"
 
@@ -46,7 +46,7 @@ def learn_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
                 "low": low,
                 "high": high,
                 "method": "agent",
-                "code_author": ", ".join(agent_label(a) for a in row["authors"]) or "none",
+                "code_author": ", ".join(agent_labels(row["authors"])) or "none",
                 "budget": row["samples"],
                 "note": (
                     f"{row['status']}; {row['kind']}; {row['tries']} tries, "

@@ -20,7 +20,7 @@ from typing import Any
 from rlgpt_tui.envs.base import ACHIEVEMENTS
 from rlgpt_tui.envs.knowledge import TechTree
 from rlgpt_tui.envs.registry import world_info
-from rlgpt_tui.llm.settings import agent_label
+from rlgpt_tui.llm.settings import agent_label, agent_labels
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.store.learning import LearnChoice, LearnStore, TaskRecord
 from rlgpt_tui.tasks import load_catalog
@@ -216,7 +216,7 @@ def frontier_rows(
         else:
             status = NOT_TRIED
         best = record.best_session
-        authors = [agent_label(a) for a in learn.code_authors(best)] if best else []
+        authors = agent_labels(learn.code_authors(best)) if best else []
         rows[task] = FrontierRow(
             task=task,
             status=status,

@@ -5,7 +5,7 @@ range. Holds the API key's variable name, never the key."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,12 @@ def agent_label(label: str) -> str:
     :func:`model_label`: sessions recorded before agents were so named kept the path."""
     kind, colon, model = label.partition(":")
     return f"{kind}:{model_label(model)}" if colon else label
+
+
+def agent_labels(labels: Iterable[str]) -> list[str]:
+    """Each agent once, by :func:`agent_label`, in order: an older record's GGUF path and a
+    newer record's model name are one agent."""
+    return list(dict.fromkeys(agent_label(label) for label in labels))
 
 
 @dataclass(frozen=True)
