@@ -715,6 +715,30 @@ def test_a_plan_exported_for_a_task_has_each_step_done_by_the_skill_proven_on_it
     assert not (tmp_path / "e").exists()
 
 
+def test_the_exported_plan_is_the_one_table2_runs_not_an_older_plan(tmp_path: Path) -> None:
+    """A learn record's library held `plan` v1, a 1.5B model's plan for eat_cow that ate once
+    in 8 episodes: `table2.py --script plan` reused it (proven above the unmeasured composed
+    v2) and scored 1.3 on crafter_score. The export with --plan leaves earlier plans out."""
+    from rlgpt_tui.bench.skills import FolderSkills
+
+    store = SessionStore(tmp_path / "lib")
+    record_session(
+        store, "llm:qwen", COLLECT_WOOD, rate=1.0, task="collect_wood", skill="collect_wood"
+    )
+    old_plan = "def act(ctx):\n    yield Action.NOOP  # the eat_cow plan\n    return False\n"
+    record_session(store, "llm:qwen", old_plan, rate=0.125, task="eat_cow", skill="plan")
+    folder = tmp_path / "shared"
+    done = cli("export", str(folder), "--plan", "crafter_score", sessions=tmp_path / "lib")
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in folder.glob("plan-*.py")) == ["plan-craftax-v2.py"]
+    skills = FolderSkills(folder, "plan")
+    assert skills.versions["plan"] == 2 and "the eat_cow plan" not in skills.sources["plan"]
+    assert "collect_wood_act" in skills.sources["plan"]
+    # without --plan, every version is shared
+    everything = cli("export", str(tmp_path / "all"), sessions=tmp_path / "lib")
+    assert everything.returncode == 0 and (tmp_path / "all" / "plan-craftax-v1.py").exists()
+
+
 def test_a_plan_runs_the_librarys_survive_skill_before_each_of_its_steps(tmp_path: Path) -> None:
     """The builtin library's `survive` before each step of a 1.5B model's crafter_score plan
     measured 32.0 on four selection seeds, 26.4 without it. A library that holds a skill

@@ -9,6 +9,7 @@ from rich.table import Table
 
 from rlgpt_tui.cli.common import UsageError
 from rlgpt_tui.envs.registry import WORLDS
+from rlgpt_tui.library.compose import COMPOSED_PLAN
 from rlgpt_tui.library.skill_library import SkillLibrary
 from rlgpt_tui.library.storage import COLUMNS, POLICY_COLUMNS
 from rlgpt_tui.report import skill_markdown
@@ -53,7 +54,10 @@ def cmd_skills(args: argparse.Namespace) -> int:
     elif args.action == "export":
         task = get_task(args.plan) if args.plan else None  # a bad name: one line, no files
         world = (args.world or _only_world(store)) if task is not None else args.world
-        written = library.export_folder(args.folder, args.world)
+        # the composed plan replaces the library's earlier plans (a model's plan for another
+        # task, measured there, would be the version reused: table2.py --script plan ran it)
+        left_out = [COMPOSED_PLAN] if task is not None else []
+        written = library.export_folder(args.folder, args.world, leave_out=left_out)
         policy_files = sum(1 for path in written if path.suffix == ".json")
         console.print(
             f"wrote {len(written) - policy_files} skill file(s) and {policy_files} trained "

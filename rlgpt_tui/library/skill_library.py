@@ -20,6 +20,7 @@ Protocol (:class:`SkillLibrary`, over a :class:`~rlgpt_tui.library.storage.Skill
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Collection
 from pathlib import Path
 
 from rlgpt_tui.envs.registry import WORLDS, world_info
@@ -254,9 +255,12 @@ class SkillLibrary:
         return self.write_plan(folder, task, world, chosen), steps
 
     # -- sharing --------------------------------------------------------------------------------
-    def export_folder(self, folder: Path | str, world: str | None = None) -> list[Path]:
-        """Write every skill version as ``<name>-<world>-v<version>.py`` with its header, and
-        every trained policy as ``policies/<task>-<world>-p<n>.json`` with its ``.npz``."""
+    def export_folder(
+        self, folder: Path | str, world: str | None = None, leave_out: Collection[str] = ()
+    ) -> list[Path]:
+        """Write every skill version as ``<name>-<world>-v<version>.py`` with its header
+        (but the names in ``leave_out``), and every trained policy as
+        ``policies/<task>-<world>-p<n>.json`` with its ``.npz``."""
         folder = _writable(folder)
         worlds = {world} if world else {p.world for p in self.policies()}
         policies = [p for w in sorted(worlds) for p in self._kept.saved_policies(w)]
@@ -276,6 +280,7 @@ class SkillLibrary:
                 ),
             )
             for skill in self.skills(world)
+            if skill.name not in leave_out
         ]
 
     def import_folder(self, folder: Path | str) -> tuple[list[LibrarySkill], int, int]:
