@@ -73,6 +73,7 @@ from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.engine import Engine, EngineSettings
 from rlgpt_tui.engine.provenance import solution_provenance
 from rlgpt_tui.envs.base import stat_levels
+from rlgpt_tui.llm.settings import agent_labels
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.episodes import EpisodeTally
 from rlgpt_tui.rl.evaluation import evaluate
@@ -749,9 +750,9 @@ def code_author(args: argparse.Namespace, cell: dict[str, Any], bench: Bench) ->
     if cell["method"] == "agent":
         authors = {a for r in cell["per_seed"] for a in (r.get("authors") or {}).values()}
         authors = {HAND_WRITTEN if a == "builtin library" else a for a in authors}
-        return ", ".join(sorted(authors)) or "none"
-    if bench.folder is not None:
-        return ", ".join(sorted(set(bench.folder.authors.values())))
+        return ", ".join(sorted(agent_labels(authors))) or "none"
+    if bench.folder is not None:  # a model named by its GGUF path in older files: by its name
+        return ", ".join(sorted(agent_labels(bench.folder.authors.values())))
     return HAND_WRITTEN
 
 
