@@ -7,7 +7,7 @@ import pytest
 import torch
 from pydantic import ValidationError
 
-from rlgpt_tui.engine.control import EditRefused, check_rl_changes
+from rlgpt_tui.engine.control import ControlPlane, EditRefused, RLConfigEdit, check_rl_changes
 from rlgpt_tui.envs.base import ACHIEVEMENTS, OBSERVATION_SEGMENTS
 from rlgpt_tui.library.templates import template_code
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
@@ -70,6 +70,25 @@ def test_a_flat_config_recorded_before_grouping_reads_into_the_groups() -> None:
     assert edited.hooks.interrupt_on_need == 3 and edited.hooks.resume_interrupted
     with pytest.raises(EditRefused, match="unknown RLConfig field"):
         check_rl_changes({"start_sharee": 0.2}, old.model_dump())
+
+
+def test_of_two_edits_of_one_field_the_later_wins_whichever_way_each_names_it() -> None:
+    """A person's RL edits before a training merge: ``start_share`` (flat) and
+    ``start.share`` (grouped) are one field, and the later edit is the value trained (the
+    flat one won whatever the order)."""
+    for first, second, trained in (
+        ({"start_share": 0.3}, {"start": {"share": 0.7}}, 0.7),
+        ({"start": {"share": 0.7}}, {"start_share": 0.3}, 0.3),
+    ):
+        control = ControlPlane("collect_wood")
+        control.rl_bases["collect_wood"] = config().model_dump()
+        control.edit_rl_config("collect_wood", first)
+        control.edit_rl_config("collect_wood", second)
+        edit = control.take(RLConfigEdit, "collect_wood")
+        assert edit is not None
+        edited = check_rl_changes(edit.changes, control.rl_base("collect_wood"))
+        assert edited.start.share == trained
+        assert edited.start.action == config().start.action  # the rest of the group kept
 
 
 def test_fresh_policy_is_the_code_in_every_state() -> None:

@@ -27,7 +27,7 @@ from pydantic import ValidationError
 from rlgpt_tui.agents.schemas import Plan
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.library.compose import link_skills
-from rlgpt_tui.rl.config import FLAT_FIELDS, RLConfig
+from rlgpt_tui.rl.config import FLAT_FIELDS, RLConfig, group_flat_fields
 from rlgpt_tui.skills.checker import CodeValidationError
 from rlgpt_tui.skills.validation import ValidatedAction, validate
 
@@ -137,9 +137,11 @@ def check_code(
 
 
 def merge_rl_changes(base: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
-    """``base`` with ``changes`` on top; nested fields (ppo) are merged, not replaced."""
-    merged = dict(base)
-    for key, value in changes.items():
+    """``base`` with ``changes`` on top; nested fields (ppo) are merged, not replaced, and a
+    flat name (``start_share``) is its group's field (``start.share``), so that the later
+    of two edits of one field wins whichever way each named it."""
+    merged = dict(group_flat_fields(base))
+    for key, value in group_flat_fields(changes).items():
         both_dicts = isinstance(value, dict) and isinstance(merged.get(key), dict)
         merged[key] = merged[key] | value if both_dicts else value
     return merged

@@ -209,6 +209,22 @@ def dumped_value(dump: Mapping[str, Any], key: str) -> Any:
     return dump[key]
 
 
+def group_flat_fields(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` (config fields) with each flat name of :data:`FLAT_FIELDS` moved into its
+    group, over the group's value there; ``data`` itself is not changed."""
+    if not FLAT_FIELDS.keys() & data.keys():
+        return data
+    data = dict(data)
+    for flat, (group, name) in FLAT_FIELDS.items():
+        if flat in data:
+            value = data.pop(flat)
+            current = data.get(group) or {}
+            if isinstance(current, BaseModel):
+                current = current.model_dump()
+            data[group] = {**current, name: value}
+    return data
+
+
 class RLConfig(BaseModel):
     """Everything a PPO run needs: task, observation, reward, action space, budget, seed;
     grouped: ``ppo`` (PPO's hyper-parameters), ``start`` (RL that starts from the code),
@@ -248,17 +264,7 @@ class RLConfig(BaseModel):
         ``--config`` files, RL-config edits) name ``start_from``, ``start_share``,
         ``death_penalty`` ... at the top: each moves into its group (over the group's
         value, so that a flat edit on top of a grouped config wins)."""
-        if not isinstance(data, dict) or not FLAT_FIELDS.keys() & data.keys():
-            return data
-        data = dict(data)
-        for flat, (group, name) in FLAT_FIELDS.items():
-            if flat in data:
-                value = data.pop(flat)
-                current = data.get(group) or {}
-                if isinstance(current, BaseModel):
-                    current = current.model_dump()
-                data[group] = {**current, name: value}
-        return data
+        return group_flat_fields(data) if isinstance(data, dict) else data
 
     @field_validator("task")
     @classmethod
