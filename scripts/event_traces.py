@@ -51,22 +51,16 @@ SCENARIOS = ("plain", "scored", "approval", "edits", "resume")
 #: any key ending in ``_seconds``
 TIMING_KEYS = {"time", "fps", "elapsed", "latency_s", "time_elapsed", "started"}
 
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # `python scripts/event_traces.py` from anywhere
+    sys.path.insert(0, str(ROOT))
+
 
 def tiny(**overrides: Any):
-    """Engine settings small enough for a trace (tests/settings.py's tiny settings)."""
-    from rlgpt_tui.engine.settings import EngineSettings
+    """Engine settings small enough for a trace: the tests' tiny settings."""
+    from tests.settings import tiny_settings  # the checkout's tests (ROOT is on sys.path)
 
-    values: dict[str, Any] = dict(
-        task="collect_wood",
-        num_envs=8,
-        max_iterations=2,
-        samples_per_iteration=1024,
-        eval_episodes=8,
-        final_episodes=8,
-        critic_runs=2,
-        target=1.01,  # never reached: every iteration runs
-    )
-    return EngineSettings(**(values | overrides))
+    return tiny_settings(**overrides)
 
 
 # -- the scenarios: each returns the session id it recorded in the store ---------------------
