@@ -399,6 +399,9 @@ def test_a_record_of_a_gguf_path_shows_the_models_name(tmp_path: Path) -> None:
     learn_id = learn.create("craftax", "empty", {}, {}, 0.9, "llm:/home/me/qwen2.5-coder-1.5b.gguf")
     learn.finish(learn_id, "stopped", "stopped by a person")
     assert status_json(tmp_path)["curriculum"] == "llm:qwen2.5-coder-1.5b"
+    store.create_session("collect_wood", "craftax", "llm:/home/me/qwen2.5-coder-1.5b.gguf", {})
+    listed = run_cli(tmp_path, "sessions", "list")
+    assert "llm:qwen2.5-coder-1.5b" in listed.stdout and "/home/me" not in listed.stdout
 
 
 def test_code_written_by_one_model_under_two_labels_names_it_once() -> None:

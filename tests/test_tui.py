@@ -330,3 +330,14 @@ def test_approval_mode_asks_before_each_proposal(tmp_path: Path) -> None:
     assert rejected and "plan rejected by a person" in rejected[0]["message"]
     assert [e["iteration"] for e in events if e["kind"] == "plan_proposed"] == [0, 1]
     assert SessionStore(tmp_path).get(1).status == "finished"
+
+
+def test_the_header_of_a_session_recorded_under_a_gguf_path_names_the_model() -> None:
+    from rlgpt_tui.engine import events as ev
+    from rlgpt_tui.tui.widgets.header import SessionHeader
+
+    header = SessionHeader(3)
+    agent = "llm:/home/me/models/qwen2.5-coder-1.5b.gguf"  # older sessions recorded the path
+    header.show(ev.SessionStarted(0, agent, task="collect_wood", env="craftax", settings={}))
+    shown = str(header.render())
+    assert "qwen2.5-coder-1.5b" in shown and "/home/me" not in shown

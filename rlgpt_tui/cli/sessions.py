@@ -8,6 +8,7 @@ import time
 from rich.console import Console
 from rich.table import Table
 
+from rlgpt_tui.llm.settings import agent_label
 from rlgpt_tui.report import export_session, session_markdown
 from rlgpt_tui.store import SessionStore
 
@@ -24,7 +25,14 @@ def cmd_sessions(args: argparse.Namespace) -> int:
             best = s.best_text
             created = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.created_at))
             table.add_row(
-                str(s.id), s.task, s.env, s.agent, s.status, best, f"{s.total_samples:,}", created
+                str(s.id),
+                s.task,
+                s.env,
+                agent_label(s.agent),
+                s.status,
+                best,
+                f"{s.total_samples:,}",
+                created,
             )
         console.print(table)
     elif args.action == "show":

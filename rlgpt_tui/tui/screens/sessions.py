@@ -11,6 +11,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from rlgpt_tui.llm.settings import agent_label
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.tui.screens.actions import app_actions
 from rlgpt_tui.tui.screens.skills import SkillsScreen
@@ -67,7 +68,7 @@ class SessionsScreen(Screen):
                 str(s.id),
                 s.task + (" (chain)" if s.chain else ""),
                 s.env,
-                s.agent,
+                agent_label(s.agent),
                 s.status,
                 best,
                 f"{s.total_samples:,}",

@@ -17,6 +17,7 @@ from textual.widget import Widget
 
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.printer import ended_why
+from rlgpt_tui.llm.settings import agent_label
 from rlgpt_tui.ticks import short_number
 
 HELD = ("pausing", "paused", "stopping")  # control states shown beside the phase
@@ -75,7 +76,7 @@ class SessionHeader(Widget):
     # -- events -----------------------------------------------------------------------------
     def show(self, event: ev.Event) -> None:
         if event.agent:
-            self.agent = event.agent
+            self.agent = agent_label(event.agent)  # older sessions recorded a GGUF path
         self.iteration = event.iteration
         previous, self._last_event = self._last_event, event.time
         match event:
