@@ -18,7 +18,7 @@ from pathlib import Path
 from rlgpt_tui.bench.learn import GROUP, learn_command, learn_rows
 from rlgpt_tui.bench.results import RESULTS_DIR, write_run
 from rlgpt_tui.curriculum.frontier import frontier
-from rlgpt_tui.llm.settings import agent_label
+from rlgpt_tui.labels import agent_label
 from rlgpt_tui.store import SessionStore
 
 

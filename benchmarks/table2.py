@@ -73,7 +73,7 @@ from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.engine import Engine, EngineSettings
 from rlgpt_tui.engine.provenance import solution_provenance
 from rlgpt_tui.envs.base import stat_levels
-from rlgpt_tui.llm.settings import agent_labels
+from rlgpt_tui.labels import agent_labels
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.episodes import EpisodeTally
 from rlgpt_tui.rl.evaluation import evaluate

@@ -19,8 +19,9 @@ from rlgpt_tui.curriculum import BuiltinCurriculum, LLMCurriculum
 from rlgpt_tui.curriculum.frontier import curriculum_state
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.chosen import ChosenSolution
+from rlgpt_tui.labels import agent_labels
 from rlgpt_tui.llm.client import LLMClient
-from rlgpt_tui.llm.settings import LLMSettings, agent_labels
+from rlgpt_tui.llm.settings import LLMSettings
 from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.store.learning import LearnStore
@@ -408,6 +409,11 @@ def test_code_written_by_one_model_under_two_labels_names_it_once() -> None:
     # a record continued across the renaming holds the GGUF path and the model's name
     older, newer = "llm:/home/me/qwen2.5-coder-1.5b.gguf", "llm:qwen2.5-coder-1.5b"
     assert agent_labels([older, newer, "builtin"]) == ["llm:qwen2.5-coder-1.5b", "builtin"]
+    # a plan composed from both versions' code was recorded as written by two authors
+    assert agent_labels([f"several authors ({older}, {newer})"]) == [newer]
+    assert agent_labels([f"several authors ({older}, person)"]) == [
+        "several authors (llm:qwen2.5-coder-1.5b, person)"
+    ]
 
 
 def test_a_task_whose_session_was_stopped_shows_stopped_not_failed(tmp_path: Path) -> None:

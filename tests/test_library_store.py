@@ -722,9 +722,9 @@ def test_the_exported_plan_is_the_one_table2_runs_not_an_older_plan(tmp_path: Pa
     from rlgpt_tui.bench.skills import FolderSkills
 
     store = SessionStore(tmp_path / "lib")
-    record_session(
-        store, "llm:qwen", COLLECT_WOOD, rate=1.0, task="collect_wood", skill="collect_wood"
-    )
+    # older sessions recorded a llama.cpp model by its GGUF file's path on this machine
+    path = "llm:/home/me/models/qwen.gguf"
+    record_session(store, path, COLLECT_WOOD, rate=1.0, task="collect_wood", skill="collect_wood")
     old_plan = "def act(ctx):\n    yield Action.NOOP  # the eat_cow plan\n    return False\n"
     record_session(store, "llm:qwen", old_plan, rate=0.125, task="eat_cow", skill="plan")
     folder = tmp_path / "shared"
@@ -734,6 +734,9 @@ def test_the_exported_plan_is_the_one_table2_runs_not_an_older_plan(tmp_path: Pa
     skills = FolderSkills(folder, "plan")
     assert skills.versions["plan"] == 2 and "the eat_cow plan" not in skills.sources["plan"]
     assert "collect_wood_act" in skills.sources["plan"]
+    # shared files name the model, not a path on the machine that ran it
+    assert skills.authors["plan"] == "llm:qwen" and skills.authors["collect_wood"] == "llm:qwen"
+    assert not any("/home/me" in f.read_text() for f in folder.glob("*.py"))
     # without --plan, every version is shared
     everything = cli("export", str(tmp_path / "all"), sessions=tmp_path / "lib")
     assert everything.returncode == 0 and (tmp_path / "all" / "plan-craftax-v1.py").exists()

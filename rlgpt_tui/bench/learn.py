@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rlgpt_tui.llm.settings import agent_labels
+from rlgpt_tui.labels import agent_labels
 
 GROUP = "Lifelong learning (rlgpt-tui learn)"
 

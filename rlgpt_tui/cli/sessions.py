@@ -8,7 +8,7 @@ import time
 from rich.console import Console
 from rich.table import Table
 
-from rlgpt_tui.llm.settings import agent_label
+from rlgpt_tui.labels import agent_label
 from rlgpt_tui.report import export_session, session_markdown
 from rlgpt_tui.store import SessionStore
 

@@ -20,7 +20,7 @@ from typing import Any
 from rlgpt_tui.envs.base import ACHIEVEMENTS
 from rlgpt_tui.envs.knowledge import TechTree
 from rlgpt_tui.envs.registry import world_info
-from rlgpt_tui.llm.settings import agent_label, agent_labels
+from rlgpt_tui.labels import agent_label, agent_labels
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.store.learning import LearnChoice, LearnStore, TaskRecord
 from rlgpt_tui.tasks import load_catalog

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
+from rlgpt_tui.labels import several_authors
 from rlgpt_tui.library.compose import composed_steps
 from rlgpt_tui.library.skillfile import SkillFile
 from rlgpt_tui.library.storage import docstring_of
@@ -49,8 +50,7 @@ def composed_author(steps: list[str], authors: Mapping[str, str]) -> str | None:
     (...)`` (no LLM's alone). None when there are no steps or a step's author is unknown."""
     if not steps or any(step not in authors for step in steps):
         return None
-    writers = sorted({authors[step] for step in steps})
-    return writers[0] if len(writers) == 1 else f"several authors ({', '.join(writers)})"
+    return several_authors(authors[step] for step in steps)
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from collections.abc import Collection
 from pathlib import Path
 
 from rlgpt_tui.envs.registry import WORLDS, world_info
+from rlgpt_tui.labels import agent_label
 from rlgpt_tui.library.compose import COMPOSED_PLAN, compose_sources
 from rlgpt_tui.library.record import reused_versions, skills_for_steps
 from rlgpt_tui.library.shelf import (
@@ -209,7 +210,7 @@ class SkillLibrary:
         if keeper is not None and any(step == keeper.name for step, _ in chosen):
             keeper = None  # a step of its own (survive_night's): not run twice in a row
         used = [skill for _, skill in chosen] + ([keeper] if keeper else [])
-        authors = sorted({skill.author for skill in used})
+        authors = sorted({agent_label(skill.author) for skill in used})  # no local paths
         versions = ", ".join(
             skill.label if skill.name == step else f"{step}: {skill.label}"
             for step, skill in chosen
@@ -273,7 +274,7 @@ class SkillLibrary:
                     world=skill.world,
                     source=skill.source,
                     version=skill.version,
-                    author=skill.author,
+                    author=agent_label(skill.author),  # a model by its name, not its path
                     docstring=skill.docstring,
                     made_in=skill.made_in,
                     record=skill.record.as_dict(),

@@ -5,12 +5,13 @@ range. Holds the API key's variable name, never the key."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rlgpt_tui.config import ConfigError, resolve_llm
+from rlgpt_tui.labels import model_label
 
 STRUCTURED_MODES = ("auto", "json_schema", "off")
 
@@ -18,26 +19,6 @@ STRUCTURED_MODES = ("auto", "json_schema", "off")
 class LLMError(Exception):
     """The LLM cannot be used (its settings or its endpoint); the message is one line that
     names the fix."""
-
-
-def model_label(model: str) -> str:
-    """A model as sessions and results name it: a llama.cpp server's model id is its GGUF
-    file's path, named by the file's stem (``/models/qwen2.5-coder-1.5b.gguf`` ->
-    ``qwen2.5-coder-1.5b``); any other id as it is."""
-    return Path(model).stem if model.lower().endswith(".gguf") else model
-
-
-def agent_label(label: str) -> str:
-    """An agent's recorded label (``llm:MODEL``, ``builtin``) with its model named by
-    :func:`model_label`: sessions recorded before agents were so named kept the path."""
-    kind, colon, model = label.partition(":")
-    return f"{kind}:{model_label(model)}" if colon else label
-
-
-def agent_labels(labels: Iterable[str]) -> list[str]:
-    """Each agent once, by :func:`agent_label`, in order: an older record's GGUF path and a
-    newer record's model name are one agent."""
-    return list(dict.fromkeys(agent_label(label) for label in labels))
 
 
 @dataclass(frozen=True)

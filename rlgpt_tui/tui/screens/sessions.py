@@ -11,7 +11,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from rlgpt_tui.llm.settings import agent_label
+from rlgpt_tui.labels import agent_label
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.tui.screens.actions import app_actions
 from rlgpt_tui.tui.screens.skills import SkillsScreen

@@ -17,7 +17,7 @@ from textual.widget import Widget
 
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.printer import ended_why
-from rlgpt_tui.llm.settings import agent_label
+from rlgpt_tui.labels import agent_label
 from rlgpt_tui.ticks import short_number
 
 HELD = ("pausing", "paused", "stopping")  # control states shown beside the phase
