@@ -77,6 +77,10 @@ def test_every_committed_result_loads_and_the_headline_figures_are_there() -> No
     assert any(r.task == "collect_coal" and r.value == 0.77 for r in rows if r.headline)
     for r in rows:  # every figure on the page, with its interval or n/a
         assert r.figure().split(" ")[0] in page
+    # two figures of one model's code on one task are told apart by their library
+    readme = (ROOT / "README.md").read_text()
+    learn = "`qwen2.5-coder-1.5b-learn` | 1M | 21.0 [18.9-22.5]"
+    assert learn in readme and "`qwen2.5-coder-1.5b-curriculum-iron` | 1M | 24.7" in readme
 
 
 def test_a_newer_measurement_of_the_same_thing_replaces_the_older(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from rlgpt_tui.bench.results import (
     HAND_WRITTEN,
@@ -83,6 +83,16 @@ def code_text(row: Result) -> str:
     if row.method == "ppo":
         return "none"
     return row.code_author + (f"; `{row.library}`" if row.library else "")
+
+
+def library_name(library: str | None) -> str:
+    """A library as the README's table names it: ``builtin`` (ours), a shipped folder by
+    its name (two figures of one model's code on one task differ by library)."""
+    if not library:
+        return "none"
+    if library.startswith("builtin library"):
+        return "builtin"
+    return f"`{PurePosixPath(library).name}`"
 
 
 def run_id(row: Result) -> tuple[str, str | None, str | None, str, str]:
@@ -163,8 +173,9 @@ def headline_table(rows: list[tuple[str, Result]]) -> str:
     lines = [
         GENERATED,
         "",
-        "| task | what ran | code by | training budget | figure [95% interval] | evaluation |",
-        "|---|---|---|---|---|---|",
+        "| task | what ran | code by | library | training budget | figure [95% interval] "
+        "| evaluation |",
+        "|---|---|---|---|---|---|---|",
     ]
     headline = [pair for pair in rows if pair[1].headline]
     tasks = list(TASK_ORDER) + sorted({r.task for _, r in headline} - set(TASK_ORDER))
@@ -186,6 +197,7 @@ def headline_table(rows: list[tuple[str, Result]]) -> str:
                     row.task,
                     what_ran(row),
                     row.code_author,
+                    library_name(row.library),
                     budget_text(row.budget),
                     row.figure(),
                     "n/a episodes" if row.episodes is None else f"{row.episodes} episodes",
