@@ -785,6 +785,21 @@ def test_a_plan_runs_the_librarys_survive_skill_before_each_of_its_steps(tmp_pat
 
     assert all(note.startswith("survive ran -") for note in run("alone"))  # it never ran
     assert set(run("kept")) == {"survive ran 0 more"}  # once before each step, every call
+    # a model's own survive cost its plan 5 points: --steps-only composes the steps alone
+    steps_only = cli(
+        "export",
+        str(folder / "steps"),
+        "--plan",
+        "crafter_score",
+        "--steps-only",
+        sessions=tmp_path / "lib",
+    )
+    assert steps_only.returncode == 0, steps_only.stderr
+    assert all(note.startswith("survive ran -") for note in run("steps"))
+    assert (
+        "before each step"
+        not in folder_shelf(folder / "steps", "craftax").find(COMPOSED_PLAN).docstring
+    )
     plan = folder_shelf(folder / "kept", "craftax").find(COMPOSED_PLAN)
     assert "survive v1 before each step" in plan.docstring and "person" in plan.docstring
     # survive_night's one step is survive itself: the plan runs it once a round, not twice

@@ -270,6 +270,12 @@ def add_skills(commands: Commands) -> None:
         help="also write `plan`: the skills composed for TASK's steps, each by the skill "
         "proven on it (for `table2.py --skills DIR --script plan`)",
     )
+    export_skills.add_argument(
+        "--steps-only",
+        action="store_true",
+        help="with --plan: compose the steps alone, without the library's survive skill "
+        "before each step (a 1.5B model's survive cost its plan 5 points of crafter_score)",
+    )
     _add_sessions_dir(export_skills, suppress=True)
     import_skills = verbs.add_parser(
         "import",

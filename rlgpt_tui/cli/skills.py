@@ -53,6 +53,8 @@ def cmd_skills(args: argparse.Namespace) -> int:
         console.print(skill_markdown(skill, versions), markup=False, highlight=False)
     elif args.action == "export":
         task = get_task(args.plan) if args.plan else None  # a bad name: one line, no files
+        if args.steps_only and task is None:
+            raise UsageError("--steps-only composes a plan: give --plan TASK too")
         world = (args.world or _only_world(store)) if task is not None else args.world
         # the composed plan replaces the library's earlier plans (a model's plan for another
         # task, measured there, would be the version reused: table2.py --script plan ran it)
@@ -64,7 +66,7 @@ def cmd_skills(args: argparse.Namespace) -> int:
             f"policy(ies) to {args.folder}"
         )
         if task is not None:
-            path, steps = library.export_plan(args.folder, task, world)
+            path, steps = library.export_plan(args.folder, task, world, not args.steps_only)
             console.print(f"wrote {path.name}: {steps}", markup=False, highlight=False)
     else:
         added, known, policies_added = library.import_folder(args.folder)

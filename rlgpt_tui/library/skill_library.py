@@ -199,24 +199,29 @@ class SkillLibrary:
         return self.best(world, name).get(name) if name else None
 
     def compose(
-        self, task: Task, world: str, chosen: list[tuple[str, LibrarySkill]], how: str = ""
+        self,
+        task: Task,
+        world: str,
+        chosen: list[tuple[str, LibrarySkill]],
+        how: str = "",
+        keeper: bool = True,
     ) -> SkillFile:
         """The ``plan`` skill: ``chosen`` (step, the skill that does it) composed by rlgpt
         into one coded action in that order (no model planned it), the :meth:`keeper`
-        before each step, its docstring naming each step's skill version and author, and
-        ``how`` they were chosen. Its version is above any ``plan`` the library holds, so
-        that a session reusing the folder takes it."""
-        keeper = self.keeper(world)
-        if keeper is not None and any(step == keeper.name for step, _ in chosen):
-            keeper = None  # a step of its own (survive_night's): not run twice in a row
-        used = [skill for _, skill in chosen] + ([keeper] if keeper else [])
+        before each step (``keeper`` False: without it), its docstring naming each step's
+        skill version and author, and ``how`` they were chosen. Its version is above any
+        ``plan`` the library holds, so that a session reusing the folder takes it."""
+        before = self.keeper(world) if keeper else None
+        if before is not None and any(step == before.name for step, _ in chosen):
+            before = None  # a step of its own (survive_night's): not run twice in a row
+        used = [skill for _, skill in chosen] + ([before] if before else [])
         authors = sorted({agent_label(skill.author) for skill in used})  # no local paths
         versions = ", ".join(
             skill.label if skill.name == step else f"{step}: {skill.label}"
             for step, skill in chosen
         )
-        if keeper is not None:
-            versions = f"{keeper.label} before each step; {versions}"
+        if before is not None:
+            versions = f"{before.label} before each step; {versions}"
         held = [s.version for s in self.skills(world, COMPOSED_PLAN)]
         return SkillFile(
             name=COMPOSED_PLAN,
@@ -224,7 +229,7 @@ class SkillLibrary:
             source=compose_sources(
                 [(step, s.source) for step, s in chosen],
                 world_info(world).documentation().recipes,
-                before_each=(keeper.name, keeper.source) if keeper else None,
+                before_each=(before.name, before.source) if before else None,
             ),
             version=max(held, default=0) + 1,
             author=authors[0] if len(authors) == 1 else "several authors",
@@ -241,19 +246,24 @@ class SkillLibrary:
         world: str,
         chosen: list[tuple[str, LibrarySkill]],
         how: str = "",
+        keeper: bool = True,
     ) -> Path:
         """Write :meth:`compose`'s plan as its skill file in ``folder``."""
-        return _write_skill(_writable(folder), self.compose(task, world, chosen, how))
+        plan = self.compose(task, world, chosen, how, keeper=keeper)
+        return _write_skill(_writable(folder), plan)
 
-    def export_plan(self, folder: Path | str, task: Task, world: str) -> tuple[Path, str]:
+    def export_plan(
+        self, folder: Path | str, task: Task, world: str, keeper: bool = True
+    ) -> tuple[Path, str]:
         """Write ``plan-<world>-v<n>.py``: the library's skills for ``world`` composed into
-        one coded action for ``task`` (:meth:`plan_steps`, :meth:`write_plan`). Returns the
-        path and a line naming which skill does which step."""
+        one coded action for ``task`` (:meth:`plan_steps`, :meth:`write_plan`; ``keeper``
+        False: without the :meth:`keeper` before each step). Returns the path and a line
+        naming which skill does which step."""
         chosen = self.plan_steps(task, world)
         steps = ", ".join(
             step if skill.name == step else f"{step} by {skill.name}" for step, skill in chosen
         )
-        return self.write_plan(folder, task, world, chosen), steps
+        return self.write_plan(folder, task, world, chosen, keeper=keeper), steps
 
     # -- sharing --------------------------------------------------------------------------------
     def export_folder(
