@@ -10,7 +10,7 @@ Prints one JSON line: each run's figure, interval, call ends and seconds (after 
 evaluation on other worlds that compiles the world, so the seconds compare).
 
     python benchmarks/busy_machine.py --script plan --task crafter_score --seed 60002 \\
-        --skills rlgpt_tui/assets/skills/llm/qwen2.5-coder-1.5b-curriculum-searched
+        --skills benchmarks/skills/llm/qwen2.5-coder-1.5b-curriculum-searched
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rlgpt_tui.bench.skills import FolderSkills
+from rlgpt_bench.skills import FolderSkills
 from rlgpt_tui.rl.config import RLConfig
 from rlgpt_tui.rl.evaluation import evaluate
 from rlgpt_tui.tasks import get_task

@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from rlgpt_tui.bench.skills import coded_specs, rl_skills, script_skill
+from rlgpt_bench.skills import coded_specs, rl_skills, script_skill
 from rlgpt_tui.rl.config import RLConfig, StartFromCode
 from rlgpt_tui.rl.evaluation import evaluate
 from rlgpt_tui.rl.prior import action_probabilities

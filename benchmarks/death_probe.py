@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rlgpt_tui.bench.skills import FolderSkills, coded_specs, script_skill
+from rlgpt_bench.skills import FolderSkills, coded_specs, script_skill
 from rlgpt_tui.envs.base import View
 from rlgpt_tui.rl.config import RLConfig
 from rlgpt_tui.rl.environment import build_env

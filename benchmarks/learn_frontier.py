@@ -15,8 +15,8 @@ import json
 import sys
 from pathlib import Path
 
-from rlgpt_tui.bench.learn import GROUP, learn_command, learn_rows
-from rlgpt_tui.bench.results import RESULTS_DIR, write_run
+from rlgpt_bench.learn import GROUP, learn_command, learn_rows
+from rlgpt_bench.results import RESULTS_DIR, write_run
 from rlgpt_tui.curriculum.frontier import frontier
 from rlgpt_tui.labels import agent_label
 from rlgpt_tui.store import SessionStore

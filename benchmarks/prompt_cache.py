@@ -30,7 +30,7 @@ from typing import Any
 
 from openai import OpenAI
 
-from rlgpt_tui.bench.results import git_commit, machine_text
+from rlgpt_bench.results import git_commit, machine_text
 from rlgpt_tui.store import SessionStore
 
 #: a short prompt sent between passes so the next pass starts with nothing cached

@@ -2,7 +2,7 @@
 over the same action table an RL-from-the-code policy gets, on the same fresh worlds.
 
     python benchmarks/rule_headroom.py --task make_iron_pickaxe \
-        --skills rlgpt_tui/assets/skills/handwritten/make_iron_pickaxe-care \
+        --skills benchmarks/skills/handwritten/make_iron_pickaxe-care \
         --script make_iron_pickaxe \
         --rule care:need<=3 [--rule fight:hostile<=1,recover:health<=3] \
         [--need 3] [--danger 2] [--shared-memory] [--episodes 128] [--eval-seeds 60000 61000]
@@ -33,9 +33,9 @@ from typing import Any
 
 import numpy as np
 
-from rlgpt_tui.bench.compare import against_script, side_by_side
-from rlgpt_tui.bench.results import machine
-from rlgpt_tui.bench.skills import FolderSkills, coded_specs, script_skill
+from rlgpt_bench.compare import against_script, side_by_side
+from rlgpt_bench.results import machine
+from rlgpt_bench.skills import FolderSkills, coded_specs, script_skill
 from rlgpt_tui.envs.base import hostile_distances, stat_levels
 from rlgpt_tui.rl.config import RLConfig
 from rlgpt_tui.tasks import get_task

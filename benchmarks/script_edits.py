@@ -26,9 +26,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rlgpt_tui.bench.compare import against_script, side_by_side
-from rlgpt_tui.bench.results import HAND_WRITTEN, RESULTS_DIR, machine, write_run
-from rlgpt_tui.bench.skills import BUILTIN_LIBRARY, script_skill
+from rlgpt_bench.compare import against_script, side_by_side
+from rlgpt_bench.results import HAND_WRITTEN, RESULTS_DIR, machine, write_run
+from rlgpt_bench.skills import BUILTIN_LIBRARY, script_skill
 from rlgpt_tui.library.templates import template_code
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.tasks import get_task
@@ -205,8 +205,8 @@ def main() -> None:
         "--record",
         default=None,
         metavar="NAME",
-        help="write the figures to benchmarks/results/NAME.json (then `python -m "
-        "rlgpt_tui.bench.render` shows them in docs/results.md)",
+        help="write the figures to benchmarks/results/NAME.json (then `python "
+        "benchmarks/render.py` shows them in docs/results.md)",
     )
     p.add_argument("--results-dir", type=Path, default=RESULTS_DIR, help=argparse.SUPPRESS)
     a = p.parse_args()
@@ -242,7 +242,7 @@ def main() -> None:
     }
     if a.record:
         path = record(a.record, out, labels, a.results_dir)
-        print(f"recorded {path}: `python -m rlgpt_tui.bench.render` shows it", file=sys.stderr)
+        print(f"recorded {path}: `python benchmarks/render.py` shows it", file=sys.stderr)
     print(json.dumps(out, default=str))
 
 

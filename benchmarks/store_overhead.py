@@ -15,13 +15,16 @@ import json
 import statistics
 import tempfile
 import time
+from pathlib import Path
 
-from rlgpt_tui import ASSETS_DIR
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.progress import TrainingMetrics
 from rlgpt_tui.rl.train import train
 from rlgpt_tui.store import SessionStore
+
+#: the hand-written skill files the tests use (go_to_tree.py)
+SKILLS = Path(__file__).resolve().parent.parent / "tests" / "skills"
 
 
 def main() -> None:
@@ -30,7 +33,7 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=3)
     parser.add_argument("--num-envs", type=int, default=64)
     args = parser.parse_args()
-    source = (ASSETS_DIR / "skills" / "go_to_tree.py").read_text()
+    source = (SKILLS / "go_to_tree.py").read_text()
     config = RLConfig(
         task="collect_wood",
         num_envs=args.num_envs,

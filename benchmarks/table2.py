@@ -12,7 +12,7 @@ own: JAX and fork do not mix), or with ``--ray ADDRESS`` as tasks of a Ray clust
 sweep folder (``--sweep DIR``) as it lands: the same command with the same folder skips
 the finished cells, so an interrupted sweep resumes where it stopped; the pooled table is
 the same as a sequential run's. ``--record NAME`` writes the figures, with the commit,
-machine and date, to ``benchmarks/results/NAME.json`` (``python -m rlgpt_tui.bench.render``
+machine and date, to ``benchmarks/results/NAME.json`` (``python benchmarks/render.py``
 then shows them in docs/results.md).
 
 Every method gets the same training-sample budget (primitive env steps) and the same seeds;
@@ -59,16 +59,16 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from rlgpt_tui.agents.builtin_team import builtin_team
-from rlgpt_tui.agents.team import AgentTeam
-from rlgpt_tui.bench.results import HAND_WRITTEN, TASK_ORDER, machine
-from rlgpt_tui.bench.skills import (
+from rlgpt_bench.results import HAND_WRITTEN, TASK_ORDER, machine
+from rlgpt_bench.skills import (
     BUILTIN_LIBRARY,
     FolderSkills,
     coded_specs,
     rl_skills,
     script_skill,
 )
+from rlgpt_tui.agents.builtin_team import builtin_team
+from rlgpt_tui.agents.team import AgentTeam
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.engine import Engine, EngineSettings
 from rlgpt_tui.engine.provenance import solution_provenance
@@ -657,7 +657,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=None,
         metavar="NAME",
         help="write the run's figures to benchmarks/results/NAME.json (then "
-        "`python -m rlgpt_tui.bench.render` shows them in docs/results.md)",
+        "`python benchmarks/render.py` shows them in docs/results.md)",
     )
     parser.add_argument("--results-dir", type=Path, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--cell", nargs=3, default=None, help=argparse.SUPPRESS)
@@ -757,8 +757,8 @@ def code_author(args: argparse.Namespace, cell: dict[str, Any], bench: Bench) ->
 
 
 def record(args: argparse.Namespace, report: dict[str, Any], bench: Bench) -> Path:
-    """Write the run's cells to benchmarks/results/<--record>.json (rlgpt_tui.bench)."""
-    from rlgpt_tui.bench.results import RESULTS_DIR, write_run
+    """Write the run's cells to benchmarks/results/<--record>.json (rlgpt_bench)."""
+    from rlgpt_bench.results import RESULTS_DIR, write_run
 
     library = str(args.skills) if args.skills else BUILTIN_LIBRARY
     rows = []
@@ -903,9 +903,9 @@ def sequential(
 def in_parallel(
     args: argparse.Namespace, argv: list[str], done: dict[tuple[str, str, int], Any]
 ) -> None:
-    """Every seed run as a cell of a sweep (:mod:`rlgpt_tui.bench.sweep`): its own process,
+    """Every seed run as a cell of a sweep (:mod:`rlgpt_bench.sweep`): its own process,
     ``--jobs`` at a time or on Ray, its record kept in the sweep folder as it lands."""
-    from rlgpt_tui.bench.sweep import Cell, Outcome, run_cells
+    from rlgpt_bench.sweep import Cell, Outcome, run_cells
 
     folder = sweep_folder(args)
     log(f"sweep folder {folder} (run again with --sweep {folder} to resume)")
@@ -981,7 +981,7 @@ def main(argv: list[str] | None = None) -> None:
     complete = True
     try:
         if args.jobs > 1 or args.sweep or args.ray:
-            from rlgpt_tui.bench.sweep import SweepError
+            from rlgpt_bench.sweep import SweepError
 
             try:
                 in_parallel(args, argv, done)
@@ -1040,7 +1040,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.record:
         if complete:
             path = record(args, report, bench)
-            log(f"recorded {path}: run `python -m rlgpt_tui.bench.render` to show it")
+            log(f"recorded {path}: run `python benchmarks/render.py` to show it")
         else:
             log("not recorded: the run was interrupted (run it again to finish)")
     print(json.dumps(report), flush=True)

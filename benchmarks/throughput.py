@@ -22,18 +22,21 @@ import platform
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-from rlgpt_tui import ASSETS_DIR
 from rlgpt_tui.envs import make_world
 from rlgpt_tui.envs.craftax_kernels import XLA_THREADS_ENV, xla_cpu_threads
 from rlgpt_tui.library.skillfile import validate_file
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.rollout import OwnClockPPO
 from rlgpt_tui.rl.train import train
+
+#: the hand-written skill files the tests use (go_to_tree.py)
+SKILLS = Path(__file__).resolve().parent.parent / "tests" / "skills"
 
 TASK = "collect_wood"
 CRAFTAX_ENVS = 64
@@ -153,7 +156,7 @@ def ppo_rate(
     ``episodes_per_world``: None keeps RLConfig's default (what a user's run does)."""
     specs = []
     if coded:
-        source = (ASSETS_DIR / "skills" / "go_to_tree.py").read_text()
+        source = (SKILLS / "go_to_tree.py").read_text()
         specs = [CodedActionSpec(name="go_to_tree", source=source)]
     config = RLConfig(
         task=TASK,
@@ -249,11 +252,10 @@ def worker_scaling(num_envs: int, counts: list[int], rounds: int, seed: int) -> 
     View to the nearest tree, then its first step) on ``num_envs`` real Craftax Views, in
     rounds (start a call in every env, ask each for its first primitive, stop them), for
     each worker count. Calls per second, and the speed-up over one worker."""
-    from rlgpt_tui import ASSETS_DIR
     from rlgpt_tui.sandbox import CallScheduler
     from rlgpt_tui.skills.outcomes import CallEnd
 
-    action = validate_file(ASSETS_DIR / "skills" / "go_to_tree.py")
+    action = validate_file(SKILLS / "go_to_tree.py")
     world = make_world("craftax", num_envs, seed=seed)
     world.reset(seed)
     rng = np.random.default_rng(seed)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
-from rlgpt_tui import ASSETS_DIR
 from rlgpt_tui.agents.builtin_team import builtin_team
 from rlgpt_tui.agents.grounding import view_things
 from rlgpt_tui.agents.llm_team import LLMTeam
@@ -23,7 +23,10 @@ from tests.llm_server import ScriptedLLMServer
 from tests.settings import tiny_settings
 from tests.waiting import wait_for
 
-GO_TO_TREE = (ASSETS_DIR / "skills" / "go_to_tree.py").read_text()
+#: the hand-written skill files the tests use
+SKILLS = Path(__file__).resolve().parent / "skills"
+
+GO_TO_TREE = (SKILLS / "go_to_tree.py").read_text()
 PLAN = {
     "subactions": [
         {

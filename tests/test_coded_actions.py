@@ -13,7 +13,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rlgpt_tui import ASSETS_DIR
 from rlgpt_tui.envs.base import ACTION_NAMES
 from rlgpt_tui.envs.craftax_world import CraftaxWorld
 from rlgpt_tui.library.skillfile import validate_file
@@ -35,6 +34,9 @@ from rlgpt_tui.skills.runtime import CodedActionLimits, CodedActionStats, record
 from rlgpt_tui.skills.validation import validate
 from rlgpt_tui.tasks import get_task
 from tests.still_world import StillWorld, run_call
+
+#: the hand-written skill files the tests use
+SKILLS = Path(__file__).resolve().parent / "skills"
 
 
 def test_the_action_enum_names_every_primitive_action_in_order() -> None:
@@ -417,7 +419,7 @@ def test_runtime_errors_and_bad_actions_end_the_call_with_a_reason() -> None:
 
 
 def test_go_to_tree_and_collect_wood_succeeds_on_most_seeds() -> None:
-    action = validate_file(ASSETS_DIR / "skills" / "collect_wood.py")
+    action = validate_file(SKILLS / "collect_wood.py")
     before, after, calls = one_call_in_new_worlds(action, 16, 123)
     stats = CodedActionStats()
     for call in calls:
@@ -433,7 +435,7 @@ def test_an_exported_skill_file_is_a_coded_action_named_by_its_header(tmp_path) 
     was refused: the file's stem is no identifier. The header's name is the action's."""
     from rlgpt_tui.library.skillfile import SkillFile, format_skill_file
 
-    source = (ASSETS_DIR / "skills" / "collect_wood.py").read_text()
+    source = (SKILLS / "collect_wood.py").read_text()
     skill = SkillFile(name="wood_first", world="craftax", source=source, docstring="wood")
     path = tmp_path / skill.file_name
     path.write_text(format_skill_file(skill))

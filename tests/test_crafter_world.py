@@ -7,11 +7,11 @@ use few envs and few resets; steps are cheap.
 from __future__ import annotations
 
 from collections import deque
+from pathlib import Path
 
 import numpy as np
 from crafter import objects
 
-from rlgpt_tui import ASSETS_DIR
 from rlgpt_tui.envs import ACHIEVEMENTS, ACTION_NAMES, INVENTORY_ITEMS, describe_view, make_world
 from rlgpt_tui.envs.base import (
     BLOCK_NAMES,
@@ -26,6 +26,9 @@ from rlgpt_tui.envs.base import (
 from rlgpt_tui.envs.crafter_world import CrafterGymEnv, CrafterWorld, env_seed
 from rlgpt_tui.library.skillfile import validate_file
 from rlgpt_tui.rl.episodes import run_one_call_each
+
+#: the hand-written skill files the tests use
+SKILLS = Path(__file__).resolve().parent / "skills"
 
 NOOP = ACTION_NAMES.index("noop")
 DO = ACTION_NAMES.index("do")
@@ -254,7 +257,7 @@ def test_frame_shape_and_no_effect_on_the_game() -> None:
 
 
 def test_coded_collect_wood_works_on_crafter_too() -> None:
-    action = validate_file(ASSETS_DIR / "skills" / "collect_wood.py")
+    action = validate_file(SKILLS / "collect_wood.py")
     world = CrafterWorld(6, seed=2)
     world.reset(2)
     _, after, calls = run_one_call_each(world, action)

@@ -86,4 +86,4 @@ def test_the_readme_holds_one_rendered_results_block_and_the_page_is_generated()
     block = text[text.index(RESULTS_BEGIN) : text.index(RESULTS_END)]
     assert "| task |" in block  # a rendered table, not the placeholder
     page = (ROOT / "docs" / "results.md").read_text()
-    assert "python -m rlgpt_tui.bench.render" in page.splitlines()[2]
+    assert "python benchmarks/render.py" in page.splitlines()[2]

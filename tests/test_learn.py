@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from rlgpt_tui.bench.results import load_results
+from rlgpt_bench.results import load_results
 from rlgpt_tui.curriculum import BuiltinCurriculum, LLMCurriculum
 from rlgpt_tui.curriculum.frontier import curriculum_state
 from rlgpt_tui.engine import events as ev

@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 from textual.widgets import DataTable, Static
 
-from rlgpt_tui import ASSETS_DIR
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.ends import EndKind
 from rlgpt_tui.engine.provenance import solution_provenance
@@ -33,7 +32,10 @@ from tests.test_agents_engine import RL_ANSWER, role_of, scripted_agent
 from tests.test_library_store import cli as skills_cli
 from tests.test_provenance import replayed
 
-COLLECT_WOOD = (ASSETS_DIR / "skills" / "collect_wood.py").read_text()
+#: the hand-written skill files the tests use
+SKILLS = Path(__file__).resolve().parent / "skills"
+
+COLLECT_WOOD = (SKILLS / "collect_wood.py").read_text()
 PLAN = {  # a coded routine that chops, and RL over it for the task
     "subactions": [
         {

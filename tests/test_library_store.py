@@ -16,7 +16,6 @@ import pytest
 from sqlite_utils import Database
 from textual.widgets import DataTable, Static, TextArea
 
-from rlgpt_tui import ASSETS_DIR
 from rlgpt_tui.agents.schemas import Plan, SubAction
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.library.shelf import ShelfSkill, SkillShelf
@@ -36,8 +35,10 @@ from tests.settings import tiny_settings
 from tests.test_agents_engine import role_of, scripted_agent
 from tests.waiting import wait_for
 
-GO_TO_TREE = (ASSETS_DIR / "skills" / "go_to_tree.py").read_text()
-COLLECT_WOOD = (ASSETS_DIR / "skills" / "collect_wood.py").read_text()
+#: the hand-written skill files the tests use
+SKILLS = Path(__file__).resolve().parent / "skills"
+GO_TO_TREE = (SKILLS / "go_to_tree.py").read_text()
+COLLECT_WOOD = (SKILLS / "collect_wood.py").read_text()
 
 
 def evaluation(rate: float, episodes: int, calls: dict[str, int]) -> EvaluationSummary:
@@ -719,7 +720,7 @@ def test_the_exported_plan_is_the_one_table2_runs_not_an_older_plan(tmp_path: Pa
     """A learn record's library held `plan` v1, a 1.5B model's plan for eat_cow that ate once
     in 8 episodes: `table2.py --script plan` reused it (proven above the unmeasured composed
     v2) and scored 1.3 on crafter_score. The export with --plan leaves earlier plans out."""
-    from rlgpt_tui.bench.skills import FolderSkills
+    from rlgpt_bench.skills import FolderSkills
 
     store = SessionStore(tmp_path / "lib")
     # older sessions recorded a llama.cpp model by its GGUF file's path on this machine

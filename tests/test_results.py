@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from rlgpt_tui.bench import render
-from rlgpt_tui.bench.results import (
+from rlgpt_bench import render
+from rlgpt_bench.results import (
     RESULTS_DIR,
     ROOT,
     ResultsError,
@@ -61,7 +61,7 @@ def test_the_committed_pages_are_what_the_committed_json_renders() -> None:
     for path, text in files.items():
         assert path.read_text() == text, (
             f"{path.relative_to(ROOT)} differs from what benchmarks/results/*.json renders: "
-            "run `python -m rlgpt_tui.bench.render`"
+            "run `python benchmarks/render.py`"
         )
 
 
@@ -168,7 +168,7 @@ def test_write_run_records_commit_machine_and_date(tmp_path: Path) -> None:
 
 
 def test_render_check_fails_on_a_hand_edit_and_passes_after_rendering(tmp_path: Path) -> None:
-    """As a person runs it: ``python -m rlgpt_tui.bench.render --check`` over a copy of the
+    """As a person runs it: ``python benchmarks/render.py --check`` over a copy of the
     repository's results, a README with the markers, and a hand-edited page."""
     shutil.copytree(RESULTS_DIR, tmp_path / "benchmarks" / "results")
     (tmp_path / "README.md").write_text(
@@ -177,7 +177,13 @@ def test_render_check_fails_on_a_hand_edit_and_passes_after_rendering(tmp_path: 
 
     def run(*flags: str) -> subprocess.CompletedProcess:
         return subprocess.run(
-            [sys.executable, "-m", "rlgpt_tui.bench.render", "--root", str(tmp_path), *flags],
+            [
+                sys.executable,
+                str(ROOT / "benchmarks" / "render.py"),
+                "--root",
+                str(tmp_path),
+                *flags,
+            ],
             capture_output=True,
             text=True,
             cwd=ROOT,
@@ -185,7 +191,7 @@ def test_render_check_fails_on_a_hand_edit_and_passes_after_rendering(tmp_path: 
 
     stale = run("--check")
     assert stale.returncode == 1
-    assert "docs/results.md, README.md" in stale.stderr and "rlgpt_tui.bench.render" in stale.stderr
+    assert "docs/results.md, README.md" in stale.stderr and "benchmarks/render.py" in stale.stderr
     assert run().returncode == 0
     readme = (tmp_path / "README.md").read_text()
     assert readme.startswith("# rlgpt\n\n## Results\n\n<!-- results:begin -->\n")

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import tempfile
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
-from rlgpt_tui import ASSETS_DIR
 from rlgpt_tui.envs.craftax_world import CraftaxWorld
 from rlgpt_tui.rl.config import CodedActionSpec, PPOParams, RLConfig
 from rlgpt_tui.rl.environment import build_env, coded_actions_for, task_for
@@ -22,7 +22,10 @@ from rlgpt_tui.skills.runtime import CodedAction, CodedActionLimits
 from rlgpt_tui.skills.validation import validate
 from rlgpt_tui.tasks import get_task, wilson_interval
 
-GO_TO_TREE = (ASSETS_DIR / "skills" / "go_to_tree.py").read_text()
+#: the hand-written skill files the tests use
+SKILLS = Path(__file__).resolve().parent / "skills"
+
+GO_TO_TREE = (SKILLS / "go_to_tree.py").read_text()
 
 
 def walker(steps: int) -> CodedAction:

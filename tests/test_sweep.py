@@ -1,5 +1,6 @@
-"""Sweeps of many cells in parallel (rlgpt_tui/bench/sweep.py, table2.py --jobs/--sweep/--ray):
-real processes, each cell's result kept as it lands, an interrupted sweep resumed."""
+"""Sweeps of many cells in parallel (benchmarks/rlgpt_bench/sweep.py, table2.py
+--jobs/--sweep/--ray): real processes, each cell's result kept as it lands, an interrupted
+sweep resumed."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from rlgpt_tui.bench.results import load_file
-from rlgpt_tui.bench.sweep import Cell, SweepError, run_cells
+from rlgpt_bench.results import load_file
+from rlgpt_bench.sweep import Cell, SweepError, run_cells
 from tests.test_table2 import ROOT, SCRIPT
 
 # a tiny table2 sweep: code alone on one task and two seeds, no training (each cell a

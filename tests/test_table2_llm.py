@@ -49,7 +49,7 @@ def test_table2_measures_a_folder_of_skills_an_llm_wrote(
     1.5B wrote for crafter_score), no LLM needed; the report names each skill's author. Its
     bad folders are refused as ``python benchmarks/table2.py FLAGS`` runs it, in this process
     (as for the bad flags in test_table2.py; the run itself is in its own process)."""
-    folder = ROOT / "rlgpt_tui" / "assets" / "skills" / "llm" / "qwen2.5-coder-1.5b-crafter_score"
+    folder = ROOT / "benchmarks" / "skills" / "llm" / "qwen2.5-coder-1.5b-crafter_score"
     done = run_table2(
         *("--tasks", "collect_wood", "--skills", str(folder), "--script", "collect_wood"),
         *("--methods", "code", "rl_from_code", "--seeds", "0", "--samples", "2048"),

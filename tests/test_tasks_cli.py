@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from rlgpt_tui import ASSETS_DIR
 from rlgpt_tui.cli import main
 from rlgpt_tui.envs.base import ACHIEVEMENTS
 from rlgpt_tui.tasks import crafter_score, get_task, load_catalog
+
+#: the hand-written skill files the tests use
+SKILLS = Path(__file__).resolve().parent / "skills"
 
 PAPER_TASKS = {
     "collect_wood",
@@ -105,7 +108,7 @@ def test_train_then_eval_round_trip(tmp_path, capsys) -> None:
             "--num-envs",
             "8",
             "--coded",
-            str(ASSETS_DIR / "skills" / "go_to_tree.py"),
+            str(SKILLS / "go_to_tree.py"),
             "--save",
             str(run),
             "--eval-episodes",
@@ -122,11 +125,11 @@ def test_train_then_eval_round_trip(tmp_path, capsys) -> None:
     assert result["evaluated"] == "policy" and result["eval"]["episodes"] == 8
     # the policy's own coded action given again (or edited): it replaces the trained one's
     # code; an action the policy was not trained with is refused in one line
-    skill = str(ASSETS_DIR / "skills" / "go_to_tree.py")
+    skill = str(SKILLS / "go_to_tree.py")
     again = ["eval", "--model", str(run), "--episodes", "8", "--json", "--coded", skill]
     assert main(again) == 0
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["eval"]["episodes"] == 8
-    other = str(ASSETS_DIR / "skills" / "collect_wood.py")
+    other = str(SKILLS / "collect_wood.py")
     assert main(["eval", "--model", str(run), "--coded", other]) == 2
     error = capsys.readouterr().err.strip()
     assert "trained with the coded actions go_to_tree" in error and len(error.splitlines()) == 1
@@ -141,7 +144,7 @@ def test_train_then_eval_round_trip(tmp_path, capsys) -> None:
                 "--episodes",
                 "8",
                 "--coded",
-                str(ASSETS_DIR / "skills" / "collect_wood.py"),
+                str(SKILLS / "collect_wood.py"),
                 "--only-coded",
                 "collect_wood",
                 "--json",

@@ -1,9 +1,9 @@
-"""The type checker stays clean on the whole package.
+"""The type checker stays clean on the whole package and on what the benchmarks share.
 
-pyproject's ``[tool.mypy]`` names the package as its ``files``, so ``python -m mypy`` from the
-repository root checks every module (the skills under ``assets/`` are data, excluded). Cold
-(no ``.mypy_cache``) the check takes about half a minute, so it runs in the slow tier (CI
-runs it).
+pyproject's ``[tool.mypy]`` names both (``rlgpt_tui``, ``benchmarks/rlgpt_bench``) as its
+``files``, so ``python -m mypy`` from the repository root checks every module (the skills
+under ``assets/`` are data, excluded). Cold (no ``.mypy_cache``) the check takes about half a
+minute, so it runs in the slow tier (CI runs it).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_mypy_is_configured_to_check_the_whole_package() -> None:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    assert config["tool"]["mypy"]["files"] == ["rlgpt_tui"]
+    assert config["tool"]["mypy"]["files"] == ["rlgpt_tui", "benchmarks/rlgpt_bench"]
 
 
 @pytest.mark.slow

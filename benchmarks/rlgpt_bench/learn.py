@@ -25,7 +25,7 @@ def learn_command(data: dict[str, Any]) -> str:
 
 
 def learn_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
-    """Rows for :func:`~rlgpt_tui.bench.results.write_run` from
+    """Rows for :func:`~rlgpt_bench.results.write_run` from
     :func:`~rlgpt_tui.curriculum.loop.frontier`'s object: each tried task's best fresh
     figure with its interval, samples as the budget, and its status, tries, tokens and wall
     time in the note. Who wrote the code is the best session's author(s)."""

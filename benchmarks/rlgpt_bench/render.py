@@ -1,9 +1,9 @@
 """Render the recorded results: ``docs/results.md`` whole, and the README's headline table.
 
-    python -m rlgpt_tui.bench.render            # write both
-    python -m rlgpt_tui.bench.render --check    # exit 1, naming the file, where they differ
+    python benchmarks/render.py            # write both
+    python benchmarks/render.py --check    # exit 1, naming the file, where they differ
 
-Both come only from ``benchmarks/results/*.json`` (:mod:`rlgpt_tui.bench.results`); a figure
+Both come only from ``benchmarks/results/*.json`` (:mod:`rlgpt_bench.results`); a figure
 superseded by a newer measurement of the same thing is left out. The README's table goes
 between ``<!-- results:begin -->`` and ``<!-- results:end -->``; a README without them is
 left alone.
@@ -12,10 +12,11 @@ left alone.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path, PurePosixPath
 
-from rlgpt_tui.bench.results import (
+from rlgpt_bench.results import (
     HAND_WRITTEN,
     METHODS,
     ROOT,
@@ -27,7 +28,7 @@ from rlgpt_tui.bench.results import (
 )
 
 BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
-COMMAND = "python -m rlgpt_tui.bench.render"
+COMMAND = "python benchmarks/render.py"
 GENERATED = (
     f"<!-- Generated from benchmarks/results/*.json by `{COMMAND}`: do not edit by hand. "
     "Record or correct a measurement in its JSON file, then run that command. -->"
@@ -39,9 +40,22 @@ Every figure here comes from one JSON file per benchmark run under `benchmarks/r
 training budget per seed and the seeds; its run (the command, commit, machine and date)
 is listed under the table. Where a later run measured the same thing (task, method, agent,
 code author, library, world and budget), only the later figure is shown; git keeps the
-history. "craftax" is Craftax-Classic with the symbolic 7x9 View plus inventory and
-position: not comparable with Crafter's pixel-based scoreboard.
+history. A library folder is named where it is now (`benchmarks/skills/`), so its command
+runs as shown; its JSON keeps the path it was recorded with. "craftax" is Craftax-Classic
+with the symbolic 7x9 View plus inventory and position: not comparable with Crafter's
+pixel-based scoreboard.
 """
+
+
+#: where the grown and hand-made libraries lived when their runs were recorded (inside the
+#: package, ``rlgpt_tui/assets/skills/``, some recorded relative to it): the page names them
+#: where they are now, ``benchmarks/skills/``
+RECORDED_LIBRARY = re.compile(r"(?<![\w/])(?:rlgpt_tui/)?assets/skills/(llm|handwritten)/")
+
+
+def where_now(text: str) -> str:
+    """``text`` (a command or a library) with each recorded library folder where it is now."""
+    return RECORDED_LIBRARY.sub(r"benchmarks/skills/\1/", text)
 
 
 def cell(text: object) -> str:
@@ -82,7 +96,7 @@ def what_ran(row: Result) -> str:
 def code_text(row: Result) -> str:
     if row.method == "ppo":
         return "none"
-    return row.code_author + (f"; `{row.library}`" if row.library else "")
+    return row.code_author + (f"; `{where_now(row.library)}`" if row.library else "")
 
 
 def library_name(library: str | None) -> str:
@@ -144,7 +158,7 @@ def results_page(rows: list[tuple[str, Result]]) -> str:
         lines.append("")
         for number, name, row in runs:
             lines.append(
-                f'- <a id="r{number}"></a>**R{number}** `{row.command}`; commit '
+                f'- <a id="r{number}"></a>**R{number}** `{where_now(row.command)}`; commit '
                 f"{row.commit or 'n/a'}; {row.machine or 'machine n/a'}; {row.date}; "
                 f"{row.source} (`benchmarks/results/{name}`)"
             )
