@@ -33,8 +33,8 @@ class LLMRole:
     def _goal_step(self, task: Task) -> Step | None:
         """The world's word on a goal of one step or none (collect_drink's recipe step;
         for eat_cow or wake_up, what the tech tree says its skill does): what any sub-action
-        of that task works toward. A 1.5B model's wake_up session, told nothing of it, looked
-        for a 'sleep' block three times and ended with no valid code."""
+        of that task works toward; told nothing of it, a model may look for a 'sleep' block
+        for wake_up."""
         steps = task.steps(self.docs)
         if task.scored or len(steps) > 1 or not task.goal.achievement:
             return None
@@ -43,8 +43,7 @@ class LLMRole:
     def _library_note(self, step: Step) -> str:
         """Where the shelf holds a skill named like ``step``: say so, and how to reuse it
         (its record is in the library section, once: each record names the tasks it
-        served, and a 1.5B model shown make_stone_pickaxe's figures beside every step of
-        make_stone_sword planned make_stone_pickaxe into it)."""
+        served, and another task's figures beside every step draw that task into a plan)."""
         skill = self.shelf.find(step.name)
         if skill is None:
             return ""

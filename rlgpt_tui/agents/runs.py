@@ -65,8 +65,8 @@ def run_errors(runs: list[Execution]) -> str:
 
 def idle_runs(runs: list[Execution]) -> str:
     """A sentence for a repair request when most runs returned before one action, with
-    what their inventory held ('' otherwise): a 1.5B model's place_table checked for 2
-    stone in worlds that held 2 wood, and its repairs kept the check."""
+    what their inventory held ('' otherwise): code that checks for the wrong material
+    returns at once, and a repair that is not shown what the runs held keeps the check."""
     idle = [r for r in runs if r.end is CallEnd.RETURNED and r.steps == 0]
     if not runs or 2 * len(idle) < len(runs):
         return ""
@@ -122,9 +122,8 @@ def waits_on_earlier(
     """Why ``name``'s code is neither judged nor repaired (None when it is): more than half
     its runs started without what the world's recipe says the step needs, no run did the
     step, and what they lacked is what an earlier step of the plan that ``failed`` makes.
-    A 1.5B model's place_table got no valid code, and the make steps after it, whose runs
-    never had a table, were judged and rewritten three times each (about 30,000 tokens):
-    no code can show what it does before its table is there."""
+    No code can show what it does before its table is there: judging and rewriting it
+    then spends tokens on code that may be right."""
     if step is None or not runs or not failed:
         return None
     if any(did_step(run, name) for run in runs):
@@ -146,8 +145,8 @@ def waits_on_earlier(
 def unmet_needs(name: str, steps: list[Step], runs: list[Execution]) -> str:
     """For a goal step ``name`` whose code failed: a note for the slow agent when most of
     its runs started without what the world's recipes say the step needs, naming the
-    goal's earlier steps that provide it ('' otherwise, or for a name not among ``steps``).
-    A 1.5B model planned collect_stone alone, and its runs never held a pickaxe."""
+    goal's earlier steps that provide it ('' otherwise, or for a name not among ``steps``):
+    a collect_stone planned alone never holds a pickaxe."""
     step = next((s for s in steps if s.name == name), None)
     if step is None or not runs:
         return ""

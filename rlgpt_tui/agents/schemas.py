@@ -155,8 +155,8 @@ class CodeAnswer(BaseModel):
     @classmethod
     def example_for(cls, name: str) -> str:
         """The example for a sub-action ``name``: a place or make step's, or the
-        routine's (a 1.5B model's make_stone_pickaxe, shown only the routine, walked to the
-        table and hit it three times, like picking the routine's berries)."""
+        routine's (small models copy the example's shape: shown only the routine, a make
+        step hits the table like the routine picks berries)."""
         if name.startswith("place_"):
             return cls.PLACE_EXAMPLE
         return cls.MAKE_EXAMPLE if name.startswith("make_") else cls.EXAMPLE
@@ -250,7 +250,7 @@ class PlanAnswer(Plan):
     @classmethod
     def _named_once(cls, data: Any) -> Any:
         """A sub-action a model lists again under the same name is kept once, the first
-        (a 1.5B model repeated a run of eight names; a person's plan is refused instead)."""
+        (small models repeat runs of names; a person's plan is refused instead)."""
         if isinstance(data, dict) and isinstance(data.get("subactions"), list):
             seen: set[str] = set()
             kept = []
@@ -313,8 +313,8 @@ class VerdictAnswer(Verdict):
 
     @model_validator(mode="after")
     def _reason_agrees(self) -> VerdictAnswer:
-        """A reason that opens with the other verdict ("fail: ..." beside success true, as a
-        1.5B critic answered) contradicts itself: repaired like any invalid answer."""
+        """A reason that opens with the other verdict ("fail: ..." beside success true)
+        contradicts itself: repaired like any invalid answer."""
         opening = re.match(r"\W*(\w+)", self.reason.lower())
         word = opening.group(1) if opening else ""
         said = True if word in _PASS_WORDS else False if word in _FAIL_WORDS else None
@@ -325,8 +325,7 @@ class VerdictAnswer(Verdict):
             )
         return self
 
-    # the form only: a concrete verdict was copied word for word by small models (a 1.5B
-    # coder model repeated it in 6 of 6 answers, on a task without grass)
+    # the form only: small models copy a concrete verdict word for word
     EXAMPLE: ClassVar[str] = (
         '{"success": true, "reason": "<what the runs show, with their counts>", '
         '"suggestion": "<how to improve it, or an empty string>"}'

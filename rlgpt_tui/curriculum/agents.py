@@ -186,8 +186,8 @@ class LLMCurriculum:
 
 def offered_tasks(state: CurriculumState, suggestion: Proposal) -> list[str]:
     """What the model may choose: the frontier (open tasks whose prerequisites are
-    reached) and the rules' suggestion; every open task when the frontier is empty. A 1.5B
-    model offered every open task chose collect_iron with only collect_wood reached."""
+    reached) and the rules' suggestion; every open task when the frontier is empty. Offered
+    every open task, a model may choose one far beyond what it has reached."""
     offered = state.ready() or state.candidates()
     return offered if suggestion.task in offered else [*offered, suggestion.task]
 

@@ -183,7 +183,7 @@ class Step:
             times = "once" if self.count == 1 else f"{self.count} times"
             purposes = [p for p in self.purposes if p != self.name]
             usage = f"; {self.count} {item} for {', '.join(purposes)}" if purposes else ""
-            stat = (  # a 1.5B model's collect_drink waited for `drink` in the inventory
+            stat = (  # else code may wait for `drink` in the inventory
                 f" ({item} is a stat, ctx.view.{item}, not an inventory item)"
                 if item not in INVENTORY_ITEMS
                 else ""
@@ -227,8 +227,8 @@ class WorldDocs:
     def survival_steps(self) -> list[Step]:
         """A survival goal's one step: the tech tree's skill that keeps the player alive
         (:attr:`TechTree.before_each_step`, Crafter's ``survive``) with what it does; empty
-        where the world names none. Told only that the recipes list no steps, a 1.5B
-        model planned tech-tree steps (go_to_grass, place_plant, ...) for survive_night."""
+        where the world names none. Told only that the recipes list no steps, a model plans
+        tech-tree steps (go_to_grass, place_plant, ...) for a survival goal."""
         name = self.tech_tree.before_each_step
         return [self._described_step(name)] if name else []
 

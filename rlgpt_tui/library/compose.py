@@ -55,28 +55,25 @@ def round_guard(
     """The condition under which a plan's step ``name`` runs in a round, or None (always):
     a step making a tool (``make_wood_pickaxe``) is skipped while the tool is held, a step
     placing a station (``place_table``) while one is in sight, and one placing anything
-    else (``place_stone``) once its achievement is unlocked. Called round after round, a
-    1.5B model's plan for make_stone_pickaxe made a second wood pickaxe and placed a
-    second table each round, and never had the wood the stone pickaxe needs; its
-    crafter_score plan placed its one stone each round, before the stone pickaxe.
+    else (``place_stone``) once its achievement is unlocked. Called round after round,
+    unguarded steps spend each round's materials again (a second wood pickaxe, a second
+    table), and the later steps never get what they need.
 
     With the world's ``recipes``, a step also waits, round after round, for what the
     ``earlier`` steps of the plan obtain for it: a make or place step until some of each
     material is held (``make_wood_pickaxe`` while ``collect_wood`` has brought no wood), a
     collect step for its tool (``collect_stone`` until ``make_wood_pickaxe`` made the
     pickaxe); and a collect step rests while what the ``later`` steps use of its item is
-    held. The same model's plan, with no tree in sight, walked back to its table each
-    round to make a pickaxe it had no wood for and never explored past it; with the tree
-    in sight it mined stone every round, up to 9, for a pickaxe that needs one. (Waiting
+    held: otherwise a make step walks back to its table each round for a pickaxe it has
+    no wood for, and a collect step mines far more than the plan needs. (Waiting
     for the full amount deadlocked the builtin library's plan for place_table: its
     collect_wood stops at 1 wood, and its place_table, which gathers the second itself,
     never ran.)
 
     A step that restores a stat (the recipes' ``restores``: eat_cow food, collect_drink
     drink) runs when the stat is low, or not full with what restores it in sight. Run every
-    round, the same model's eat_cow and go_to_water sent the player to a cow and to water
-    between every two tech-tree steps: Crafter score 17.9 on average over six fresh seeds,
-    20.7 guarded (docs/findings.md)."""
+    round, such steps send the player to a cow and to water between every two tech-tree
+    steps (what the guard is worth: docs/findings.md)."""
     kind, _, item = name.partition("_")
     done = None
     if recipes is not None and name in recipes.restores:
@@ -135,9 +132,8 @@ def _compose(
     work is already done in this world, or whose materials are not there yet, skipped:
     :func:`round_guard`; ``then`` names steps that run after these), marking where each
     begins (``ctx.begin_step``: the library counts each step's calls). ``before_each``
-    (name, source) is no step: it runs before each step that runs.
-    (The builtin library's ``survive`` before each step of a 1.5B model's crafter_score
-    plan: 32.0 on four selection seeds, once a round 30.0, never 26.4; docs/findings.md.)
+    (name, source) is no step: it runs before each step that runs (what a survive skill
+    there is worth: docs/findings.md).
 
     Each part's top-level functions are renamed ``<part>_<function>`` (references too),
     so helpers with the same name in two parts do not collide. A part whose helpers (all
@@ -185,9 +181,9 @@ def _is_act(node: ast.stmt, prefix: str = "") -> TypeGuard[ast.FunctionDef]:
 
 def _isolated(call: str, name: str) -> str:
     """``call`` such that an error in step ``name`` ends that step only (logged), and the
-    round goes on with the next step: a 1.5B model's eat_cow raised a TypeError in 6 of 8
-    runs, and every round of its 22-step plan stopped there, before any tool was made.
-    (The sandbox's budget is a BaseException: it still ends the whole call.)"""
+    round goes on with the next step: one step that raises must not stop every round of a
+    long plan before its later steps. (The sandbox's budget is a BaseException: it still
+    ends the whole call.)"""
     return f"try:\n    {call}\nexcept Exception as error:\n    ctx.log(f'{name} failed: {{error}}')"
 
 

@@ -191,9 +191,8 @@ def version_to_reuse(versions: list[tuple[int, SkillRecord]], name: str) -> int:
     proven (:meth:`SkillRecord.proven`), the newest among equals (so the newest when none is
     proven). A later version is written when a skill failed somewhere or a session wrote its
     own; one that was never evaluated, or measured worse, must not shadow a version that
-    worked: a 1.5B curriculum's crafter_score session, stopped before its first evaluation,
-    left unevaluated versions of collect_coal and make_wood_pickaxe (the second crashing on
-    every call) newer than the ones that measured 0.56 and 1.00."""
+    worked (a session stopped before its first evaluation leaves unevaluated versions,
+    which may crash on every call)."""
     return max(versions, key=lambda v: (v[1].proven(name), v[0]))[0]
 
 
@@ -215,10 +214,9 @@ def skills_for_steps(steps: Sequence[str], records: Mapping[str, SkillRecord]) -
     is none, the skill best proven on the task of that name (:meth:`SkillRecord.proven_on`)
     among those named like no step (a step's own skill that served the task beside others,
     collect_coal on make_iron_pickaxe, does not do it); never one that served the task
-    and saw it fail in every episode. Steps no skill fits are left out. A 1.5B model's
-    collect_drink and eat_cow sessions named their skills go_to_water and go_to_cow: a
-    plan by names alone left drinking and eating out, and kept its eat_plant, which never
-    once ate a plant."""
+    and saw it fail in every episode. Steps no skill fits are left out. A session names its
+    skill as it likes (go_to_water for collect_drink): a plan by names alone would leave
+    such steps out, and keep a skill named like a step that never once did it."""
     chosen: dict[str, str] = {}
     for step in steps:
         fits = [name for name, record in records.items() if may_do(step, name, record, steps)]

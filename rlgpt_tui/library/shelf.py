@@ -85,8 +85,8 @@ class SkillShelf:
         """A short validated skill of the shelf (not ``name`` itself) as a code answer's
         example, so the fast agent sees real code of this world rather than one fixed
         example: a skill of the same kind (``collect_``, ``place_``, ``make_``, ...) where
-        there is one; else, except for a place or make step, any but a place skill (a 1.5B
-        model's collect_stone copied the library's place_table: "no stone held? return");
+        there is one; else, except for a place or make step, any but a place skill (a
+        copied place skill's "nothing held? return" makes a collect step return at once);
         ``None`` when no skill fits (a place or make step then gets the made-up world's
         example of its kind: given a walk and three `do`s, the model's make steps hit the
         table)."""
@@ -120,9 +120,8 @@ class SkillShelf:
         """The slow agent's view of the shelf, bounded: a line per relevant skill. Where
         ``first`` names the goal's steps, the skills that do them come first with their
         measured records, and the others after a line that says they are no step of this
-        goal, without records (shown a make_stone_pickaxe line and its figures below the
-        steps, a 1.5B model's three plans for make_stone_sword each put it in place of
-        make_wood_pickaxe)."""
+        goal, without records (another task's skill shown with its figures beside the
+        steps is planned in place of one of them)."""
         if not self.skills:
             return "None: every coded sub-action gets new code."
         shown = self.relevant(task, first=first)

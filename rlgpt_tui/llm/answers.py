@@ -124,8 +124,8 @@ def _narrow(node: dict[str, Any], names: list[str]) -> None:
 
 def repair_temperature(temperature: float, repair_round: int) -> float:
     """The sampling temperature of a repair round: hotter each round, up to 1.0 (or the
-    setting, where it is higher). At 0.2 a 1.5B model answered the same refused code in
-    each of its repair rounds (a place_table waiting for stone, told the recipe uses wood)."""
+    setting, where it is higher): at a low temperature a model tends to answer the same
+    refused code in each repair round."""
     return round(max(temperature, min(1.0, temperature + REPAIR_HEAT * repair_round)), 3)
 
 

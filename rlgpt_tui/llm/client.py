@@ -56,8 +56,8 @@ T = TypeVar("T", bound=BaseModel)
 
 class Unrepairable(ValueError):
     """A check's refusal that repair rounds would not change: the answer fails at once
-    (recorded), without asking again. A 1.5B model asked to fix its failing code answered
-    it unchanged 51 times in one session, and a repair round changed it once in 20."""
+    (recorded), without asking again: a model that answers its failing code unchanged
+    rarely changes it in a later round, and every round costs an answer."""
 
 
 class LLMAnswerError(LLMError):
@@ -350,8 +350,8 @@ class LLMClient:
                         f"the model's {role} answer was refused ({problem})", well_formed=True
                     ) from None
                 if repair_round and reply.text.strip() == unusable:
-                    # told what to change, it answered the same: no later round changed such
-                    # an answer (a 1.5B model's plans, 7 of 11 repairs in six sessions)
+                    # told what to change, it answered the same: a later round rarely
+                    # changes such an answer
                     raise LLMAnswerError(
                         f"the model's {role} answer repeated its refused answer word for word "
                         f"({problem}): try a stronger model",
@@ -359,7 +359,7 @@ class LLMClient:
                     ) from None
                 unusable = reply.text.strip()
                 # the schema holds the form where the server takes it: showing the example
-                # again there only invites a copy (a 1.5B model's repaired plans copied it)
+                # again there only invites a copy
                 example = getattr(schema, "EXAMPLE", "") if reply.mode == "plain" else ""
                 conversation = conversation + repair_messages(reply.text, problem, example)
                 continue

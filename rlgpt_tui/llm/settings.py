@@ -32,8 +32,8 @@ class LLMSettings:
     max_retries: int = 4  # the openai SDK's HTTP retries (429, 5xx, timeouts, connections)
     temperature: float = 0.2
     max_tokens: int = 2048
-    # OpenAI's frequency_penalty (sent when not 0): a 1.5B model's answers looped on one
-    # line (`yield from ctx.go_to(ctx.recall("stone"))`, 40 times) to max_tokens
+    # OpenAI's frequency_penalty (sent when not 0): small models' answers can repeat one
+    # line to max_tokens; a penalty stops it
     frequency_penalty: float = 0.0
     repair_rounds: int = 2
     vision: bool = False  # the model accepts images: the critic gets frames too

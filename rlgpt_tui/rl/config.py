@@ -52,9 +52,8 @@ class PPOParams(BaseModel):
     n_epochs: int = Field(4, ge=1, le=50)
     gamma: float = Field(0.99, gt=0, le=1)
     # what follows a coded call is discounted by gamma once ("decision") or by gamma to the
-    # power of its steps ("step", a semi-MDP). Measured on crafter_score over LLM-written
-    # skills, 1M samples, 3 seeds: RL from a uniform policy 10.8 per decision, 7.9 per step
-    # (gamma per step shortens the horizon in decisions); RL from the code 12.8 and 12.5.
+    # power of its steps ("step", a semi-MDP): gamma per step shortens the horizon in
+    # decisions, and measured no better (docs/findings.md, "Levers that measured no better")
     discount_per: Literal["decision", "step"] = "decision"
     gae_lambda: float = Field(0.95, ge=0, le=1)
     clip_range: float = Field(0.2, gt=0, le=1)
@@ -139,11 +138,10 @@ class StartFromCode(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     action: str | None = None  # None: RL starts from a uniform policy
-    # 0.5, with the anchor's decay 0.9, climbed over the crafter_score skills a 1.5B model
-    # wrote (1M samples, 3 seeds: 12.8, where 0.95 without decay stayed on the code's 8.4)
-    # and equals the code on our hand-written skills (12 tasks at 30k, 3 hard ones at 1M);
-    # the one policy that fell below it (collect_drink, its mode a walk to water repeated)
-    # is evaluated sampled, as it was trained (``sampled_may_beat_mode``). docs/findings.md
+    # 0.5, with the anchor's decay 0.9: RL climbs above an LLM's weaker code and keeps
+    # the code's figure on strong code, where 0.95 without decay stays on the code; a policy
+    # whose mode repeats one part is evaluated sampled, as it was trained
+    # (``sampled_may_beat_mode``). The measurements: docs/findings.md
     share: float = Field(0.5, gt=0, lt=1)
     critic_warmup: int = Field(2, ge=0, le=100)
     anchor: float = Field(0.1, ge=0, le=10)

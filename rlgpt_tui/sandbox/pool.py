@@ -315,9 +315,9 @@ class Worker:
         ``call_seconds``, if it also used that much CPU: time it spent waiting for a busy
         machine's cores does not count, as inside the worker. (A worker that is stalled
         rather than busy is left to the request's deadline; where its CPU time cannot be
-        read, the wall clock decides.) A worker frozen nine tenths of the time, as on a
-        busy machine, ran 0.3 s of CPU in about 3 s: the wall clock had it killed, and a
-        killed worker's other calls end ``lost``."""
+        read, the wall clock decides.) A worker that a busy machine keeps waiting would
+        otherwise be killed for time it never ran, and a killed worker's other calls end
+        ``lost``."""
         used = _cpu_seconds(self.process.pid) if self.process is not None else None
         if used is None:
             detail = f"ran {wall:.1f} s"

@@ -134,10 +134,9 @@ def _acting(method: Callable[..., Steps]) -> Callable[..., Steps]:
     watched: the same call (name and arguments) returning without an action more than
     :data:`IDLE_REPEATS` times in a row ends the coded action's call by its loop budget at
     once. Nothing changes between such calls (no action, so no new View): the next one
-    would return at once too. A 1.5B model's eat_cow looped ``while not (yield from
-    ctx.collect('stone', ...)): pass`` where no stone could be reached; each such call
-    spun 20,000 loop ticks before its budget ended it; the plan's code-alone evaluation
-    took 61 s before this watch and 40 s with it, for the same score."""
+    would return at once too. Code that loops on a helper until it succeeds (``while not
+    (yield from ctx.collect('stone')): pass`` where no stone can be reached) would otherwise
+    spin its whole loop budget without acting, and its evaluation pays for every tick."""
 
     @functools.wraps(method)
     def watched(self: SkillContext, *args: Any, **kwargs: Any) -> Steps:
@@ -422,7 +421,7 @@ class SkillContext:
 
     @_acting
     def go_to(self, target: Position, max_steps: int = 30, dig: bool = False) -> Steps:
-        if target is None:  # a 1.5B model walked to ctx.nearest("table") before placing one
+        if target is None:  # e.g. a walk to ctx.nearest("table") before any table is placed
             raise ValueError(
                 "go_to got None: nothing of that name is in sight; check for None and "
                 "`yield from ctx.explore()` to find it, or make/place it first"
@@ -647,7 +646,7 @@ class SkillContext:
     @_acting
     def make(self, item: str) -> Steps:
         if f"MAKE_{str(item).upper()}" not in Action.__members__:
-            if item in INVENTORY_ITEMS:  # a 1.5B model's collect_stone
+            if item in INVENTORY_ITEMS:  # ctx.make("stone"): a material is collected
                 fix = f"{item} is collected, not made: use `yield from ctx.collect({item!r})`"
             elif item in PLACEABLE_ON:
                 fix = f"{item} is placed, not made: use `yield from ctx.place({item!r})`"
@@ -663,9 +662,8 @@ class SkillContext:
 
     def _back_to(self, station: str, max_steps: int = 60) -> Steps:
         """Next to a ``station`` (table, furnace): the one in sight or seen in this episode.
-        A 1.5B model's make_stone_pickaxe gave up when no table was in sight, after its
-        rounds had walked off to find stone: 3 of its 11 failed episodes in 64 ended holding
-        the wood, stone and wood pickaxe the stone pickaxe needs."""
+        A plan's earlier steps walk off to find materials, so the table is often out of
+        sight by the time a make step runs; the one seen earlier is walked back to."""
         if self.is_near(station, 1):
             return True
         target = self.nearest(station) or self.recall(station)
@@ -687,8 +685,8 @@ THINGS: tuple[str, ...] = tuple(
 
 
 def _known(name: str, names: tuple[str, ...], kind: str) -> None:
-    """Raise naming the right names when ``name`` is none of ``names`` (a 1.5B model looked
-    for the prompt example's ``bush`` in a world that has none)."""
+    """Raise naming the right names when ``name`` is none of ``names`` (a model may look for
+    a name from the prompt's made-up example, ``bush``, in a world that has none)."""
     if name not in names:
         close = difflib.get_close_matches(str(name), names, n=2, cutoff=0.6)
         hint = f"did you mean {' or '.join(close)}? " if close else ""

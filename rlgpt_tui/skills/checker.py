@@ -367,7 +367,7 @@ def attribute_hint(name: str, obj: Any) -> str:
         return f"; {name} is a primitive action: `yield Action.{name.upper()}`"
     if isinstance(obj, dict):
         return f"; it is a dict: use [{name!r}] or .get({name!r}, 0)"
-    if name in ("x", "y") and hasattr(obj, "position"):  # a 1.5B model's ctx.view.x
+    if name in ("x", "y") and hasattr(obj, "position"):  # ctx.view.x
         return "; the position is a pair: `x, y = ctx.view.position`"
     public = sorted(n for n in dir(obj) if not n.startswith("_"))
     close = difflib.get_close_matches(name, public, n=3, cutoff=0.5)

@@ -55,7 +55,7 @@ class LLMCritic(LLMRole, Critic):
                     images += [(f"Run {i + 1} after", run.frames[1])]
         subaction = f"{sub.name} (code): {sub.description}"
         # the sub-action is judged by its own description and runs, not by the task's goal
-        # (a 1.5B model failed collect_wood runs that all got wood for placing no table)
+        # (collect_wood runs that all got wood are no failure for placing no table)
         evidence = code_evidence([subaction], shown)
         verdict = self._judge(task, subaction, executions, evidence, images)
         return overrule_code(verdict, runs)

@@ -29,7 +29,7 @@ def overrule_rl(
     """The measured figure decides an RL verdict: success iff ``value`` reaches ``target``;
     a verdict saying otherwise is overruled, the critic quoted. So is a reason that denies
     what the evaluation's achievement ``rates`` show ("did not collect any coal" beside
-    collect_coal in 69% of the episodes, which a 1.5B critic said of a policy at 0.69)."""
+    collect_coal in 69% of the episodes)."""
     measured = value >= target
     shown = {  # each thing an achievement with episodes names, by its highest rate
         thing: (name, rate)
@@ -116,18 +116,12 @@ def passed_by_runs(runs: list[Execution], name: str, step: Step | None = None) -
     """A pass, without asking the critic, for a step its runs show done (None otherwise): a
     step ``name`` whose runs unlocked the achievement it is named for (place_table, eat_cow),
     in at least :data:`UNLOCKED_SHARE` of them (it makes one item a call), or a step
-    ``collect_X`` whose every run gained X. A 1.5B critic failed a reused
-    make_wood_pickaxe for collecting no wood, another one that made the pickaxe in 7 of 8
-    runs, and most collect_wood steps whose every run gained wood; each answer cost about
-    2,700 tokens, and each fail that stood rewrote working code.
+    ``collect_X`` whose every run gained X. A small critic fails such steps too, and each
+    fail that stands costs a critic's answer and rewrites working code.
 
     With the world's ``step`` (its recipe), a run that started without what the step uses
     and did not do it does not count, if the rest are more than half: a run whose earlier
-    steps left no pickaxe says nothing of a collect_stone step. The same 1.5B critic failed
-    a reused collect_stone whose 5 runs with a pickaxe each gained stone ("did not collect
-    any stone in the first run", which had none), and a new make_stone_sword that made the
-    sword in each of its 5 runs that held the wood and stone; the repairs cost 18,000
-    tokens."""
+    steps left no pickaxe says nothing of a collect_stone step."""
     if not runs:
         return None
     n = len(runs)

@@ -21,10 +21,9 @@ _LOOKUPS = frozenset({"nearest", "recall"})
 
 def helper_check(answer: Any) -> None:
     """Refuses code that uses a ``ctx`` helper or an ``Action`` that does not exist, naming
-    what to use instead (as the worker does when such a line runs). A 1.5B model's eat_cow
-    went to the cow and called ``ctx.do()``: the dry run never reached the line, its runs
-    ended in an AttributeError after the walk, and the crafter_score plan that ran it
-    starved; its survive drank with ``Action.DRINK``."""
+    what to use instead (as the worker does when such a line runs): a line the dry run
+    does not reach (``ctx.do()`` after a walk to a cow) would otherwise fail only in the
+    runs, after the walk."""
     try:
         tree = ast.parse(answer.code)
     except (SyntaxError, ValueError):
@@ -38,7 +37,7 @@ def helper_check(answer: Any) -> None:
         if node.value.id == "ctx" and node.attr not in known:
             hint = attribute_hint(node.attr, SkillContext)
             raise ValueError(f"code: ctx.{node.attr} is no helper{hint}")
-        if node.value.id == "Action" and node.attr not in actions:  # a 1.5B model's DRINK
+        if node.value.id == "Action" and node.attr not in actions:  # e.g. Action.DRINK
             close = difflib.get_close_matches(node.attr, actions, n=2, cutoff=0.6)
             raise ValueError(
                 f"code: Action.{node.attr} is no primitive action (drinking, eating and "
@@ -49,10 +48,8 @@ def helper_check(answer: Any) -> None:
 
 def stat_check(answer: Any) -> None:
     """Refuses code that reads a stat (health, food, drink, energy) from the inventory,
-    where it never is: ``ctx.inventory.get('energy', 0)`` is always 0. A 1.5B model's
-    survive slept `while ctx.inventory.get('energy', 0) < 9`, to the end of every call,
-    and 62 of 64 players were killed by a zombie in their sleep (its `sleep` for wake_up,
-    in the curriculum library, has the same loop)."""
+    where it never is: ``ctx.inventory.get('energy', 0)`` is always 0, so a loop on it
+    (``while ctx.inventory.get('energy', 0) < 9: sleep``) never ends."""
     try:
         tree = ast.parse(answer.code)
     except (SyntaxError, ValueError):
@@ -82,9 +79,8 @@ def stat_check(answer: Any) -> None:
 def placed_item_check(name: str) -> Check | None:
     """For a step ``place_X`` where X is no inventory item (a table, a furnace, a plant): a
     check refusing code that looks for an X to go to (``ctx.nearest``, ``ctx.recall``).
-    None exists until the step places it; a 1.5B model's place_table walked to the nearest
-    table in each of 9 versions over two sessions (placing one there in some), and the
-    repairs never saw why it found none. ``ctx.is_near`` (already placed?) stays allowed."""
+    None exists until the step places it, and a repair would not see why the code found
+    none. ``ctx.is_near`` (already placed?) stays allowed."""
     item = name.removeprefix("place_")
     if item == name or item in INVENTORY_ITEMS:  # stone is mined first: looking is right
         return None
@@ -126,10 +122,9 @@ def recipe_check(step: Step) -> Check:
     does the step (a place or make step without ``ctx.place``/``ctx.make`` of its item or
     its primitive action) or whose condition checks the inventory for an item the recipe
     does not involve (a material: a held tool may be checked; a return value decides
-    nothing: a copied collect_wood's ``return ctx.has("wood")`` in collect_stone stays).
-    A 1.5B model's place_table for collect_stone waited for "2 stone" (the task's material;
-    the recipe uses 2 wood) in every version, and its make_stone_pickaxe hit the table with
-    ``do`` instead of making the pickaxe."""
+    nothing: a copied collect_wood's ``return ctx.has("wood")`` in collect_stone stays):
+    a place_table waiting for the task's stone, where the recipe uses wood, or a make step
+    that hits the table with ``do``, never does the step."""
     involved = {step.product, *step.uses}
     primitive = f"{step.kind.upper()}_{step.product.upper()}"
 

@@ -47,7 +47,7 @@ class LLMFastAgent(LLMRole, FastAgent):
         self.origin = "agent"
         request = f"Write the code of the coded sub-action `{sub.name}`: {sub.description}."
         step = self.docs.step(sub.name)
-        if step is not None:  # a 1.5B model wrote place_table to wait for the task's stone
+        if step is not None:  # else a step's code may wait for the task's material
             request += (
                 f"\nThe world's recipe for this step: {step.text()}. The helper that does it "
                 f"once: `{step.helper()}`."
@@ -72,7 +72,7 @@ class LLMFastAgent(LLMRole, FastAgent):
 
         def links(answer: CodeAnswer) -> None:
             if previous is not None and _same_code(answer.code, previous):
-                raise Unrepairable(  # a 1.5B model's unchanged fix: asked again, it repeats
+                raise Unrepairable(  # an unchanged fix: asked again, a model repeats it
                     "code: the previous code unchanged, which failed: the model keeps it"
                 )
             for check in (placing, recipe, helper_check, stat_check):
@@ -88,9 +88,8 @@ class LLMFastAgent(LLMRole, FastAgent):
         except LLMAnswerError as error:
             if example is None or not error.well_formed:
                 raise
-            # a library skill shown as the example was copied (a 1.5B model's place_furnace
-            # was the library's place_stone in 9 of 9 answers, whatever the repair line
-            # said): asked once more with the made-up world's example of its kind
+            # a library skill shown as the example can be copied whatever the repair line
+            # says: asked once more with the made-up world's example of its kind
             code = self._ask(task, request, CodeAnswer, links, example=fixed).code
         return linked.get(code, code)
 
@@ -171,9 +170,8 @@ class LLMFastAgent(LLMRole, FastAgent):
         """One structured answer of ``schema``; ``example`` (default: the schema's) is shown
         in the prompt, and an answer repeating it is repaired; ``choices``: the names each
         property may take (sent with the schema). ``check`` runs first: where a copied
-        example also breaks it, its line says what to change (a 1.5B model's place_furnace
-        copied the library's place_stone word for word three times, told only that it
-        repeated the example; the recipe check says it never places a furnace)."""
+        example also breaks it, its line says what to change: told only that it repeated
+        the example, a model copies it again; the recipe check says what the copy lacks."""
         example = example or schema.EXAMPLE
         messages = render(
             "fast",

@@ -48,8 +48,8 @@ class IterationFeedback:
 
 
 #: the most characters of one verdict's reason, suggestion or note in the slow agent's
-#: feedback: with 22 coded steps and reasons up to 2,000 characters each, a 1.5B model's
-#: crafter_score re-plan (8,249 tokens) no longer fit its server's 8,192-token context
+#: feedback: a plan of twenty-odd coded steps with reasons of up to 2,000 characters each
+#: would not fit a small local server's 8,192-token context
 FEEDBACK_CLIP = 200
 
 

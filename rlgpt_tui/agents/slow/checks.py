@@ -12,12 +12,10 @@ def step_order_check(steps: list[str], complete: bool = True) -> Check:
     """A check refusing a plan of code alone, of several sub-actions, that lists the goal's
     ``steps`` out of their order, leaves out one before a step it lists, or ends on a step
     before the goal's last: it runs its steps in turn, so a step whose materials no earlier
-    step makes never succeeds (a 1.5B model planned make_wood_pickaxe before place_table,
-    or after only a walk to a table), and a plan that stops short never reaches the goal
-    (its collect_stone plan ended at make_wood_pickaxe). One coded sub-action may do the
-    whole goal, under a name of its own: one named for a goal step after the first (a 1.5B
-    model's first plan for collect_stone, in each of 5 sessions, was `collect_stone` alone,
-    whose code mines stone without a pickaxe) is refused naming the steps before it.
+    step makes never succeeds (make_wood_pickaxe before place_table), and a plan that stops
+    short never reaches the goal. One coded sub-action may do the whole goal, under a name
+    of its own: one named for a goal step after the first (`collect_stone` alone, whose
+    code would mine stone without a pickaxe) is refused naming the steps before it.
     With ``complete`` False (a scored task: every step is an achievement of its own) only
     the order is checked."""
     rank = {name: i for i, name in enumerate(steps)}
@@ -65,10 +63,8 @@ def step_order_check(steps: list[str], complete: bool = True) -> Check:
 
 def step_named_check(step: str, what: str) -> Check:
     """A check refusing a plan without a sub-action named ``step``, the goal's one step that
-    no other names for (a survival goal: staying alive; ``what`` it does). Told the task
-    (stay alive: fight, shelter and sleep, drink and eat), a 1.5B model planned go_to_grass,
-    place_plant and make_wood_pickaxe for survive_night, and in another session a tech tree
-    of 17 steps before a `defend` and a `shelter`."""
+    no other names for (a survival goal: staying alive; ``what`` it does). Told only the
+    task, small models plan tech-tree steps for a survival goal, not the staying alive."""
 
     def check(plan: Any) -> None:
         if all(sub.name != step for sub in plan.subactions):

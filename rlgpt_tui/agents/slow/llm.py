@@ -61,8 +61,8 @@ class LLMSlowAgent(LLMRole, SlowAgent):
     def fallback_plan(self, task: Task) -> Plan:
         """The goal's steps from the world's recipes, each coded (one coded sub-action for
         the whole task where the recipes do not say): the first plan when every answer of
-        the model's failed (a 1.5B model's three plans for make_wood_pickaxe: out of order,
-        then twice the example), so that the model still writes and repairs the code."""
+        the model's failed (out of order, or the example copied), so that the model still
+        writes and repairs the code."""
         reason = "from the world's recipes: the model's plans failed"
         subs = [
             SubAction(

@@ -310,8 +310,7 @@ def death_answers(
     (``TechTree.deaths``: eating for starved, drinking for dehydrated, ...), or library
     skills measured serving those as tasks (a model's ``collect_water`` served
     collect_drink). RL can then learn where to eat or drink, which the code does not
-    (RL from a 1.5B model's collect_coal plan at 1M samples: 0.75 with its drink and cow
-    skills offered, 0.62 without, one seed). Each is validated and recorded as reused from
+    (what that was worth: docs/findings.md). Each is validated and recorded as reused from
     the library (its provenance is its author's); one that fails validation is left out.
     Returns them by name, and the deaths they answer ("starved in 11, dehydrated in 4 of
     the code's 32 failed episodes")."""
