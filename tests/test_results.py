@@ -4,6 +4,7 @@ pages rendered from them (docs/results.md, the README's headline table)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -227,3 +228,17 @@ def test_script_edits_records_its_figures(tmp_path: Path) -> None:
     assert script.library == "builtin library (assets/skills/templates)"
     assert variant.library == "builtin library, script with edit `recover`"
     assert "minus the script +0.00" in variant.note and "--record edits" in script.command
+
+
+def test_the_page_names_each_recorded_library_where_it_is_now() -> None:
+    """A record keeps the library path it ran with (inside the package, some relative to
+    it); the page names the folder where it is now, so each command runs as shown."""
+    recorded = "--skills assets/skills/llm/a --x rlgpt_tui/assets/skills/handwritten/b"
+    assert render.where_now(recorded) == (
+        "--skills benchmarks/skills/llm/a --x benchmarks/skills/handwritten/b"
+    )
+    kept = "builtin library (assets/skills/templates)"
+    assert render.where_now(kept) == kept
+    page = (ROOT / "docs" / "results.md").read_text()
+    folders = {f.rstrip("`;") for f in re.findall(r"--skills (\S+)", page)}
+    assert folders and all((ROOT / folder).is_dir() for folder in folders), folders
