@@ -9,7 +9,7 @@ from rlgpt_tui.agents.llm_role import LLMRole
 from rlgpt_tui.agents.prompts import answer_shape, earlier_ends_text, open_ended_text, render
 from rlgpt_tui.agents.schemas import Plan, PlanAnswer, SubAction
 from rlgpt_tui.agents.slow.base import IterationFeedback, SlowAgent
-from rlgpt_tui.agents.slow.checks import step_named_check, step_order_check
+from rlgpt_tui.agents.slow.checks import tech_tree_check
 from rlgpt_tui.envs.knowledge import WorldDocs
 from rlgpt_tui.library.shelf import SkillShelf
 from rlgpt_tui.llm.client import LLMClient
@@ -50,11 +50,12 @@ class LLMSlowAgent(LLMRole, SlowAgent):
             example=PlanAnswer.EXAMPLE,
             open_ended=open_ended_text("slow", task),
         )
-        order = step_order_check(names, complete=not task.scored)
-        alive = None
-        if task.goal.survive and steps:  # its one step: no other step names it
-            alive = step_named_check(steps[0].name, steps[0].description)
-        check = both(example_check(PlanAnswer.EXAMPLE), order, alive)
+        # a survival goal's one step: no other step names it
+        alive = steps[0].name if task.goal.survive and steps else ""
+        tree = tech_tree_check(
+            self.docs.recipes, task.goal.achievement, alive, complete=not task.scored
+        )
+        check = both(example_check(PlanAnswer.EXAMPLE), tree)
         answer = self.client.structured("slow", messages, PlanAnswer, check)
         return Plan.model_validate(answer.model_dump())
 
