@@ -37,6 +37,7 @@ from rlgpt_tui.envs.base import (
 )
 from rlgpt_tui.skills.checker import end_budget
 from rlgpt_tui.skills.grid import Paths, nearest_tile, shortest_paths, visible_blocks
+from rlgpt_tui.skills.policy import POLICY_MARK, PolicySkill, run_policy
 
 
 class Action(IntEnum):
@@ -117,7 +118,9 @@ generators: call them with `yield from` (their return value is True on success).
 - yield from ctx.make(item): craft e.g. "wood_pickaxe" at a table (iron tools: a table and a
   furnace), first walking back to the ones seen in this episode when none is next to you.
 - yield from ctx.skill("name"): run a skill of the session's library (the request lists
-  them) and get its result; the library's validated code runs, not a copy you rewrite.
+  them) and get its result (True on success); the library's best-proven version runs, its
+  validated code or its trained policy (which acts until the skill's goal is met or its
+  step budget ends; its steps count against this action's budget), not a copy you rewrite.
 - ctx.memory: a dict kept across calls of this action within one episode.
 - ctx.random: a seeded random.Random. ctx.log(message): note for the run record.
 - Only `math` may be imported. No files, network, processes, underscores or eval.
@@ -168,8 +171,15 @@ def _acting(method: Callable[..., Steps]) -> Callable[..., Steps]:
 class SkillContext:
     """The ``ctx`` object of one coded-action call. Only public attributes are reachable."""
 
-    def __init__(self, view: View, memory: dict, rng: random.Random):
+    def __init__(
+        self,
+        view: View,
+        memory: dict,
+        rng: random.Random,
+        policies: dict[str, PolicySkill] | None = None,
+    ):
         self.memory = memory
+        self._policies = policies or {}  # the policy skills this action may call, by name
         self.random = rng
         self.notes: list[str] = []
         self.begun: list[str] = []  # the plan steps this call began (begin_step)
@@ -258,6 +268,21 @@ class SkillContext:
         name = str(name)[:MAX_STEP_NAME]
         if name not in self.begun and len(self.begun) < MAX_STEPS_BEGUN:
             self.begun.append(name)
+
+    def skill(self, name: Any) -> Steps:
+        """Run the library's trained policy ``name`` (a policy skill loaded with this coded
+        action) until its goal is met (True), its step budget ends or a stop condition it
+        was saved with holds (False). A library skill whose best version is code never
+        gets here: its code is linked into the caller's source."""
+        policy = self._policies.get(str(name)[:MAX_STEP_NAME])
+        if policy is None:
+            known = ", ".join(sorted(self._policies)) or "none"
+            raise ValueError(
+                f"ctx.skill({str(name)[:MAX_STEP_NAME]!r}): no library skill of that name is "
+                f"loaded with this code (policy skills: {known})"
+            )
+        self.begin_step(POLICY_MARK + policy.name)  # the library counts its calls
+        return (yield from run_policy(self, policy))
 
     def _blocked(self) -> set[Position]:
         return {(x, y) for name, x, y in self.view.mobs}
