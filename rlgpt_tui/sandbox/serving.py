@@ -12,7 +12,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from rlgpt_tui.envs.base import View, decode_views
@@ -39,6 +39,7 @@ from rlgpt_tui.skills.checker import (
     describe_error,
 )
 from rlgpt_tui.skills.outcomes import CallEnd, safe_text
+from rlgpt_tui.skills.policy import PolicySkill, policy_table
 from rlgpt_tui.skills.runtime import (
     DRY_RUN_STEPS,
     CodedActionLimits,
@@ -56,6 +57,7 @@ class _Loaded:
     act: Callable[[SkillContext], Any]
     limits: CodedActionLimits
     memory_key: str
+    policies: dict[str, PolicySkill] = field(default_factory=dict)  # what its ctx.skill runs
 
 
 @dataclass
@@ -127,7 +129,11 @@ class WorkerState:
             spec.source, spec.name, PROVIDED_NAMES, "act", must_be_generator=True, arity=1
         )
         loaded = _Loaded(
-            spec.name, program.function("act"), spec.limits, spec.memory_key or spec.name
+            spec.name,
+            program.function("act"),
+            spec.limits,
+            spec.memory_key or spec.name,
+            policy_table(spec.policies),
         )
         if spec.dry_run:
             self._dry_run(loaded)
@@ -136,7 +142,10 @@ class WorkerState:
     def _dry_run(self, loaded: _Loaded) -> None:
         """Run on recorded Views; each step gets a fresh copy of the View, as in a world."""
         for index, view in enumerate(recorded_views()):
-            call = CodedCall(loaded.act, loaded.limits, EpisodeMemory(), random.Random(index))
+            memory = EpisodeMemory()
+            call = CodedCall(
+                loaded.act, loaded.limits, memory, random.Random(index), loaded.policies
+            )
             self._mark(index)  # the app watches each dry-run call's wall clock too
             for _ in range(DRY_RUN_STEPS):
                 if call.next_action(View.from_dict(view.to_dict())) is None:
@@ -195,7 +204,9 @@ class WorkerState:
             if old is not None:
                 self._close(env, old)
             parked = self.parked.pop((env, slot), None)  # resumed with the budget it had left
-            self.calls[env] = parked or CodedCall(loaded.act, loaded.limits, memory, rng)
+            self.calls[env] = parked or CodedCall(
+                loaded.act, loaded.limits, memory, rng, loaded.policies
+            )
         asked = request.ask
         views = decode_views(request.rows, request.light) if asked else []
         actions: list[int] = []

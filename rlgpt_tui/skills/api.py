@@ -39,6 +39,7 @@ from rlgpt_tui.envs.base import (
 from rlgpt_tui.skills.checker import end_budget
 from rlgpt_tui.skills.grid import Paths, nearest_tile, shortest_paths, visible_blocks
 from rlgpt_tui.skills.outcomes import bounded_text
+from rlgpt_tui.skills.policy import POLICY_MARK, PolicySkill, run_policy
 
 
 class Action(IntEnum):
@@ -119,7 +120,9 @@ generators: call them with `yield from` (their return value is True on success).
 - yield from ctx.make(item): craft e.g. "wood_pickaxe" at a table (iron tools: a table and a
   furnace), first walking back to the ones seen in this episode when none is next to you.
 - yield from ctx.skill("name"): run a skill of the session's library (the request lists
-  them) and get its result; the library's validated code runs, not a copy you rewrite.
+  them) and get its result (True on success); the library's best-proven version runs, its
+  validated code or its trained policy (which acts until the skill's goal is met or its
+  step budget ends; its steps count against this action's budget), not a copy you rewrite.
 - ctx.memory: a dict kept across calls of this action within one episode.
 - ctx.random: a seeded random.Random. ctx.log(message): note for the run record.
 - Only `math` may be imported. No files, network, processes, underscores or eval.
@@ -190,10 +193,16 @@ class SkillContext:
     """The ``ctx`` object of one coded-action call. Only public attributes are reachable."""
 
     def __init__(
-        self, view: View, memory: dict, rng: random.Random, seen: RememberedMap | None = None
+        self,
+        view: View,
+        memory: dict,
+        rng: random.Random,
+        seen: RememberedMap | None = None,
+        policies: dict[str, PolicySkill] | None = None,
     ):
         self.memory = memory
         self._seen = seen if seen is not None else new_map()
+        self._policies = policies or {}  # the policy skills this action may call, by name
         self.random = rng
         # what the call leaves for its record: private (the checker refuses the names), so
         # only log and begin_step add to them, within MAX_NOTES and MAX_STEPS_BEGUN
@@ -294,6 +303,22 @@ class SkillContext:
         name = bounded_text(name, MAX_STEP_NAME)
         if name not in self._begun and len(self._begun) < MAX_STEPS_BEGUN:
             self._begun.append(name)
+
+    def skill(self, name: Any) -> Steps:
+        """Run the library's trained policy ``name`` (a policy skill loaded with this coded
+        action) until its goal is met (True), its step budget ends or a stop condition it
+        was saved with holds (False). A library skill whose best version is code never
+        gets here: its code is linked into the caller's source."""
+        name = bounded_text(name, MAX_STEP_NAME)
+        policy = self._policies.get(name)
+        if policy is None:
+            known = ", ".join(sorted(self._policies)) or "none"
+            raise ValueError(
+                f"ctx.skill({name!r}): no library skill of that name is "
+                f"loaded with this code (policy skills: {known})"
+            )
+        self.begin_step(POLICY_MARK + policy.name)  # the library counts its calls
+        return (yield from run_policy(self, policy))
 
     def _blocked(self) -> set[Position]:
         return {(x, y) for name, x, y in self.view.mobs}

@@ -21,6 +21,7 @@ from rlgpt_tui.envs.base import ACTION_NAMES, View
 from rlgpt_tui.skills.api import MAX_STEPS_BEGUN, EpisodeMemory, SkillContext
 from rlgpt_tui.skills.checker import BudgetExceeded, CodeValidationError, budget, describe_error
 from rlgpt_tui.skills.outcomes import CallEnd, safe_text
+from rlgpt_tui.skills.policy import PolicySkill
 
 RECORDED_VIEWS = ASSETS_DIR / "views" / "recorded_views.json"
 DRY_RUN_STEPS = 24
@@ -57,6 +58,8 @@ class CodedAction:
     description: str = ""
     limits: CodedActionLimits = field(default_factory=CodedActionLimits)
     version: int | None = None
+    # the library's trained policies its ``ctx.skill("name")`` calls run (data, not code)
+    policies: tuple[PolicySkill, ...] = ()
 
 
 def check_name(name: str) -> None:
@@ -91,9 +94,15 @@ class CodedCall:
     primitive action indices; ``end`` says why it ended."""
 
     def __init__(
-        self, act: Any, limits: CodedActionLimits, memory: EpisodeMemory, rng: random.Random
+        self,
+        act: Any,
+        limits: CodedActionLimits,
+        memory: EpisodeMemory,
+        rng: random.Random,
+        policies: dict[str, PolicySkill] | None = None,
     ):
         self.act = act
+        self.policies = policies
         self.limits = limits
         self.memory = memory
         self.rng = rng
@@ -123,7 +132,9 @@ class CodedCall:
             with budget(limits.ticks_per_step, max(0.0, limits.seconds - self.seconds)):
                 if self.ctx is None:
                     memory = self.memory
-                    self.ctx = SkillContext(view, memory.public, self.rng, memory.seen)
+                    self.ctx = SkillContext(
+                        view, memory.public, self.rng, memory.seen, self.policies
+                    )
                     self._generator = self.act(self.ctx)
                 else:
                     self.ctx.view = view
