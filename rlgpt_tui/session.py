@@ -14,6 +14,7 @@ from typing import Any
 
 from rlgpt_tui.agents.builtin_team import builtin_team
 from rlgpt_tui.agents.llm_team import LLMTeam
+from rlgpt_tui.agents.slow.records import MeasuredRecords
 from rlgpt_tui.agents.team import AgentTeam
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.chain import run_task_chain
@@ -39,16 +40,18 @@ def make_team(
     env: str = "craftax",
     shelf: SkillShelf | None = None,
     earlier_ends: Mapping[str, int] | None = None,
+    records: MeasuredRecords | None = None,
 ) -> AgentTeam:
     """The builtin agent, or LLM agents when a model is configured (checked first); their
     prompts describe world ``env`` (from the world registry), offer ``shelf``'s skills and
     say how earlier sessions' episodes ended (``earlier_ends``; the builtin agent plans
-    from its own evaluations)."""
+    from its own evaluations); their slow agent plans with the sub-actions' measured
+    ``records`` (RL where code fell short)."""
     if llm is None or not llm.configured:
-        return builtin_team(env)
+        return builtin_team(env, records)
     client = LLMClient(llm)
     client.check()
-    return LLMTeam(client, env, shelf, earlier_ends)
+    return LLMTeam(client, env, shelf, earlier_ends, records)
 
 
 def session_shelf(store: SessionStore | None, choice: str, env: str) -> SkillShelf:
@@ -126,16 +129,20 @@ class Session:
         chain: bool = False,
         library: str = USER,
         earlier_ends: Mapping[str, int] | None = None,
+        records: MeasuredRecords | None = None,
     ) -> Session:
         """A new session; ``library``: what its agents start from (see
         :func:`session_shelf`); ``earlier_ends``: how earlier sessions' evaluation episodes
         ended (a learn record's), for its LLM agents' first plan. Both are recorded with its
-        settings and used again on resume."""
+        settings and used again on resume, as are ``records`` (the sub-actions' measured
+        records, for its slow agent)."""
         shelf = session_shelf(store, library, settings.env)
-        team = make_team(llm, settings.env, shelf, earlier_ends)
+        team = make_team(llm, settings.env, shelf, earlier_ends, records)
         extra: dict[str, Any] = {"library": library}
         if earlier_ends:
             extra["earlier_ends"] = dict(earlier_ends)
+        if records is not None:
+            extra["subaction_records"] = records.as_dict()
         session_id = store.create_session(
             settings.task,
             settings.env,
@@ -182,9 +189,10 @@ class Session:
         recorded = dict(summary.settings)
         library = recorded.pop("library", EMPTY)
         earlier_ends = recorded.pop("earlier_ends", None)
+        records = MeasuredRecords.from_dict(recorded.pop("subaction_records", None))
         settings = EngineSettings.from_recorded(recorded)
         shelf = session_shelf(store, library, settings.env)
-        team = make_team(llm, settings.env, shelf, earlier_ends)
+        team = make_team(llm, settings.env, shelf, earlier_ends, records)
         settings = dataclasses.replace(
             settings,
             artifacts_dir=str(store.session_dir(session_id)),

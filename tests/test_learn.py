@@ -189,7 +189,12 @@ def test_bad_learn_flags_get_one_line(tmp_path: Path) -> None:
 
 # -- the curriculum's choices on real records ---------------------------------------------------
 def recorded_session(
-    store: SessionStore, task: str, result: float, ends: dict[str, int], samples: int = 1024
+    store: SessionStore,
+    task: str,
+    result: float,
+    ends: dict[str, int],
+    samples: int = 1024,
+    kind: str = "RL",
 ) -> int:
     """A finished session on ``task`` whose evaluation episodes ended as ``ends`` and whose
     fresh result is ``result``, recorded event by event as the engine records them."""
@@ -202,7 +207,7 @@ def recorded_session(
         evaluation=EvaluationSummary(
             value=result, ci95=(max(0.0, result - 0.2), min(1.0, result + 0.1))
         ),
-        kind="RL",
+        kind=kind,
         iteration=0,
         subject="RL policy (RL, iteration 1)",
         stop_value=None,
@@ -265,9 +270,13 @@ def test_hunger_proposes_eating_and_a_failed_task_waits_for_something_new(
     assert proposal.task == "collect_sapling"
     assert "starved" in proposal.reason and "prerequisites are weak" in proposal.reason
     # something new was reached since place_table failed: it comes back in the tech tree's
-    # order (once what comes before it is out of the way)
+    # order, once the open tasks never tried are out of the way (they come first)
     assert not state.waiting("place_table")
     for task in ("collect_sapling", "collect_drink", "place_plant", "survive_night"):
+        learn.add_command(learn_id, "skip", task)
+    proposal = BuiltinCurriculum().propose(curriculum_state(store, learn_id))
+    assert proposal.task == "defeat_zombie" and "never tried" in proposal.reason
+    for task in ("defeat_zombie", "wake_up"):
         learn.add_command(learn_id, "skip", task)
     proposal = BuiltinCurriculum().propose(curriculum_state(store, learn_id))
     assert proposal.task == "place_table"
@@ -428,3 +437,178 @@ def test_a_task_whose_session_was_stopped_shows_stopped_not_failed(tmp_path: Pat
     rows = {r["task"]: r for r in status_json(tmp_path)["frontier"]}
     assert rows["place_table"]["status"] == "stopped"
     assert rows["collect_wood"]["status"] == "reached"
+
+
+# -- where the hours go: the cap on tries, cheap open tasks first, grounded reasons ------------
+def test_a_task_failed_max_tries_times_waits_while_others_are_open(tmp_path: Path) -> None:
+    """eat_cow took five tries and a third of a record's tokens: a task tried --max-tries
+    times (3) is not chosen again while other tasks are open, by the rules or by a model
+    (whose choice is overridden, the reason recorded); with nothing else open it comes back."""
+    store = SessionStore(tmp_path)
+    failed = ("eat_cow", 0.38, {"success": 3, "time_limit": 5})
+    learn_id = learn_record_with(
+        store, failed, failed, failed, ("collect_wood", 0.95, {"success": 8})
+    )
+    state = curriculum_state(store, learn_id)
+    assert state.max_tries == 3 and state.tries("eat_cow") == 3
+    assert not state.waiting("eat_cow") and not state.eligible("eat_cow")
+    assert "tried 3x (best 0.38), the cap is 3" in state.held_back("eat_cow")
+    assert BuiltinCurriculum().propose(state).task != "eat_cow"
+    with ScriptedLLMServer() as server:
+        server.script = [{"content": json.dumps({"task": "eat_cow", "reason": "food"})}]
+        proposal = LLMCurriculum(llm_client(server)).propose(state)
+        prompt = server.requests[0]["messages"][1]["content"]
+    assert "Held back (not to be chosen now): eat_cow was tried 3x" in prompt
+    assert proposal.chooser == "builtin" and proposal.task != "eat_cow"
+    assert proposal.fallback.startswith("the model chose eat_cow (food), overridden: eat_cow")
+    assert "the cap is 3" in proposal.fallback
+    learn = LearnStore(store)
+    for task in state.tasks:
+        if task != "eat_cow" and not state.reached(task):
+            learn.add_command(learn_id, "skip", task)
+    alone = curriculum_state(store, learn_id)
+    assert alone.eligible("eat_cow") and BuiltinCurriculum().propose(alone).task == "eat_cow"
+
+
+def test_open_tasks_never_tried_come_first_cheapest_first(tmp_path: Path) -> None:
+    """The record reached collect_stone, then never proposed make_wood_sword, place_stone,
+    make_stone_pickaxe or place_furnace: untried open tasks come first, fewest steps first,
+    and a failed task waits for them."""
+    store = SessionStore(tmp_path)
+    reached = {"success": 8}
+    learn_id = learn_record_with(
+        store,
+        ("collect_wood", 0.95, reached),
+        ("place_table", 0.95, reached),
+        ("eat_cow", 0.38, {"success": 3, "time_limit": 5}),
+        ("make_wood_pickaxe", 0.95, reached),
+        ("collect_stone", 0.95, reached),
+    )
+    learn = LearnStore(store)
+    for task in ("collect_sapling", "collect_drink"):
+        learn.add_command(learn_id, "skip", task)
+    state = curriculum_state(store, learn_id)
+    assert state.untried()[:3] == ["make_wood_sword", "collect_coal", "place_stone"]
+    assert "while open tasks never tried wait: make_wood_sword" in state.held_back("eat_cow")
+    proposal = BuiltinCurriculum().propose(state)
+    assert proposal.task == "make_wood_sword"
+    assert "never tried, its prerequisites reached (collect_wood, place_table)" in proposal.reason
+    with ScriptedLLMServer() as server:
+        server.script = [{"content": json.dumps({"task": "eat_cow", "reason": "hungry"})}]
+        proposal = LLMCurriculum(llm_client(server)).propose(state)
+        offered = server.requests[0]["messages"][1]["content"].split("Open tasks now")[1]
+    assert "eat_cow" not in offered.splitlines()[0]
+    assert proposal.task == "make_wood_sword" and "overridden" in proposal.fallback
+    assert "while open tasks never tried wait" in proposal.fallback
+
+
+def test_a_models_reason_that_contradicts_the_record_is_marked(tmp_path: Path) -> None:
+    """The frontier showed "a fresh success rate of 0.67 ..., which is above the threshold of
+    0.9 ... not tried this task yet" for a task tried once: each choice keeps the facts it
+    stood on, and a model's words that contradict them are marked, in `learn --status` too."""
+    from rlgpt_tui.curriculum.frontier import choice_facts, frontier
+
+    store = SessionStore(tmp_path)
+    learn_id = learn_record_with(
+        store, ("collect_wood", 0.95, {"success": 8}), ("place_table", 0.67, {"success": 8})
+    )
+    state = curriculum_state(store, learn_id)
+    learn = LearnStore(store)
+    words = (
+        "place_table has a fresh success rate of 0.67, which is above the threshold of 0.9, "
+        "and I have not tried this task yet"
+    )
+    learn.add_choice(
+        learn_id, "place_table", words, "llm:m", facts=choice_facts(state, "place_table")
+    )
+    learn.add_choice(  # before any try, a figure the record does not hold
+        learn_id,
+        "collect_drink",
+        "collect_drink has a fresh success rate of 0.95",
+        "llm:m",
+        facts=choice_facts(state, "collect_drink"),
+    )
+    learn.add_choice(  # the rules' words come from the record
+        learn_id,
+        "eat_cow",
+        "next in the tech tree: eat_cow, not tried yet",
+        "builtin",
+        facts=choice_facts(state, "eat_cow"),
+    )
+    learn.add_choice(  # a figure of a task it names: the record's
+        learn_id,
+        "make_wood_pickaxe",
+        "collect_wood reached 0.95 and place_table is at 0.67, so a pickaxe is near",
+        "llm:m",
+        facts=choice_facts(state, "make_wood_pickaxe"),
+    )
+    choices = frontier(store)["choices"]
+    assert choices[5]["mark"] == ""
+    assert choices[0]["facts"] == {}  # recorded before facts were: nothing to mark
+    assert choices[2]["facts"]["tries"] == 1 and choices[2]["facts"]["best"] == 0.67
+    assert choices[2]["facts_text"] == ("tried 1x, best 0.67; prerequisites reached: collect_wood")
+    assert choices[2]["mark"] == (
+        "⚠ contradicts the record: tried 1x, best 0.67 (says not tried; says above the threshold)"
+    )
+    assert choices[3]["mark"] == (
+        "⚠ contradicts the record: not tried (cites 0.95, no figure of the record)"
+    )
+    assert choices[4]["mark"] == "" and choices[4]["facts_text"].startswith("not tried")
+    done = run_cli(tmp_path, "learn", "--status")
+    assert done.returncode == 0, done.stderr
+    assert "⚠ contradicts the record: tried 1x, best 0.67" in done.stdout
+    assert "tried 1x, best 0.67; prerequisites reached: collect_wood" in done.stdout
+
+
+def test_a_task_failed_by_code_is_next_learned_with_rl(tmp_path: Path) -> None:
+    """A session whose chosen code measured below the threshold: the learn's next session on
+    that task gets the record, and its slow agent assigns the task's sub-action to RL: the
+    builtin one by rule, the LLM one told the record in its prompt and, when it insists on
+    code, turned to RL by a guard with the reason in the plan's notes."""
+    from rlgpt_tui.agents.llm_team import LLMTeam
+    from rlgpt_tui.agents.slow import BuiltinSlowAgent, IterationFeedback
+    from rlgpt_tui.curriculum.loop import Learner
+    from rlgpt_tui.envs.knowledge import craftax_classic_documentation
+    from rlgpt_tui.tasks import get_task
+
+    store = SessionStore(tmp_path)
+    recorded_session(store, "collect_wood", 0.95, {"success": 8}, kind="code")
+    recorded_session(store, "place_table", 0.40, {"success": 3, "time_limit": 5}, kind="code")
+    learner = Learner.open(store, None, None, {}, {"max_tasks": 1}, None, None, "builtin")
+    records = learner.records()
+    assert records.subactions["place_table"].code_tries == 1
+    assert records.code_failed("collect_wood", "place_table") == ""  # reached by code
+    why = records.code_failed("place_table", "place_table")
+    assert why == "code fell short at place_table (1x by code, best 0.40 < 0.9)"
+    # once by code is no rule against a step of another task: twice is
+    assert records.code_failed("place_table", "make_wood_pickaxe") == ""
+    task = get_task("place_table")
+    docs = craftax_classic_documentation()
+    builtin = BuiltinSlowAgent(docs.tech_tree, records)
+    history: list[IterationFeedback] = []
+    for _ in range(3):  # without the record, the third plan codes the task whole
+        plan = builtin.plan(task, history)
+        assert [s.mode for s in plan.subactions if s.name == "place_table"] == ["rl"]
+        history.append(IterationFeedback(len(history), plan, {}, 0.0, 0))
+    assert why in plan.notes
+    coded = BuiltinSlowAgent(docs.tech_tree).plan(task, history[:2])
+    assert [(s.name, s.mode) for s in coded.subactions] == [("place_table", "code")]
+
+    def step(name: str) -> dict:
+        return {"name": name, "description": f"do {name}", "mode": "code", "reason": "easy"}
+
+    insisting = {"subactions": [step("collect_wood"), step("place_table")]}
+    with ScriptedLLMServer() as server:
+        server.script = [{"content": json.dumps(insisting)}]
+        settings = LLMSettings(base_url=server.base_url, model=server.model, max_retries=0)
+        team = LLMTeam(LLMClient(settings), "craftax", records=records)
+        plan = team.slow.plan(task, [])
+        prompt = server.requests[0]["messages"][-1]["content"]
+    assert "- place_table: by code 1 try, best 0.40; by RL 0 tries" in prompt
+    assert f"Learn these with RL, not code: {why}" in prompt
+    assert [(s.name, s.mode) for s in plan.subactions] == [
+        ("collect_wood", "code"),
+        ("place_table", "rl"),
+    ]
+    assert plan.subactions[1].high_level_actions == ["collect_wood"]
+    assert f"guard: place_table turned to RL, {why}" in plan.notes

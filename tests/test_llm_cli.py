@@ -280,7 +280,7 @@ def test_refused_first_plans_give_way_to_the_recipes_steps_and_the_models_code_r
     assert exit_code == 0 and "Traceback" not in err
     assert "plan by the world's recipes (the slow agent's plans failed)" in err
     # the repair request names the problem; with structured output it shows no example
-    assert "collect_wood (step 1 of the goal) is planned after place_table" in requests[1]
+    assert "place_table (step 1) needs wood, which no earlier step makes" in requests[1]
     assert PlanAnswer.EXAMPLE not in requests[1] and "collect_clay" not in requests[1]
     store = SessionStore(sessions_dir)
     (session,) = store.list_sessions()

@@ -263,9 +263,8 @@ def test_a_code_alone_plan_out_of_the_goals_order_is_repaired() -> None:
         assert [s.name for s in plan.subactions] == [s["name"] for s in right["subactions"]]
         repair = server.requests[1]["messages"][-1]["content"]
         assert (
-            "place_table (step 2 of the goal) is planned after make_wood_pickaxe (step 3); a "
-            "plan of code alone runs its steps in turn: list the goal's steps in order "
-            "(collect_wood, place_table, make_wood_pickaxe)"
+            "make_wood_pickaxe (step 2) needs wood, table, which no earlier step (go_to_table) "
+            "makes and the player does not start with: plan collect_wood, place_table before it"
         ) in repair
         # the next session's plan: a walk to a table, then the pickaxe (no wood, no table)
         short = {"subactions": [step("go_to_table"), step("make_wood_pickaxe")]}
@@ -273,8 +272,8 @@ def test_a_code_alone_plan_out_of_the_goals_order_is_repaired() -> None:
         team.slow.plan(get_task("make_wood_pickaxe"), [])
         repair = server.requests[-1]["messages"][-1]["content"]
         assert (
-            "subactions: collect_wood, place_table missing before make_wood_pickaxe (step 3 "
-            "of the goal), which needs what they make; a plan of code alone runs"
+            "subactions: make_wood_pickaxe (step 2) needs wood, table, which no earlier step "
+            "(go_to_table) makes"
         ) in repair
         # collect_stone's plan that stops at the pickaxe (the library held those three)
         stops = {"subactions": right["subactions"]}
@@ -282,8 +281,8 @@ def test_a_code_alone_plan_out_of_the_goals_order_is_repaired() -> None:
         with pytest.raises(LLMAnswerError):
             team.slow.plan(get_task("collect_stone"), [])
         assert (
-            "subactions: the plan ends at make_wood_pickaxe (step 3 of 4), before the goal: add "
-            "collect_stone; a plan of code alone runs"
+            "subactions: no step reaches the goal collect_stone (the plan ends at "
+            "make_wood_pickaxe): add collect_stone"
         ) in server.requests[-1]["messages"][-1]["content"]
         # a 1.5B model's first collect_stone plan, in 5 sessions: the last step alone
         alone = {"subactions": [step("collect_stone")]}
@@ -291,9 +290,9 @@ def test_a_code_alone_plan_out_of_the_goals_order_is_repaired() -> None:
         with pytest.raises(LLMAnswerError):
             team.slow.plan(get_task("collect_stone"), [])
         assert (
-            "subactions: collect_stone (step 4 of the goal) is planned alone, but it needs "
-            "what the steps before it make: plan collect_wood, place_table, "
-            "make_wood_pickaxe, collect_stone, in order, each coded"
+            "subactions: collect_stone (step 1) needs wood_pickaxe, which no earlier step "
+            "makes and the player does not start with: plan collect_wood, place_table, "
+            "make_wood_pickaxe before it"
         ) in server.requests[-1]["messages"][-1]["content"]
         one = {"subactions": [step("pickaxe_from_scratch")]}  # one routine may do it all
         server.script = [{"content": json.dumps(one)}]
@@ -1094,3 +1093,57 @@ def test_a_verdict_whose_reason_says_the_other_verdict_is_repaired() -> None:
     assert "it opens with 'fail' but success is true" in repair
     agreeing = {"success": False, "reason": "failed: no run placed a table", "suggestion": ""}
     assert VerdictAnswer.model_validate(agreeing).reason == agreeing["reason"]
+
+
+def test_a_plan_is_checked_against_the_worlds_tech_tree() -> None:
+    """A learn session's collect_wood plan was collect_stone, place_table, make_wood_pickaxe
+    (no step collects wood; stone needs a pickaxe) and passed every one-off check: the tech
+    tree's check refuses it saying both, and a plan with no step reaching the goal; it takes
+    the recipes' plans, the builtin agent's plans (its templates make what they need on their
+    way) and a plan with RL, whose coded steps are options."""
+    from types import SimpleNamespace
+
+    from rlgpt_tui.agents.slow import BuiltinSlowAgent, IterationFeedback
+    from rlgpt_tui.agents.slow.checks import tech_tree_check
+    from rlgpt_tui.envs.knowledge import craftax_classic_documentation
+    from rlgpt_tui.library.templates import template_code
+    from rlgpt_tui.tasks import load_catalog
+
+    def step(name: str, mode: str = "code") -> dict:
+        return {"name": name, "description": f"do {name}", "mode": mode, "reason": ""} | {
+            "high_level_actions": []
+        }
+
+    stone_first = ["collect_stone", "place_table", "make_wood_pickaxe"]
+    wrong = {"subactions": [step(n) for n in stone_first]}
+    right = {"subactions": [step("collect_wood")]}
+    with ScriptedLLMServer(responder=scripted_agent) as server:
+        server.script = [{"content": json.dumps(wrong)}, {"content": json.dumps(right)}]
+        team = LLMTeam(client_for(server))
+        plan = team.slow.plan(get_task("collect_wood"), [])
+        repair = server.requests[1]["messages"][-1]["content"]
+    assert [s.name for s in plan.subactions] == ["collect_wood"]
+    assert (
+        "collect_stone (step 1) needs wood_pickaxe, which no earlier step makes and the player "
+        "does not start with: plan collect_wood, place_table, make_wood_pickaxe before it"
+    ) in repair
+    assert "no step reaches the goal collect_wood (the plan ends at make_wood_pickaxe)" in repair
+    docs = craftax_classic_documentation()
+    check = tech_tree_check(docs.recipes, "make_wood_pickaxe")
+    with pytest.raises(ValueError, match="no step reaches the goal make_wood_pickaxe"):
+        check(Plan.model_validate({"subactions": [step("collect_wood"), step("place_table")]}))
+    templates = [name for name in load_catalog() if template_code(name) is not None]
+    builtin = BuiltinSlowAgent(docs.tech_tree)
+    for task in load_catalog().values():
+        if task.scored or task.goal.survive:
+            continue
+        check = tech_tree_check(docs.recipes, task.goal.achievement)
+        recipes_plan = SimpleNamespace(
+            subactions=[SimpleNamespace(name=s.name, mode="code") for s in task.steps(docs)]
+        )
+        check(recipes_plan)  # the recipes' own order passes
+        history: list[IterationFeedback] = []
+        for _ in range(3):
+            plan = builtin.plan(task, history)
+            tech_tree_check(docs.recipes, task.goal.achievement, self_contained=templates)(plan)
+            history.append(IterationFeedback(len(history), plan, {}, 0.0, 0))

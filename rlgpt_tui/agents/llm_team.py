@@ -8,6 +8,7 @@ from rlgpt_tui.agents.critic.llm import LLMCritic
 from rlgpt_tui.agents.fast.llm import LLMFastAgent
 from rlgpt_tui.agents.planner.llm import LLMPlanner
 from rlgpt_tui.agents.slow.llm import LLMSlowAgent
+from rlgpt_tui.agents.slow.records import MeasuredRecords
 from rlgpt_tui.agents.team import AgentTeam
 from rlgpt_tui.envs.knowledge import WorldDocs
 from rlgpt_tui.envs.registry import world_info
@@ -27,11 +28,12 @@ class LLMTeam(AgentTeam):
         world: str | WorldDocs = "craftax",
         shelf: SkillShelf | None = None,
         earlier_ends: Mapping[str, int] | None = None,
+        records: MeasuredRecords | None = None,
     ):
         env = world if isinstance(world, WorldDocs) else world_info(world).documentation()
         super().__init__(
             label=client.settings.agent_label,
-            slow=LLMSlowAgent(client, env, shelf, earlier_ends),
+            slow=LLMSlowAgent(client, env, shelf, earlier_ends, records),
             fast=LLMFastAgent(client, env, shelf),
             critic=LLMCritic(client, env),
             planner=LLMPlanner(client, env, earlier_ends),

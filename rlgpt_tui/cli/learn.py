@@ -64,6 +64,9 @@ def _print_frontier(store: SessionStore, as_json: bool) -> int:
             markup=False,
             highlight=False,
         )
+        for line in (choice["facts_text"], choice["fallback"], choice["mark"]):
+            if line:
+                console.print(f"     {line}", markup=False, highlight=False)
     return 0
 
 
@@ -93,6 +96,7 @@ def _run_learn(store: SessionStore, args: argparse.Namespace) -> int:
         ("--max-tokens", args.max_tokens),
         ("--max-samples", args.max_samples),
         ("--max-tasks", args.max_tasks),
+        ("--max-tries", args.max_tries),
     ):
         if value is not None and value < 1:
             raise UsageError(f"{flag} must be at least 1, got {value}")
@@ -115,6 +119,7 @@ def _run_learn(store: SessionStore, args: argparse.Namespace) -> int:
             ("eval_episodes", args.eval_episodes),
             ("final_episodes", args.final_episodes),
             ("seed", args.seed),
+            ("max_tries", args.max_tries),
         )
         if value is not None
     }

@@ -403,6 +403,13 @@ def add_learn(commands: Commands) -> None:
     )
     learn.add_argument("--seed", type=int, default=None, help="each session's seed")
     learn.add_argument(
+        "--max-tries",
+        type=int,
+        default=None,
+        help="tries of a task not reached before the curriculum leaves it while other tasks "
+        "are open (default: 3)",
+    )
+    learn.add_argument(
         "--retry",
         action="append",
         default=[],

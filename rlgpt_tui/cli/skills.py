@@ -11,10 +11,13 @@ from rlgpt_tui.cli.common import UsageError
 from rlgpt_tui.envs.registry import WORLDS
 from rlgpt_tui.library.compose import COMPOSED_PLAN
 from rlgpt_tui.library.skill_library import SkillLibrary
-from rlgpt_tui.library.storage import COLUMNS, POLICY_COLUMNS
+from rlgpt_tui.library.storage import COLUMNS, POLICY_COLUMNS, where_made
 from rlgpt_tui.report import skill_markdown
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.tasks import get_task
+
+#: the author of a trained policy, where skills are shown (its session is where it was made)
+POLICY_AUTHOR = "PPO (trained by rlgpt)"
 
 
 def cmd_skills(args: argparse.Namespace) -> int:
@@ -26,14 +29,29 @@ def cmd_skills(args: argparse.Namespace) -> int:
         raise UsageError(f"unknown --world {args.world!r}: use one of {', '.join(WORLDS)}")
     if args.action == "list":
         table = Table(title=f"Skill library in {store.path}")
-        for column in (*COLUMNS, "docstring"):
+        for column in (COLUMNS[0], "kind", *COLUMNS[1:], "docstring"):
             table.add_column(column)
         skills = library.skills(args.world)
         for skill in skills:
             first_line = skill.docstring.splitlines()[0] if skill.docstring else ""
-            table.add_row(*skill.cells(), first_line)
-        console.print(table)
+            label, *rest = skill.cells()
+            table.add_row(label, "code", *rest, first_line)
         policies = library.policies(args.world)
+        for world in sorted({p.world for p in policies}):
+            for name, (called, _) in library.policy_skills(world).items():
+                entry = next(p for p in policies if called.label.endswith(f"#{p.id}"))
+                table.add_row(
+                    name,
+                    "policy",
+                    world,
+                    POLICY_AUTHOR,
+                    where_made(entry.made_in, entry.origin),
+                    "-",
+                    entry.figure,
+                    f"{entry.task}'s trained policy (#{entry.id}, {entry.samples:,} samples): "
+                    f"acts until {entry.task}, at most {called.max_steps} steps",
+                )
+        console.print(table)
         if not skills and not policies:
             where = f" for {args.world}" if args.world else ""
             console.print(

@@ -3,12 +3,14 @@
 :class:`BuiltinCurriculum` follows deterministic rules over a :class:`CurriculumState`:
 deaths that end an eighth or more of the recent evaluation episodes propose the tasks that
 answer them (zombies: defeat_zombie; hunger: eat_cow; thirst: collect_drink; exhaustion:
-wake_up; the survival task last); otherwise the next task of the tech tree not yet reached;
+wake_up; the survival task last); otherwise the cheapest open task never tried (its
+prerequisites reached, fewest steps), then the next task of the tech tree not yet reached;
 a task whose prerequisites are weak proposes those first; a failed task comes back once
-something new was reached. :class:`LLMCurriculum` asks a model (prompt:
-``assets/prompts/curriculum.md``) to choose at the frontier, validates its structured
-answer, and falls back to the builtin choice, with the reason recorded, when the answer
-cannot be used.
+something new was reached, and not after ``max_tries`` tries while other tasks are open.
+:class:`LLMCurriculum` asks a model (prompt: ``assets/prompts/curriculum.md``) to choose at
+the frontier, validates its structured answer, and falls back to the builtin choice, with
+the reason recorded, when the answer cannot be used or chooses a task held back (over its
+cap, or failed while open tasks never tried wait).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from rlgpt_tui.curriculum.frontier import CurriculumState, death_tasks, prerequi
 from rlgpt_tui.envs.registry import world_info
 from rlgpt_tui.llm.settings import LLMError
 from rlgpt_tui.tasks import load_catalog
+from rlgpt_tui.text import clipped
 
 PROMPT_FILE = ASSETS_DIR / "prompts" / "curriculum.md"
 BUILTIN = "builtin"
@@ -58,7 +61,23 @@ class BuiltinCurriculum:
     label = BUILTIN
 
     def propose(self, state: CurriculumState) -> Proposal | None:
-        return self.for_deaths(state) or self.next_in_tree(state)
+        return self.for_deaths(state) or self.cheapest_untried(state) or self.next_in_tree(state)
+
+    def cheapest_untried(self, state: CurriculumState) -> Proposal | None:
+        """The cheapest open task never tried whose prerequisites are reached (a model left
+        to choose may leave such tasks, a step or two past what it reached, unproposed while
+        it retries a failing one)."""
+        untried = state.untried()
+        if not untried:
+            return None
+        task = untried[0]
+        needs = ", ".join(prerequisites(task)) or "none needed"
+        return Proposal(
+            task,
+            f"{task}: never tried, its prerequisites reached ({needs}), {state.cost(task)} "
+            "steps: the cheapest open task",
+            BUILTIN,
+        )
 
     def for_deaths(self, state: CurriculumState) -> Proposal | None:
         """A task that answers the commonest way recent episodes ended, if one is open."""
@@ -67,7 +86,7 @@ class BuiltinCurriculum:
             _, advice = state.tree.deaths[end]
             why = f"{count}/{total} recent evaluation episodes ended {end} ({advice})"
             for task in death_tasks(state.tree, end):
-                if not state.eligible(task):
+                if not state.eligible(task) or state.held_back(task):
                     continue
                 first = self._prerequisite_first(state, task, why)
                 if first is not None:
@@ -81,7 +100,7 @@ class BuiltinCurriculum:
         """The first open task of the tech tree whose prerequisites are reached, or an open
         weak prerequisite of one; else any open task."""
         for task in state.tasks:
-            if not state.eligible(task):
+            if not state.eligible(task) or state.held_back(task):
                 continue
             first = self._prerequisite_first(state, task, f"next in the tech tree: {task}")
             if first is not None:
@@ -100,7 +119,10 @@ class BuiltinCurriculum:
 
     def _prerequisite_first(self, state: CurriculumState, task: str, why: str) -> Proposal | None:
         weak = state.weak(task)
-        open_ = [p for p in weak if state.eligible(p)]
+        # a prerequisite whose own prerequisites are reached: never one that would mostly fail
+        open_ = [
+            p for p in weak if state.eligible(p) and not state.held_back(p) and not state.weak(p)
+        ]
         if not open_:
             return None
         shown = ", ".join(f"{p} ({state.figure(p)})" for p in weak)
@@ -152,8 +174,10 @@ class LLMCurriculum:
         tokens_before = self.client.tokens
         started = time.perf_counter()
 
+        held = held_back(state)
+
         def check(answer: CurriculumAnswer) -> None:
-            if answer.task not in open_tasks:
+            if answer.task not in open_tasks and answer.task not in held:
                 raise ValueError(
                     f"task {answer.task!r} is not open now: choose one of {', '.join(open_tasks)}"
                 )
@@ -161,7 +185,7 @@ class LLMCurriculum:
         try:
             answer = self.client.structured(
                 "curriculum",
-                curriculum_messages(state, fallback, open_tasks),
+                curriculum_messages(state, fallback, open_tasks, held),
                 CurriculumAnswer,
                 check,
                 choices={"task": open_tasks},
@@ -175,6 +199,16 @@ class LLMCurriculum:
                 tokens=self.client.tokens - tokens_before,
                 seconds=time.perf_counter() - started,
             )
+        if answer.task in held:  # over its cap, or failed while untried tasks wait
+            return Proposal(
+                fallback.task,
+                fallback.reason,
+                BUILTIN,
+                fallback=f"the model chose {answer.task} ({clipped(answer.reason.strip(), 200)})"
+                f", overridden: {held[answer.task]}: the builtin choice",
+                tokens=self.client.tokens - tokens_before,
+                seconds=time.perf_counter() - started,
+            )
         return Proposal(
             answer.task,
             answer.reason.strip(),
@@ -184,16 +218,26 @@ class LLMCurriculum:
         )
 
 
+def held_back(state: CurriculumState) -> dict[str, str]:
+    """The open tasks not to be chosen now, each with why (over the cap on tries, or failed
+    while open tasks never tried wait): a model that chooses one is overridden."""
+    return {t: why for t in state.tasks if state.is_open(t) and (why := state.held_back(t))}
+
+
 def offered_tasks(state: CurriculumState, suggestion: Proposal) -> list[str]:
     """What the model may choose: the frontier (open tasks whose prerequisites are
     reached) and the rules' suggestion; every open task when the frontier is empty. Offered
     every open task, a model may choose one far beyond what it has reached."""
-    offered = state.ready() or state.candidates()
+    ready = state.ready() or state.candidates()
+    offered = [t for t in ready if not state.held_back(t)] or ready
     return offered if suggestion.task in offered else [*offered, suggestion.task]
 
 
 def curriculum_messages(
-    state: CurriculumState, suggestion: Proposal, offered: list[str] | None = None
+    state: CurriculumState,
+    suggestion: Proposal,
+    offered: list[str] | None = None,
+    held: dict[str, str] | None = None,
 ) -> list[dict[str, str]]:
     """The curriculum prompt: the world and its tasks first, unchanged from call to call
     (a server's prompt cache reuses it), then the frontier, the deaths and the choices."""
@@ -222,6 +266,8 @@ def curriculum_messages(
         "history": "\n".join(history),
         "open": ", ".join(offered if offered is not None else offered_tasks(state, suggestion)),
         "waiting": ", ".join(waiting) or "none",
+        "held": "; ".join((held if held is not None else held_back(state)).values()) or "none",
+        "max_tries": str(state.max_tries),
         "suggestion": f"{suggestion.task} ({suggestion.reason})",
         "example": CurriculumAnswer.EXAMPLE,
         "shape": json.dumps({"task": "string", "reason": "string"}),

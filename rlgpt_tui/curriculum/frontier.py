@@ -6,12 +6,18 @@ A task is *reached* once a finished session's fresh result (its chosen solution 
 decision used) is at the threshold; *trying* while a session on it runs; *stopped* when its latest
 session was stopped before it ended (it resumes); *failed* when tried and below; *not tried*
 otherwise. A failed task *waits* until something new is reached after
-its last try in the record: then it comes back. :func:`frontier` gives a sessions folder's
-learn record and its frontier as one JSON-able object.
+its last try in the record: then it comes back, and not once it was tried ``max_tries``
+times while other tasks are open, nor while open tasks never tried wait (those come first,
+cheapest first: fewest steps from the world's recipes). Each choice records the facts it
+stood on (:func:`choice_facts`: tries, best fresh figure, prerequisites reached), and a
+reason whose words contradict them is marked (:func:`contradiction_mark`).
+:func:`frontier` gives a sessions folder's learn record and its frontier as one JSON-able
+object.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cache
@@ -29,6 +35,10 @@ REACHED, TRYING, FAILED, NOT_TRIED = "reached", "trying", "failed", "not tried"
 STOPPED = "stopped"  # its latest session was stopped before it ended: it resumes
 #: how many of the record's latest sessions tell how episodes end now
 RECENT_SESSIONS = 3
+#: a task not reached is not chosen again after this many tries while other tasks are
+#: open (the learn's ``max_tries`` setting, ``--max-tries``): a task that keeps failing
+#: would otherwise take a learn's tokens from the cheap open tasks (docs/findings.md)
+MAX_TRIES = 3
 
 
 @cache
@@ -51,6 +61,15 @@ def curriculum_tasks(tree: TechTree) -> list[str]:
     ordered += [name for name in ACHIEVEMENTS if name not in ordered]
     ordered.sort(key=lambda name: (name in tree.situational, len(prerequisites(name))))
     return ordered + [name for name in survival_tasks() if name not in ordered]
+
+
+@cache
+def task_cost(env: str, task: str) -> int:
+    """How many steps ``task`` takes from nothing (the world's recipes: place_table 2,
+    collect_stone 4); where the recipes do not say (eat_cow, wake_up), one more than its
+    prerequisites."""
+    steps = world_info(env).documentation().steps_to(task)
+    return len(steps) or len(prerequisites(task)) + 1
 
 
 def death_tasks(tree: TechTree, end: str) -> list[str]:
@@ -118,6 +137,45 @@ class CurriculumState:
     choices: list[LearnChoice]  # the record's choices so far
     recent_ends: Counter[str]  # how the record's latest sessions' evaluation episodes ended
     skipped: set[str] = field(default_factory=set)
+    max_tries: int = MAX_TRIES
+
+    def tries(self, task: str) -> int:
+        row = self.rows.get(task)
+        return row.tries if row is not None else 0
+
+    def over_cap(self, task: str) -> bool:
+        """Tried ``max_tries`` times or more and not reached."""
+        return not self.reached(task) and self.tries(task) >= self.max_tries
+
+    def cost(self, task: str) -> int:
+        return task_cost(self.env, task)
+
+    def untried(self) -> list[str]:
+        """The open tasks never tried whose prerequisites are reached, cheapest first (the
+        situational ones, whose moment may not come, and the survival tasks last)."""
+        order = {t: i for i, t in enumerate(self.tasks)}
+        last = self.tree.situational | set(survival_tasks())
+        tasks = [t for t in self.ready() if not self.tries(t)]
+        return sorted(tasks, key=lambda t: (t in last, self.cost(t), order[t]))
+
+    def held_back(self, task: str) -> str:
+        """Why ``task`` is not to be chosen now, though open ('' when it may be): tried
+        ``max_tries`` times while other tasks are open, or failed while open tasks never
+        tried wait."""
+        if self.reached(task) or not self.tries(task):
+            return ""
+        if self.over_cap(task) and any(not self.over_cap(t) for t in self._open() if t != task):
+            return (
+                f"{task} was tried {self.tries(task)}x ({self.figure(task)}), the cap is "
+                f"{self.max_tries} while other tasks are open"
+            )
+        untried = [t for t in self.untried() if t != task]
+        if untried:
+            return (
+                f"{task} failed ({self.figure(task)}, tried {self.tries(task)}x) while open "
+                f"tasks never tried wait: {', '.join(untried[:4])}"
+            )
+        return ""
 
     def reached(self, task: str) -> bool:
         return self.rows[task].status == REACHED if task in self.rows else False
@@ -137,9 +195,19 @@ class CurriculumState:
         last = max((c.position for c in self.choices if c.task == task), default=0)
         return [c.task for c in self.choices if c.position > last and c.status == REACHED]
 
-    def eligible(self, task: str) -> bool:
+    def _open(self) -> list[str]:
         """Not reached, not skipped by a person, not waiting for something new."""
+        return [t for t in self.tasks if self.is_open(t)]
+
+    def is_open(self, task: str) -> bool:
         return not self.reached(task) and task not in self.skipped and not self.waiting(task)
+
+    def eligible(self, task: str) -> bool:
+        """Open (not reached, not skipped by a person, not waiting for something new), and
+        not over the cap on tries while other tasks are open."""
+        if not self.is_open(task):
+            return False
+        return not self.over_cap(task) or all(self.over_cap(t) for t in self._open())
 
     def candidates(self) -> list[str]:
         return [t for t in self.tasks if self.eligible(t)]
@@ -157,6 +225,102 @@ class CurriculumState:
         if row is None or row.best is None:
             return "not tried" if row is None or not row.tries else "no fresh result"
         return f"best {row.best:.2f}"
+
+
+def choice_facts(state: CurriculumState, task: str) -> dict[str, Any]:
+    """What a choice of ``task`` stands on, as the record has it when it is made: its tries,
+    best fresh figure and status, its prerequisites reached and missing, the threshold, and
+    each task's figures (what a reason may cite)."""
+    row = state.rows.get(task)
+    figures = {
+        name: [round(value, 2) for value in (r.best, *(r.ci or ())) if value is not None]
+        for name, r in state.rows.items()
+        if r.best is not None
+    }
+    return {
+        "tries": state.tries(task),
+        "best": row.best if row is not None else None,
+        "status": row.status if row is not None else NOT_TRIED,
+        "prerequisites_reached": [p for p in prerequisites(task) if state.reached(p)],
+        "prerequisites_missing": state.weak(task),
+        "threshold": state.threshold,
+        "task": task,
+        "figures": figures,  # task -> its best fresh figure and interval
+    }
+
+
+def facts_text(facts: dict[str, Any]) -> str:
+    """``tried 1x, best 0.67; prerequisites reached: collect_wood`` ('' for no facts)."""
+    if not facts:
+        return ""
+    best = "no fresh result" if facts.get("best") is None else f"best {facts['best']:.2f}"
+    tries = facts.get("tries", 0)
+    text = f"tried {tries}x, {best}" if tries else "not tried"
+    reached = ", ".join(facts.get("prerequisites_reached") or []) or "none needed"
+    missing = facts.get("prerequisites_missing") or []
+    text += f"; prerequisites reached: {reached}"
+    return text + (f" (missing: {', '.join(missing)})" if missing else "")
+
+
+_DECIMAL = re.compile(r"(?<![\d.])(\d?\.\d+)(?!\d)")
+_PERCENT = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d+)?)\s*%")
+_NOT_TRIED = re.compile(
+    r"\b(?:not|never)\s+(?:(?:yet|been|even)\s+)*(?:tried|attempted)|\buntried\b|"
+    r"\bno (?:tries|attempts)\b|\bfirst (?:try|attempt)\b",
+    re.IGNORECASE,
+)
+_ABOVE = re.compile(r"\babove (?:the |its )?threshold|\balready reached\b", re.IGNORECASE)
+
+
+def contradictions(reason: str, facts: dict[str, Any]) -> list[str]:
+    """What ``reason`` claims that the record (``facts``, :func:`choice_facts`) does not say:
+    a success rate that is neither the threshold nor a figure of the chosen task or of a task
+    the reason names (a rate made up for a task never tried), "not tried" of a task tried,
+    or "above the threshold" of a task below it."""
+    if not facts:
+        return []
+    found = []
+    figures: dict[str, list[float]] = facts.get("figures") or {}
+    task = facts.get("task", "")
+    known = [float(facts.get("threshold", 0.0))]
+    for name, values in figures.items():
+        if name == task or re.search(rf"\b{re.escape(name)}\b", reason):
+            known += [float(v) for v in values]
+    cited = [float(v) for v in _DECIMAL.findall(reason)]
+    cited += [float(v) / 100 for v in _PERCENT.findall(reason)]
+    for value in cited:
+        if value <= 1 and not any(abs(value - k) < 0.006 for k in known):
+            found.append(f"cites {value:.2f}, no figure of the record")
+    tries = facts.get("tries", 0)
+    if tries and _NOT_TRIED.search(reason):
+        found.append("says not tried")
+    best, threshold = facts.get("best"), facts.get("threshold", 1.0)
+    if _ABOVE.search(reason) and (best is None or best < threshold):
+        found.append("says above the threshold")
+    return found
+
+
+def contradiction_mark(reason: str, facts: dict[str, Any]) -> str:
+    """``⚠ contradicts the record: tried 1x, best 0.67 (says not tried)``, or '' when the
+    reason's claims agree with the facts it stood on."""
+    found = contradictions(reason, facts)
+    if not found:
+        return ""
+    tries = facts.get("tries", 0)
+    best = "no fresh result" if facts.get("best") is None else f"best {facts['best']:.2f}"
+    record = f"tried {tries}x, {best}" if tries else "not tried"
+    return f"⚠ contradicts the record: {record} ({'; '.join(found)})"
+
+
+def choice_row(choice: LearnChoice) -> dict[str, Any]:
+    """A choice as the frontier gives it: its record, the facts it stood on in words, and
+    the mark of a model's reason that contradicts them (the rules' and a person's words
+    come from the record, or are a person's)."""
+    row = choice.as_dict()
+    row["facts_text"] = facts_text(choice.facts)
+    model = choice.chooser.startswith("llm:")
+    row["mark"] = contradiction_mark(choice.reason, choice.facts) if model else ""
+    return row
 
 
 #: the frontier's columns, as the CLI's table and the app's screen show them
@@ -260,6 +424,7 @@ def curriculum_state(store: SessionStore, learn_id: int) -> CurriculumState:
         choices=choices,
         recent_ends=recent_ends(store, choices),
         skipped=set(learn.skipped(learn_id)),
+        max_tries=int(run.settings.get("max_tries") or MAX_TRIES),
     )
 
 
@@ -307,5 +472,5 @@ def frontier(store: SessionStore) -> dict[str, Any] | None:
         "tokens": sum(c.tokens + c.curriculum_tokens for c in choices) + live.tokens,
         "samples": sum(c.samples for c in choices) + live.total_samples,
         "frontier": [r.as_dict() for r in rows.values()],
-        "choices": [c.as_dict() for c in choices],
+        "choices": [choice_row(c) for c in choices],
     }

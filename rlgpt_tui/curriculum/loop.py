@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rlgpt_tui.agents.slow.records import MeasuredRecords, SubActionRecord
 from rlgpt_tui.curriculum.agents import (
     PERSON,
     BuiltinCurriculum,
@@ -28,8 +29,10 @@ from rlgpt_tui.curriculum.agents import (
     Proposal,
 )
 from rlgpt_tui.curriculum.frontier import (
+    MAX_TRIES,
     REACHED,
     CurriculumState,
+    choice_facts,
     curriculum_state,
     curriculum_tasks,
     world_tree,
@@ -50,7 +53,9 @@ WATCH_S = 1.0
 
 @dataclass
 class SessionPlan:
-    """What each session of a learn run gets (the ``rlgpt-tui run`` flags it shares)."""
+    """The learn's settings: what each session of a learn run gets (the ``rlgpt-tui run``
+    flags it shares), and ``max_tries`` (``--max-tries``), the curriculum's cap on tries of
+    a task not reached while other tasks are open."""
 
     iterations: int = 3
     samples_per_iteration: int | None = None
@@ -59,6 +64,7 @@ class SessionPlan:
     eval_episodes: int = 64
     final_episodes: int | None = None
     seed: int = 0
+    max_tries: int = MAX_TRIES
 
 
 @dataclass
@@ -336,6 +342,7 @@ class Learner:
             proposal.fallback,
             proposal.tokens,
             proposal.seconds,
+            facts=choice_facts(self.state(), proposal.task),
         )
         position = len(self.choices())
         note = f" [{proposal.fallback}]" if proposal.fallback else ""
@@ -382,6 +389,21 @@ class Learner:
             self.llm,
             library=session_library(run.library),
             earlier_ends=self.state().recent_ends,
+            records=self.records(),
+        )
+
+    def records(self) -> MeasuredRecords:
+        """Each task's sessions in this world, by code and by RL: what a session's slow agent
+        reads of each sub-action named for a task (a task failed by code is next tried with
+        RL)."""
+        run = self.learn.get(self.run_record.id)
+        return MeasuredRecords(
+            run.threshold,
+            {
+                task: SubActionRecord(task, r.code_tries, r.code_best, r.rl_tries, r.rl_best)
+                for task, r in self.learn.task_records(run.env).items()
+                if r.code_tries or r.rl_tries
+            },
         )
 
     def _run_session(self, session, choice_id: int) -> None:

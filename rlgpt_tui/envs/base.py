@@ -338,6 +338,51 @@ def decode_views(rows: np.ndarray, light: np.ndarray) -> list[View]:
     return views
 
 
+_DIRECTIONS = ((-1, 0), (1, 0), (0, -1), (0, 1))  # the observation's direction one-hot order
+
+
+def view_observations(views: list[View]) -> np.ndarray:
+    """The symbolic observation (:data:`OBSERVATION_SEGMENTS`' layout, float32 rows) of
+    ``views``, computed as Craftax-Classic's ``render_craftax_symbolic`` computes it from the
+    game's state: the 7x9 map one-hot over blocks then mob channels, inventory and stats as
+    float16 tenths (as XLA rounds them), the facing direction one-hot, daylight, sleeping. A
+    View holds every input of that function, so a policy trained on the world's
+    observation acts on a View alone (a policy skill in a sandbox worker); a test checks
+    equality on real Craftax steps."""
+    n = len(views)
+    channels = len(BLOCK_NAMES) + len(MOB_NAMES)
+    cells = np.zeros((n, VIEW_ROWS, VIEW_COLS, channels), dtype=np.float32)
+    tenths = np.zeros((n, len(INVENTORY_ITEMS) + len(STATS)), dtype=np.float16)
+    rest = np.zeros((n, 6), dtype=np.float32)  # direction one-hot, daylight, sleeping
+    unknown = _BLOCK_INDEX["unknown"]
+    for k, view in enumerate(views):
+        for r, line in enumerate(view.grid):
+            for c, block in enumerate(line):
+                cells[k, r, c, _BLOCK_INDEX.get(block, unknown)] = 1.0
+        left = view.position[0] - VIEW_COLS // 2
+        top = view.position[1] - VIEW_ROWS // 2
+        for name, x, y in view.mobs:
+            r, c = y - top, x - left
+            if 0 <= r < VIEW_ROWS and 0 <= c < VIEW_COLS and name in _MOB_INDEX:
+                cells[k, r, c, len(BLOCK_NAMES) + _MOB_INDEX[name]] = 1.0
+        tenths[k] = [view.inventory.get(item, 0) for item in INVENTORY_ITEMS] + [
+            view.health,
+            view.food,
+            view.drink,
+            view.energy,
+        ]
+        if view.facing in _DIRECTIONS:
+            rest[k, _DIRECTIONS.index(view.facing)] = 1.0
+        rest[k, 4] = view.daylight
+        rest[k, 5] = float(view.sleeping)
+    # float16 tenths as XLA computes the renderer's ``x / 10.0``: times float16(0.1), rounded
+    # to float16 (a true division rounds 3 and 7 to the other neighbour)
+    tenths = tenths * np.float16(0.1)
+    return np.concatenate(
+        [cells.reshape(n, -1), tenths.astype(np.float32), rest], axis=1, dtype=np.float32
+    )
+
+
 @dataclass
 class StepResult:
     """What :meth:`World.step` returns, one row per env.

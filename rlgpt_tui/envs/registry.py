@@ -42,6 +42,9 @@ class WorldInfo:
     # "module:function" giving the world's WorldDocs without importing its backend (the
     # class's own ``documentation``; Craftax amends Crafter's recipes)
     docs: str = "rlgpt_tui.envs.knowledge:crafter_documentation"
+    # its observation is :func:`~rlgpt_tui.envs.base.view_observations` of its Views (tested
+    # on real steps), so a policy trained on it runs as a skill in a sandbox worker
+    views_observe: bool = False
 
     @property
     def cls(self) -> type[World]:
@@ -102,6 +105,7 @@ WORLDS: dict[str, WorldInfo] = {
             segments=tuple(OBSERVATION_SEGMENTS),
             options=_craftax_options,
             docs="rlgpt_tui.envs.knowledge:craftax_classic_documentation",
+            views_observe=True,
         ),
         WorldInfo(
             "crafter",

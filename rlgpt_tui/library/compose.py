@@ -261,14 +261,17 @@ def _entry(name: str) -> str:
     return f"skill_{name}_act"
 
 
-def _rewrite_calls(source: str) -> str:
+def _rewrite_calls(source: str, policies: Collection[str] = ()) -> str:
     """``source`` with each ``ctx.skill("x")`` replaced by ``skill_x_act(ctx)`` in place
-    (the rest of the text, comments included, unchanged)."""
+    (the rest of the text, comments included, unchanged), but for the names in
+    ``policies`` (policy skills: the call stays, and runs the policy in the worker)."""
     data = source.encode()
     offsets = [0]  # byte offset of each line, as the parser counts lines (\n, \r\n, \r)
     for line in data.splitlines(keepends=True):
         offsets.append(offsets[-1] + len(line))
     for found in reversed(skill_calls(source)):
+        if found.name in policies:
+            continue
         call = found.call
         assert call.end_lineno is not None and call.end_col_offset is not None  # parsed code
         start = offsets[call.lineno - 1] + call.col_offset
@@ -287,21 +290,25 @@ def linked_skills(source: str) -> list[str]:
     return LINK_MARK.findall(source)
 
 
-def link_skills(source: str, library: dict[str, str]) -> str:
+def link_skills(source: str, library: dict[str, str], policies: Collection[str] = ()) -> str:
     """``source`` with the library skills it calls (``yield from ctx.skill("name")``, also
     from within those skills) appended, each skill's top-level functions renamed
-    ``skill_<name>_<function>``, and the calls pointed at them. Code without such calls is
-    returned as it is. An unknown name raises ValueError naming the library's skills."""
+    ``skill_<name>_<function>``, and the calls pointed at them. A name in ``policies`` (a
+    skill whose best-proven version is a trained policy) keeps its call: the policy skill
+    loaded with the code runs it. Code without such calls is returned as it is. An unknown
+    name raises ValueError naming the library's skills."""
     needed: dict[str, str] = {}
     frontier = [source]
     for _ in range(MAX_SKILL_DEPTH + 1):
         names = {c.name for text in frontier for c in skill_calls(text)}
-        names -= set(needed)
+        names -= set(needed) | set(policies)
         if not names:
             break
         unknown = sorted(n for n in names if n not in library)
         if unknown:
-            known = ", ".join(sorted(library)) or "none (the session's library is empty)"
+            known = ", ".join(sorted({*library, *policies})) or (
+                "none (the session's library is empty)"
+            )
             raise ValueError(
                 f"ctx.skill({unknown[0]!r}): no library skill of that name; use one of {known}"
             )
@@ -311,9 +318,10 @@ def link_skills(source: str, library: dict[str, str]) -> str:
         raise ValueError(f"ctx.skill calls nest deeper than {MAX_SKILL_DEPTH} library skills")
     if not needed:
         return source
-    parts = [_rewrite_calls(source).rstrip("\n")]
+    parts = [_rewrite_calls(source, policies).rstrip("\n")]
     for name, skill in needed.items():
-        tree = _prefixed(_reachable(ast.parse(_rewrite_calls(skill)), "act"), f"skill_{name}_")
+        linked = _rewrite_calls(skill, policies)
+        tree = _prefixed(_reachable(ast.parse(linked), "act"), f"skill_{name}_")
         parts.append(f"# library skill {name} (ctx.skill({name!r}))\n{ast.unparse(tree)}")
     return "\n\n\n".join(parts) + "\n"
 

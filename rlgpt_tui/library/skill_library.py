@@ -25,7 +25,7 @@ from pathlib import Path
 
 from rlgpt_tui.envs.registry import WORLDS, world_info
 from rlgpt_tui.labels import agent_label
-from rlgpt_tui.library.compose import COMPOSED_PLAN, compose_sources
+from rlgpt_tui.library.compose import COMPOSED_PLAN, compose_sources, link_skills, skill_calls
 from rlgpt_tui.library.record import reused_versions, skills_for_steps
 from rlgpt_tui.library.shelf import (
     BUILTIN,
@@ -55,7 +55,9 @@ from rlgpt_tui.library.storage import (
     digest_bytes,
 )
 from rlgpt_tui.rl.policyfile import PolicyFileError, SavedPolicy, read_policies, write_policy
+from rlgpt_tui.rl.policyskill import check_policy, policy_skill, proven
 from rlgpt_tui.skills.checker import CodeValidationError
+from rlgpt_tui.skills.policy import PolicySkill, PolicySkillError
 from rlgpt_tui.skills.validation import validate
 from rlgpt_tui.tasks import Task
 
@@ -131,6 +133,52 @@ class SkillLibrary:
     def policies(self, world: str | None = None) -> list[LibraryPolicy]:
         """The trained policies (without their weights)."""
         return self._kept.policies(world)
+
+    # -- what code calls ---------------------------------------------------------------------------
+    def policy_skills(self, world: str) -> dict[str, tuple[PolicySkill, float]]:
+        """Of each task, the trained policy of ``world`` that can be called as a skill
+        (:func:`~rlgpt_tui.rl.policyskill.policy_skill`) and is best proven, with how far
+        it is proven (the lower end of its success's 95% interval)."""
+        found: dict[str, tuple[PolicySkill, float]] = {}
+        for policy in self._kept.saved_policies(world):
+            label = f"{policy.task} policy #{getattr(policy, 'id', 0)}"
+            try:
+                skill = policy_skill(policy, label)
+            except PolicySkillError:
+                continue  # a PPO start only (coded actions in its action space, ...)
+            held = found.get(skill.name)
+            if held is None or proven(policy) > held[1]:
+                found[skill.name] = (skill, proven(policy))
+        return found
+
+    def callable_skills(self, world: str) -> tuple[dict[str, str], tuple[PolicySkill, ...]]:
+        """What ``yield from ctx.skill("name")`` runs in ``world``: of each name, the
+        library's best-proven version, its code (name: source) or its trained policy,
+        whichever measured better on the skill's task (the lower ends of their success
+        rates' 95% intervals; code on a tie)."""
+        code = {
+            name: skill.source for name, skill in self.best(world).items() if name != COMPOSED_PLAN
+        }
+        policies = []
+        for name, (skill, measured) in self.policy_skills(world).items():
+            held = self.best(world, name).get(name)
+            if held is None or measured > held.record.proven(name):
+                code.pop(name, None)
+                policies.append(skill)
+        return code, tuple(policies)
+
+    def link(self, source: str, world: str) -> tuple[str, tuple[PolicySkill, ...]]:
+        """``source`` with the library's code skills it calls linked in
+        (:func:`~rlgpt_tui.library.compose.link_skills`), and the policy skills it calls,
+        to validate and run it with (``validate(..., policies=...)``). LibraryError naming
+        the library's skills for an unknown name."""
+        code, policies = self.callable_skills(world)
+        try:
+            linked = link_skills(source, code, {p.name for p in policies})
+        except ValueError as error:
+            raise LibraryError(str(error)) from None
+        called = {c.name for c in skill_calls(linked)}
+        return linked, tuple(p for p in policies if p.name in called)
 
     # -- what a session starts from ---------------------------------------------------------------
     def offer(self, choice: str, world: str) -> SkillShelf:
@@ -368,6 +416,10 @@ class SkillLibrary:
         for policy in found:
             if digest_bytes(policy.weights) in held:
                 continue
+            try:  # its world known here, its weights fit that world's observation and actions
+                check_policy(policy)
+            except PolicySkillError as error:
+                raise LibraryError(f"{error}{NOTHING}") from None
             for spec in policy.rl_config.get("coded_actions", []):
                 try:
                     validate(spec["name"], spec["source"], spec.get("description", ""))

@@ -393,7 +393,9 @@ def action_program(
 ) -> ActionProgram:
     """What a worker loads to run ``action`` in ``slot`` (``dry_run``: once per recorded
     view, at load; ``memory_key``: the ``ctx.memory`` its calls share in an episode)."""
-    return ActionProgram(slot, action.name, action.source, action.limits, dry_run, memory_key)
+    return ActionProgram(
+        slot, action.name, action.source, action.limits, dry_run, memory_key, action.policies
+    )
 
 
 def validate_code(actions: list[CodedAction], dry_run: bool = True) -> None:

@@ -80,6 +80,7 @@ class ActionProgram:
     limits: Any  # rlgpt_tui.skills.runtime.CodedActionLimits
     dry_run: bool = False
     memory_key: str | None = None  # which ctx.memory its calls share (default: its name)
+    policies: tuple = ()  # rlgpt_tui.skills.policy.PolicySkill: what its ctx.skill runs
 
 
 @dataclass

@@ -12,7 +12,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from rlgpt_tui.envs.base import View, decode_views
@@ -30,7 +30,7 @@ from rlgpt_tui.sandbox.protocol import (
     Step,
     Stepped,
 )
-from rlgpt_tui.skills.api import PROVIDED_NAMES, SkillContext
+from rlgpt_tui.skills.api import PROVIDED_NAMES, EpisodeMemory, SkillContext
 from rlgpt_tui.skills.checker import (
     BudgetExceeded,
     CodeValidationError,
@@ -39,6 +39,7 @@ from rlgpt_tui.skills.checker import (
     describe_error,
 )
 from rlgpt_tui.skills.outcomes import CallEnd, safe_text
+from rlgpt_tui.skills.policy import PolicySkill, policy_table
 from rlgpt_tui.skills.runtime import (
     DRY_RUN_STEPS,
     CodedActionLimits,
@@ -56,6 +57,7 @@ class _Loaded:
     act: Callable[[SkillContext], Any]
     limits: CodedActionLimits
     memory_key: str
+    policies: dict[str, PolicySkill] = field(default_factory=dict)  # what its ctx.skill runs
 
 
 @dataclass
@@ -75,7 +77,7 @@ class WorkerState:
         self.reward: _Reward | None = None
         self.calls: dict[int, CodedCall] = {}
         self.parked: dict[tuple[int, int], CodedCall] = {}  # (env, slot) -> a parked call
-        self.memories: dict[int, dict[str, dict]] = {}
+        self.memories: dict[int, dict[str, EpisodeMemory]] = {}
         self.rngs: dict[int, random.Random] = {}
         self.seed = 0
 
@@ -127,7 +129,11 @@ class WorkerState:
             spec.source, spec.name, PROVIDED_NAMES, "act", must_be_generator=True, arity=1
         )
         loaded = _Loaded(
-            spec.name, program.function("act"), spec.limits, spec.memory_key or spec.name
+            spec.name,
+            program.function("act"),
+            spec.limits,
+            spec.memory_key or spec.name,
+            policy_table(spec.policies),
         )
         if spec.dry_run:
             self._dry_run(loaded)
@@ -136,7 +142,10 @@ class WorkerState:
     def _dry_run(self, loaded: _Loaded) -> None:
         """Run on recorded Views; each step gets a fresh copy of the View, as in a world."""
         for index, view in enumerate(recorded_views()):
-            call = CodedCall(loaded.act, loaded.limits, {}, random.Random(index))
+            memory = EpisodeMemory()
+            call = CodedCall(
+                loaded.act, loaded.limits, memory, random.Random(index), loaded.policies
+            )
             self._mark(index)  # the app watches each dry-run call's wall clock too
             for _ in range(DRY_RUN_STEPS):
                 if call.next_action(View.from_dict(view.to_dict())) is None:
@@ -186,7 +195,8 @@ class WorkerState:
                 self._close(env, self.parked.pop(key))
         for env, slot in request.start:
             loaded = self.programs[slot]
-            memory = self.memories.setdefault(env, {}).setdefault(loaded.memory_key, {})
+            memories = self.memories.setdefault(env, {})
+            memory = memories.setdefault(loaded.memory_key, EpisodeMemory())
             rng = self.rngs.get(env)
             if rng is None:
                 rng = self.rngs[env] = random.Random(self.seed * 100_003 + env)
@@ -194,7 +204,9 @@ class WorkerState:
             if old is not None:
                 self._close(env, old)
             parked = self.parked.pop((env, slot), None)  # resumed with the budget it had left
-            self.calls[env] = parked or CodedCall(loaded.act, loaded.limits, memory, rng)
+            self.calls[env] = parked or CodedCall(
+                loaded.act, loaded.limits, memory, rng, loaded.policies
+            )
         asked = request.ask
         views = decode_views(request.rows, request.light) if asked else []
         actions: list[int] = []
@@ -212,7 +224,7 @@ class WorkerState:
             action = call.next_action(view)
             self._mark(-1)
             if call.ctx is not None and len(call.ctx.begun) > before:
-                begun.append((env, call.ctx.begun[before:]))
+                begun.append((env, list(call.ctx.begun[before:])))
             if action is None:
                 assert call.end is not None  # next_action returns None once the call ended
                 actions.append(-1)
@@ -246,7 +258,12 @@ class WorkerState:
     def _reward_once(reward: _Reward, prev: View, now: View) -> tuple[float, str | None]:
         try:
             with budget(reward.ticks, reward.seconds):
-                value = float(reward.function(prev, now))
+                returned = reward.function(prev, now)
+            # a number, never a text: float() of a text of a million digits would parse it
+            # outside the call's budget
+            if not isinstance(returned, int | float):
+                raise TypeError(f"reward returned a {type(returned).__name__}, not a number")
+            value = float(returned)
             if not math.isfinite(value):
                 raise ValueError(f"reward is {value}")
         except BudgetExceeded as error:

@@ -23,6 +23,7 @@ import functools
 import random
 from collections import deque
 from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any, cast
 
@@ -37,6 +38,8 @@ from rlgpt_tui.envs.base import (
 )
 from rlgpt_tui.skills.checker import end_budget
 from rlgpt_tui.skills.grid import Paths, nearest_tile, shortest_paths, visible_blocks
+from rlgpt_tui.skills.outcomes import bounded_text
+from rlgpt_tui.skills.policy import POLICY_MARK, PolicySkill, run_policy
 
 
 class Action(IntEnum):
@@ -62,6 +65,7 @@ class Action(IntEnum):
 
 
 MAX_STEPS_BEGUN, MAX_STEP_NAME = 32, 60  # a call's ctx.begin_step record: steps, name length
+MAX_NOTES, MAX_NOTE = 20, 200  # a call's ctx.log record: notes, characters each
 
 Position = tuple[int, int]
 Steps = Generator[int, None, bool]
@@ -75,7 +79,6 @@ MOVES: dict[Position, Action] = {
 # blocks a pickaxe turns into path (the tool each needs is checked by the game)
 MINEABLE: frozenset[str] = frozenset({"stone", "coal", "iron", "diamond"})
 HOSTILE: frozenset[str] = frozenset({"zombie", "skeleton"})
-SEEN_KEY = "seen blocks"  # ctx.memory entry holding the remembered map (see ctx.recall)
 PLACEABLE_ON: dict[str, frozenset[str]] = {
     "stone": frozenset({"grass", "sand", "path", "water", "lava"}),
     "table": frozenset({"grass", "sand", "path"}),
@@ -99,7 +102,7 @@ generators: call them with `yield from` (their return value is True on success).
   (e.g. "tree", "water", "stone", "cow", "table"), preferring reachable ones.
 - ctx.is_near(name, distance=1) -> bool: a block of that name within `distance` tiles.
 - ctx.recall(*names) -> (x, y) or None: the closest block of those names seen so far in this
-  episode (a map of every View, kept in ctx.memory), e.g. water or a table out of sight.
+  episode (a map of every View so far), e.g. water or a table out of sight.
   ctx.enclosed() -> bool: no mob can reach the player (the walkable tiles around it are
   walled off).
 - yield from ctx.go_to((x, y), max_steps=30, dig=False): walk until next to that position
@@ -117,7 +120,9 @@ generators: call them with `yield from` (their return value is True on success).
 - yield from ctx.make(item): craft e.g. "wood_pickaxe" at a table (iron tools: a table and a
   furnace), first walking back to the ones seen in this episode when none is next to you.
 - yield from ctx.skill("name"): run a skill of the session's library (the request lists
-  them) and get its result; the library's validated code runs, not a copy you rewrite.
+  them) and get its result (True on success); the library's best-proven version runs, its
+  validated code or its trained policy (which acts until the skill's goal is met or its
+  step budget ends; its steps count against this action's budget), not a copy you rewrite.
 - ctx.memory: a dict kept across calls of this action within one episode.
 - ctx.random: a seeded random.Random. ctx.log(message): note for the run record.
 - Only `math` may be imported. No files, network, processes, underscores or eval.
@@ -164,14 +169,44 @@ def _acting(method: Callable[..., Steps]) -> Callable[..., Steps]:
     return watched
 
 
+#: every View of an episode folded into {pos: block} and {block: {pos}} (see ctx.recall)
+RememberedMap = dict[str, Any]
+
+
+def new_map() -> RememberedMap:
+    """An empty remembered map."""
+    return {"blocks": {}, "where": {}, "last": None}
+
+
+@dataclass
+class EpisodeMemory:
+    """What one coded action keeps across its calls in one episode: ``ctx.memory``, the
+    code's own, and the remembered map, the skill API's, which the code cannot reach (the
+    trusted helpers that read it must not walk what untrusted code put there)."""
+
+    public: dict = field(default_factory=dict)
+    seen: RememberedMap = field(default_factory=new_map)
+
+
 class SkillContext:
     """The ``ctx`` object of one coded-action call. Only public attributes are reachable."""
 
-    def __init__(self, view: View, memory: dict, rng: random.Random):
+    def __init__(
+        self,
+        view: View,
+        memory: dict,
+        rng: random.Random,
+        seen: RememberedMap | None = None,
+        policies: dict[str, PolicySkill] | None = None,
+    ):
         self.memory = memory
+        self._seen = seen if seen is not None else new_map()
+        self._policies = policies or {}  # the policy skills this action may call, by name
         self.random = rng
-        self.notes: list[str] = []
-        self.begun: list[str] = []  # the plan steps this call began (begin_step)
+        # what the call leaves for its record: private (the checker refuses the names), so
+        # only log and begin_step add to them, within MAX_NOTES and MAX_STEPS_BEGUN
+        self._notes: list[str] = []
+        self._begun: list[str] = []  # the plan steps this call began (begin_step)
         self._cached_paths: tuple[View, Paths] | None = None
         self._cached_distances: tuple[View | None, dict[Position, int]] = (None, {})
         self._cached_blocks: tuple[View | None, list[tuple[str, Position]]] = (None, [])
@@ -194,10 +229,10 @@ class SkillContext:
         if seen["last"] is not view:
             self._record(seen, view)
 
-    # -- the remembered map (every View of the episode, kept in ctx.memory) ---------------
-    def _map(self) -> dict:
-        """The remembered map: every View of the episode (kept in ctx.memory)."""
-        return self.memory.setdefault(SEEN_KEY, {"blocks": {}, "where": {}, "last": None})
+    # -- the remembered map (every View of the episode, kept beside ctx.memory) ---------
+    def _map(self) -> RememberedMap:
+        """The remembered map: every View of the episode, out of the code's reach."""
+        return self._seen
 
     @staticmethod
     def _record(seen: dict, view: View) -> None:
@@ -246,17 +281,43 @@ class SkillContext:
         _known(item, INVENTORY_ITEMS, "inventory item")
         return self.view.inventory.get(item, 0) >= count
 
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """The call's ``ctx.log`` notes (read-only)."""
+        return tuple(self._notes)
+
+    @property
+    def begun(self) -> tuple[str, ...]:
+        """The plan steps this call began (read-only; see :meth:`begin_step`)."""
+        return tuple(self._begun)
+
     def log(self, message: Any) -> None:
-        if len(self.notes) < 20:
-            self.notes.append(str(message)[:200])
+        if len(self._notes) < MAX_NOTES:
+            self._notes.append(bounded_text(message, MAX_NOTE))
 
     def begin_step(self, name: Any) -> None:
         """Mark that the plan's step ``name`` begins in this call. A plan composed of
         several coded actions calls it before each step, so that the skill library counts,
         for every step, the calls that ran it."""
-        name = str(name)[:MAX_STEP_NAME]
-        if name not in self.begun and len(self.begun) < MAX_STEPS_BEGUN:
-            self.begun.append(name)
+        name = bounded_text(name, MAX_STEP_NAME)
+        if name not in self._begun and len(self._begun) < MAX_STEPS_BEGUN:
+            self._begun.append(name)
+
+    def skill(self, name: Any) -> Steps:
+        """Run the library's trained policy ``name`` (a policy skill loaded with this coded
+        action) until its goal is met (True), its step budget ends or a stop condition it
+        was saved with holds (False). A library skill whose best version is code never
+        gets here: its code is linked into the caller's source."""
+        name = bounded_text(name, MAX_STEP_NAME)
+        policy = self._policies.get(name)
+        if policy is None:
+            known = ", ".join(sorted(self._policies)) or "none"
+            raise ValueError(
+                f"ctx.skill({name!r}): no library skill of that name is "
+                f"loaded with this code (policy skills: {known})"
+            )
+        self.begin_step(POLICY_MARK + policy.name)  # the library counts its calls
+        return (yield from run_policy(self, policy))
 
     def _blocked(self) -> set[Position]:
         return {(x, y) for name, x, y in self.view.mobs}

@@ -33,6 +33,7 @@ from types import CodeType
 from typing import Any, NoReturn, TypeVar
 
 from rlgpt_tui.envs.base import ACTION_NAMES
+from rlgpt_tui.skills.outcomes import bounded_message
 
 MAX_CONSTANT = 1_000_000
 MAX_RANGE = 100_000
@@ -348,7 +349,7 @@ def describe_error(error: BaseException) -> str:
             line = tb.tb_lineno
         tb = tb.tb_next
     where = f" (line {line})" if line else ""
-    return f"{type(error).__name__}: {error}{where}{_attribute_hint(error)}"
+    return f"{type(error).__name__}: {bounded_message(error)}{where}{_attribute_hint(error)}"
 
 
 def _attribute_hint(error: BaseException) -> str:
@@ -367,6 +368,8 @@ def attribute_hint(name: str, obj: Any) -> str:
         return f"; {name} is a primitive action: `yield Action.{name.upper()}`"
     if isinstance(obj, dict):
         return f"; it is a dict: use [{name!r}] or .get({name!r}, 0)"
+    if isinstance(obj, tuple) and name in ("append", "extend", "insert"):
+        return "; it is read-only (ctx.notes and ctx.begun are): ctx.log(message) adds a note"
     if name in ("x", "y") and hasattr(obj, "position"):  # ctx.view.x
         return "; the position is a pair: `x, y = ctx.view.position`"
     public = sorted(n for n in dir(obj) if not n.startswith("_"))

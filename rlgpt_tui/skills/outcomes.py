@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import reprlib
 from enum import StrEnum
+from typing import Any
 
+from rlgpt_tui.text import clipped
 from rlgpt_tui.text import safe_text as stored_text
 
 MAX_DETAIL = 300  # characters of an error message kept with a call's end
@@ -51,3 +54,41 @@ def safe_text(text: str, limit: int = MAX_DETAIL) -> str:
     sequence in an error message must not reach the screen) but newlines and tabs."""
     text = stored_text(str(text), limit)
     return "".join(ch if ch >= " " or ch in "\n\t" else "?" for ch in text)
+
+
+def _bounded_repr() -> reprlib.Repr:
+    shown = reprlib.Repr()  # Python 3.11's Repr takes no arguments
+    shown.maxlevel, shown.maxstring, shown.maxother, shown.maxlong = 3, MAX_DETAIL, MAX_DETAIL, 60
+    return shown
+
+
+_BOUNDED = _bounded_repr()
+
+
+def bounded_text(value: Any, limit: int = MAX_DETAIL) -> str:
+    """``str(value)`` of a value untrusted code made, at most ``limit`` characters (a cut
+    marked "..."), at a cost bounded by ``limit``.
+
+    ``str`` of a list of a million texts joins them all before anything can cut the
+    result; here a text is sliced first and any other value is shown by :mod:`reprlib`,
+    which looks at a few items of each container."""
+    text = value[: limit + 1] if isinstance(value, str) else _BOUNDED.repr(value)
+    return safe_text(clipped(text, limit), limit)
+
+
+def bounded_message(error: BaseException, limit: int = MAX_DETAIL) -> str:
+    """``str(error)``, its cost bounded by ``limit``: untrusted code may raise
+    ``ValueError(huge_list)``, whose ``str`` would show every item."""
+    args = error.args
+    small = len(args) <= 8 and all(
+        (isinstance(a, str) and len(a) <= 4 * limit) or isinstance(a, int | float | None)
+        for a in args
+    )
+    if small or isinstance(error, UnicodeError):  # their own ``str`` is bounded then
+        try:
+            return safe_text(str(error), limit)
+        except ValueError:  # e.g. an int too large to print
+            pass
+    if len(args) == 1:
+        return bounded_text(args[0], limit)
+    return bounded_text(args[:8], limit)

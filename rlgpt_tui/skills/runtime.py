@@ -18,9 +18,10 @@ from typing import Any
 
 from rlgpt_tui import ASSETS_DIR, read_asset
 from rlgpt_tui.envs.base import ACTION_NAMES, View
-from rlgpt_tui.skills.api import MAX_STEPS_BEGUN, SkillContext
+from rlgpt_tui.skills.api import MAX_STEPS_BEGUN, EpisodeMemory, SkillContext
 from rlgpt_tui.skills.checker import BudgetExceeded, CodeValidationError, budget, describe_error
 from rlgpt_tui.skills.outcomes import CallEnd, safe_text
+from rlgpt_tui.skills.policy import PolicySkill
 
 RECORDED_VIEWS = ASSETS_DIR / "views" / "recorded_views.json"
 DRY_RUN_STEPS = 24
@@ -57,6 +58,8 @@ class CodedAction:
     description: str = ""
     limits: CodedActionLimits = field(default_factory=CodedActionLimits)
     version: int | None = None
+    # the library's trained policies its ``ctx.skill("name")`` calls run (data, not code)
+    policies: tuple[PolicySkill, ...] = ()
 
 
 def check_name(name: str) -> None:
@@ -90,8 +93,16 @@ class CodedCall:
     """One running call of a coded action, inside a sandbox worker. Feed Views, get
     primitive action indices; ``end`` says why it ended."""
 
-    def __init__(self, act: Any, limits: CodedActionLimits, memory: dict, rng: random.Random):
+    def __init__(
+        self,
+        act: Any,
+        limits: CodedActionLimits,
+        memory: EpisodeMemory,
+        rng: random.Random,
+        policies: dict[str, PolicySkill] | None = None,
+    ):
         self.act = act
+        self.policies = policies
         self.limits = limits
         self.memory = memory
         self.rng = rng
@@ -120,7 +131,10 @@ class CodedCall:
         try:
             with budget(limits.ticks_per_step, max(0.0, limits.seconds - self.seconds)):
                 if self.ctx is None:
-                    self.ctx = SkillContext(view, self.memory, self.rng)
+                    memory = self.memory
+                    self.ctx = SkillContext(
+                        view, memory.public, self.rng, memory.seen, self.policies
+                    )
                     self._generator = self.act(self.ctx)
                 else:
                     self.ctx.view = view
@@ -157,7 +171,7 @@ class CodedCall:
 
     def _end(self, reason: CallEnd, detail: str = "") -> None:
         self.end = reason
-        notes = self.ctx.notes if self.ctx is not None else []
+        notes = self.ctx.notes if self.ctx is not None else ()
         self.detail = safe_text("; ".join(filter(None, [detail, *notes])))  # ctx.log's notes
         generator, self._generator = self._generator, None
         if reason is not CallEnd.RETURNED and generator is not None:
@@ -167,7 +181,9 @@ class CodedCall:
 
 
 def _short_repr(value: Any) -> str:
-    if isinstance(value, int | float | str | bool | type(None)):
+    if isinstance(value, str):
+        return safe_text(repr(value[:61]), 60)  # sliced first: it may be huge
+    if isinstance(value, int | float | bool | type(None)):
         try:
             return safe_text(repr(value), 60)
         except BaseException:  # noqa: BLE001 - e.g. an int too large to print

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from rlgpt_tui.sandbox import validate_code
 from rlgpt_tui.skills.checker import CodeValidationError
+from rlgpt_tui.skills.policy import PolicySkill
 from rlgpt_tui.skills.runtime import (
     CodedAction,
     CodedActionLimits,
@@ -61,22 +62,28 @@ def validate(
     limits: CodedActionLimits | None = None,
     version: int | None = None,
     dry_run: bool = True,
+    policies: tuple[PolicySkill, ...] = (),
 ) -> ValidatedAction:
     """Validate ``source`` as coded action ``name``: checks here, then one round trip to
     the validation worker (compile, allow-lists, and a dry run on recorded Views unless
-    ``dry_run`` is False). Raises :class:`CodeValidationError` naming the fix."""
+    ``dry_run`` is False). ``policies``: the library's trained policies its
+    ``ctx.skill("name")`` calls run (they travel with it, dry run included). Raises
+    :class:`CodeValidationError` naming the fix."""
     check_name(name)
     check_source(f"coded action {name!r}", source)
     limits = limits or CodedActionLimits()
     started = time.perf_counter()
-    validate_code([CodedAction(name, source, description, limits, version)], dry_run=dry_run)
+    action = CodedAction(name, source, description, limits, version, tuple(policies))
+    validate_code([action], dry_run=dry_run)
     record = ValidationRecord(
         dry_run=dry_run,
         views=len(recorded_views()) if dry_run else 0,
         seconds=round(time.perf_counter() - started, 4),
         at=time.time(),
     )
-    return ValidatedAction(name, source, description, limits, version, validation=record)
+    return ValidatedAction(
+        name, source, description, limits, version, tuple(policies), validation=record
+    )
 
 
 __all__ = [

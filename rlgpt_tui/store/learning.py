@@ -66,6 +66,7 @@ class LearnChoice:
     wall_s: float
     created_at: float
     finished_at: float | None
+    facts: dict[str, Any] = field(default_factory=dict)  # what the choice stood on
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -83,6 +84,7 @@ class LearnChoice:
             "curriculum_tokens": self.curriculum_tokens,
             "samples": self.samples,
             "wall_s": round(self.wall_s, 1),
+            "facts": self.facts,
         }
 
 
@@ -109,6 +111,11 @@ class TaskRecord:
     last_session: int | None = None
     running_session: int | None = None  # a session on it that runs now
     sessions: list[int] = field(default_factory=list)  # newest first
+    # finished sessions by what their chosen solution was: code, or RL (RL + code too)
+    code_tries: int = 0
+    code_best: float | None = None
+    rl_tries: int = 0
+    rl_best: float | None = None
 
 
 class LearnStore:
@@ -210,7 +217,9 @@ class LearnStore:
         fallback: str = "",
         curriculum_tokens: int = 0,
         curriculum_s: float = 0.0,
+        facts: dict[str, Any] | None = None,
     ) -> int:
+        """A new choice; ``facts``: what it stood on (the task's tries, best figure, ...)."""
         with self.store._errors(), self.db.atomic():
             position = self.db.execute(
                 "SELECT COUNT(*) FROM learn_choices WHERE learn_id = ?", [learn_id]
@@ -232,6 +241,7 @@ class LearnStore:
                     "samples": 0,
                     "wall_s": 0.0,
                     "created_at": time.time(),
+                    "facts": json.dumps(facts or {}),
                 }
             )
             return inserted_id(table.last_pk)
@@ -344,6 +354,13 @@ class LearnStore:
             if row["status"] == "running" and _owner_alive(row["owner_pid"], row["owner_host"]):
                 record.running_session = record.running_session or row["id"]
             result = row["result"]
+            if row["status"] == "finished" and row["result_kind"]:
+                if row["result_kind"] == "code":
+                    record.code_tries += 1
+                    record.code_best = _higher(record.code_best, result)
+                else:
+                    record.rl_tries += 1
+                    record.rl_best = _higher(record.rl_best, result)
             if (
                 row["status"] == "finished"
                 and result is not None
@@ -385,6 +402,12 @@ class LearnStore:
                 [session_id],
             ).fetchall()
         return [r[0] for r in rows if r[0]]
+
+
+def _higher(best: float | None, value: float | None) -> float | None:
+    if value is None:
+        return best
+    return value if best is None else max(best, value)
 
 
 def _run(row: dict[str, Any]) -> LearnRun:
@@ -430,4 +453,14 @@ def _choice(row: dict[str, Any]) -> LearnChoice:
         wall_s=row["wall_s"] or 0.0,
         created_at=row["created_at"],
         finished_at=row["finished_at"],
+        facts=_facts(row.get("facts")),
     )
+
+
+def _facts(text: str | None) -> dict[str, Any]:
+    """A choice's recorded facts (none for a choice recorded before they were)."""
+    try:
+        value = json.loads(text or "{}")
+    except json.JSONDecodeError:
+        return {}
+    return value if isinstance(value, dict) else {}

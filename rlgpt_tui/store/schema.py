@@ -327,5 +327,23 @@ def _v9(db: Database) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9]
+def _v10(db: Database) -> None:
+    """Each learn choice keeps the facts it stood on (JSON: the task's tries, best fresh
+    figure and status, its prerequisites reached, the record's figures), so that a reason
+    contradicting them is marked."""
+    table_of(db, "learn_choices").add_column("facts", str)
+
+
+MIGRATIONS: list[Callable[[Database], None]] = [
+    _v1,
+    _v2,
+    _v3,
+    _v4,
+    _v5,
+    _v6,
+    _v7,
+    _v8,
+    _v9,
+    _v10,
+]
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from rlgpt_tui.agents.schemas import MAX_SUBACTIONS, Plan, SubAction
 from rlgpt_tui.agents.slow.base import IterationFeedback, SlowAgent
+from rlgpt_tui.agents.slow.records import MeasuredRecords
 from rlgpt_tui.envs.base import ACHIEVEMENTS
 from rlgpt_tui.envs.knowledge import TechTree, crafter_tech_tree
 from rlgpt_tui.library.templates import template_code
@@ -144,10 +145,19 @@ def revise_library(task: Task, last: IterationFeedback, tree: TechTree | None = 
 
 
 class BuiltinSlowAgent(SlowAgent):
-    """Plans from the world's tech tree (``tree``; Crafter's when none is given)."""
+    """Plans from the world's tech tree (``tree``; Crafter's when none is given) and the
+    sub-actions' measured ``records``: a task whose code fell short (once, in an earlier
+    session) is not coded whole, and a prerequisite code fell short at twice is not offered
+    as code (RL learns it within the task)."""
 
-    def __init__(self, tree: TechTree | None = None) -> None:
+    def __init__(
+        self, tree: TechTree | None = None, records: MeasuredRecords | None = None
+    ) -> None:
         self.tree = _tree(tree)
+        self.records = records
+
+    def _code_failed(self, name: str, task: Task) -> str:
+        return self.records.code_failed(name, task.name) if self.records is not None else ""
 
     def plan(self, task: Task, history: list[IterationFeedback]) -> Plan:
         if task.scored:
@@ -178,7 +188,8 @@ class BuiltinSlowAgent(SlowAgent):
                 ],
                 notes="builtin: iteration 0 learns everything",
             )
-        if stage >= 2 and template_code(task.name) is not None:
+        failed = self._code_failed(task.name, task)
+        if stage >= 2 and template_code(task.name) is not None and not failed:
             return Plan(
                 subactions=[
                     SubAction(
@@ -193,6 +204,17 @@ class BuiltinSlowAgent(SlowAgent):
         # iteration 1 also offers the task's own code, which the policy starts as
         own = stage == 1 and template_code(task.name) is not None
         helpers = coded_helpers(task, target_of(task, self.tree), own)
+        dropped = [
+            h.name
+            for h in helpers
+            if h.name != own_code_name(task) and self._code_failed(h.name, task)
+        ]
+        helpers = [h for h in helpers if h.name not in dropped]
+        notes = "builtin: coded navigation added to the RL action space"
+        if failed:
+            notes += f"; {failed}: RL learns it (its code is only an option)"
+        if dropped:
+            notes += f"; code fell short at {', '.join(dropped)} twice: RL learns them"
         return Plan(
             subactions=helpers
             + [
@@ -204,7 +226,7 @@ class BuiltinSlowAgent(SlowAgent):
                     high_level_actions=[h.name for h in helpers],
                 )
             ],
-            notes="builtin: coded navigation added to the RL action space",
+            notes=notes,
         )
 
 

@@ -97,6 +97,11 @@ class FrontierScreen(Screen):
                 f"{escape(c['chooser'])}: {escape(c['reason'])}"
                 + (f" [{escape(c['fallback'])}]" if c["fallback"] else "")
             )
+            facts = c.get("facts_text") or ""
+            if facts:  # what the choice stood on, beside the words
+                lines.append(f"   [dim]record: {escape(facts)}[/dim]")
+            if c.get("mark"):
+                lines.append(f"   [b yellow]{escape(c['mark'])}[/b yellow]")
         pending = self.learn.pending_commands(data["learn"])
         if pending:
             asked = ", ".join(f"{p.kind} {p.task}".strip() for p in pending)

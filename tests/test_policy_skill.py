@@ -1,0 +1,254 @@
+"""A trained policy is a skill that code calls: ``yield from ctx.skill("collect_wood")``
+runs the library's best-proven version, here a policy, as a numpy forward pass over the
+observation computed from the View, in real sandbox workers on a real Craftax world."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+from stable_baselines3.common.policies import ActorCriticPolicy
+
+from rlgpt_tui.envs.base import (
+    BLOCK_NAMES,
+    MAP_FEATURES,
+    MOB_NAMES,
+    OBSERVATION_SEGMENTS,
+    OBSERVATION_SIZE,
+    VIEW_COLS,
+    decode_views,
+    encode_views,
+    view_observations,
+)
+from rlgpt_tui.library.skill_library import SkillLibrary
+from rlgpt_tui.library.skillfile import SkillFile, format_skill_file
+from rlgpt_tui.library.storage import LibraryError
+from rlgpt_tui.rl.episodes import run_one_call_each
+from rlgpt_tui.rl.policyfile import POLICY_FOLDER, SavedPolicy, write_policy
+from rlgpt_tui.rl.policyskill import policy_skill
+from rlgpt_tui.skills.outcomes import CallEnd
+from rlgpt_tui.skills.runtime import CodedActionLimits, recorded_views
+from rlgpt_tui.skills.validation import validate
+from rlgpt_tui.store import SessionStore
+
+CHANNELS = len(BLOCK_NAMES) + len(MOB_NAMES)
+TREE = BLOCK_NAMES.index("tree")
+DIRECTION = OBSERVATION_SEGMENTS["direction"].start
+LEFT, RIGHT, UP, DOWN, DO = 1, 2, 3, 4, 5
+# neighbour cell (row, col) of each direction, in the observation's direction order
+NEIGHBOURS = [(3, 3), (3, 5), (2, 4), (4, 4)]
+CALLER = (
+    "def act(ctx):\n"
+    '    done = yield from ctx.skill("collect_wood")\n'
+    '    ctx.log("collect_wood returned " + str(done))\n'
+)
+
+
+def npz(arrays: dict[str, Any]) -> bytes:
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **arrays)
+    return buffer.getvalue()
+
+
+def tree_seeker() -> dict[str, np.ndarray]:
+    """An MLP actor (SB3's parameter names) built by hand: `do` when facing a tree, else
+    step toward the visible trees (each weighted by 1/distance), else step right."""
+    hidden = np.zeros((8, OBSERVATION_SIZE), dtype=np.float32)
+    bias = np.zeros(8, dtype=np.float32)
+    for d, (r, c) in enumerate(NEIGHBOURS):  # units 0-3: facing a tree in direction d
+        hidden[d, (r * VIEW_COLS + c) * CHANNELS + TREE] = 10.0
+        hidden[d, DIRECTION + d] = 10.0
+        bias[d] = -15.0
+    for r in range(7):  # units 4-7: trees on each side, near ones weigh more
+        for c in range(VIEW_COLS):
+            if (r, c) == (3, 4):
+                continue
+            weight = 0.01 / (abs(r - 3) + abs(c - 4))
+            index = (r * VIEW_COLS + c) * CHANNELS + TREE
+            for d, on_side in enumerate((c < 4, c > 4, r < 3, r > 3)):
+                if on_side:
+                    hidden[4 + d, index] = weight
+    head = np.zeros((17, 8), dtype=np.float32)
+    head_bias = np.zeros(17, dtype=np.float32)
+    head[DO, :4] = 50.0
+    head_bias[DO] = 200.0
+    for d, move in enumerate((LEFT, RIGHT, UP, DOWN)):
+        head[move, 4 + d] = 100.0
+    head_bias[RIGHT] = 0.05
+    return {
+        "mlp_extractor.policy_net.0.weight": hidden,
+        "mlp_extractor.policy_net.0.bias": bias,
+        "action_net.weight": head,
+        "action_net.bias": head_bias,
+    }
+
+
+def saved(weights: dict[str, np.ndarray], horizon: int, **config) -> SavedPolicy:
+    return SavedPolicy(
+        task="collect_wood",
+        world="craftax",
+        subaction="collect_wood",
+        rl_config={"task": "collect_wood", "env": "craftax", "horizon": horizon, **config},
+        authors={},
+        samples=1000,
+        measure="success_rate",
+        value=0.9,
+        ci95=(0.8, 0.95),
+        episodes=64,
+        deterministic=True,
+        made_in="a test",
+        weights=npz(weights),
+    )
+
+
+def library_with(tmp_path, policy: SavedPolicy) -> SkillLibrary:
+    """A library (a real sessions database) that imported ``policy`` beside a code
+    collect_wood that measured worse, from a folder as `skills export` writes it."""
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    code = SkillFile(
+        "collect_wood",
+        "craftax",
+        'def act(ctx):\n    """Wander."""\n    yield from ctx.explore(4)\n',
+        record={"tasks": {"collect_wood": {"evaluations": 1, "successes": 2, "episodes": 20}}},
+    )
+    (folder / code.file_name).write_text(format_skill_file(code))
+    write_policy(folder, policy, 1)
+    library = SkillLibrary(SessionStore(tmp_path / "sessions"))
+    added, _, policies = library.import_folder(folder)
+    assert len(added) == 1 and policies == 1
+    return library
+
+
+def test_the_observation_computed_from_views_is_the_worlds_on_real_craftax_steps(
+    craftax8,
+) -> None:
+    """The worker sees Views; a policy was trained on the world's observation. Computed
+    from the Views (as the world gives them, and as they reach a worker encoded), it is
+    the world's, float for float, over random play (moves, damage, crafting, night)."""
+    craftax8.reset(3)
+    rng = np.random.default_rng(3)
+    for _ in range(150):
+        result = craftax8.step(rng.integers(0, 17, craftax8.num_envs))
+        world = np.asarray(result.obs)
+        assert np.array_equal(view_observations(craftax8.views()), world)
+        assert np.array_equal(view_observations(decode_views(*craftax8.view_rows())), world)
+
+
+def test_a_policy_skills_actor_is_the_sb3_policys() -> None:
+    """A real SB3 MLP policy's parameters, saved as the library saves them, give the same
+    action logits in the numpy forward pass a worker runs."""
+    observation = ["inventory", "intrinsics", "direction"]
+    size = sum(OBSERVATION_SEGMENTS[s].stop - OBSERVATION_SEGMENTS[s].start for s in observation)
+    policy = ActorCriticPolicy(
+        gym.spaces.Box(0.0, 1.0, (size,), np.float32),
+        gym.spaces.Discrete(5),
+        lr_schedule=lambda _: 3e-4,
+        net_arch=[32, 16],
+    )
+    arrays = {k: v.detach().numpy() for k, v in policy.state_dict().items()}
+    primitives = ["noop", "move_left", "move_right", "do", "sleep"]
+    skill = policy_skill(
+        saved(arrays, 50, observation=observation, primitives=primitives), "a test"
+    )
+    view = decode_views(*encode_one())[0]
+    obs = view_observations([view])[:, MAP_FEATURES : MAP_FEATURES + size]
+    with torch.no_grad():
+        categorical: Any = policy.get_distribution(torch.as_tensor(obs)).distribution
+        expected = categorical.logits.numpy()
+    logits = skill.logits(view)
+    assert np.allclose(logits - logits.max(), expected[0] - expected[0].max(), atol=1e-5)
+    assert skill.actions == (0, 1, 2, 5, 6)
+
+
+def encode_one() -> tuple[np.ndarray, np.ndarray]:
+    return encode_views(recorded_views()[:1])
+
+
+def test_code_calling_a_policy_skill_returns_true_once_its_goal_is_met(craftax8, tmp_path) -> None:
+    """(a) The library holds collect_wood as code (measured 2/20) and as a policy
+    (measured 0.9 of 64): code's ctx.skill("collect_wood") runs the policy, in the
+    sandbox workers, and gets True where the policy collected wood."""
+    library = library_with(tmp_path, saved(tree_seeker(), horizon=150))
+    code, policies = library.callable_skills("craftax")
+    assert "collect_wood" not in code and [p.name for p in policies] == ["collect_wood"]
+    linked, used = library.link(CALLER, "craftax")
+    assert linked == CALLER  # the call stays: the worker runs the policy
+    assert [p.label for p in used] == ["collect_wood policy #1"]
+    action = validate("wood_then", linked, limits=CodedActionLimits(max_steps=200), policies=used)
+    craftax8.reset(11)
+    _, after, records = run_one_call_each(craftax8, action, seed=11)
+    returned = [r.detail for r in records]
+    assert "collect_wood returned True" in returned, returned
+    for record, view in zip(records, after, strict=True):
+        assert record.end is CallEnd.RETURNED, record
+        got = "collect_wood" in view.achievements
+        assert record.detail == f"collect_wood returned {got}"
+        assert record.steps <= 150
+        assert "policy:collect_wood" in record.begun  # the library counts its calls
+
+
+def test_a_policy_skill_ends_at_its_step_budget_and_counts_against_the_callers(
+    craftax8, tmp_path
+) -> None:
+    """(b) A policy that never reaches its goal returns False after its step budget (its
+    training's horizon, 5); in a caller with a smaller budget (3), the caller's ends it."""
+    idle = {k: np.zeros_like(v) for k, v in tree_seeker().items()}  # always noop
+    library = library_with(tmp_path, saved(idle, horizon=5))
+    linked, used = library.link(CALLER, "craftax")
+    craftax8.reset(12)
+    action = validate("wood_then", linked, policies=used)
+    _, _, records = run_one_call_each(craftax8, action, seed=12)
+    assert {(r.steps, r.end, r.detail) for r in records} == {
+        (5, CallEnd.RETURNED, "collect_wood returned False")
+    }
+    short = validate("wood_then", linked, limits=CodedActionLimits(max_steps=3), policies=used)
+    _, _, records = run_one_call_each(craftax8, short, seed=12)
+    assert {(r.steps, r.end) for r in records} == {(3, CallEnd.STEP_BUDGET)}
+
+
+def test_a_policy_for_another_world_or_observation_is_refused_on_import_by_name(
+    tmp_path,
+) -> None:
+    """(c) A policy whose weights take another observation, or filed under a world this
+    app lacks, is refused on import by name with the fix; nothing is imported."""
+    small = tree_seeker()  # as if trained on the inventory alone
+    small["mlp_extractor.policy_net.0.weight"] = np.zeros((8, 12), np.float32)
+    folder = tmp_path / "other"
+    folder.mkdir()
+    code = SkillFile("explore", "craftax", "def act(ctx):\n    yield from ctx.explore(4)\n")
+    (folder / code.file_name).write_text(format_skill_file(code))
+    write_policy(folder, saved(small, 50), 1)
+    library = SkillLibrary(SessionStore(tmp_path / "sessions"))
+    with pytest.raises(LibraryError) as refused:
+        library.import_folder(folder)
+    message = str(refused.value)
+    assert message.startswith("collect_wood policy (craftax): mlp_extractor.policy_net.0.weight")
+    assert "12 observation floats where 1345 come" in message and "export them again" in message
+    assert "nothing was imported" in message and len(message.splitlines()) == 1
+    assert library.skills() == [] and library.policies() == []
+    header = folder / POLICY_FOLDER / "collect_wood-craftax-p1.json"
+    data = json.loads(header.read_text())
+    header.write_text(json.dumps(data | {"world": "minecraft"}))
+    (folder / POLICY_FOLDER / "collect_wood-craftax-p1.npz").write_bytes(npz(tree_seeker()))
+    with pytest.raises(
+        LibraryError, match=r"^collect_wood policy \(minecraft\): world 'minecraft'"
+    ):
+        library.import_folder(folder)
+    assert library.policies() == []
+
+
+def test_a_policy_over_coded_actions_is_no_skill_and_says_why() -> None:
+    """Policies whose actions include coded actions stay PPO starts; as a skill they are
+    refused naming the fix (only policies over primitive actions are called for now)."""
+    spec = {"name": "wander", "source": "def act(ctx):\n    yield 0\n"}
+    weights = tree_seeker()
+    weights["action_net.weight"] = np.zeros((18, 8), np.float32)
+    weights["action_net.bias"] = np.zeros(18, np.float32)
+    with pytest.raises(ValueError, match="only a policy over primitive actions"):
+        policy_skill(saved(weights, 50, coded_actions=[spec]))
