@@ -55,6 +55,7 @@ class PolicySkill:
     stop_at: Mapping[str, int] = field(default_factory=dict)  # a stat at or below: stop
     deterministic: bool = True
     label: str = ""  # e.g. "collect_wood policy #3"
+    ref: str = ""  # how a recorded coded action names it (a digest of its weights)
 
     def __post_init__(self) -> None:
         if self.goal_achievement is not None and self.goal_achievement not in ACHIEVEMENTS:
