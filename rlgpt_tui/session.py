@@ -113,7 +113,7 @@ class Session:
         self.chain = chain
         self.on_event: EventHandler = lambda event: None
         self.control = ControlPlane(settings.task)  # pause, stop, edits: every stage's
-        self.control.library = {s.name: s.source for s in shelf.skills} if shelf else {}
+        self.control.library = shelf
         self.engine = Engine(settings, team, self._record, resume=resume, control=self.control)
 
     @property

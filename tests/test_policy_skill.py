@@ -252,3 +252,30 @@ def test_a_policy_over_coded_actions_is_no_skill_and_says_why() -> None:
     weights["action_net.bias"] = np.zeros(18, np.float32)
     with pytest.raises(ValueError, match="only a policy over primitive actions"):
         policy_skill(saved(weights, 50, coded_actions=[spec]))
+
+
+SECOND = (
+    "def act(ctx):\n"
+    '    first = yield from ctx.skill("collect_wood")\n'
+    "    before = ctx.view.step\n"
+    '    second = yield from ctx.skill("collect_wood")\n'
+    '    ctx.log(f"{first} {second} {ctx.view.step - before}")\n'
+)
+
+
+def test_a_second_call_in_one_episode_is_not_met_by_the_first(craftax8, tmp_path) -> None:
+    """A policy skill's goal is met since its call began: in one episode, a second
+    ctx.skill("collect_wood") after the first collected wood does not return True at
+    once; it acts (its achievement cannot be unlocked again) to its step budget."""
+    library = library_with(tmp_path, saved(tree_seeker(), horizon=150))
+    linked, used = library.link(SECOND, "craftax")
+    action = validate("twice", linked, limits=CodedActionLimits(max_steps=400), policies=used)
+    craftax8.reset(11)
+    _, _, records = run_one_call_each(craftax8, action, seed=11)
+    details = [r.detail for r in records if r.end is CallEnd.RETURNED]
+    assert any(d.startswith("True ") for d in details), records
+    for detail in details:
+        first, second, steps = detail.split()
+        assert second == "False"
+        if first == "True":
+            assert int(steps) == 150  # acted its whole budget, not met at once

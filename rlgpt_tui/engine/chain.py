@@ -193,7 +193,7 @@ def _run_stages(settings, team, on_event, recorded, on_stage, control, task) -> 
         run = runs[k] if k < len(runs) else None
         if run is not None and finished(run):
             checkpoints = partial(checkpoint_folder, stage_settings.artifacts_dir)
-            solution, samples = recorded_stage_solution(run, checkpoints)
+            solution, samples = recorded_stage_solution(run, checkpoints, team.fast.shelf)
         else:
             resume = ResumeState.from_events(run) if run else None
             engine = Engine(stage_settings, team, on_event, resume=resume, control=control)

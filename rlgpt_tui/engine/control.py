@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
@@ -26,7 +26,7 @@ from pydantic import ValidationError
 
 from rlgpt_tui.agents.schemas import Plan
 from rlgpt_tui.engine import events as ev
-from rlgpt_tui.library.compose import link_skills
+from rlgpt_tui.library.shelf import SkillShelf
 from rlgpt_tui.rl.config import FLAT_FIELDS, RLConfig, group_flat_fields
 from rlgpt_tui.skills.checker import CodeValidationError
 from rlgpt_tui.skills.validation import ValidatedAction, validate
@@ -116,22 +116,22 @@ class RLConfigEdit(Edit):
 E = TypeVar("E", bound=Edit)
 
 
-def check_code(
-    subaction: str, code: str, library: Mapping[str, str] | None = None
-) -> ValidatedAction:
+def check_code(subaction: str, code: str, library: SkillShelf | None = None) -> ValidatedAction:
     """Validate code for ``subaction`` as agent code is (one round trip to the validation
     worker: blocks, so a UI calls it off its own thread); raise EditRefused with the error.
-    ``library``: the session's skills (name: source) that ``yield from ctx.skill("name")``
-    runs; their code is appended to the person's before validation, as for an LLM's."""
-    skills = {name: source for name, source in (library or {}).items() if name != subaction}
+    ``library``: the session's shelf, whose best-proven version of each name ``yield from
+    ctx.skill("name")`` runs: code is appended to the person's before validation, as for
+    an LLM's; a trained policy is validated and run with it."""
+    policies: tuple = ()
+    if library is not None:
+        try:
+            code, policies = library.link(code, leave_out=subaction)
+        except ValueError as error:  # an unknown skill (the message lists the library's)
+            raise EditRefused(str(error)) from None
+        except SyntaxError:
+            pass  # validation names the syntax error
     try:
-        code = link_skills(code, skills)
-    except ValueError as error:  # an unknown skill (the message lists the library's)
-        raise EditRefused(str(error)) from None
-    except SyntaxError:
-        pass  # validation names the syntax error
-    try:
-        return validate(subaction, code)
+        return validate(subaction, code, policies=policies)
     except CodeValidationError as error:
         raise EditRefused(str(error).splitlines()[0]) from None
 
@@ -180,8 +180,8 @@ class ControlPlane:
         # would_apply(what, target): why such an edit made now could never take effect (the
         # run's last iteration is past the point that uses it), or None; set by the engine
         self.would_apply: Callable[[str, str], str | None] = lambda what, target: None
-        # the session's library (name: source): what ctx.skill("name") in a person's code runs
-        self.library: dict[str, str] = {}
+        # the session's shelf: what ctx.skill("name") in a person's code runs (code or policy)
+        self.library: SkillShelf | None = None
 
     def attach(self, sink: EventSink, where: Callable[[], tuple[int, str]]) -> None:
         """Send outcome events to ``sink``; ``where()`` gives (iteration, agent) for them."""

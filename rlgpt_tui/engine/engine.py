@@ -215,7 +215,7 @@ class Engine:
         # it plays are unchanged): the training's while the plan's code is tried, or the
         # critic runs' while a plan without code trains
         self._preparing.append(s.prepare_next_world(trains_first=not plan.coded()))
-        judged = CodeStep.replayed(plan, cut.judged) if cut is not None else None
+        judged = CodeStep.replayed(plan, cut.judged, ctx.shelf) if cut is not None else None
         self.position.coded_done |= set(judged.verdicts) if judged else set()
         code = code_step(ctx, plan, self.code, self.sampled, judged)
         self.code.update(code.code)

@@ -21,6 +21,7 @@ from rlgpt_tui.engine.ends import RunEnd
 from rlgpt_tui.engine.solution import StageSolution
 from rlgpt_tui.envs.registry import world_info
 from rlgpt_tui.library.compose import compose_sources
+from rlgpt_tui.library.shelf import SkillShelf
 from rlgpt_tui.rl.config import RLConfig
 from rlgpt_tui.rl.episodes import EpisodeTally
 from rlgpt_tui.rl.train import checkpoint_samples, load_checkpoint
@@ -160,9 +161,14 @@ def finished(run: ev.Records) -> bool:
     return end is not None and end.ended_on_its_own
 
 
-def recorded_stage_solution(run: ev.Records, checkpoint_dir: Callable[[int, str], Path | None]):
+def recorded_stage_solution(
+    run: ev.Records,
+    checkpoint_dir: Callable[[int, str], Path | None],
+    shelf: SkillShelf | None = None,
+):
     """The solution a finished stage run chose (its final choice on fresh worlds; for older
-    runs its best iteration), rebuilt from its events.
+    runs its best iteration), rebuilt from its events; code calling policy skills runs
+    ``shelf``'s (those it recorded, while the shelf holds them).
 
     Returns ``(StageSolution | None, training samples the stage spent)``.
     """
@@ -187,7 +193,9 @@ def recorded_stage_solution(run: ev.Records, checkpoint_dir: Callable[[int, str]
     )
     if config is not None and only_coded in {c.name for c in config.coded_actions}:
         spec = next(c for c in config.coded_actions if c.name == only_coded)  # RL started from it
-        return StageSolution(task, coded=validate(spec.name, spec.source)), state.total_samples
+        policies = shelf.policies_called(spec.source, spec.policies) if shelf else ()
+        coded = validate(spec.name, spec.source, policies=policies)
+        return StageSolution(task, coded=coded), state.total_samples
     # a policy (a final choice names code by only_coded; a plan of code alone may have
     # trained from it)
     if only_coded is None and (bool(chosen_events) or plan is not None and plan.learned()):
@@ -207,4 +215,5 @@ def recorded_stage_solution(run: ev.Records, checkpoint_dir: Callable[[int, str]
     env = next(e.env for e in events if isinstance(e, ev.SessionStarted))
     recipes = world_info(env).documentation().recipes
     name, source = parts[0] if len(parts) == 1 else ("plan", compose_sources(parts, recipes))
-    return StageSolution(task, coded=validate(name, source)), state.total_samples
+    policies = shelf.policies_called(source) if shelf else ()
+    return StageSolution(task, coded=validate(name, source, policies=policies)), state.total_samples

@@ -14,17 +14,22 @@ the usual repair asks the LLM for new code, which the library keeps as a new ver
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rlgpt_tui.envs.knowledge import crafter_tech_tree
+from rlgpt_tui.library.compose import link_skills, skill_calls
 from rlgpt_tui.library.record import SkillRecord, reused_versions
 from rlgpt_tui.library.skillfile import parse_skill_file, skill_paths
 from rlgpt_tui.library.templates import template_code
 from rlgpt_tui.rl.policyfile import SavedPolicy, read_policies
+from rlgpt_tui.rl.policyskill import policy_skill
+from rlgpt_tui.rl.policyskill import proven as policy_proven
+from rlgpt_tui.skills.policy import PolicySkill, PolicySkillError
 from rlgpt_tui.tasks import Task
 
 EMPTY, BUILTIN = "empty", "builtin"
@@ -50,6 +55,7 @@ class ShelfSkill:
     author: str
     record: str = ""  # its measured record, e.g. "collect_wood 0.91 [0.83-0.95]; 120 calls"
     served: tuple[str, ...] = ()  # the tasks its record measured it in (collect_drink, ...)
+    proven: float = 0.0  # the lower end of its success's 95% interval on its own task
 
     @property
     def origin(self) -> str:
@@ -65,6 +71,82 @@ class SkillShelf:
     origin: str = EMPTY
     skills: list[ShelfSkill] = field(default_factory=list)
     policies: list[SavedPolicy] = field(default_factory=list)  # trained ones, by task
+    _callable: tuple[tuple[int, ...], dict[str, PolicySkill]] | None = field(
+        default=None, repr=False, compare=False
+    )
+
+    def policy_skills(self) -> dict[str, PolicySkill]:
+        """Every trained policy of the shelf that can be called as a skill, by its
+        reference (:func:`policy_ref`); the others are PPO starts only."""
+        key = tuple(id(p) for p in self.policies)
+        if self._callable is not None and self._callable[0] == key:
+            return self._callable[1]
+        found: dict[str, PolicySkill] = {}
+        for policy in self.policies:
+            ref = policy_ref(policy)
+            number = getattr(policy, "id", 0)
+            label = f"{policy.task} policy #{number}" if number else f"{policy.task} policy"
+            try:
+                found[ref] = policy_skill(policy, label, ref=ref)
+            except PolicySkillError:
+                continue  # coded actions in its action space, a goal no View shows, ...
+        self._callable = (key, found)
+        return found
+
+    def callable_skills(self) -> tuple[dict[str, str], dict[str, PolicySkill]]:
+        """What ``yield from ctx.skill("name")`` runs: of each name, the shelf's code
+        (name: source) or its best-proven trained policy, whichever measured better on the
+        skill's task (the lower ends of their success rates' 95% intervals; code on a
+        tie), as :meth:`SkillLibrary.callable_skills` chooses."""
+        code = {s.name: s.source for s in self.skills}
+        measured = {policy_ref(p): policy_proven(p) for p in self.policies}
+        best: dict[str, tuple[PolicySkill, float]] = {}
+        for ref, skill in self.policy_skills().items():
+            held = best.get(skill.name)
+            if held is None or measured[ref] > held[1]:
+                best[skill.name] = (skill, measured[ref])
+        chosen: dict[str, PolicySkill] = {}
+        for name, (skill, value) in best.items():
+            mine = self.find(name)
+            if mine is None or value > mine.proven:
+                code.pop(name, None)
+                chosen[name] = skill
+        return code, chosen
+
+    def link(self, source: str, leave_out: str = "") -> tuple[str, tuple[PolicySkill, ...]]:
+        """``source`` with the shelf's code skills it calls linked in (but ``leave_out``,
+        the sub-action's own name), and the policy skills it calls, to validate and run it
+        with. ValueError naming the shelf's skills for an unknown name; SyntaxError when it
+        does not parse."""
+        code, policies = self.callable_skills()
+        code.pop(leave_out, None)
+        linked = link_skills(source, code, set(policies))
+        return linked, self.policies_called(linked)
+
+    def policies_called(
+        self, source: str, refs: Mapping[str, str] | None = None
+    ) -> tuple[PolicySkill, ...]:
+        """The policy skills linked ``source`` calls (its ``ctx.skill("name")`` calls
+        left after linking): of each name the one ``refs`` names (name: reference, as a
+        recorded coded action keeps them) while the shelf holds it, else the shelf's
+        choice. A name the shelf has no policy for is left out (validation names it)."""
+        try:
+            called = {c.name for c in skill_calls(source)}
+        except (SyntaxError, ValueError):
+            return ()
+        _, chosen = self.callable_skills()
+        every = self.policy_skills()
+        found = []
+        for name in sorted(called):
+            ref = (refs or {}).get(name)
+            skill = every.get(ref) if ref else None
+            if skill is None or skill.name != name:
+                skill = chosen.get(name) or next(
+                    (p for p in every.values() if p.name == name), None
+                )
+            if skill is not None:
+                found.append(skill)
+        return tuple(found)
 
     def find(self, name: str) -> ShelfSkill | None:
         return next((s for s in self.skills if s.name == name), None)
@@ -147,6 +229,12 @@ class SkillShelf:
         return "\n".join(lines)
 
 
+def policy_ref(policy: SavedPolicy) -> str:
+    """How a recorded coded action names the trained policy it calls: a digest of its
+    weights (the same policy in any library or folder)."""
+    return hashlib.sha256(policy.weights).hexdigest()[:16]
+
+
 def _words(text: str) -> set[str]:
     return {w for w in re.split(r"[^a-z0-9]+", text.lower()) if len(w) > 2}
 
@@ -184,6 +272,7 @@ def folder_shelf(folder: Path, world: str) -> SkillShelf:
             skill.author,
             record.prompt_text,
             tuple(record.tasks),
+            record.proven(skill.name),
         )
         found.append((skill.version, record, entry))
     return SkillShelf(str(folder), reused(found), read_policies(folder, world))

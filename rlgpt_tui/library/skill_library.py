@@ -203,6 +203,7 @@ class SkillLibrary:
                         s.author,
                         s.record.prompt_text,
                         tuple(s.record.tasks),
+                        s.record.proven(s.name),
                     ),
                 )
                 for s in self.skills(world)

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from rlgpt_tui.envs import ACTION_NAMES, UnknownWorldError, world_info
+from rlgpt_tui.skills.policy import PolicySkill
 from rlgpt_tui.skills.runtime import CodedActionLimits
 from rlgpt_tui.skills.validation import ValidatedAction, validate
 from rlgpt_tui.tasks import get_task
 
+#: the policy skills a coded action's source calls: (source, name: reference) -> skills
+PolicyResolver = Callable[[str, Mapping[str, str]], tuple[PolicySkill, ...]]
 #: environment variable choosing where the policy lives: auto (the default), cpu or cuda
 DEVICE_VARIABLE = "RLGPT_TORCH_DEVICE"
 
@@ -77,7 +80,12 @@ class CodedActionSpec(BaseModel):
     max_steps: int = Field(64, ge=1, le=10_000)
     seconds: float = Field(0.5, gt=0, le=60)
     version: int | None = None  # the store's code version id of ``source``
+    # the policy skills its ctx.skill("name") calls run, by name: their references (a digest
+    # of the weights, not the weights); reloaded from the library where it is read back
+    # (written only where it calls one, so configs without any read and record as before)
+    policies: dict[str, str] = Field(default_factory=dict, exclude_if=lambda refs: not refs)
     _validated: ValidatedAction | None = PrivateAttr(default=None)
+    _policies: tuple[PolicySkill, ...] = PrivateAttr(default=())
 
     @classmethod
     def of(cls, action: ValidatedAction, **budgets: Any) -> CodedActionSpec:
@@ -87,10 +95,20 @@ class CodedActionSpec(BaseModel):
             source=action.source,
             description=action.description,
             version=action.version,
+            policies={p.name: p.ref for p in action.policies},
             **budgets,
         )
         spec._validated = action
+        spec._policies = tuple(action.policies)
         return spec
+
+    def load_policies(self, resolve: PolicyResolver) -> CodedActionSpec:
+        """Attach the policy skills its source calls, as ``resolve(source, references)``
+        finds them (a session's shelf: :meth:`~rlgpt_tui.library.shelf.SkillShelf.
+        policies_called`), so that a spec read from JSON validates and runs them."""
+        if self._validated is None and "skill" in self.source:
+            self._policies = tuple(resolve(self.source, self.policies))
+        return self
 
     @property
     def limits(self) -> CodedActionLimits:
@@ -101,7 +119,14 @@ class CodedActionSpec(BaseModel):
         (once; raises CodeValidationError)."""
         known = self._validated
         if known is None or known.source != self.source or known.name != self.name:
-            known = validate(self.name, self.source, self.description, self.limits, self.version)
+            known = validate(
+                self.name,
+                self.source,
+                self.description,
+                self.limits,
+                self.version,
+                policies=self._policies,
+            )
         elif (known.limits, known.version) != (self.limits, self.version):
             known = known.with_limits(self.limits).with_version(self.version)
         self._validated = known
@@ -117,6 +142,7 @@ class CodedActionSpec(BaseModel):
             and self._validated is None
         ):
             self._validated = other._validated
+            self._policies = other._policies
         return self
 
     @field_validator("name")
@@ -328,6 +354,13 @@ class RLConfig(BaseModel):
             by_name = {n: CodedActionSpec.of(a) for n, a in other.items()}
         for spec in self.coded_actions:
             spec.carry_validation(by_name.get(spec.name))
+        return self
+
+    def load_policies(self, resolve: PolicyResolver) -> RLConfig:
+        """Attach to each coded action read from JSON the policy skills it calls
+        (:meth:`CodedActionSpec.load_policies`)."""
+        for spec in self.coded_actions:
+            spec.load_policies(resolve)
         return self
 
     def changed(self, **changes: Any) -> RLConfig:

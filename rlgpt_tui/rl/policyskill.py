@@ -63,7 +63,7 @@ def proven(policy: SavedPolicy) -> float:
     return wilson_interval(round(policy.value * policy.episodes), policy.episodes)[0]
 
 
-def policy_skill(policy: SavedPolicy, label: str = "") -> PolicySkill:
+def policy_skill(policy: SavedPolicy, label: str = "", ref: str = "") -> PolicySkill:
     """``policy`` as a skill named after its task: it acts until the task's goal is met, the
     training's horizon (else the task's) ends it, or, where it was trained with
     ``hooks.interrupt_on_need``, a stat falls to that level. :class:`PolicySkillError`
@@ -115,4 +115,5 @@ def policy_skill(policy: SavedPolicy, label: str = "") -> PolicySkill:
         stop_at={s: need for s in ("health", "food", "drink")} if need else {},
         deterministic=policy.deterministic is not False,
         label=label or name,
+        ref=ref,
     )

@@ -55,6 +55,7 @@ class PolicySkill:
     stop_at: Mapping[str, int] = field(default_factory=dict)  # a stat at or below: stop
     deterministic: bool = True
     label: str = ""  # e.g. "collect_wood policy #3"
+    ref: str = ""  # how a recorded coded action names it (a digest of its weights)
 
     def __post_init__(self) -> None:
         if self.goal_achievement is not None and self.goal_achievement not in ACHIEVEMENTS:
@@ -66,12 +67,21 @@ class PolicySkill:
         if unknown:
             raise PolicySkillError(f"policy skill {self.name}: unknown item or stat {unknown[0]}")
 
-    def met(self, view: View) -> bool:
-        """Whether ``view`` meets the goal (the task's success condition on a View)."""
+    def met(self, view: View, start: View | None = None) -> bool:
+        """Whether ``view`` meets the goal since ``start`` (the View when the call began;
+        None: since the episode began): its achievement unlocked after ``start``, or each
+        goal item's count risen by the goal's amount since then (food and drink too: eating
+        and drinking raise them). A second call in one episode is not met at once by what
+        an earlier call did."""
         if self.goal_achievement is not None:
-            return self.goal_achievement in view.achievements
+            if self.goal_achievement in view.achievements:
+                return start is None or self.goal_achievement not in start.achievements
+            return False
         if self.goal_inventory:
-            return all(view.inventory.get(k, 0) >= n for k, n in self.goal_inventory.items())
+            return all(
+                _count(view, k) - (0 if start is None else _count(start, k)) >= n
+                for k, n in self.goal_inventory.items()
+            )
         return False
 
     def stops(self, view: View) -> bool:
@@ -89,6 +99,13 @@ class PolicySkill:
             if i < last:
                 x = np.tanh(x)
         return x
+
+
+def _count(view: View, item: str) -> int:
+    """How many of ``item`` ``view`` holds (food and drink: the player's stat)."""
+    if item in view.inventory:
+        return int(view.inventory[item])
+    return int(getattr(view, item, 0)) if item in ("food", "drink") else 0
 
 
 def actor_layers(
@@ -126,12 +143,14 @@ def actor_layers(
 
 
 def run_policy(ctx: Caller, policy: PolicySkill) -> Generator[int, None, bool]:
-    """Act by ``policy`` until its goal is met (True), a stop condition holds or its step
-    budget ends (False). Each action is one step of the calling coded action's budget."""
+    """Act by ``policy`` until its goal is met since this call began (True; see
+    :meth:`PolicySkill.met`), a stop condition holds or its step budget ends (False). Each
+    action is one step of the calling coded action's budget."""
     sampler: np.random.Generator | None = None
+    start = ctx.view
     for _ in range(policy.max_steps):
         view = ctx.view
-        if policy.met(view):
+        if policy.met(view, start):
             return True
         if policy.stops(view):
             return False
@@ -144,7 +163,7 @@ def run_policy(ctx: Caller, policy: PolicySkill) -> Generator[int, None, bool]:
             noise = -np.log(-np.log(sampler.random(logits.shape)))  # Gumbel-max sampling
             choice = int(np.argmax(logits + noise))
         yield policy.actions[choice]
-    return policy.met(ctx.view)
+    return policy.met(ctx.view, start)
 
 
 def policy_table(policies: Any) -> dict[str, PolicySkill]:

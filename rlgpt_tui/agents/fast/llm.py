@@ -17,7 +17,6 @@ from rlgpt_tui.agents.grounding import both, example_check
 from rlgpt_tui.agents.llm_role import LLMRole
 from rlgpt_tui.agents.prompts import answer_shape, open_ended_text, render
 from rlgpt_tui.agents.schemas import CodeAnswer, RLAnswer, RLAnswerStrict
-from rlgpt_tui.library.compose import link_skills
 from rlgpt_tui.llm.client import LLMAnswerError, Unrepairable
 from rlgpt_tui.rl.config import world_actions, world_segments
 from rlgpt_tui.skills.api import SKILL_API_DOC
@@ -54,7 +53,8 @@ class LLMFastAgent(LLMRole, FastAgent):
             )
         else:
             request += self._step_note(task, sub.name)
-        library = {s.name: s.source for s in self.shelf.skills if s.name != sub.name}
+        code, policies = self.shelf.callable_skills()
+        library = sorted((set(code) | set(policies)) - {sub.name})
         if library:
             request += (
                 '\nLibrary skills your code may run with `yield from ctx.skill("name")` '
@@ -79,7 +79,7 @@ class LLMFastAgent(LLMRole, FastAgent):
                 if check is not None:
                     check(answer)
             with contextlib.suppress(SyntaxError):  # validation names a syntax error
-                linked[answer.code] = link_skills(answer.code, library)
+                linked[answer.code] = self.shelf.link(answer.code, leave_out=sub.name)[0]
 
         fixed = CodeAnswer.example_for(sub.name)
         example = self.shelf.code_example(sub.name)

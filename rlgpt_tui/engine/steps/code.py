@@ -38,6 +38,7 @@ from rlgpt_tui.envs import make_world
 from rlgpt_tui.envs.knowledge import Recipes
 from rlgpt_tui.envs.registry import world_info
 from rlgpt_tui.library.compose import COMPOSED_PLAN, compose_sources
+from rlgpt_tui.library.shelf import SkillShelf
 from rlgpt_tui.llm.client import LLMAnswerError
 from rlgpt_tui.rl.episodes import run_one_call_each
 from rlgpt_tui.skills.checker import CodeValidationError
@@ -64,16 +65,22 @@ class CodeStep:
         return {name: action.source for name, action in self.coded.items()}
 
     @classmethod
-    def replayed(cls, plan: Plan, judged: Mapping[str, tuple[str, Verdict]]) -> CodeStep:
+    def replayed(
+        cls, plan: Plan, judged: Mapping[str, tuple[str, Verdict]], shelf: SkillShelf | None = None
+    ) -> CodeStep:
         """The results of ``plan``'s code loops a cut-off run had recorded (``judged``:
         each one's kept source, '' for none, and verdict), its code validated again (this
-        may be a new process), in the plan's order."""
+        may be a new process) with the policy skills it calls (``shelf``'s), in the plan's
+        order."""
         step = cls()
         for sub in plan.coded():
             if sub.name in judged:
                 source, step.verdicts[sub.name] = judged[sub.name]
                 if source:
-                    step.coded[sub.name] = validate(sub.name, source, sub.description)
+                    policies = shelf.policies_called(source) if shelf is not None else ()
+                    step.coded[sub.name] = validate(
+                        sub.name, source, sub.description, policies=policies
+                    )
         return step
 
 
@@ -303,7 +310,13 @@ def write_code(
         return Attempt(before.with_version(version), source)
     ctx.phase("validating", sub.name)
     try:
-        action = validate(sub.name, source, sub.description, version=version)
+        action = validate(
+            sub.name,
+            source,
+            sub.description,
+            version=version,
+            policies=ctx.shelf.policies_called(source),
+        )
     except CodeValidationError as error:
         ctx.emit(ev.CodeValidationFailed, subaction=sub.name, error=str(error), attempt=attempt)
         return Attempt(None, source, str(error))
@@ -385,7 +398,8 @@ def _lead_in_routine(
         return []
     try:
         composed = compose_sources([(a.name, a.source) for a in lead_in], recipes, [step])
-        return [validate(COMPOSED_PLAN, composed)]
+        policies = {p.name: p for a in lead_in for p in a.policies}  # what the steps call
+        return [validate(COMPOSED_PLAN, composed, policies=tuple(policies.values()))]
     except CodeValidationError:
         return list(lead_in)
 

@@ -61,7 +61,8 @@ def evaluate_code_only(
     else:  # the plan's routines composed into one: a new program, validated once
         try:
             composed = compose_sources([(a.name, a.source) for a in parts], ctx.recipes)
-            action = validate(COMPOSED_PLAN, composed)
+            policies = {p.name: p for a in parts for p in a.policies}  # what the steps call
+            action = validate(COMPOSED_PLAN, composed, policies=tuple(policies.values()))
         except CodeValidationError as error:  # e.g. too long together: nothing to measure
             names = ", ".join(a.name for a in parts)
             return Outcome(

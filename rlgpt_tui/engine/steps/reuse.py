@@ -92,7 +92,10 @@ def reuse_policy(
         for spec in stored.coded_actions:
             origin = f"library:{policy.authors.get(spec.name, 'unknown')}"
             version = ctx.record_code(spec.name, spec.source, 0, origin)
-            action = validate(spec.name, spec.source, spec.description, version=version)
+            policies = ctx.shelf.policies_called(spec.source, spec.policies)
+            action = validate(
+                spec.name, spec.source, spec.description, version=version, policies=policies
+            )
             specs.append(CodedActionSpec.of(action, max_steps=spec.max_steps, seconds=spec.seconds))
         config = stored.model_copy(
             update={

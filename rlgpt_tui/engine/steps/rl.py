@@ -337,7 +337,11 @@ def death_answers(
         version = ctx.record_code(skill.name, skill.source, 0, skill.origin)
         try:
             answers[skill.name] = validate(
-                skill.name, skill.source, skill.docstring, version=version
+                skill.name,
+                skill.source,
+                skill.docstring,
+                version=version,
+                policies=ctx.shelf.policies_called(skill.source),
             )
             answered[end] = n
         except CodeValidationError as error:
@@ -467,7 +471,11 @@ def resumed_configuration(
     edits on top (pending ones are carried over a resume), from its last checkpoint when
     the edits leave the policy's shape and training unchanged (samples, checkpointing);
     otherwise a fresh training of the edited configuration."""
-    before = RLConfig.model_validate(rl_config).carry_validation(coded)
+    before = (
+        RLConfig.model_validate(rl_config)
+        .carry_validation(coded)
+        .load_policies(ctx.shelf.policies_called)
+    )
     config = apply_rl_edits(ctx, sub.name, before)
     same = {"samples", "checkpoint_every"}
     fits = before.model_dump(exclude=same) == config.model_dump(exclude=same)

@@ -16,6 +16,7 @@ from textual.widgets import Button, Input, Label, Static, TextArea
 
 from rlgpt_tui.agents.schemas import Plan
 from rlgpt_tui.engine.control import check_code, check_rl_changes
+from rlgpt_tui.library.shelf import SkillShelf
 from rlgpt_tui.skills.validation import ValidatedAction
 
 
@@ -84,14 +85,15 @@ class EditPlanDialog(EditorDialog):
 class EditCodeDialog(EditorDialog):
     """A sub-action's code; validated like agent code before it is sent to the engine."""
 
-    def __init__(self, subaction: str, code: str, library: dict[str, str] | None = None) -> None:
-        """``library``: the session's skills, which ``yield from ctx.skill("name")`` runs."""
+    def __init__(self, subaction: str, code: str, library: SkillShelf | None = None) -> None:
+        """``library``: the session's shelf, whose code or policy ``yield from
+        ctx.skill("name")`` runs."""
         super().__init__(
             f"Edit the code of {subaction} (validated, then used at the next safe point)",
             code,
             "python",
         )
-        self.subaction, self.library = subaction, library or {}
+        self.subaction, self.library = subaction, library
 
     def check(self, text: str) -> ValidatedAction:
         # EditRefused is a ValueError: shown here
