@@ -54,7 +54,10 @@ def main() -> None:
             store.record(
                 session_id,
                 ev.TrainingProgress(
-                    0, "none", subaction="collect_wood", metrics=TrainingMetrics.from_dict(metrics)
+                    iteration=0,
+                    agent="none",
+                    subaction="collect_wood",
+                    metrics=TrainingMetrics.from_dict(metrics),
                 ),
             )
             timings.append(time.perf_counter() - started)

@@ -202,7 +202,10 @@ def recorded_session(
     evaluation = EvaluationSummary(
         value=result, episodes=sum(ends.values()), success_rate=result, episode_ends=ends
     )
-    store.record(session, ev.EvaluationDone(0, "builtin", "RL policy", evaluation))
+    store.record(
+        session,
+        ev.EvaluationDone(iteration=0, agent="builtin", subject="RL policy", result=evaluation),
+    )
     chosen = ChosenSolution(
         evaluation=EvaluationSummary(
             value=result, ci95=(max(0.0, result - 0.2), min(1.0, result + 0.1))
@@ -213,9 +216,19 @@ def recorded_session(
         stop_value=None,
         seed=30_000,
     )
-    store.record(session, ev.SolutionChosen(0, "builtin", [], chosen))
     store.record(
-        session, ev.SessionFinished(0, "builtin", "iterations used up", result, samples, 0)
+        session, ev.SolutionChosen(iteration=0, agent="builtin", candidates=[], result=chosen)
+    )
+    store.record(
+        session,
+        ev.SessionFinished(
+            iteration=0,
+            agent="builtin",
+            reason="iterations used up",
+            best=result,
+            total_samples=samples,
+            tokens=0,
+        ),
     )
     store.finish(session, "finished", "iterations used up")
     return session

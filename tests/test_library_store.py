@@ -69,11 +69,11 @@ def record_session(
     policy (``rate`` None: the session stopped before its evaluation)."""
     sid = store.create_session(task, "craftax", agent, {})
     events = [
-        ev.SessionStarted(0, agent, task=task, env="craftax", settings={}),
-        ev.CodeWritten(0, agent, subaction=skill, code=code, attempt=0, source=by),
+        ev.SessionStarted(iteration=0, agent=agent, task=task, env="craftax", settings={}),
+        ev.CodeWritten(iteration=0, agent=agent, subaction=skill, code=code, attempt=0, source=by),
         ev.SubActionDone(
-            0,
-            agent,
+            iteration=0,
+            agent=agent,
             subaction=skill,
             mode="code",
             code=code,
@@ -84,7 +84,11 @@ def record_session(
     ]
     if rate is not None:
         result = evaluation(rate, 8, {skill: 10})
-        events.append(ev.EvaluationDone(0, agent, subject=f"{task} (RL policy)", result=result))
+        events.append(
+            ev.EvaluationDone(
+                iteration=0, agent=agent, subject=f"{task} (RL policy)", result=result
+            )
+        )
     for event in events:
         store.record(sid, event)
     return sid
@@ -152,16 +156,20 @@ def test_builtin_agent_code_is_labelled_builtin_library_and_code_only_runs_count
     store = SessionStore(tmp_path)
     sid = store.create_session("collect_wood", "crafter", "builtin", {})
     for event in (
-        ev.SessionStarted(1, "builtin", task="collect_wood", env="crafter", settings={}),
+        ev.SessionStarted(
+            iteration=1, agent="builtin", task="collect_wood", env="crafter", settings={}
+        ),
         ev.PlanProposed(
-            1,
-            "builtin",
+            iteration=1,
+            agent="builtin",
             plan=Plan(subactions=[SubAction(name="collect_wood", mode="code", description="chop")]),
         ),
-        ev.CodeWritten(1, "builtin", subaction="collect_wood", code=COLLECT_WOOD, attempt=0),
+        ev.CodeWritten(
+            iteration=1, agent="builtin", subaction="collect_wood", code=COLLECT_WOOD, attempt=0
+        ),
         ev.SubActionDone(
-            1,
-            "builtin",
+            iteration=1,
+            agent="builtin",
             subaction="collect_wood",
             mode="code",
             code=COLLECT_WOOD,
@@ -170,8 +178,8 @@ def test_builtin_agent_code_is_labelled_builtin_library_and_code_only_runs_count
             suggestion="",
         ),
         ev.EvaluationDone(
-            1,
-            "builtin",
+            iteration=1,
+            agent="builtin",
             subject="collect_wood (code only)",
             result=EvaluationSummary(
                 measure=Measure.SUCCESS_RATE,
@@ -196,11 +204,15 @@ def plan_of_code_alone(steps: dict[str, str]) -> list[ev.Event]:
     by an LLM."""
     plan = Plan(subactions=[SubAction(name=n, mode="code", description=n) for n in steps])
     events = [
-        ev.SessionStarted(0, "llm:qwen", task="place_table", env="craftax", settings={}),
-        ev.PlanProposed(0, "llm:qwen", plan=plan),
+        ev.SessionStarted(
+            iteration=0, agent="llm:qwen", task="place_table", env="craftax", settings={}
+        ),
+        ev.PlanProposed(iteration=0, agent="llm:qwen", plan=plan),
     ]
     for name, code in steps.items():
-        events.append(ev.CodeWritten(0, "llm:qwen", subaction=name, code=code, attempt=0))
+        events.append(
+            ev.CodeWritten(iteration=0, agent="llm:qwen", subaction=name, code=code, attempt=0)
+        )
     return events
 
 
@@ -215,7 +227,9 @@ def test_a_plan_of_code_alone_credits_its_evaluation_to_each_of_its_steps(tmp_pa
     result = EvaluationSummary(
         measure=Measure.SUCCESS_RATE, value=1.0, ci95=(0.94, 1.0), episodes=64, success_rate=1.0
     )
-    events.append(ev.EvaluationDone(0, "llm:qwen", subject="plan (code only)", result=result))
+    events.append(
+        ev.EvaluationDone(iteration=0, agent="llm:qwen", subject="plan (code only)", result=result)
+    )
     for event in events:
         store.record(sid, event)
     records = {s.name: s.record.success_text for s in store.skills("craftax")}
@@ -251,7 +265,9 @@ def test_a_plan_of_code_alone_records_each_steps_calls(tmp_path) -> None:
     store = SessionStore(tmp_path)
     sid = store.create_session("place_table", "craftax", "llm:qwen", {})
     events = plan_of_code_alone(steps)
-    events.append(ev.EvaluationDone(0, "llm:qwen", subject="plan (code only)", result=result))
+    events.append(
+        ev.EvaluationDone(iteration=0, agent="llm:qwen", subject="plan (code only)", result=result)
+    )
     alone = evaluate(
         config.model_copy(
             update={"coded_actions": [CodedActionSpec(name="collect_wood", source=COLLECT_WOOD)]}
@@ -261,7 +277,7 @@ def test_a_plan_of_code_alone_records_each_steps_calls(tmp_path) -> None:
         seed=3,
     ).summary()
     subject = "collect_wood (code only)"
-    events.append(ev.EvaluationDone(1, "llm:qwen", subject=subject, result=alone))
+    events.append(ev.EvaluationDone(iteration=1, agent="llm:qwen", subject=subject, result=alone))
     for event in events:
         store.record(sid, event)
     calls = {s.name: s.record.calls for s in store.skills("craftax")}
@@ -448,10 +464,12 @@ def test_an_older_database_migrates_and_its_recorded_skills_join_the_library(
         migration(db)
     db.execute("INSERT INTO schema_version VALUES (6)")
     db["sessions"].insert({"id": 1, "task": "collect_wood", "env": "craftax", "agent": "llm:q"})
-    written = ev.CodeWritten(0, "llm:q", subaction="go_to_tree", code=GO_TO_TREE, attempt=0)
+    written = ev.CodeWritten(
+        iteration=0, agent="llm:q", subaction="go_to_tree", code=GO_TO_TREE, attempt=0
+    )
     finished = ev.SubActionDone(
-        0,
-        "llm:q",
+        iteration=0,
+        agent="llm:q",
         subaction="go_to_tree",
         mode="code",
         code=GO_TO_TREE,

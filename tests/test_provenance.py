@@ -48,26 +48,38 @@ def run_events(kind: str, only_coded: str | None = None) -> list[ev.Event]:
     }
     result = {"measure": "success_rate", "value": 0.9, "ci95": [0.8, 0.95], "episodes": 64}
     return [
-        ev.SessionStarted(0, LLM, task="collect_wood", env="craftax", settings={}),
-        ev.PlanProposed(0, LLM, plan=Plan.model_validate(plan)),
-        ev.CodeWritten(0, LLM, subaction="go_to_tree", code=GO_TO_TREE, attempt=0),
-        ev.CodeWritten(0, LLM, subaction="go_to_tree", code="def act(ctx):\n", attempt=1),
-        ev.CodeValidationFailed(0, LLM, subaction="go_to_tree", error="no yield", attempt=1),
+        ev.SessionStarted(iteration=0, agent=LLM, task="collect_wood", env="craftax", settings={}),
+        ev.PlanProposed(iteration=0, agent=LLM, plan=Plan.model_validate(plan)),
+        ev.CodeWritten(iteration=0, agent=LLM, subaction="go_to_tree", code=GO_TO_TREE, attempt=0),
         ev.CodeWritten(
-            0, LLM, subaction="code_collect_wood", code=COLLECT_WOOD, attempt=0, source="human"
+            iteration=0, agent=LLM, subaction="go_to_tree", code="def act(ctx):\n", attempt=1
+        ),
+        ev.CodeValidationFailed(
+            iteration=0, agent=LLM, subaction="go_to_tree", error="no yield", attempt=1
+        ),
+        ev.CodeWritten(
+            iteration=0,
+            agent=LLM,
+            subaction="code_collect_wood",
+            code=COLLECT_WOOD,
+            attempt=0,
+            source="human",
         ),
         ev.TrainingStarted(
-            0, LLM, subaction="collect_wood", config={"coded_actions": list(usage), "samples": 1}
+            iteration=0,
+            agent=LLM,
+            subaction="collect_wood",
+            config={"coded_actions": list(usage), "samples": 1},
         ),
         ev.EvaluationDone(
-            0,
-            LLM,
+            iteration=0,
+            agent=LLM,
             subject="collect_wood (RL policy)",
             result=EvaluationSummary.from_dict(result | {"coded_actions": usage}),
         ),
         ev.SolutionChosen(
-            0,
-            LLM,
+            iteration=0,
+            agent=LLM,
             candidates=[],
             result=ChosenSolution.from_dict(
                 result
@@ -222,7 +234,7 @@ def test_the_plan_pane_says_a_judged_step_keeps_its_code_when_its_repair_is_reje
     rejected" as for a step that never had valid code."""
     events = run_events("RL + code")
     verdict = ev.VerdictGiven(
-        0, LLM, subaction="go_to_tree", success=False, reason="far", suggestion=""
+        iteration=0, agent=LLM, subaction="go_to_tree", success=False, reason="far", suggestion=""
     )
     events.insert(3, verdict)  # after version 1, before the repair that fails validation
 

@@ -290,7 +290,18 @@ def test_locked_database_is_reported(tmp_path: Path) -> None:
 def test_sessions_cli_list_show_delete(tmp_path: Path, capsys) -> None:
     store = SessionStore(tmp_path)
     sid = store.create_session("place_table", "craftax", "llm:some-model", {"seed": 3})
-    store.record(sid, ev.IterationDone(0, "llm:some-model", "p", 0.25, 100, 100, 7))
+    store.record(
+        sid,
+        ev.IterationDone(
+            iteration=0,
+            agent="llm:some-model",
+            plan="p",
+            value=0.25,
+            samples=100,
+            total_samples=100,
+            tokens=7,
+        ),
+    )
     assert main(["sessions", "--sessions-dir", str(tmp_path), "list"]) == 0
     out = capsys.readouterr().out
     assert "place_table" in out and "llm:some-model" in out and "0.25" in out
@@ -361,7 +372,9 @@ def test_full_disk_is_a_one_line_error_and_keeps_what_was_recorded(tmp_path: Pat
     store.record(sid, ev.ControlChanged(iteration=0, agent="builtin", state="paused"))
     pages = store.db.execute("PRAGMA page_count").fetchone()[0]
     store.db.execute(f"PRAGMA max_page_count = {pages}")  # SQLite's SQLITE_FULL, as on a full disk
-    big = ev.CodeWritten(0, "builtin", subaction="x", code="# filler\n" * 20_000, attempt=0)
+    big = ev.CodeWritten(
+        iteration=0, agent="builtin", subaction="x", code="# filler\n" * 20_000, attempt=0
+    )
     with pytest.raises(StoreError, match="is full: free some space"):
         store.record(sid, big)
     assert [e["kind"] for e in store.events(sid)] == ["control"]
@@ -406,11 +419,21 @@ def test_code_and_rl_config_validation_failures_touch_only_their_own_records(tmp
     store = SessionStore(tmp_path)
     sid = store.create_session("collect_wood", "craftax", "builtin", {})
     code = "def act(ctx):\n    yield 0\n"
-    store.record(sid, ev.CodeWritten(0, "builtin", subaction="collect_wood", code=code, attempt=0))
-    bad_rl = ev.RLConfigValidationFailed(0, "builtin", subaction="collect_wood", error="x")
+    store.record(
+        sid,
+        ev.CodeWritten(
+            iteration=0, agent="builtin", subaction="collect_wood", code=code, attempt=0
+        ),
+    )
+    bad_rl = ev.RLConfigValidationFailed(
+        iteration=0, agent="builtin", subaction="collect_wood", error="x"
+    )
     store.record(sid, bad_rl)
     assert [r["valid"] for r in store.rows("code_versions", sid)] == [1]  # an RL config's failure
     store.record(
-        sid, ev.CodeValidationFailed(0, "builtin", subaction="collect_wood", error="y", attempt=0)
+        sid,
+        ev.CodeValidationFailed(
+            iteration=0, agent="builtin", subaction="collect_wood", error="y", attempt=0
+        ),
     )
     assert [(r["valid"], r["error"]) for r in store.rows("code_versions", sid)] == [(0, "y")]

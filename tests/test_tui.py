@@ -338,6 +338,8 @@ def test_the_header_of_a_session_recorded_under_a_gguf_path_names_the_model() ->
 
     header = SessionHeader(3)
     agent = "llm:/home/me/models/qwen2.5-coder-1.5b.gguf"  # older sessions recorded the path
-    header.show(ev.SessionStarted(0, agent, task="collect_wood", env="craftax", settings={}))
+    header.show(
+        ev.SessionStarted(iteration=0, agent=agent, task="collect_wood", env="craftax", settings={})
+    )
     shown = str(header.render())
     assert "qwen2.5-coder-1.5b" in shown and "/home/me" not in shown

@@ -224,27 +224,34 @@ def _recorded_session(store: SessionStore) -> int:
     config = {"samples": 4096, "coded_actions": ["go_to_tree"]}
     events: list[ev.Event] = [
         ev.SessionStarted(
-            0, "builtin", task="collect_wood", env="craftax", settings=settings.__dict__, time=t
+            iteration=0,
+            agent="builtin",
+            task="collect_wood",
+            env="craftax",
+            settings=settings.__dict__,
+            time=t,
         ),
-        ev.PlanProposed(0, "builtin", plan=Plan.model_validate(plan), time=t + 1),
+        ev.PlanProposed(iteration=0, agent="builtin", plan=Plan.model_validate(plan), time=t + 1),
         ev.CodeWritten(
-            0,
-            "builtin",
+            iteration=0,
+            agent="builtin",
             subaction="go_to_tree",
             code="def act(ctx):\n    yield from ctx.go_to('tree')\n",
             attempt=0,
             time=t + 2,
         ),
         ev.VerdictGiven(
-            0,
-            "builtin",
+            iteration=0,
+            agent="builtin",
             subaction="go_to_tree",
             success=True,
             reason="the player ends next to a tree in 2 of 2 runs",
             suggestion="",
             time=t + 3,
         ),
-        ev.TrainingStarted(0, "builtin", subaction="collect_wood", config=config, time=t + 4),
+        ev.TrainingStarted(
+            iteration=0, agent="builtin", subaction="collect_wood", config=config, time=t + 4
+        ),
     ]
     for k in range(1, 9):
         metrics = TrainingMetrics(
@@ -262,8 +269,8 @@ def _recorded_session(store: SessionStore) -> int:
         )
         events.append(
             ev.TrainingProgress(
-                0,
-                "builtin",
+                iteration=0,
+                agent="builtin",
                 subaction="collect_wood",
                 metrics=metrics,
                 total_samples=512 * k,
@@ -275,11 +282,15 @@ def _recorded_session(store: SessionStore) -> int:
     )
     events += [
         ev.EvaluationDone(
-            0, "builtin", subject="collect_wood (RL policy)", result=result, time=t + 14
+            iteration=0,
+            agent="builtin",
+            subject="collect_wood (RL policy)",
+            result=result,
+            time=t + 14,
         ),
         ev.VerdictGiven(
-            0,
-            "builtin",
+            iteration=0,
+            agent="builtin",
             subaction="collect_wood",
             success=True,
             reason="success 0.75 in evaluation, above the random policy",
@@ -287,8 +298,8 @@ def _recorded_session(store: SessionStore) -> int:
             time=t + 15,
         ),
         ev.IterationDone(
-            0,
-            "builtin",
+            iteration=0,
+            agent="builtin",
             plan="go_to_tree [code]; collect_wood [rl]",
             value=0.75,
             samples=4096,
@@ -297,8 +308,8 @@ def _recorded_session(store: SessionStore) -> int:
             time=t + 16,
         ),
         ev.SessionFinished(
-            0,
-            "builtin",
+            iteration=0,
+            agent="builtin",
             reason="iterations used up",
             best=0.75,
             total_samples=4096,

@@ -553,7 +553,13 @@ def test_the_plan_and_code_panes_keep_the_persons_row_when_rows_arrive(recorded)
             assert "go_to_tree v1" in str(screen.code_pane.border_subtitle)
 
             def written(code: str) -> ev.CodeWritten:
-                return ev.CodeWritten(1, "builtin", "code_collect_wood", code, 1)
+                return ev.CodeWritten(
+                    iteration=1,
+                    agent="builtin",
+                    subaction="code_collect_wood",
+                    code=code,
+                    attempt=1,
+                )
 
             screen.post_message(EngineEvent(written("def a(ctx):\n    yield 'noop'\n")))
             await until(pilot, lambda: versions.row_count == 3, 5, "a new code version")
@@ -571,7 +577,7 @@ def test_the_plan_and_code_panes_keep_the_persons_row_when_rows_arrive(recorded)
             await pilot.press("1", "up")
             chosen = plan.get_row_at(plan.cursor_row)
             extra = SubAction(name="place_table", mode="code", description="a table")
-            event = ev.PlanProposed(1, "builtin", Plan(subactions=[extra]))
+            event = ev.PlanProposed(iteration=1, agent="builtin", plan=Plan(subactions=[extra]))
             screen.post_message(EngineEvent(event))
             await until(pilot, lambda: plan.row_count == rows + 1, 5, "a new plan row")
             assert plan.cursor_row == rows - 2 and plan.get_row_at(plan.cursor_row) == chosen

@@ -15,7 +15,9 @@ from rlgpt_tui.sandbox.protocol import Loaded, ProtocolError, RewardValues, Step
 
 
 def _finished(reason: str, end: str = "") -> dict:
-    event = ev.SessionFinished(0, "builtin", reason=reason, best=0.0, total_samples=0, tokens=0)
+    event = ev.SessionFinished(
+        iteration=0, agent="builtin", reason=reason, best=0.0, total_samples=0, tokens=0
+    )
     record = event.to_dict()
     if not end:
         record.pop("end")  # as sessions recorded before RunEnd existed
@@ -159,7 +161,7 @@ def test_a_recorded_evaluation_summary_reads_and_writes_back_as_it_was(record) -
 
     summary = EvaluationSummary.from_dict(record)
     assert summary.to_dict() == record  # the same keys and values (in the fields' order)
-    event = ev.EvaluationDone(0, "builtin", subject="x", result=summary)
+    event = ev.EvaluationDone(iteration=0, agent="builtin", subject="x", result=summary)
     assert ev.event_from_dict(event.to_dict()) == event
 
 
@@ -169,8 +171,20 @@ def test_a_new_summary_keeps_its_key_order_and_a_rate_names_its_null_score() -> 
     decided = RECORDED_SUMMARIES[2]
     assert list(EvaluationSummary.from_dict(decided).to_dict()) == list(decided)
     assert EvaluationSummary(episodes=4).to_dict() == {"episodes": 4, "score": None}
-    assert ev.IterationDone(0, "builtin", "p", 0.5, 1, 1, 0).to_dict()["evaluation"] == {}
-    unscored = ev.SessionFinished(0, "builtin", "iterations used up", 0.5, 1, 0)
+    assert (
+        ev.IterationDone(
+            iteration=0, agent="builtin", plan="p", value=0.5, samples=1, total_samples=1, tokens=0
+        ).to_dict()["evaluation"]
+        == {}
+    )
+    unscored = ev.SessionFinished(
+        iteration=0,
+        agent="builtin",
+        reason="iterations used up",
+        best=0.5,
+        total_samples=1,
+        tokens=0,
+    )
     assert unscored.to_dict()["run"] == {} and not unscored.run  # no run score: empty
 
 
@@ -231,7 +245,9 @@ def test_recorded_training_metrics_read_and_write_back_as_they_were(record) -> N
 
     metrics = TrainingMetrics.from_dict(record)
     assert json.dumps(metrics.to_dict()) == json.dumps(record)  # keys, order and values
-    event = ev.TrainingProgress(0, "builtin", "collect_wood", metrics, total_samples=7)
+    event = ev.TrainingProgress(
+        iteration=0, agent="builtin", subaction="collect_wood", metrics=metrics, total_samples=7
+    )
     assert ev.event_from_dict(json.loads(json.dumps(event.to_dict()))) == event
     # a record older than the measure: its success rate is the measure
     assert metrics.measured_value == record.get("value", record["success_rate"])
@@ -241,11 +257,22 @@ def test_a_scored_iterations_training_episodes_round_trip_and_none_is_recorded_e
     from rlgpt_tui.rl.progress import TrainingEpisodes
 
     training = {"episodes": 3, "score": 4.2, "achievements": [1, 0, 5], "ends": {"horizon": 3}}
-    done = ev.IterationDone(0, "builtin", "p", 4.2, 1, 1, 0, measure="crafter_score")
+    done = ev.IterationDone(
+        iteration=0,
+        agent="builtin",
+        plan="p",
+        value=4.2,
+        samples=1,
+        total_samples=1,
+        tokens=0,
+        measure="crafter_score",
+    )
     done.training = TrainingEpisodes.from_dict(training)
     assert done.to_dict()["training"] == training
     assert ev.event_from_dict(done.to_dict()) == done
-    unscored = ev.IterationDone(0, "builtin", "p", 0.5, 1, 1, 0)
+    unscored = ev.IterationDone(
+        iteration=0, agent="builtin", plan="p", value=0.5, samples=1, total_samples=1, tokens=0
+    )
     assert unscored.to_dict()["training"] == {}  # as recorded before it was typed
     assert ev.event_from_dict(unscored.to_dict()).training is None
 
@@ -343,12 +370,23 @@ def test_a_recorded_final_choice_reads_and_writes_back_as_it_was(record) -> None
     assert json.dumps(result.to_dict()) == json.dumps(record)
     assert result.value == record["value"] and result.only_coded == record.get("only_coded")
     chosen = ev.SolutionChosen(
-        1, "builtin", [MeasuredCandidate.from_dict(c) for c in RECORDED_CANDIDATES], result
+        iteration=1,
+        agent="builtin",
+        candidates=[MeasuredCandidate.from_dict(c) for c in RECORDED_CANDIDATES],
+        result=result,
     )
     data = chosen.to_dict()
     assert json.dumps(data["candidates"]) == json.dumps(RECORDED_CANDIDATES)
     assert ev.event_from_dict(json.loads(json.dumps(data))) == chosen
-    finished = ev.SessionFinished(1, "builtin", "target reached", 0.9, 10, 0, result=result)
+    finished = ev.SessionFinished(
+        iteration=1,
+        agent="builtin",
+        reason="target reached",
+        best=0.9,
+        total_samples=10,
+        tokens=0,
+        result=result,
+    )
     assert ev.event_from_dict(finished.to_dict()).result == result
 
 
@@ -356,7 +394,9 @@ def test_a_session_finished_without_a_choice_records_an_empty_result() -> None:
     old = _finished("iterations used up")
     old.pop("result")  # recorded before the final choice
     assert ev.event_from_dict(old).result is None
-    event = ev.SessionFinished(0, "builtin", "stopped", 0.0, 0, 0)
+    event = ev.SessionFinished(
+        iteration=0, agent="builtin", reason="stopped", best=0.0, total_samples=0, tokens=0
+    )
     assert event.to_dict()["result"] == {} and ev.event_from_dict(event.to_dict()) == event
 
 
@@ -408,7 +448,7 @@ def test_the_final_choice_records_the_keys_and_values_it_always_did() -> None:
     assert list(offered) == [
         "subject", "kind", "value", "only_coded", "deterministic", "rl_config", "weights"
     ]  # fmt: skip
-    event = ev.CandidateOffered(1, "builtin", candidate=policy.record())
+    event = ev.CandidateOffered(iteration=1, agent="builtin", candidate=policy.record())
     assert ev.event_from_dict(json.loads(json.dumps(event.to_dict()))) == event
 
 
@@ -425,7 +465,7 @@ def test_an_old_plan_beyond_todays_limits_still_loads_replays_and_resumes() -> N
     }
     with pytest.raises(ValueError):
         Plan.model_validate(recorded)  # today's limits refuse it
-    record = ev.PlanProposed(0, "builtin", Plan.recorded(recorded)).to_dict()
+    record = ev.PlanProposed(iteration=0, agent="builtin", plan=Plan.recorded(recorded)).to_dict()
     event = ev.event_from_dict(record)
     assert isinstance(event, ev.PlanProposed) and event.plan.model_dump() == recorded
     assert json.dumps(event.to_dict()) == json.dumps(record)
@@ -434,6 +474,6 @@ def test_an_old_plan_beyond_todays_limits_still_loads_replays_and_resumes() -> N
     assert state.plan is not None and state.plan.model_dump() == recorded
     # a plan the engine emits is a copy: later changes never reach the event
     plan = Plan.model_validate(recorded | {"subactions": recorded["subactions"][1:]})
-    proposed = ev.PlanProposed(0, "builtin", plan.snapshot())
+    proposed = ev.PlanProposed(iteration=0, agent="builtin", plan=plan.snapshot())
     plan.subactions[0].mode = "code"
     assert proposed.plan.subactions[0].mode == "rl" and type(proposed.plan) is Plan

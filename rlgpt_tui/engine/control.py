@@ -187,19 +187,19 @@ class ControlPlane:
         """Send outcome events to ``sink``; ``where()`` gives (iteration, agent) for them."""
         self._sink, self._where = sink, where
 
-    def _emit(self, kind: type[ev.Event], **data: Any) -> Any:
-        iteration, agent = self._where()
-        return self._sink(kind(iteration=iteration, agent=agent, **data))
+    def _emit(self, event: ev.Event) -> Any:
+        event.iteration, event.agent = self._where()
+        return self._sink(event)
 
     # -- pause and stop ---------------------------------------------------------------------
     def pause(self) -> None:
         """Hold at the next safe point (a ``pausing`` event now, ``paused`` once held)."""
         self._running.clear()
-        self._emit(ev.ControlChanged, state="pausing")
+        self._emit(ev.ControlChanged(state="pausing"))
 
     def resume(self) -> None:
         self._running.set()
-        self._emit(ev.ControlChanged, state="resumed")
+        self._emit(ev.ControlChanged(state="resumed"))
 
     def stop(self) -> None:
         """End at the next safe point (the session stays resumable); once."""
@@ -207,12 +207,12 @@ class ControlPlane:
             return
         self._stop = True
         self._running.set()
-        self._emit(ev.ControlChanged, state="stopping")
+        self._emit(ev.ControlChanged(state="stopping"))
 
     def approval(self, what: str, target: str, answer: str) -> None:
         """Record a person's answer to an agent proposal (``what``: plan or code), or
         (``what`` mode, ``answer`` on or off) a change of approval mode."""
-        self._emit(ev.ApprovalGiven, what=what, target=target, answer=answer)
+        self._emit(ev.ApprovalGiven(what=what, target=target, answer=answer))
 
     @property
     def paused(self) -> bool:
@@ -226,7 +226,7 @@ class ControlPlane:
     def safe_point(self) -> None:
         """Engine thread: wait while paused; raise StopRequested after stop()."""
         if not self._running.is_set():
-            self._emit(ev.ControlChanged, state="paused")
+            self._emit(ev.ControlChanged(state="paused"))
             self._running.wait()
         if self._stop:
             raise StopRequested
@@ -294,7 +294,7 @@ class ControlPlane:
     def _refuse_now(self, what: str, target: str, why: str, origin: str) -> None:
         with self._lock:
             edit_id, self._next_id = self._next_id, self._next_id + 1
-        self._emit(ev.EditRefused, edit_id=edit_id, what=what, target=target, reason=why)
+        self._emit(ev.EditRefused(edit_id=edit_id, what=what, target=target, reason=why))
 
     def _queue(self, edit: E) -> E:
         """Number ``edit`` and queue it (an earlier one of the same kind and target is
@@ -309,15 +309,16 @@ class ControlPlane:
             self._pending = [e for e in self._pending if e not in replaced]
             self._pending.append(edit)
             for old in replaced:
-                self._end(ev.EditDiscarded, old, reason=f"replaced by edit {edit.id}")
+                self._emit(ev.EditDiscarded.of(old, f"replaced by edit {edit.id}"))
             self._emit(
-                ev.EditQueued,
-                edit_id=edit.id,
-                what=edit.what,
-                target=edit.target,
-                summary=edit.summary,
-                origin=edit.origin,
-                content=edit.content,
+                ev.EditQueued(
+                    edit_id=edit.id,
+                    what=edit.what,
+                    target=edit.target,
+                    summary=edit.summary,
+                    origin=edit.origin,
+                    content=edit.content,
+                ),
             )
         return edit
 
@@ -352,19 +353,22 @@ class ControlPlane:
         samples: int | None = None,
         version: int | None = None,
     ) -> None:
-        self._end(
-            ev.EditApplied,
-            edit,
-            before=before,
-            after=after,
-            at=at,
-            rollout=rollout,
-            samples=samples,
-            version=version,
+        self._emit(
+            ev.EditApplied(
+                edit_id=edit.id,
+                what=edit.what,
+                target=edit.target,
+                before=before,
+                after=after,
+                at=at,
+                rollout=rollout,
+                samples=samples,
+                version=version,
+            )
         )
 
     def refused(self, edit: Edit, why: str) -> None:
-        self._end(ev.EditRefused, edit, reason=why)
+        self._emit(ev.EditRefused.of(edit, why))
 
     def close(self, why: str, keep_pending: bool = False) -> None:
         """The run ended: new edits are refused; pending ones are discarded with ``why``,
@@ -375,7 +379,7 @@ class ControlPlane:
             left, self._pending = self._pending, []
         if not keep_pending:
             for edit in left:
-                self._end(ev.EditDiscarded, edit, reason=why)
+                self._emit(ev.EditDiscarded.of(edit, why))
 
     def follow(self, event: ev.Event) -> None:
         """Keep what the control plane knows of the run from one of its events: a
@@ -412,11 +416,12 @@ class ControlPlane:
                 edit = self._rebuild(queued)
             except EditRefused as why:
                 self._emit(
-                    ev.EditRefused,
-                    edit_id=queued.edit_id,
-                    what=queued.what,
-                    target=queued.target,
-                    reason=f"not carried over the resume: {why}",
+                    ev.EditRefused(
+                        edit_id=queued.edit_id,
+                        what=queued.what,
+                        target=queued.target,
+                        reason=f"not carried over the resume: {why}",
+                    ),
                 )
                 continue
             with self._lock:
@@ -445,6 +450,3 @@ class ControlPlane:
         if queued.what == RLConfigEdit.what:
             return RLConfigEdit(*base, changes=json.loads(queued.content))
         raise EditRefused(f"unknown kind of edit {queued.what!r}")
-
-    def _end(self, kind: type[ev.Event], edit: Edit, **data: Any) -> None:
-        self._emit(kind, edit_id=edit.id, what=edit.what, target=edit.target, **data)

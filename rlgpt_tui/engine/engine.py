@@ -160,15 +160,16 @@ class Engine:
                 best = max(best, feedback.value)
                 history.append(feedback)
                 self._emit(
-                    ev.IterationDone,
-                    plan=feedback.plan.summary(),
-                    value=feedback.value,
-                    samples=feedback.samples,
-                    total_samples=total,
-                    tokens=self.tokens,
-                    measure=task.measure.value,
-                    evaluation=outcome.evaluation,
-                    training=outcome.training,
+                    ev.IterationDone(
+                        plan=feedback.plan.summary(),
+                        value=feedback.value,
+                        samples=feedback.samples,
+                        total_samples=total,
+                        tokens=self.tokens,
+                        measure=task.measure.value,
+                        evaluation=outcome.evaluation,
+                        training=outcome.training,
+                    ),
                 )
                 ended = self._ended(task, feedback.value, total)
                 if ended is not None:
@@ -181,7 +182,7 @@ class Engine:
                 self.code.update(stop.code)  # and a person's code swapped into it
         except (LLMError, SandboxUnavailable) as error:
             end = RunEnd.failed(error)
-            self._emit(ev.EngineError, message=str(error))
+            self._emit(ev.EngineError(message=str(error)))
         for thread in self._preparing:  # never left running past the session
             thread.join()
         return self._finish(task, end, history, total, best)
@@ -298,7 +299,7 @@ class Engine:
         """Offer each for the final choice, recorded so that a resume can offer it again."""
         for candidate in candidates:
             self.candidates.offer(candidate)
-            self._emit(ev.CandidateOffered, candidate=candidate.record())
+            self._emit(ev.CandidateOffered(candidate=candidate.record()))
 
     def _start(self, task: Task) -> tuple[list[IterationFeedback], int, float, int, RunEnd | None]:
         """A ``SessionStarted`` event, or a recorded run's state and ``SessionResumed``:
@@ -309,7 +310,7 @@ class Engine:
         if resume is not None:  # the recorded iterations' training episodes
             self.run_tally.extend(resume.tally)
         if resume is None:
-            self._emit(ev.SessionStarted, task=s.task, env=s.env, settings=asdict(s))
+            self._emit(ev.SessionStarted(task=s.task, env=s.env, settings=asdict(s)))
             return [], 0, 0.0, 0, None
         self.code = dict(resume.code)
         for candidate in resume.candidates:  # the finished iterations' solutions
@@ -319,13 +320,14 @@ class Engine:
         ended = self._ended(task, history[-1].value, resume.total_samples) if history else None
         self.iteration = history[-1].iteration if ended else resume.next_iteration
         self._emit(
-            ev.SessionResumed,
-            total_samples=resume.total_samples,
-            training_samples_done=resume.training_samples_done(
-                partial(checkpoint_folder, s.artifacts_dir)
+            ev.SessionResumed(
+                total_samples=resume.total_samples,
+                training_samples_done=resume.training_samples_done(
+                    partial(checkpoint_folder, s.artifacts_dir)
+                ),
+                edits_carried=[e.id for e in self.control.pending()],
+                ended=ended.kind.value if ended else "",
             ),
-            edits_carried=[e.id for e in self.control.pending()],
-            ended=ended.kind.value if ended else "",
         )
         return history, resume.total_samples, resume.best, resume.next_iteration, ended
 
@@ -342,17 +344,18 @@ class Engine:
         scored_run = task.scored and len(self.run_tally)
         run = self.run_tally.measure(task, seed=self.settings.seed) if scored_run else None
         self._emit(
-            ev.SessionFinished,
-            reason=end.text,
-            end=end.kind.value,
-            best=best,
-            total_samples=total,
-            tokens=self.tokens,
-            measure=task.measure.value,
-            run=EvaluationSummary.of_measurement(run) if run else EvaluationSummary(),
-            result=final.solution() if final else None,
-            stop_requested=self.control.stop_requested,
-            evaluated=bool(history) or final is not None,
+            ev.SessionFinished(
+                reason=end.text,
+                end=end.kind.value,
+                best=best,
+                total_samples=total,
+                tokens=self.tokens,
+                measure=task.measure.value,
+                run=EvaluationSummary.of_measurement(run) if run else EvaluationSummary(),
+                result=final.solution() if final else None,
+                stop_requested=self.control.stop_requested,
+                evaluated=bool(history) or final is not None,
+            ),
         )
         return EngineResult(
             end, best, total, self.tokens, history, dict(self.code), task.measure, run, final
@@ -375,10 +378,11 @@ class Engine:
             self.frame_interval,
         )
 
-    def _emit(self, kind: type[ev.Event], **data: Any) -> Any:
-        """Send an event; returns what the handler returns (a store's sequence number).
-        The position and the control plane follow it first (where the run is)."""
-        event = kind(iteration=self.iteration, agent=self.team.label, **data)
+    def _emit(self, event: ev.Event) -> Any:
+        """Send an event made at the call site, stamped with the iteration and the agent;
+        returns what the handler returns (a store's sequence number). The position and the
+        control plane follow it first (where the run is)."""
+        event.iteration, event.agent = self.iteration, self.team.label
         self.position.follow(event)
         self.control.follow(event)
         return self.on_event(event)
@@ -386,7 +390,7 @@ class Engine:
     def _llm_called(self, call) -> None:
         data = call.as_dict()
         data.pop("started", None)
-        self._emit(ev.LLMCalled, **data)
+        self._emit(ev.LLMCalled(**data))
 
     def _approve(self, kind: str, target: str, proposal: Any) -> Any:
         """A person's answer to an agent proposal (the proposal itself with no approver)."""

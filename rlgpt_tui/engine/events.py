@@ -21,8 +21,9 @@ from rlgpt_tui.rl.summary import EvaluationSummary
 class Event:
     """Base event: which iteration, which agent produced it (``builtin`` or ``llm:MODEL``)."""
 
-    iteration: int
-    agent: str
+    # stamped by the engine as it sends the event (the call site names only what happened)
+    iteration: int = field(default=0, kw_only=True)
+    agent: str = field(default="", kw_only=True)
     time: float = field(default_factory=time.time, kw_only=True)
     kind: ClassVar[str] = "event"
 
@@ -258,6 +259,11 @@ class EditRefused(Event):
     reason: str
     kind: ClassVar[str] = "edit_refused"
 
+    @classmethod
+    def of(cls, edit: Any, reason: str) -> EditRefused:
+        """The event for ``edit`` (an engine.control edit: ``id``, ``what``, ``target``)."""
+        return cls(edit_id=edit.id, what=edit.what, target=edit.target, reason=reason)
+
 
 @dataclass
 class EditDiscarded(Event):
@@ -268,6 +274,11 @@ class EditDiscarded(Event):
     target: str
     reason: str
     kind: ClassVar[str] = "edit_discarded"
+
+    @classmethod
+    def of(cls, edit: Any, reason: str) -> EditDiscarded:
+        """The event for ``edit`` (an engine.control edit: ``id``, ``what``, ``target``)."""
+        return cls(edit_id=edit.id, what=edit.what, target=edit.target, reason=reason)
 
 
 @dataclass

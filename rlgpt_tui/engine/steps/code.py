@@ -146,11 +146,12 @@ def code_step(
             step.coded[sub.name] = action
         step.verdicts[sub.name] = verdict
         ctx.emit(
-            ev.SubActionDone,
-            subaction=sub.name,
-            mode="code",
-            code=action.source if action else "",
-            **verdict.model_dump(),
+            ev.SubActionDone(
+                subaction=sub.name,
+                mode="code",
+                code=action.source if action else "",
+                **verdict.model_dump(),
+            ),
         )
     step.sampled = {name: r for name, r in runs.items() if sampled.get(name) is not r}
     return step
@@ -197,7 +198,7 @@ def code_loop(
         waiting = waits_on_earlier(runs, sub.name, recipe, failed_before)
         if waiting:
             verdict = Verdict(success=False, reason=waiting)
-            ctx.emit(ev.VerdictGiven, subaction=sub.name, **verdict.model_dump())
+            ctx.emit(ev.VerdictGiven(subaction=sub.name, **verdict.model_dump()))
             judged.append((action, verdict, changed_runs(runs)))
             break
         verdict, note = judge_code(ctx, sub, runs)
@@ -225,7 +226,7 @@ def code_loop(
             else "no valid code after repairs"
         )
         verdict = Verdict(success=False, reason=reason)
-        ctx.emit(ev.VerdictGiven, subaction=sub.name, **verdict.model_dump())
+        ctx.emit(ev.VerdictGiven(subaction=sub.name, **verdict.model_dump()))
     assert verdict is not None  # every valid code was judged (or waits on earlier steps)
     return action, verdict, notes
 
@@ -288,7 +289,7 @@ def write_code(
         source = ctx.team.fast.write_code(ctx.task, sub, previous, problem)
     except LLMAnswerError as error:
         message = f"the fast agent's answer failed: {error}"
-        ctx.emit(ev.CodeValidationFailed, subaction=sub.name, error=message, attempt=attempt)
+        ctx.emit(ev.CodeValidationFailed(subaction=sub.name, error=message, attempt=attempt))
         return Attempt(None, previous, str(error), True, f"{sub.name}: {message}")
     try:
         source = ctx.approve("code", sub.name, source)
@@ -296,7 +297,7 @@ def write_code(
         message = str(error)
         if isinstance(error, ProposalRejected):
             message = f"rejected by a person: {error}"
-        ctx.emit(ev.CodeValidationFailed, subaction=sub.name, error=message, attempt=attempt)
+        ctx.emit(ev.CodeValidationFailed(subaction=sub.name, error=message, attempt=attempt))
         return Attempt(None, previous, message)
     origin = getattr(ctx.team.fast, "origin", "agent")  # library:<author> if reused
     version = ctx.record_code(sub.name, source, attempt, origin)
@@ -318,7 +319,7 @@ def write_code(
             policies=ctx.shelf.policies_called(source),
         )
     except CodeValidationError as error:
-        ctx.emit(ev.CodeValidationFailed, subaction=sub.name, error=str(error), attempt=attempt)
+        ctx.emit(ev.CodeValidationFailed(subaction=sub.name, error=str(error), attempt=attempt))
         return Attempt(None, source, str(error))
     return Attempt(action, source)
 

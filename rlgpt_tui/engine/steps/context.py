@@ -24,7 +24,7 @@ from rlgpt_tui.envs.registry import world_info
 from rlgpt_tui.library.shelf import SkillShelf
 from rlgpt_tui.tasks import Task
 
-Emit = Callable[..., Any]  # emit(EventType, **data) -> what the event handler returns
+Emit = Callable[[ev.Event], Any]  # emit(event) -> what the event handler returns
 Approver = Callable[[str, str, Any], Any]  # approver(kind, target, proposal) -> proposal
 
 
@@ -97,7 +97,7 @@ class Progress:
         now = time.monotonic()
         if done == total or now - self.last >= 1.0:
             self.last = now
-            self.emit(ev.PhaseProgress, phase=self.phase, done=done, total=total)
+            self.emit(ev.PhaseProgress(phase=self.phase, done=done, total=total))
 
 
 @dataclass(frozen=True)
@@ -143,7 +143,7 @@ class StepContext:
         """The run enters ``phase`` (planning, coding, validating, critic runs, critic,
         world, training, evaluating, final evaluation): a ``PhaseStarted`` event."""
         self.progress.phase = phase
-        self.emit(ev.PhaseStarted, phase=phase, detail=detail, total=total)
+        self.emit(ev.PhaseStarted(phase=phase, detail=detail, total=total))
 
     def safe_point(self) -> None:
         """Pause here while paused; raise ``StopRequested`` after a stop."""
@@ -157,6 +157,6 @@ class StepContext:
     def record_code(self, subaction: str, code: str, attempt: int, source: str) -> int | None:
         """A ``CodeWritten`` event; the code version it records (the store's number)."""
         version = self.emit(
-            ev.CodeWritten, subaction=subaction, code=code, attempt=attempt, source=source
+            ev.CodeWritten(subaction=subaction, code=code, attempt=attempt, source=source)
         )
         return version if isinstance(version, int) else None

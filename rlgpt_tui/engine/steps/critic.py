@@ -27,7 +27,7 @@ def judge_code(
     except LLMAnswerError as error:
         verdict = measured_verdict(sub, runs, str(error))
         note = f"{sub.name}: {verdict.reason}"
-    ctx.emit(ev.VerdictGiven, subaction=sub.name, **verdict.model_dump())
+    ctx.emit(ev.VerdictGiven(subaction=sub.name, **verdict.model_dump()))
     return verdict, note
 
 
@@ -47,5 +47,5 @@ def judge_rl(
             f"{evaluation.measurement.text()}",
         )
         note = f"{sub.name}: {verdict.reason}"
-    ctx.emit(ev.VerdictGiven, subaction=sub.name, **verdict.model_dump())
+    ctx.emit(ev.VerdictGiven(subaction=sub.name, **verdict.model_dump()))
     return verdict, note

@@ -36,7 +36,7 @@ def apply_plan_edit(ctx: StepContext, history: list[IterationFeedback]) -> Plan 
     ctx.control.applied(
         edit, f"before iteration {ctx.iteration + 1}'s plan", before, edited.summary()
     )
-    ctx.emit(ev.PlanProposed, plan=edited.snapshot(), source="human")
+    ctx.emit(ev.PlanProposed(plan=edited.snapshot(), source="human"))
     return edited
 
 

@@ -82,7 +82,7 @@ def evaluate_code_only(
     subject = f"{action.name} (code only)"
     evaluation = evaluate_solution(ctx, subject, config, only_coded=action.name, best=best)
     summary = evaluation.summary()
-    ctx.emit(ev.EvaluationDone, subject=subject, result=summary)
+    ctx.emit(ev.EvaluationDone(subject=subject, result=summary))
     return Outcome(
         value=evaluation.value,
         solution=StageSolution(ctx.task.name, coded=action),

@@ -35,9 +35,9 @@ def final_step(ctx: StepContext, candidates: Candidates) -> FinalChoice | None:
             candidates, ctx.task, episodes, FRESH_SEED + s.seed, ctx.target, on_candidate
         )
     except (SandboxUnavailable, CodeValidationError, WeightsError) as error:
-        ctx.emit(ev.EngineError, message=f"the final evaluation failed: {error}")
+        ctx.emit(ev.EngineError(message=f"the final evaluation failed: {error}"))
         return None
     if final is None:  # no candidate (ruled out above)
         return None
-    ctx.emit(ev.SolutionChosen, candidates=final.measured_candidates(), result=final.solution())
+    ctx.emit(ev.SolutionChosen(candidates=final.measured_candidates(), result=final.solution()))
     return final

@@ -44,14 +44,14 @@ def plan_step(ctx: StepContext, history: list[IterationFeedback]) -> tuple[Plan,
                 source = "recipes"
                 instead = "the goal's steps from the world's recipes are planned"
             message = f"the slow agent's answer failed ({error}); {instead}"
-            ctx.emit(ev.EngineError, message=message)
-            ctx.emit(ev.PlanProposed, plan=plan.snapshot(), source=source)
+            ctx.emit(ev.EngineError(message=message))
+            ctx.emit(ev.PlanProposed(plan=plan.snapshot(), source=source))
             return plan, [message]
         try:
             plan = drop_unknown_high_level_actions(ctx.approve("plan", "", plan))
         except ProposalRejected as why:
-            ctx.emit(ev.EngineError, message=f"plan rejected by a person: {why}")
+            ctx.emit(ev.EngineError(message=f"plan rejected by a person: {why}"))
             continue
-        ctx.emit(ev.PlanProposed, plan=plan.snapshot())
+        ctx.emit(ev.PlanProposed(plan=plan.snapshot()))
         return plan, []
     raise StopRequested

@@ -112,11 +112,9 @@ def reuse_policy(
             f"{', '.join(policy.actions) or 'the primitives'})"
         )
         ctx.emit(
-            ev.PolicyReused,
-            subaction=sub.name,
-            coded_actions=policy.actions,
-            note=note,
-            samples=policy.samples,
+            ev.PolicyReused(
+                subaction=sub.name, coded_actions=policy.actions, note=note, samples=policy.samples
+            ),
         )
         ctx.phase("world", f"{sub.name} (the library's policy)", total=s.eval_episodes)
         env = build_env(config, num_envs=s.eval_episodes)  # the evaluation resets its worlds
@@ -132,14 +130,15 @@ def reuse_policy(
     except (ValueError, CodeValidationError, WeightsError) as error:
         reason = str(error).splitlines()[0]
         ctx.emit(
-            ev.RLConfigValidationFailed,
-            subaction=sub.name,
-            error=f"the library's policy for {policy.task} cannot be reused ({reason}): "
-            "configuring RL afresh",
+            ev.RLConfigValidationFailed(
+                subaction=sub.name,
+                error=f"the library's policy for {policy.task} cannot be reused ({reason}): "
+                "configuring RL afresh",
+            ),
         )
         return None
     summary = policy_summary(evaluation, usage, 0)
-    ctx.emit(ev.EvaluationDone, subject=subject, result=summary)
+    ctx.emit(ev.EvaluationDone(subject=subject, result=summary))
     note += f"; here it measured {fmt(evaluation.value)} before training"
     before = copy.deepcopy(model.policy)  # acts like the model (``predict``), untrained
     weights = None
@@ -170,12 +169,13 @@ def keep_policy(
     path = folder / POLICY_FILE
     path.write_bytes(policy_weights(model))
     ctx.emit(
-        ev.PolicyTrained,
-        subaction=sub.name,
-        rl_config=config.model_dump(mode="json", exclude={"checkpoint_dir"}),
-        weights=str(path),
-        samples=samples,
-        result=evaluation.summary(),
-        deterministic=deterministic,
+        ev.PolicyTrained(
+            subaction=sub.name,
+            rl_config=config.model_dump(mode="json", exclude={"checkpoint_dir"}),
+            weights=str(path),
+            samples=samples,
+            result=evaluation.summary(),
+            deterministic=deterministic,
+        ),
     )
     return str(path)

@@ -138,9 +138,9 @@ def rl_step(ctx: StepContext, request: RLRequest) -> Outcome:
     if ctx.task.scored and len(tally):
         kept = tally
         training = TrainingEpisodes.of_tally(tally, ctx.task, ctx.settings.seed)
-    ctx.emit(ev.EvaluationDone, subject=subject, result=summary)
+    ctx.emit(ev.EvaluationDone(subject=subject, result=summary))
     verdict, note = judge_rl(ctx, sub, summary, evaluation)
-    ctx.emit(ev.SubActionDone, subaction=sub.name, mode="rl", code="", **verdict.model_dump())
+    ctx.emit(ev.SubActionDone(subaction=sub.name, mode="rl", code="", **verdict.model_dump()))
     trained_policy = Candidate(
         config, ctx.iteration, evaluation.value, model, deterministic=sampled, weights=weights
     )
@@ -218,8 +218,8 @@ def untrained(ctx: StepContext, sub: SubAction, reused: Reused) -> Outcome:
         reason=f"{reused.note}, at the target {fmt(ctx.target)}: no training needed "
         "(the critic was not asked)",
     )
-    ctx.emit(ev.VerdictGiven, subaction=sub.name, **verdict.model_dump())
-    ctx.emit(ev.SubActionDone, subaction=sub.name, mode="rl", code="", **verdict.model_dump())
+    ctx.emit(ev.VerdictGiven(subaction=sub.name, **verdict.model_dump()))
+    ctx.emit(ev.SubActionDone(subaction=sub.name, mode="rl", code="", **verdict.model_dump()))
     return Outcome(
         value=evaluation.value,
         samples=0,
@@ -345,7 +345,7 @@ def death_answers(
             )
             answered[end] = n
         except CodeValidationError as error:
-            ctx.emit(ev.CodeValidationFailed, subaction=skill.name, error=str(error), attempt=0)
+            ctx.emit(ev.CodeValidationFailed(subaction=skill.name, error=str(error), attempt=0))
     said = ", ".join(f"{end} in {n}" for end, n in answered.items())
     return answers, f"{said} of the code's {failed} failed episodes"
 
@@ -364,9 +364,10 @@ def evaluate_sampled(
     if in_training is None:
         return mode, None, ""
     ctx.emit(
-        ev.EvaluationDone,
-        subject=f"{sub.name} (RL policy, its mode: mostly {config.start.action})",
-        result=mode.summary(),
+        ev.EvaluationDone(
+            subject=f"{sub.name} (RL policy, its mode: mostly {config.start.action})",
+            result=mode.summary(),
+        ),
     )
     subject = f"{sub.name} (RL policy, sampled as trained)"
     model = trained.result.model
@@ -409,7 +410,7 @@ def configure_rl(
             "high-level actions and default settings"
         )
         agent_notes.append(f"{sub.name}: {message}")
-        ctx.emit(ev.RLConfigValidationFailed, subaction=sub.name, error=message)
+        ctx.emit(ev.RLConfigValidationFailed(subaction=sub.name, error=message))
         answer = RLAnswer()
     # PPO gets the plan's high-level actions unless the RL answer changes them
     planned = list(sub.high_level_actions)
@@ -449,7 +450,7 @@ def configure_rl(
         if config.reward_code:
             RewardCode(config.reward_code)  # validate before training
     except (ValidationError, CodeValidationError) as error:
-        ctx.emit(ev.RLConfigValidationFailed, subaction=sub.name, error=str(error).splitlines()[0])
+        ctx.emit(ev.RLConfigValidationFailed(subaction=sub.name, error=str(error).splitlines()[0]))
         config = RLConfig(**base, start={"action": start_from})
     config = apply_rl_edits(ctx, sub.name, config)
     # open-ended play: one policy keeps learning while the library grows
@@ -491,14 +492,15 @@ def start_training(
     of RL edits, :meth:`~rlgpt_tui.engine.control.ControlPlane.follow`)."""
     config = configured.config
     ctx.emit(
-        ev.TrainingStarted,
-        subaction=sub.name,
-        config=config.model_dump(mode="json", exclude={"coded_actions"})
-        | {
-            "coded_actions": [c.name for c in config.coded_actions],
-            "plan_high_level_actions": configured.planned,
-            "high_level_actions_note": "; ".join(configured.notes),
-        },
-        rl_config=config.model_dump(mode="json"),
-        checkpoint_dir=str(checkpoints) if checkpoints else None,
+        ev.TrainingStarted(
+            subaction=sub.name,
+            config=config.model_dump(mode="json", exclude={"coded_actions"})
+            | {
+                "coded_actions": [c.name for c in config.coded_actions],
+                "plan_high_level_actions": configured.planned,
+                "high_level_actions_note": "; ".join(configured.notes),
+            },
+            rl_config=config.model_dump(mode="json"),
+            checkpoint_dir=str(checkpoints) if checkpoints else None,
+        ),
     )

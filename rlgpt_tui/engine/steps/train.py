@@ -88,10 +88,11 @@ def train_policy(
         rollouts[0] += 1
         trained[0] = metrics["samples"]
         ctx.emit(
-            ev.TrainingProgress,
-            subaction=sub.name,
-            metrics=TrainingMetrics.from_dict(metrics),
-            total_samples=total_before + metrics["samples"],
+            ev.TrainingProgress(
+                subaction=sub.name,
+                metrics=TrainingMetrics.from_dict(metrics),
+                total_samples=total_before + metrics["samples"],
+            ),
         )
         now = time.monotonic()
         if ctx.on_frame is not None and now - last_frame[0] >= ctx.frame_interval:
