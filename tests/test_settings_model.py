@@ -152,3 +152,18 @@ def test_a_recorded_plan_loads_as_it_was_written() -> None:
     plan = SessionPlan(**older)
     assert plan.max_tries == 3
     assert plan.model_dump() == older | {"max_tries": 3}
+
+
+def test_version_one_s_target_success_is_read_in_one_place() -> None:
+    """Sessions of version 1 named their target ``target_success``: the engine's settings and
+    the report read it through :mod:`rlgpt_tui.recorded`, as ``target``."""
+    from rlgpt_tui.engine.settings import EngineSettings
+    from rlgpt_tui.recorded import SCHEMA_VERSION, current_settings, recorded_target
+
+    assert SCHEMA_VERSION == 2
+    old = {"task": "collect_wood", "target_success": 0.5}
+    assert current_settings(old) == {"task": "collect_wood", "target": 0.5}
+    assert recorded_target(old) == 0.5
+    assert recorded_target({"target": 0.7, "target_success": 0.5}) == 0.7
+    assert recorded_target({}) is None
+    assert EngineSettings.from_recorded(old).target == 0.5
