@@ -8,6 +8,19 @@ those fields keep their defaults and stay out of what is written back (``absent`
 field named in ``OMITTED_WHEN_NONE`` is written only when it holds a value. Fields are read
 by their types: an enum from its value, a tuple from a list, a payload (any type with
 ``from_dict``) from its record, a list of payloads from a list of records.
+
+The one place that reads values older sessions wrote in other shapes. ``SCHEMA_VERSION`` is
+the shape this code writes; the shapes of older versions, each read here:
+
+1. a session's settings named its target ``target_success`` (:func:`current_settings`);
+   an evaluation recorded a success rate only, without ``measure`` or ``value``
+   (:class:`~rlgpt_tui.rl.summary.EvaluationSummary` reads it, its measured value the rate);
+   a chosen solution lacked the candidate's later keys (``target``, ``reached``, ...: read
+   as absent, written back without them).
+2. the current shape.
+
+Records are read as they were written and never rewritten in the new shape, so a record
+carries no version of its own: what it holds tells its shape.
 """
 
 from __future__ import annotations
@@ -19,6 +32,28 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Any, ClassVar, Self
+
+#: the shape of the records this code writes (the module's docstring lists the older ones)
+SCHEMA_VERSION = 2
+
+#: keys older versions wrote, and the key each is now
+LEGACY_KEYS: dict[str, str] = {"target_success": "target"}
+
+
+def current_settings(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A session's recorded settings with the current keys (version 1's ``target_success``:
+    ``target``; a record holding both keeps ``target``)."""
+    settings = dict(data)
+    for old, new in LEGACY_KEYS.items():
+        if old in settings:
+            value = settings.pop(old)
+            settings.setdefault(new, value)
+    return settings
+
+
+def recorded_target(settings: Mapping[str, Any]) -> float | None:
+    """The target a session's recorded settings name (any version's); None: the task's."""
+    return current_settings(settings).get("target")
 
 
 @dataclass(kw_only=True)
@@ -35,7 +70,7 @@ class RecordedPayload:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Self:
         """A recorded payload (any version's: keys it lacks keep their fields' defaults)."""
-        hints = _hints(cls)
+        hints = recorded_fields(cls)
         known = {k: read_value(hints[k], copy.deepcopy(v)) for k, v in data.items() if k in hints}
         extra = {k: copy.deepcopy(v) for k, v in data.items() if k not in hints}
         return cls(**known, extra=extra, absent=frozenset(hints) - known.keys())
@@ -43,7 +78,7 @@ class RecordedPayload:
     def to_dict(self) -> dict[str, Any]:
         """The payload as recorded: its fields in order (less those absent), then ``extra``."""
         data: dict[str, Any] = {}
-        for name in _hints(type(self)):
+        for name in recorded_fields(type(self)):
             value = getattr(self, name)
             if name in self.absent or (value is None and name in self.OMITTED_WHEN_NONE):
                 continue
@@ -54,7 +89,7 @@ class RecordedPayload:
 _HINTS: dict[type, dict[str, Any]] = {}
 
 
-def _hints(cls: type[RecordedPayload]) -> dict[str, Any]:
+def recorded_fields(cls: type[RecordedPayload]) -> dict[str, Any]:
     """The recorded fields' types, in order (``extra`` and ``absent`` are not recorded)."""
     if cls not in _HINTS:
         hints = typing.get_type_hints(cls)

@@ -18,6 +18,7 @@ from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.phases import SessionPhases
 from rlgpt_tui.engine.provenance import planned_by, solution_provenance
 from rlgpt_tui.phase_report import phase_table, phase_totals_text
+from rlgpt_tui.recorded import recorded_target
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.episodes import code_alone, run_episodes
 from rlgpt_tui.skills.validation import validate
@@ -96,7 +97,7 @@ def _summary_lines(s: SessionSummary, events: list[ev.Event], phases: SessionPha
     """The report's title and its list: agent, status, settings, result, totals."""
     settings = s.settings
     m = s.measure
-    target = settings.get("target", settings.get("target_success")) or m.default_target
+    target = recorded_target(settings) or m.default_target
     lines = [
         f"# Session {s.id}: {s.task} on {s.env}",
         "",
@@ -329,7 +330,7 @@ def export_session(
         return path
     assets: dict[str, str] = {}
     summary = store.get(session_id)
-    target = summary.settings.get("target", summary.settings.get("target_success"))
+    target = recorded_target(summary.settings)
     curves = draw_learning_curves(
         store.rows("training_metrics", session_id),
         store.rows("evaluations", session_id),

@@ -17,6 +17,7 @@ from rlgpt_tui.envs.minedojo.process import MineDojoError
 from rlgpt_tui.library.storage import LibraryError
 from rlgpt_tui.llm.settings import LLMError
 from rlgpt_tui.sandbox import UNSAFE_ENV, SandboxUnavailable
+from rlgpt_tui.session_settings import SettingError
 from rlgpt_tui.skills.checker import CodeValidationError
 from rlgpt_tui.store import StoreError
 from rlgpt_tui.tasks import UnknownTaskError
@@ -37,6 +38,7 @@ USAGE_ERRORS = (
     LibraryError,
     MineDojoError,
     SandboxUnavailable,
+    SettingError,
 )
 
 

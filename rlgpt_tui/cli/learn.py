@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -14,6 +15,7 @@ from rlgpt_tui.curriculum.frontier import FRONTIER_COLUMNS, frontier, frontier_c
 from rlgpt_tui.curriculum.loop import Learner
 from rlgpt_tui.engine.printer import EventPrinter
 from rlgpt_tui.envs.registry import WORLDS
+from rlgpt_tui.session_settings import CheckedSettings, LearnBudgets, LearnTarget, SessionPlan
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.store.learning import LearnStore
 from rlgpt_tui.tasks import get_task
@@ -86,53 +88,15 @@ def _learn_request(store: SessionStore, args: argparse.Namespace) -> int:
 
 
 def _run_learn(store: SessionStore, args: argparse.Namespace) -> int:
-    for flag, value in (
-        ("--iterations", args.iterations),
-        ("--samples-per-iteration", args.samples_per_iteration),
-        ("--session-samples", args.session_samples),
-        ("--num-envs", args.num_envs),
-        ("--eval-episodes", args.eval_episodes),
-        ("--final-episodes", args.final_episodes),
-        ("--max-tokens", args.max_tokens),
-        ("--max-samples", args.max_samples),
-        ("--max-tasks", args.max_tasks),
-        ("--max-tries", args.max_tries),
-    ):
-        if value is not None and value < 1:
-            raise UsageError(f"{flag} must be at least 1, got {value}")
-    if args.max_hours is not None and args.max_hours <= 0:
-        raise UsageError(f"--max-hours must be more than 0, got {args.max_hours}")
-    if args.threshold is not None and not 0 < args.threshold <= 1:
-        raise UsageError(f"--threshold must be a success rate in (0, 1], got {args.threshold}")
-    if args.seed is not None and args.seed < 0:
-        raise UsageError(f"--seed must be 0 or more, got {args.seed}")
     if args.env is not None and args.env not in WORLDS:
         raise UsageError(f"unknown --env {args.env!r}: use one of {', '.join(WORLDS)}")
+    # only the flags given: they replace the learn record's settings (checked by the models)
+    plan = _given(args, SessionPlan)
+    budgets = _given(args, LearnBudgets)
+    LearnTarget(**_given(args, LearnTarget))
+    SessionPlan(**plan)
+    LearnBudgets(**budgets)
     llm = llm_settings(args)
-    plan = {
-        key: value
-        for key, value in (
-            ("iterations", args.iterations),
-            ("samples_per_iteration", args.samples_per_iteration),
-            ("session_samples", args.session_samples),
-            ("num_envs", args.num_envs),
-            ("eval_episodes", args.eval_episodes),
-            ("final_episodes", args.final_episodes),
-            ("seed", args.seed),
-            ("max_tries", args.max_tries),
-        )
-        if value is not None
-    }
-    budgets = {
-        key: value
-        for key, value in (
-            ("max_hours", args.max_hours),
-            ("max_tokens", args.max_tokens),
-            ("max_samples", args.max_samples),
-            ("max_tasks", args.max_tasks),
-        )
-        if value is not None
-    }
     console = Console(stderr=True)
     learner = Learner.open(
         store,
@@ -155,3 +119,9 @@ def _run_learn(store: SessionStore, args: argparse.Namespace) -> int:
     )
     learner.run()
     return 0
+
+
+def _given(args: argparse.Namespace, model: type[CheckedSettings]) -> dict[str, Any]:
+    """The settings of ``model`` given as flags (None: not given)."""
+    values = {name: getattr(args, name) for name in model.model_fields}
+    return {name: value for name, value in values.items() if value is not None}

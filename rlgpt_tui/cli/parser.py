@@ -1,21 +1,33 @@
 """The command line's parser: every command's options, defaults and help.
 
+A session's settings (``run``'s and ``learn``'s flags) are declared once, in
+:mod:`rlgpt_tui.session_settings`: their flags take its types, defaults and help.
+
 Light on purpose: ``rlgpt-tui --help`` builds it, so it imports nothing heavy (no torch,
-JAX, Textual or pydantic); each command's handler lives in its own module, imported once the
-command line is parsed.
+JAX or Textual; pydantic only through the settings model); each command's handler lives in
+its own module, imported once the command line is parsed.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
 from rlgpt_tui import __version__
 from rlgpt_tui.envs.registry import WORLDS
+from rlgpt_tui.session_settings import (
+    CheckedSettings,
+    LearnBudgets,
+    LearnTarget,
+    SessionPlan,
+    SessionSettings,
+    flag,
+)
 
 WORLD_HELP = ", ".join(f"{w.name} ({w.doc})" for w in WORLDS.values())
 NUM_ENVS_DEFAULT = ", ".join(f"{w.name} {w.default_num_envs}" for w in WORLDS.values())
+NUM_ENVS_HELP = f"parallel envs (default: {NUM_ENVS_DEFAULT})"
 
 EXIT_USAGE = 2
 
@@ -142,37 +154,15 @@ def add_run(commands: Commands) -> None:
         metavar="PATH",
         help="with --env minedojo: MineDojo's interpreter (default: $RLGPT_MINEDOJO_PYTHON)",
     )
-    run.add_argument("--iterations", type=int, default=4, help="outer-loop iterations (max)")
-    run.add_argument(
-        "--samples-per-iteration",
-        type=int,
-        default=None,
-        help="PPO budget per iteration (default: 30,000; scored tasks: max-samples/iterations)",
+    _add_settings(
+        run,
+        SessionSettings,
+        ("iterations", "samples_per_iteration", "max_samples", "max_tokens", "target"),
     )
-    run.add_argument("--max-samples", type=int, default=200_000, help="total training samples")
-    run.add_argument(
-        "--max-tokens", type=int, default=None, help="LLM token budget (default: none)"
-    )
-    run.add_argument(
-        "--target",
-        type=float,
-        default=None,
-        help="target in the task's measure: a success rate in (0, 1] (default: 0.9), or a "
-        "Crafter score in (0, 100] for scored tasks (default: 50.5, human experts)",
-    )
-    run.add_argument(
-        "--num-envs", type=int, default=None, help=f"parallel envs (default: {NUM_ENVS_DEFAULT})"
-    )
-    run.add_argument("--eval-episodes", type=int, default=64, help="episodes per evaluation")
+    _add_settings(run, SessionSettings, ("num_envs",), help=NUM_ENVS_HELP)
+    _add_settings(run, SessionSettings, ("eval_episodes",))
     run.add_argument("--tensorboard", metavar="DIR", help=TENSORBOARD_HELP)
-    run.add_argument(
-        "--final-episodes",
-        type=int,
-        default=None,
-        help="episodes per candidate in the final choice on fresh worlds (default: 64; 32 "
-        "for scored tasks; fewer gives a wider interval)",
-    )
-    run.add_argument("--seed", type=int, default=0, help="random seed")
+    _add_settings(run, SessionSettings, ("final_episodes", "seed"))
     run.add_argument(
         "--library",
         default="user",
@@ -373,41 +363,20 @@ def add_learn(commands: Commands) -> None:
     learn.add_argument("--llm-model", help="model name at the endpoint")
     learn.add_argument("--llm-config", metavar="FILE.toml", help="a config file with [llm]")
     _add_llm_tuning(learn)
-    learn.add_argument(
-        "--threshold",
-        type=float,
-        default=None,
-        help="fresh success rate at which a task is reached (default: 0.9)",
+    _add_settings(learn, LearnTarget, ("threshold",), given_only=True)
+    _add_settings(learn, LearnBudgets, ("max_hours", "max_tokens", "max_samples", "max_tasks"))
+    _add_settings(
+        learn,
+        SessionPlan,
+        ("iterations", "samples_per_iteration", "session_samples"),
+        given_only=True,
     )
-    for flag, kind, text in (
-        ("--max-hours", float, "wall-clock hours in all, fractions allowed"),
-        ("--max-tokens", int, "LLM tokens in all"),
-        ("--max-samples", int, "training samples in all"),
-        ("--max-tasks", int, "tasks run in all (choices)"),
-    ):
-        learn.add_argument(flag, type=kind, default=None, help=f"budget: {text}")
-    learn.add_argument("--iterations", type=int, default=None, help="each session's iterations")
-    learn.add_argument(
-        "--samples-per-iteration", type=int, default=None, help="each session's PPO budget"
-    )
-    learn.add_argument(
-        "--session-samples",
-        type=int,
-        default=None,
-        help="each session's training-sample cap (default: 200,000)",
-    )
-    learn.add_argument("--num-envs", type=int, default=None, help="parallel envs")
-    learn.add_argument("--eval-episodes", type=int, default=None, help="episodes per evaluation")
-    learn.add_argument(
-        "--final-episodes", type=int, default=None, help="episodes of each fresh choice"
-    )
-    learn.add_argument("--seed", type=int, default=None, help="each session's seed")
-    learn.add_argument(
-        "--max-tries",
-        type=int,
-        default=None,
-        help="tries of a task not reached before the curriculum leaves it while other tasks "
-        "are open (default: 3)",
+    _add_settings(learn, SessionPlan, ("num_envs",), given_only=True, help=NUM_ENVS_HELP)
+    _add_settings(
+        learn,
+        SessionPlan,
+        ("eval_episodes", "final_episodes", "seed", "max_tries"),
+        given_only=True,
     )
     learn.add_argument(
         "--retry",
@@ -428,6 +397,29 @@ def add_learn(commands: Commands) -> None:
     _add_sessions_dir(learn)
 
 
+def _add_settings(
+    parser: argparse.ArgumentParser,
+    model: type[CheckedSettings],
+    names: tuple[str, ...],
+    given_only: bool = False,
+    help: str | None = None,
+) -> None:
+    """One flag per setting of ``model`` named in ``names``, with the model's type, default
+    and help (``help`` replaces the model's). ``given_only``: the flag's value is None when
+    not given (``learn``: a flag given replaces its record's setting), its help naming the
+    model's default. Bounds are the model's to check (:class:`SettingError`)."""
+    for name in names:
+        info = model.model_fields[name]
+        kind = float if float in (info.annotation, *get_args(info.annotation)) else int
+        text = help or info.description or ""
+        default = info.default
+        if given_only and default is not None and "default" not in text:
+            text = f"{text} (default: {default:g})"
+        parser.add_argument(
+            flag(name), type=kind, default=None if given_only else default, help=text
+        )
+
+
 def _add_run_options(parser: argparse.ArgumentParser, samples_default: int | None) -> None:
     """The RL configuration's flags ``train`` and ``eval`` share."""
     parser.add_argument("--task", help="task name (see `rlgpt-tui tasks`)")
@@ -445,9 +437,7 @@ def _add_run_options(parser: argparse.ArgumentParser, samples_default: int | Non
     parser.add_argument(
         "--reward", metavar="FILE.py", help="dense reward code: def reward(prev, now)"
     )
-    parser.add_argument(
-        "--num-envs", type=int, default=None, help=f"parallel envs (default: {NUM_ENVS_DEFAULT})"
-    )
+    parser.add_argument("--num-envs", type=int, default=None, help=NUM_ENVS_HELP)
     parser.add_argument(
         "--horizon",
         type=int,

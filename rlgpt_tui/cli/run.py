@@ -15,6 +15,7 @@ from rlgpt_tui.engine.printer import EventPrinter
 from rlgpt_tui.engine.settings import EngineSettings
 from rlgpt_tui.envs import UnknownWorldError, world_info
 from rlgpt_tui.library.shelf import NAMED
+from rlgpt_tui.session_settings import SessionSettings
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.tasks import get_task
 
@@ -26,28 +27,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         world = world_info(args.env)
     except UnknownWorldError as error:
         raise UsageError(str(error)) from None
-    for flag, value in (
-        ("--iterations", args.iterations),
-        ("--samples-per-iteration", args.samples_per_iteration),
-        ("--max-samples", args.max_samples),
-        ("--eval-episodes", args.eval_episodes),
-        ("--final-episodes", args.final_episodes),
-        ("--num-envs", args.num_envs),
-        ("--max-tokens", args.max_tokens),
-    ):
-        if value is not None and value < 1:
-            raise UsageError(f"{flag} must be at least 1, got {value}")
-    if args.num_envs is not None and args.num_envs > 4096:
-        raise UsageError(f"--num-envs must be at most 4096, got {args.num_envs}")
-    if args.seed < 0:
-        raise UsageError(f"--seed must be 0 or more, got {args.seed}")
-    if args.target is not None:
-        try:
-            task.measure.check_target(args.target)
-        except ValueError as error:
-            raise UsageError(
-                f"--target: {error} ({task.name} is judged by its {task.measure.label})"
-            ) from None
+    given = SessionSettings(**{name: getattr(args, name) for name in SessionSettings.model_fields})
+    given.check_target(task)
     llm = llm_settings(args)  # a bad [llm] setting or a missing file: before any session
     if args.minedojo_python:
         os.environ["RLGPT_MINEDOJO_PYTHON"] = args.minedojo_python  # read by make_world
@@ -56,15 +37,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     settings = EngineSettings(
         task=args.task,
         env=args.env,
-        num_envs=args.num_envs or world.default_num_envs,
-        seed=args.seed,
-        max_iterations=args.iterations,
-        target=args.target,
-        samples_per_iteration=args.samples_per_iteration,
-        max_samples=args.max_samples,
-        max_tokens=args.max_tokens,
-        eval_episodes=args.eval_episodes,
-        final_episodes=args.final_episodes,
+        num_envs=given.num_envs or world.default_num_envs,
+        seed=given.seed,
+        max_iterations=given.iterations,
+        target=given.target,
+        samples_per_iteration=given.samples_per_iteration,
+        max_samples=given.max_samples,
+        max_tokens=given.max_tokens,
+        eval_episodes=given.eval_episodes,
+        final_episodes=given.final_episodes,
         tensorboard_dir=str(board) if board else None,
     )
     # the worlds load their kernels while torch, the session and the plan are set up (an

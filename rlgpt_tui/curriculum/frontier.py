@@ -27,6 +27,7 @@ from rlgpt_tui.envs.base import ACHIEVEMENTS
 from rlgpt_tui.envs.knowledge import TechTree
 from rlgpt_tui.envs.registry import world_info
 from rlgpt_tui.labels import agent_label, agent_labels
+from rlgpt_tui.session_settings import SessionPlan
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.store.learning import LearnChoice, LearnStore, TaskRecord
 from rlgpt_tui.tasks import load_catalog
@@ -38,7 +39,7 @@ RECENT_SESSIONS = 3
 #: a task not reached is not chosen again after this many tries while other tasks are
 #: open (the learn's ``max_tries`` setting, ``--max-tries``): a task that keeps failing
 #: would otherwise take a learn's tokens from the cheap open tasks (docs/findings.md)
-MAX_TRIES = 3
+MAX_TRIES: int = SessionPlan.default("max_tries")
 
 
 @cache

@@ -16,7 +16,6 @@ import dataclasses
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,6 @@ from rlgpt_tui.curriculum.agents import (
     Proposal,
 )
 from rlgpt_tui.curriculum.frontier import (
-    MAX_TRIES,
     REACHED,
     CurriculumState,
     choice_facts,
@@ -43,6 +41,7 @@ from rlgpt_tui.library.shelf import BUILTIN, EMPTY, OWN, USER
 from rlgpt_tui.library.skill_library import SkillLibrary
 from rlgpt_tui.llm.client import LLMClient
 from rlgpt_tui.llm.settings import LLMSettings
+from rlgpt_tui.session_settings import LearnBudgets, LearnTarget, SessionPlan
 from rlgpt_tui.store import SessionStore, StoreError
 from rlgpt_tui.store.learning import LearnChoice, LearnRun, LearnStore
 from rlgpt_tui.tasks import get_task
@@ -51,30 +50,8 @@ from rlgpt_tui.tasks import get_task
 WATCH_S = 1.0
 
 
-@dataclass
-class SessionPlan:
-    """The learn's settings: what each session of a learn run gets (the ``rlgpt-tui run``
-    flags it shares), and ``max_tries`` (``--max-tries``), the curriculum's cap on tries of
-    a task not reached while other tasks are open."""
-
-    iterations: int = 3
-    samples_per_iteration: int | None = None
-    session_samples: int = 200_000  # each session's training-sample cap
-    num_envs: int | None = None
-    eval_episodes: int = 64
-    final_episodes: int | None = None
-    seed: int = 0
-    max_tries: int = MAX_TRIES
-
-
-@dataclass
-class Budgets:
+class Budgets(LearnBudgets):
     """Totals over the whole learn record (every process that ran it); None: no limit."""
-
-    max_hours: float | None = None
-    max_tokens: int | None = None
-    max_samples: int | None = None
-    max_tasks: int | None = None
 
     def spent(self, elapsed_s: float, tokens: int, samples: int, tasks: int) -> str:
         """Which budget is spent ('' for none), as the record's end says it."""
@@ -155,6 +132,11 @@ class Learner:
         learn = LearnStore(store)
         plan = {k: v for k, v in plan.items() if v is not None}
         budgets = {k: v for k, v in budgets.items() if v is not None}
+        # a bad value: one line (SettingError), the CLI's and the app's form's alike
+        checked_plan = SessionPlan(**plan)
+        checked_budgets = Budgets(**budgets)
+        if threshold is not None:
+            LearnTarget(threshold=threshold)
         run = learn.latest()
         if run is not None and run.status == "running":
             raise LearnError(
@@ -193,9 +175,9 @@ class Learner:
             run_id = learn.create(
                 env or "craftax",
                 library,
-                dataclasses.asdict(SessionPlan(**plan)),
-                dataclasses.asdict(Budgets(**budgets)),
-                threshold if threshold is not None else 0.9,
+                checked_plan.model_dump(),
+                checked_budgets.model_dump(),
+                threshold if threshold is not None else LearnTarget.default("threshold"),
                 agent.label,
                 _llm_record(llm),
             )

@@ -8,25 +8,30 @@ from threading import Thread
 from typing import Any
 
 from rlgpt_tui.envs import prepare_worlds, world_info
+from rlgpt_tui.recorded import current_settings
 from rlgpt_tui.rl.config import world_groups
+from rlgpt_tui.session_settings import SessionSettings
 from rlgpt_tui.tasks import Task
 
 
 @dataclass
 class EngineSettings:
-    """Budgets and targets of one engine run."""
+    """Budgets and targets of one engine run. The settings a person gives (``run``'s flags,
+    the app's form) take their defaults from :class:`~rlgpt_tui.session_settings.
+    SessionSettings`, which checks them; ``num_envs`` is craftax's default here (the CLI and
+    the form take the chosen world's)."""
 
     task: str
     env: str = "craftax"
     num_envs: int = 64
-    seed: int = 0
-    max_iterations: int = 4
+    seed: int = SessionSettings.default("seed")
+    max_iterations: int = SessionSettings.default("iterations")
     target: float | None = None  # in the task's measure; None: its default (0.9, or 50.5)
     samples_per_iteration: int | None = None  # None: 30,000; scored tasks share the budget
-    max_samples: int = 200_000
+    max_samples: int = SessionSettings.default("max_samples")
     max_tokens: int | None = None
     max_repairs: int = 2
-    eval_episodes: int = 64
+    eval_episodes: int = SessionSettings.default("eval_episodes")
     final_episodes: int | None = None  # the final choice's fresh episodes (None: 64; 32 scored)
     critic_runs: int = 8
     artifacts_dir: str | None = None  # checkpoints go here (a session's folder)
@@ -35,11 +40,8 @@ class EngineSettings:
 
     @classmethod
     def from_recorded(cls, data: dict[str, Any]) -> EngineSettings:
-        """Settings as a session recorded them (older sessions: ``target_success``)."""
-        data = dict(data)
-        if "target_success" in data:
-            data.setdefault("target", data.pop("target_success"))
-        return cls(**data)
+        """Settings as a session recorded them (any version's: :mod:`rlgpt_tui.recorded`)."""
+        return cls(**current_settings(data))
 
     def target_for(self, task: Task) -> float:
         """The target in ``task``'s measure."""

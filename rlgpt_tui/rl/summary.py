@@ -8,21 +8,22 @@ in training, and the training's samples) and a task chain's (its sub-tasks, stag
 far the episodes got through them). A field is ``None`` where the evaluation had nothing
 to say (``{}`` is an empty summary); keys this version does not name are kept in
 ``extra``, so what :meth:`EvaluationSummary.from_dict` reads, :meth:`~EvaluationSummary.
-to_dict` writes back.
+to_dict` writes back. Read as every recorded payload is (:mod:`rlgpt_tui.recorded`, where
+the older shapes are listed).
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass
 from typing import Any
 
+from rlgpt_tui.recorded import RecordedPayload, recorded_fields, write_value
 from rlgpt_tui.tasks import Measure, Measurement, result_text
 
 
 @dataclass
-class EvaluationSummary:
+class EvaluationSummary(RecordedPayload):
     """What an evaluation measured, in the order its record names it."""
 
     # a task chain's: the planner's sub-tasks and the stages solved
@@ -55,37 +56,21 @@ class EvaluationSummary:
     coded_decision_share: float | None = None
     training_samples: int | None = None
     coded_actions: dict[str, dict[str, Any]] | None = None
-    extra: dict[str, Any] = field(default_factory=dict)  # keys not named above, as recorded
 
     @classmethod
     def of_measurement(cls, measurement: Measurement) -> EvaluationSummary:
         """A measurement alone (:meth:`~rlgpt_tui.tasks.Measurement.as_dict`'s figures)."""
         return cls.from_dict(measurement.as_dict())
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> EvaluationSummary:
-        """A recorded summary (any version's: what it lacks stays ``None``)."""
-        known = {key: copy.deepcopy(value) for key, value in data.items() if key in _NAMES}
-        if known.get("measure") is not None:
-            known["measure"] = Measure(known["measure"])
-        for pair in ("ci95", "range"):
-            if isinstance(known.get(pair), list | tuple):
-                known[pair] = tuple(known[pair])
-        extra = {key: copy.deepcopy(value) for key, value in data.items() if key not in _NAMES}
-        return cls(**known, extra=extra)
-
     def to_dict(self) -> dict[str, Any]:
-        """The summary as recorded: the fields it has, in order, then ``extra``."""
+        """The summary as recorded: the fields it has, in order (a measurement's ``score``
+        even when null), then ``extra``."""
         data: dict[str, Any] = {}
-        for name in _NAMES:
+        for name in recorded_fields(type(self)):
             value = getattr(self, name)
             if value is None and not (name == "score" and self.episodes is not None):
                 continue
-            if isinstance(value, Measure):
-                value = value.value
-            elif isinstance(value, tuple):
-                value = list(value)
-            data[name] = copy.deepcopy(value)
+            data[name] = write_value(value)
         return data | copy.deepcopy(self.extra)
 
     def __bool__(self) -> bool:
@@ -105,6 +90,3 @@ class EvaluationSummary:
     def text(self, episodes: bool = True, ends: bool = True) -> str:
         """One line in its measure (:func:`~rlgpt_tui.tasks.result_text`)."""
         return result_text(self.to_dict(), episodes=episodes, ends=ends)
-
-
-_NAMES = tuple(f.name for f in fields(EvaluationSummary) if f.name != "extra")

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -15,19 +14,21 @@ from rlgpt_tui.engine.engine import EngineSettings
 from rlgpt_tui.envs import WORLDS
 from rlgpt_tui.library.shelf import USER
 from rlgpt_tui.rl.train import require_tensorboard
+from rlgpt_tui.session_settings import LearnBudgets, LearnTarget, SessionPlan, SessionSettings
 from rlgpt_tui.tasks import get_task, load_catalog
 from rlgpt_tui.tui.screens.actions import app_actions
 
+FIRST_WORLD = "craftax"
 NUMBER_FIELDS = {
-    # field: (label, default); an empty optional field takes the task's default
-    "max_iterations": ("iterations (max)", "4"),
-    "samples_per_iteration": ("PPO samples per iteration", ""),
-    "max_samples": ("total sample budget", "200000"),
-    "target": ("target (task's measure)", ""),
-    "num_envs": ("parallel envs", "64"),
-    "seed": ("seed", "0"),
+    # field: (label, its setting in SessionSettings, whose default it shows); an empty
+    # optional field takes the task's default, an empty parallel envs the world's
+    "max_iterations": ("iterations (max)", "iterations"),
+    "samples_per_iteration": ("PPO samples per iteration", "samples_per_iteration"),
+    "max_samples": ("total sample budget", "max_samples"),
+    "target": ("target (task's measure)", "target"),
+    "num_envs": ("parallel envs", "num_envs"),
+    "seed": ("seed", "seed"),
 }
-Number = TypeVar("Number", int, float)
 LIBRARY_HINT = "user (yours, then builtin), own (yours alone), builtin, empty, or a folder"
 OPTIONAL = {
     "samples_per_iteration": "30000; scored tasks: budget / iterations",
@@ -51,7 +52,7 @@ class NewSessionScreen(Screen):
                 yield Label("task")
                 yield Select([(t, t) for t in tasks], value="collect_wood", id="task")
                 yield Label("world")
-                yield Select([(w, w) for w in WORLDS], value="craftax", id="env")
+                yield Select([(w, w) for w in WORLDS], value=FIRST_WORLD, id="env")
                 llm = app_actions(self).llm_defaults
                 yield Label("LLM base URL")
                 yield Input(llm.base_url or "", placeholder="empty: builtin agent", id="url")
@@ -65,9 +66,10 @@ class NewSessionScreen(Screen):
                 )
                 yield Label("skill library")
                 yield Input(USER, placeholder=LIBRARY_HINT, id="library")
-                for name, (label, default) in NUMBER_FIELDS.items():
+                for name, (label, setting) in NUMBER_FIELDS.items():
                     yield Label(label)
-                    yield Input(default, placeholder=OPTIONAL.get(name, ""), id=name)
+                    hint = OPTIONAL.get(name, "")
+                    yield Input(_shown_default(setting), placeholder=hint, id=name)
                 yield Label("TensorBoard folder")
                 yield Input("", placeholder="empty: none (needs the tensorboard extra)", id="tb")
                 yield Label("chain sub-tasks (planner)")
@@ -84,74 +86,60 @@ class NewSessionScreen(Screen):
                 yield Button("Start (ctrl+s)", variant="primary", id="start")
         yield Footer()
 
-    def settings(self) -> EngineSettings:
-        """The form as EngineSettings; raises ValueError with a one-line message."""
-        iterations = self._number("max_iterations", int)
-        per_iteration = self._optional_number("samples_per_iteration", int)
-        budget = self._number("max_samples", int)
-        target = self._optional_number("target", float)
-        num_envs = self._number("num_envs", int)
-        seed = self._number("seed", int)
-        counts = {
-            "max_iterations": iterations,
-            "samples_per_iteration": per_iteration,
-            "max_samples": budget,
-            "num_envs": num_envs,
-        }
-        for name, count in counts.items():
-            if count is not None and count < 1:
-                raise ValueError(f"{NUMBER_FIELDS[name][0]} must be at least 1")
+    def typed(self) -> dict[str, str | None]:
+        """The number fields as typed, by their setting (None: an optional one left empty)."""
+        values: dict[str, str | None] = {}
+        for name, (_, setting) in NUMBER_FIELDS.items():
+            text = self.query_one(f"#{name}", Input).value.strip()
+            optional = SessionSettings.default(setting) is None
+            values[setting] = None if optional and not text else text
+        return values
+
+    def choices(self) -> tuple[str, str]:
+        """The task and world chosen; ValueError when one is blank."""
         task = self.query_one("#task", Select).value
         env = self.query_one("#env", Select).value
         if task is Select.BLANK or env is Select.BLANK:
             raise ValueError("choose a task and a world")
-        if target is not None:
-            get_task(str(task)).measure.check_target(target)
+        return str(task), str(env)
+
+    def settings(self) -> EngineSettings:
+        """The form as EngineSettings, checked by the settings model as ``rlgpt-tui run``
+        checks its flags; raises ValueError (a SettingError: the CLI's line) otherwise."""
+        given = SessionSettings(**self.typed())
+        task, env = self.choices()
+        given.check_target(get_task(task))
         board = self.query_one("#tb", Input).value.strip() or None
         if board:
             require_tensorboard()  # a ValueError naming the install
         return EngineSettings(
-            task=str(task),
-            env=str(env),
-            num_envs=num_envs,
-            seed=seed,
-            max_iterations=iterations,
-            target=target,
-            samples_per_iteration=per_iteration,
-            max_samples=budget,
+            task=task,
+            env=env,
+            num_envs=given.num_envs or WORLDS[env].default_num_envs,
+            seed=given.seed,
+            max_iterations=given.iterations,
+            target=given.target,
+            samples_per_iteration=given.samples_per_iteration,
+            max_samples=given.max_samples,
             tensorboard_dir=board,
         )
 
-    def _number(self, name: str, kind: Callable[[str], Number]) -> Number:
-        """The field ``name`` read as ``kind``; ValueError naming the field."""
-        text = self.query_one(f"#{name}", Input).value.strip()
-        try:
-            return kind(text)
-        except ValueError:
-            raise ValueError(f"{NUMBER_FIELDS[name][0]}: {text!r} is not a number") from None
-
-    def _optional_number(self, name: str, kind: Callable[[str], Number]) -> Number | None:
-        """An optional field read as ``kind``; None when left empty (the task's default)."""
-        if not self.query_one(f"#{name}", Input).value.strip():
-            return None
-        return self._number(name, kind)
-
     def action_start(self) -> None:
-        try:
-            settings = self.settings()
-        except ValueError as error:
-            self.query_one("#form-error", Static).update(str(error))
-            return
         text = self.query_one("#llm_timeout", Input).value.strip()
         try:
             timeout = float(text) if text else None
         except ValueError:
             self.show_error(f"LLM timeout (s): {text!r} is not a number")
             return
-        self.query_one("#form-error", Static).update("starting...")
-        if self.query_one("#learn", Switch).value:
-            self.start_learning(settings, timeout)
+        try:
+            if self.query_one("#learn", Switch).value:
+                self.start_learning(timeout)
+                return
+            settings = self.settings()
+        except ValueError as error:  # a SettingError among them
+            self.show_error(str(error))
             return
+        self.query_one("#form-error", Static).update("starting...")
         app_actions(self).start_session(
             settings,
             base_url=self.query_one("#url", Input).value.strip() or None,
@@ -162,33 +150,33 @@ class NewSessionScreen(Screen):
             timeout=timeout,
         )
 
-    def start_learning(self, settings: EngineSettings, timeout: float | None) -> None:
-        """The learn switch: the form's world, library, LLM and session budgets start (or
-        continue) the sessions folder's learn record; the task field is the curriculum's."""
-        text = self.query_one("#learn_hours", Input).value.strip()
-        try:
-            hours = float(text) if text else None
-        except ValueError:
-            self.show_error(f"learn budget (hours): {text!r} is not a number")
-            return
-        if hours is not None and hours <= 0:
-            self.show_error("learn budget (hours) must be more than 0")
-            return
-        if settings.target is not None and not 0 < settings.target <= 1:
-            self.show_error("target: a learn run's target is a success rate in (0, 1]")
-            return
+    def start_learning(self, timeout: float | None) -> None:
+        """The learn switch: the form's world, library, LLM and session settings start (or
+        continue) the sessions folder's learn record; the task field is the curriculum's, and
+        the target is the learn's threshold. Checked by the settings models as ``rlgpt-tui
+        learn`` checks its flags (a SettingError, ValueError: the CLI's line)."""
+        typed = self.typed()
+        _, env = self.choices()
+        plan: dict[str, Any] = {
+            "iterations": typed["iterations"],
+            "samples_per_iteration": typed["samples_per_iteration"],
+            "session_samples": typed["max_samples"],
+            "num_envs": typed["num_envs"],
+            "seed": typed["seed"],
+        }
+        hours = self.query_one("#learn_hours", Input).value.strip() or None
+        checked = SessionPlan(**plan)
+        budgets = LearnBudgets(max_hours=hours)
+        threshold = None
+        if typed["target"] is not None:
+            threshold = LearnTarget(threshold=typed["target"]).threshold
+        self.query_one("#form-error", Static).update("starting...")
         app_actions(self).start_learn(
-            env=settings.env,
+            env=env,
             library=self.query_one("#library", Input).value.strip() or USER,
-            plan={
-                "iterations": settings.max_iterations,
-                "samples_per_iteration": settings.samples_per_iteration,
-                "session_samples": settings.max_samples,
-                "num_envs": settings.num_envs,
-                "seed": settings.seed,
-            },
-            budgets={"max_hours": hours} if hours is not None else {},
-            threshold=settings.target,
+            plan=checked.model_dump(include=set(plan)),
+            budgets=budgets.model_dump(exclude_none=True),
+            threshold=threshold,
             base_url=self.query_one("#url", Input).value.strip() or None,
             model=self.query_one("#model", Input).value.strip() or None,
             timeout=timeout,
@@ -201,7 +189,17 @@ class NewSessionScreen(Screen):
             self.query_one("#num_envs", Input).value = str(default)
 
     def show_error(self, message: str) -> None:
+        """One line under the form: a SettingError reads as the CLI's for the same value."""
         self.query_one("#form-error", Static).update(message)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.action_start()
+
+
+def _shown_default(setting: str) -> str:
+    """The form's text for ``setting``'s default: the model's, the first world's number of
+    envs (as ``rlgpt-tui run`` takes it), empty for an optional one."""
+    if setting == "num_envs":
+        return str(WORLDS[FIRST_WORLD].default_num_envs)
+    default = SessionSettings.default(setting)
+    return "" if default is None else str(default)
