@@ -19,6 +19,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from rlgpt_tui.envs.base import ACHIEVEMENTS, INVENTORY_ITEMS, STATS, View, view_observations
+from rlgpt_tui.skills.guard import SurvivalGuard
 
 #: ``ctx.begin_step`` mark of a call that ran a policy skill (counted per coded call)
 POLICY_MARK = "policy:"
@@ -53,6 +54,9 @@ class PolicySkill:
     goal_inventory: Mapping[str, int] = field(default_factory=dict)
     max_steps: int = 64
     stop_at: Mapping[str, int] = field(default_factory=dict)  # a stat at or below: stop
+    # a survive policy: its goal is met once this guard no longer holds (vitals above its
+    # levels, no hostile adjacent), so that it returns to the plan that called it
+    done: SurvivalGuard | None = None
     deterministic: bool = True
     label: str = ""  # e.g. "collect_wood policy #3"
 
@@ -67,7 +71,10 @@ class PolicySkill:
             raise PolicySkillError(f"policy skill {self.name}: unknown item or stat {unknown[0]}")
 
     def met(self, view: View) -> bool:
-        """Whether ``view`` meets the goal (the task's success condition on a View)."""
+        """Whether ``view`` meets the goal (the task's success condition on a View; for a
+        survive policy, that survival is no longer due)."""
+        if self.done is not None:
+            return not self.done.holds(view)
         if self.goal_achievement is not None:
             return self.goal_achievement in view.achievements
         if self.goal_inventory:
