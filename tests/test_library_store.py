@@ -823,6 +823,7 @@ def test_a_plan_runs_the_librarys_survive_skill_when_survival_is_due(tmp_path: P
     )
     assert night.returncode == 0, night.stderr
     plan = folder_shelf(folder / "night", "craftax").find(COMPOSED_PLAN)
+    assert plan is not None
     assert plan.source.count("yield from survive_act(ctx)") == 1
     assert "survival is due" not in plan.docstring
 
