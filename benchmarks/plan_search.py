@@ -65,7 +65,7 @@ def plan_source(choice: Choice, world: str, keeper: LibrarySkill | None = None) 
     recipes = world_info(world).documentation().recipes
     first = (keeper.name, keeper.source) if keeper else None
     parts = [(step, s.source) for step, s in choice if s is not None]
-    return compose_sources(parts, recipes, before_each=first)
+    return compose_sources(parts, recipes, keeper=first)
 
 
 def measure(source: str, task: Task, args: argparse.Namespace) -> float:

@@ -4,6 +4,7 @@ observation computed from the View, in real sandbox workers on a real Craftax wo
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 from typing import Any
@@ -31,6 +32,7 @@ from rlgpt_tui.library.storage import LibraryError
 from rlgpt_tui.rl.episodes import run_one_call_each
 from rlgpt_tui.rl.policyfile import POLICY_FOLDER, SavedPolicy, write_policy
 from rlgpt_tui.rl.policyskill import policy_skill
+from rlgpt_tui.skills.guard import SURVIVAL_GUARD, SurvivalGuard
 from rlgpt_tui.skills.outcomes import CallEnd
 from rlgpt_tui.skills.runtime import CodedActionLimits, recorded_views
 from rlgpt_tui.skills.validation import validate
@@ -88,12 +90,14 @@ def tree_seeker() -> dict[str, np.ndarray]:
     }
 
 
-def saved(weights: dict[str, np.ndarray], horizon: int, **config) -> SavedPolicy:
+def saved(
+    weights: dict[str, np.ndarray], horizon: int, task: str = "collect_wood", **config
+) -> SavedPolicy:
     return SavedPolicy(
-        task="collect_wood",
+        task=task,
         world="craftax",
-        subaction="collect_wood",
-        rl_config={"task": "collect_wood", "env": "craftax", "horizon": horizon, **config},
+        subaction=task,
+        rl_config={"task": task, "env": "craftax", "horizon": horizon, **config},
         authors={},
         samples=1000,
         measure="success_rate",
@@ -106,16 +110,18 @@ def saved(weights: dict[str, np.ndarray], horizon: int, **config) -> SavedPolicy
     )
 
 
-def library_with(tmp_path, policy: SavedPolicy) -> SkillLibrary:
+def library_with(
+    tmp_path, policy: SavedPolicy, name: str = "collect_wood", task: str = "collect_wood"
+) -> SkillLibrary:
     """A library (a real sessions database) that imported ``policy`` beside a code
-    collect_wood that measured worse, from a folder as `skills export` writes it."""
+    ``name`` that measured worse on ``task``, from a folder as `skills export` writes it."""
     folder = tmp_path / "shared"
     folder.mkdir()
     code = SkillFile(
-        "collect_wood",
+        name,
         "craftax",
         'def act(ctx):\n    """Wander."""\n    yield from ctx.explore(4)\n',
-        record={"tasks": {"collect_wood": {"evaluations": 1, "successes": 2, "episodes": 20}}},
+        record={"tasks": {task: {"evaluations": 1, "successes": 2, "episodes": 20}}},
     )
     (folder / code.file_name).write_text(format_skill_file(code))
     write_policy(folder, policy, 1)
@@ -210,6 +216,50 @@ def test_a_policy_skill_ends_at_its_step_budget_and_counts_against_the_callers(
     short = validate("wood_then", linked, limits=CodedActionLimits(max_steps=3), policies=used)
     _, _, records = run_one_call_each(craftax8, short, seed=12)
     assert {(r.steps, r.end) for r in records} == {(3, CallEnd.STEP_BUDGET)}
+
+
+def test_a_survive_policy_is_the_survive_skill_and_returns_once_survival_is_not_due(
+    craftax8, tmp_path
+) -> None:
+    """(d) A policy trained on survive_night is the world's survive skill, the one a
+    composed plan calls when survival is due: saved with the survival guard as its stop
+    condition, it acts until the guard no longer holds (vitals above its levels, no hostile
+    adjacent) and returns True, or returns False at its step budget (64 a call)."""
+    idle = {k: np.zeros_like(v) for k, v in tree_seeker().items()}  # always noop
+    library = library_with(tmp_path, saved(idle, 400, "survive_night"), "survive", "survive_night")
+    code, policies = library.callable_skills("craftax")
+    assert "survive" not in code and [p.name for p in policies] == ["survive"]
+    (policy,) = policies
+    assert policy.done == SURVIVAL_GUARD and policy.max_steps == SURVIVAL_GUARD.steps == 64
+    assert policy.stop_at == {}
+    caller = (
+        "def act(ctx):\n"
+        '    done = yield from ctx.skill("survive")\n'
+        '    ctx.log("survive returned " + str(done))\n'
+        "    yield Action.NOOP\n"
+    )
+    linked, used = library.link(caller, "craftax")
+    assert linked == caller and [p.label for p in used] == ["survive_night policy #1"]
+    limits = CodedActionLimits(max_steps=200)
+    craftax8.reset(13)
+    before, after, records = run_one_call_each(
+        craftax8, validate("keep", linked, limits=limits, policies=used), seed=13
+    )
+    # fresh worlds: nothing to survive, so it returns at once, done
+    assert not any(SURVIVAL_GUARD.holds(view) for view in before)
+    assert {(r.steps, r.detail) for r in records} == {(1, "survive returned True")}
+    assert all("policy:survive" in r.begun for r in records)
+    # survival always due (health at or below 9): it acts its 64 steps and returns False
+    due = dataclasses.replace(policy, done=SurvivalGuard(health=9))
+    craftax8.reset(13)
+    _, after, records = run_one_call_each(
+        craftax8, validate("keep", linked, limits=limits, policies=(due,)), seed=13
+    )
+    for record, view in zip(records, after, strict=True):
+        if record.end is CallEnd.RETURNED:
+            assert (record.steps, record.detail) == (65, "survive returned False")
+            assert due.done is not None and due.done.holds(view)
+    assert any(r.end is CallEnd.RETURNED for r in records)
 
 
 def test_a_policy_for_another_world_or_observation_is_refused_on_import_by_name(

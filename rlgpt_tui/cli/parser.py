@@ -264,7 +264,8 @@ def add_skills(commands: Commands) -> None:
         "--steps-only",
         action="store_true",
         help="with --plan: compose the steps alone, without the library's survive skill "
-        "before each step (a 1.5B model's survive cost its plan 5 points of crafter_score)",
+        "(else run before a step when survival is due: a vital low or a zombie or skeleton "
+        "adjacent, rlgpt_tui/skills/guard.py)",
     )
     _add_sessions_dir(export_skills, suppress=True)
     import_skills = verbs.add_parser(

@@ -31,8 +31,8 @@ class TechTree:
     helpers: tuple[str, ...] = ()  # skills beside one per achievement
     situational: frozenset[str] = frozenset()  # skills whose moment may not come in a run
     search_helpers: dict[str, str] = field(default_factory=dict)  # achievement -> helper
-    # the helper that keeps the player alive (survive): a composed plan runs it before each
-    # step, and it is a survival goal's one step
+    # the helper that keeps the player alive (survive): a composed plan runs it before a step
+    # when survival is due (rlgpt_tui/skills/guard.py), and it is a survival goal's one step
     before_each_step: str = ""
     deaths: dict[str, tuple[tuple[str, ...], str]] = field(default_factory=dict)
 

@@ -12,6 +12,7 @@ from rlgpt_tui.envs.base import ACHIEVEMENTS
 from rlgpt_tui.envs.knowledge import Recipes
 from rlgpt_tui.skills.api import MAKEABLE
 from rlgpt_tui.skills.checker import CodeValidationError
+from rlgpt_tui.skills.guard import GUARD_FUNCTION, SURVIVAL_GUARD, SurvivalGuard
 
 #: the name of a plan's coded steps composed into one routine (code alone, in order)
 COMPOSED_PLAN = "plan"
@@ -21,17 +22,19 @@ def compose_sources(
     parts: list[tuple[str, str]],
     recipes: Recipes | None = None,
     then: Sequence[str] = (),
-    before_each: tuple[str, str] | None = None,
+    keeper: tuple[str, str | None] | None = None,
+    guard: SurvivalGuard = SURVIVAL_GUARD,
 ) -> str:
     """See :func:`_compose`; code too deep for the parser here is a validation failure.
     ``recipes``: the world's, for the guards that wait on earlier steps' materials;
     ``then``: the steps that run after these (what they use is collected too);
-    ``before_each``: a skill (name, source) run before each step that runs (the world's
-    survival helper, :attr:`~rlgpt_tui.envs.knowledge.TechTree.before_each_step`)."""
+    ``keeper``: a skill (name, source) run before a step when ``guard`` holds (the world's
+    survival helper, :attr:`~rlgpt_tui.envs.knowledge.TechTree.before_each_step`); a
+    source of None runs it as ``ctx.skill(name)`` (a policy skill)."""
     try:
-        return _compose(parts, recipes, then, before_each)
+        return _compose(parts, recipes, then, keeper, guard)
     except (SyntaxError, RecursionError, MemoryError, ValueError) as error:
-        names = ", ".join(name for name, _ in ([before_each] if before_each else []) + parts)
+        names = ", ".join(name for name, _ in ([keeper] if keeper else []) + parts)
         raise CodeValidationError(
             f"coded actions {names} cannot be chained ({type(error).__name__}): simplify their code"
         ) from None
@@ -126,14 +129,17 @@ def _compose(
     parts: list[tuple[str, str]],
     recipes: Recipes | None = None,
     then: Sequence[str] = (),
-    before_each: tuple[str, str] | None = None,
+    keeper: tuple[str, str | None] | None = None,
+    guard: SurvivalGuard = SURVIVAL_GUARD,
 ) -> str:
     """One source whose ``act(ctx)`` runs each part's ``act(ctx)`` in turn (a step whose
     work is already done in this world, or whose materials are not there yet, skipped:
     :func:`round_guard`; ``then`` names steps that run after these), marking where each
-    begins (``ctx.begin_step``: the library counts each step's calls). ``before_each``
-    (name, source) is no step: it runs before each step that runs (what a survive skill
-    there is worth: docs/findings.md).
+    begins (``ctx.begin_step``: the library counts each step's calls). ``keeper``
+    (name, source) is no step: before each step that runs, the plan checks ``guard``
+    (written into the plan as its function ``survival_due``) and runs the keeper only
+    when it holds, marked ``ctx.begin_step(name)`` (what a survive skill there is worth,
+    before every step and on the guard: docs/findings.md).
 
     Each part's top-level functions are renamed ``<part>_<function>`` (references too),
     so helpers with the same name in two parts do not collide. A part whose helpers (all
@@ -161,16 +167,29 @@ def _compose(
                 act.name = f"{name}_act"
             bodies.append(ast.unparse(ast.Module([*acts], [])))
 
-    if before_each is not None:
-        add(*before_each)
+    survive = ""
+    if keeper is not None:
+        kept, kept_source = keeper
+        if kept_source is not None:
+            add(kept, kept_source)
+        run = (
+            f"yield from {kept}_act(ctx)"
+            if kept_source is not None
+            else f"yield from ctx.skill({kept!r})"
+        )
+        survive = (
+            f"if {GUARD_FUNCTION}(ctx):\n"
+            + _indent(f"ctx.begin_step({kept!r})\n" + _isolated(run, kept))
+            + "\n"
+        )
     for index, (name, source) in enumerate(parts):
         add(name, source)
         call = f"ctx.begin_step({name!r})\n" + _isolated(f"yield from {name}_act(ctx)", name)
-        if before_each is not None:
-            keeper = before_each[0]
-            call = _isolated(f"yield from {keeper}_act(ctx)", keeper) + "\n" + call
-        guard = round_guard(name, recipes, names[:index], names[index + 1 :])
-        calls.append(f"if {guard}:\n{_indent(call)}" if guard else call)
+        when = round_guard(name, recipes, names[:index], names[index + 1 :])
+        call = survive + call
+        calls.append(f"if {when}:\n{_indent(call)}" if when else call)
+    if keeper is not None:
+        bodies.append(guard.source().rstrip("\n"))
     body = _indent("\n".join(calls))
     return "\n\n\n".join(bodies) + "\n\n\ndef act(ctx):\n" + body + "\n"
 

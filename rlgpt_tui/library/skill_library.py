@@ -57,6 +57,7 @@ from rlgpt_tui.library.storage import (
 from rlgpt_tui.rl.policyfile import PolicyFileError, SavedPolicy, read_policies, write_policy
 from rlgpt_tui.rl.policyskill import check_policy, policy_skill, proven
 from rlgpt_tui.skills.checker import CodeValidationError
+from rlgpt_tui.skills.guard import SURVIVAL_GUARD
 from rlgpt_tui.skills.policy import PolicySkill, PolicySkillError
 from rlgpt_tui.skills.validation import validate
 from rlgpt_tui.tasks import Task
@@ -242,7 +243,7 @@ class SkillLibrary:
         return chosen
 
     def keeper(self, world: str) -> LibrarySkill | None:
-        """The skill for the world's helper that a composed plan runs before each step
+        """The skill for the world's helper that a composed plan runs when survival is due
         (Crafter's ``survive``), the version a session reuses; None without one."""
         name = world_info(world).documentation().tech_tree.before_each_step
         return self.best(world, name).get(name) if name else None
@@ -257,7 +258,8 @@ class SkillLibrary:
     ) -> SkillFile:
         """The ``plan`` skill: ``chosen`` (step, the skill that does it) composed by rlgpt
         into one coded action in that order (no model planned it), the :meth:`keeper`
-        before each step (``keeper`` False: without it), its docstring naming each step's
+        before a step where the survival guard holds (:data:`~rlgpt_tui.skills.guard.
+        SURVIVAL_GUARD`; ``keeper`` False: without it), its docstring naming each step's
         skill version and author, and ``how`` they were chosen. Its version is above any
         ``plan`` the library holds, so that a session reusing the folder takes it."""
         before = self.keeper(world) if keeper else None
@@ -269,8 +271,9 @@ class SkillLibrary:
             skill.label if skill.name == step else f"{step}: {skill.label}"
             for step, skill in chosen
         )
+        due = SURVIVAL_GUARD.condition().replace("ctx.view.", "")
         if before is not None:
-            versions = f"{before.label} before each step; {versions}"
+            versions = f"{before.label} when survival is due ({due}); {versions}"
         held = [s.version for s in self.skills(world, COMPOSED_PLAN)]
         return SkillFile(
             name=COMPOSED_PLAN,
@@ -278,7 +281,7 @@ class SkillLibrary:
             source=compose_sources(
                 [(step, s.source) for step, s in chosen],
                 world_info(world).documentation().recipes,
-                before_each=(before.name, before.source) if before else None,
+                keeper=(before.name, before.source) if before else None,
             ),
             version=max(held, default=0) + 1,
             author=authors[0] if len(authors) == 1 else "several authors",
@@ -306,7 +309,7 @@ class SkillLibrary:
     ) -> tuple[Path, str]:
         """Write ``plan-<world>-v<n>.py``: the library's skills for ``world`` composed into
         one coded action for ``task`` (:meth:`plan_steps`, :meth:`write_plan`; ``keeper``
-        False: without the :meth:`keeper` before each step). Returns the path and a line
+        False: without the :meth:`keeper`). Returns the path and a line
         naming which skill does which step."""
         chosen = self.plan_steps(task, world)
         steps = ", ".join(

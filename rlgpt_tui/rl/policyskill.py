@@ -11,6 +11,7 @@ from rlgpt_tui.envs import ACTION_NAMES
 from rlgpt_tui.envs.registry import WORLDS, world_info
 from rlgpt_tui.rl.config import RLConfig
 from rlgpt_tui.rl.policyfile import SavedPolicy, WeightsError, read_weights
+from rlgpt_tui.skills.guard import SURVIVAL_GUARD
 from rlgpt_tui.skills.policy import PolicySkill, PolicySkillError, actor_layers
 from rlgpt_tui.tasks import get_task, wilson_interval
 
@@ -66,10 +67,14 @@ def proven(policy: SavedPolicy) -> float:
 def policy_skill(policy: SavedPolicy, label: str = "", ref: str = "") -> PolicySkill:
     """``policy`` as a skill named after its task: it acts until the task's goal is met, the
     training's horizon (else the task's) ends it, or, where it was trained with
-    ``hooks.interrupt_on_need``, a stat falls to that level. :class:`PolicySkillError`
-    naming the fix for a policy that cannot be one: checked by :func:`check_policy`, over
-    primitive actions only, in a world whose observation a View gives, with a goal a View
-    shows (an achievement or items)."""
+    ``hooks.interrupt_on_need``, a stat falls to that level. A policy of a survival task
+    (survive_night) is the world's survive skill (:attr:`~rlgpt_tui.envs.knowledge.TechTree.
+    before_each_step`, the one a composed plan calls when survival is due): it acts until
+    :data:`~rlgpt_tui.skills.guard.SURVIVAL_GUARD` no longer holds (vitals above its levels,
+    no hostile adjacent: it returns True), at most ``SURVIVAL_GUARD.steps`` steps a call.
+    :class:`PolicySkillError` naming the fix for a policy that cannot be one: checked by
+    :func:`check_policy`, over primitive actions only, in a world whose observation a View
+    gives, with a goal a View shows (an achievement or items, or survival)."""
     check_policy(policy)
     name = policy_name(policy)
     config = RLConfig.model_validate(policy.rl_config)
@@ -86,7 +91,9 @@ def policy_skill(policy: SavedPolicy, label: str = "", ref: str = "") -> PolicyS
         )
     task = get_task(policy.task)
     goal = task.goal
-    if goal.achievement is None and not goal.inventory:
+    keeper = world_info(config.env).documentation().tech_tree.before_each_step
+    survives = bool(goal.survive and keeper)
+    if goal.achievement is None and not goal.inventory and not survives:
         raise PolicySkillError(
             f"{name}: its task's goal ({task.goal_text}) is no state a call can meet: call a "
             "policy of a task with an achievement or items as its goal"
@@ -101,8 +108,9 @@ def policy_skill(policy: SavedPolicy, label: str = "", ref: str = "") -> PolicyS
     )
     primitives = config.primitives or list(ACTION_NAMES)
     need = config.hooks.interrupt_on_need
+    horizon = config.horizon or task.horizon
     return PolicySkill(
-        name=policy.task,
+        name=keeper if survives else policy.task,
         world=config.env,
         layers=actor_layers(
             read_weights(policy.weights), observation_size(config), action_count(config)
@@ -111,8 +119,9 @@ def policy_skill(policy: SavedPolicy, label: str = "", ref: str = "") -> PolicyS
         features=features,
         goal_achievement=goal.achievement,
         goal_inventory=dict(goal.inventory or {}),
-        max_steps=config.horizon or task.horizon,
-        stop_at={s: need for s in ("health", "food", "drink")} if need else {},
+        max_steps=min(horizon, SURVIVAL_GUARD.steps) if survives else horizon,
+        stop_at={s: need for s in ("health", "food", "drink")} if need and not survives else {},
+        done=SURVIVAL_GUARD if survives else None,
         deterministic=policy.deterministic is not False,
         label=label or name,
         ref=ref,

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from rlgpt_tui.envs.base import ACHIEVEMENTS, INVENTORY_ITEMS, STATS, View, view_observations
+from rlgpt_tui.skills.guard import SurvivalGuard
 
 #: ``ctx.begin_step`` mark of a call that ran a policy skill (counted per coded call)
 POLICY_MARK = "policy:"
@@ -53,6 +54,9 @@ class PolicySkill:
     goal_inventory: Mapping[str, int] = field(default_factory=dict)
     max_steps: int = 64
     stop_at: Mapping[str, int] = field(default_factory=dict)  # a stat at or below: stop
+    # a survive policy: its goal is met once this guard no longer holds (vitals above its
+    # levels, no hostile adjacent), so that it returns to the plan that called it
+    done: SurvivalGuard | None = None
     deterministic: bool = True
     label: str = ""  # e.g. "collect_wood policy #3"
     ref: str = ""  # how a recorded coded action names it (a digest of its weights)
@@ -72,7 +76,9 @@ class PolicySkill:
         None: since the episode began): its achievement unlocked after ``start``, or each
         goal item's count risen by the goal's amount since then (food and drink too: eating
         and drinking raise them). A second call in one episode is not met at once by what
-        an earlier call did."""
+        an earlier call did. A survive policy's goal is that survival is no longer due."""
+        if self.done is not None:
+            return not self.done.holds(view)
         if self.goal_achievement is not None:
             if self.goal_achievement in view.achievements:
                 return start is None or self.goal_achievement not in start.achievements
