@@ -53,7 +53,7 @@ def test_table2_measures_a_folder_of_skills_an_llm_wrote(
     done = run_table2(
         *("--tasks", "collect_wood", "--skills", str(folder), "--script", "collect_wood"),
         *("--methods", "code", "rl_from_code", "--seeds", "0", "--samples", "2048"),
-        *("--episodes", "8", "--num-envs", "8"),
+        *("--episodes", "8", "--final-episodes", "8", "--num-envs", "8"),
         timeout=600,
     )
     assert done.returncode == 0, done.stderr[-2000:]
