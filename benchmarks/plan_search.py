@@ -50,7 +50,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_options(parser, "sessions_dir", "task", "env", "episodes", required=("sessions_dir",))
     parser.add_argument("--out", required=True, type=Path, help="the folder to write")
     parser.add_argument("--selection-seed", type=int, default=70_000, help="first world seed")
-    parser.add_argument("--seeds", type=int, default=2, help="selection world seeds")
+    parser.add_argument(
+        "--selection-worlds",
+        type=int,
+        default=2,
+        help="selection world seeds, from --selection-seed",
+    )
     parser.add_argument(
         "--passes", type=int, default=2, help="passes over the steps (stops when one changes none)"
     )
@@ -74,7 +79,7 @@ def plan_source(choice: Choice, world: str, keeper: LibrarySkill | None = None) 
 def measure(source: str, task: Task, args: argparse.Namespace) -> float:
     """The mean over the selection seeds of what code alone measures (a score or a rate)."""
     values = []
-    for n in range(args.seeds):
+    for n in range(args.selection_worlds):
         spec = CodedActionSpec(name=COMPOSED_PLAN, source=source)
         config = RLConfig(
             task=task.name, env=args.env, num_envs=args.episodes, coded_actions=[spec]
@@ -124,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
             break
     chosen = [(step, s) for step, s in choice if s is not None]
     library.export_folder(args.out, args.env)
-    seeds = f"{args.selection_seed}-{args.selection_seed + args.seeds - 1}"
+    seeds = f"{args.selection_seed}-{args.selection_seed + args.selection_worlds - 1}"
     how = (
         f"; each step's skill chosen by benchmarks/plan_search.py on selection worlds "
         f"{seeds} ({args.episodes} episodes each): {first:.1f} -> {best:.1f}"

@@ -666,6 +666,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--danger must be in 0..8 steps, got {args.danger}")
     if args.eval_seed < 0:
         parser.error(f"--eval-seed must be 0 or more, got {args.eval_seed}")
+    chosen_on = {base + s for base in (ITERATION_SEED, FRESH_SEED) for s in args.seeds}
+    if chosen_on & {args.eval_seed + s for s in args.seeds}:
+        parser.error(
+            f"--eval-seed {args.eval_seed}: the engine chooses on worlds {ITERATION_SEED:,} "
+            f"and {FRESH_SEED:,} + seed; evaluate elsewhere (e.g. 60000)"
+        )
     if args.jobs < 1:
         parser.error(f"--jobs must be at least 1, got {args.jobs}")
     if args.ray and importlib.util.find_spec("ray") is None:
