@@ -9,6 +9,7 @@ import json
 import re
 import shlex
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -123,3 +124,28 @@ def test_every_recorded_command_still_parses() -> None:
         else:
             parsed = module.build_parser().parse_args(argv)
         assert parsed is not None, command
+
+
+def test_the_engine_and_table2_share_one_choice_of_mode_or_sampled() -> None:
+    """engine.choice.mode_or_sampled: sampled is measured only where training beat the
+    mode's interval, and kept only where it measures higher (table2.py calls it too)."""
+    from types import SimpleNamespace as Ns
+
+    from rlgpt_tui.engine.choice import mode_or_sampled
+
+    config: Any = Ns(start=Ns(action="collect_wood"))
+    mode: Any = Ns(value=0.2, ci_high=0.4)
+    calls = []
+
+    def sampled(value: float) -> Any:
+        return lambda: calls.append(value) or Ns(value=value, ci_high=value)
+
+    kept = mode_or_sampled(config, [{"value": 0.3}], mode, sampled(0.9))
+    assert kept.kept is mode and kept.deterministic is None and not calls  # not measured
+    kept = mode_or_sampled(config, [{"value": 0.8}], mode, sampled(0.1))
+    assert kept.kept is mode and kept.deterministic is None and kept.in_training == 0.8
+    kept = mode_or_sampled(config, [{"value": 0.8}], mode, sampled(0.9))
+    assert kept.kept.value == 0.9 and kept.deterministic is False and calls == [0.1, 0.9]
+    table2 = (ROOT / "benchmarks" / "table2.py").read_text()
+    assert "mode_or_sampled(" in table2 and "choose(" in table2
+    assert "sampled_may_beat_mode" not in table2 and "5_000" not in table2
