@@ -60,7 +60,10 @@ ACHIEVEMENT_TASKS = (
 
 def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, list[str]]:
     """The curriculum's flags, and the others (passed to every ``rlgpt-tui run``)."""
-    return build_parser().parse_known_args(argv)
+    args, extra = build_parser().parse_known_args(argv)
+    if args.tasks is None:  # every achievement, in tech-tree order
+        args.tasks = list(ACHIEVEMENT_TASKS)
+    return args, extra
 
 
 def build_parser() -> argparse.ArgumentParser:
