@@ -20,9 +20,10 @@ import json
 import multiprocessing
 import os
 import time
-from pathlib import Path
 from typing import Any
 
+from rlgpt_bench import options
+from rlgpt_bench.options import add_options
 from rlgpt_bench.skills import FolderSkills
 from rlgpt_tui.rl.config import RLConfig
 from rlgpt_tui.rl.evaluation import evaluate
@@ -48,29 +49,41 @@ def measure(config: RLConfig, script: str, episodes: int, seed: int) -> dict[str
     }
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--skills", required=True, type=Path, help="a folder of skill files")
-    parser.add_argument("--script", required=True, help="the skill code alone runs")
-    parser.add_argument("--task", default="crafter_score")
-    parser.add_argument("--env", default="craftax")
-    parser.add_argument("--episodes", type=int, default=32)
-    parser.add_argument("--seed", type=int, default=60_002, help="evaluation world seed")
+def build_parser() -> argparse.ArgumentParser:
+    parser = options.parser("busy_machine", __doc__)
+    add_options(
+        parser,
+        "skills",
+        "script",
+        "task",
+        "env",
+        "episodes",
+        "eval_seed",
+        required=("skills", "script"),
+    )
+    # its older name for --eval-seed: the evaluation world's seed
+    parser.add_argument(
+        "--seed", dest="eval_seed", type=int, default=argparse.SUPPRESS, help=argparse.SUPPRESS
+    )
     parser.add_argument(
         "--hogs", type=int, default=2 * (os.cpu_count() or 1), help="busy processes"
     )
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
     folder = FolderSkills(args.skills, args.script)
     task = get_task(args.task)
     script = folder.script(task)
     config = RLConfig(task=task.name, env=args.env, seed=0, coded_actions=folder.specs([script]))
-    measure(config, script, args.episodes, args.seed + 1)  # compiles the world: not timed
-    quiet = measure(config, script, args.episodes, args.seed)
+    measure(config, script, args.episodes, args.eval_seed + 1)  # compiles the world: not timed
+    quiet = measure(config, script, args.episodes, args.eval_seed)
     hogs = [multiprocessing.Process(target=spin, daemon=True) for _ in range(args.hogs)]
     for hog in hogs:
         hog.start()
     try:
-        busy = measure(config, script, args.episodes, args.seed)
+        busy = measure(config, script, args.episodes, args.eval_seed)
     finally:
         for hog in hogs:
             hog.kill()
@@ -82,7 +95,7 @@ def main(argv: list[str] | None = None) -> None:
                 "skills": str(args.skills),
                 "script": script,
                 "episodes": args.episodes,
-                "seed": args.seed,
+                "seed": args.eval_seed,
                 "cores": os.cpu_count(),
                 "hogs": args.hogs,
                 "quiet": quiet,

@@ -26,8 +26,9 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from pathlib import Path
 
+from rlgpt_bench import options
+from rlgpt_bench.options import add_options
 from rlgpt_tui.store import SessionStore
 
 # the tech tree's order: each task's prerequisites come before it
@@ -59,25 +60,36 @@ ACHIEVEMENT_TASKS = (
 
 def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, list[str]]:
     """The curriculum's flags, and the others (passed to every ``rlgpt-tui run``)."""
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--tasks", nargs="+", default=list(ACHIEVEMENT_TASKS))
+    args, extra = build_parser().parse_known_args(argv)
+    if args.tasks is None:  # every achievement, in tech-tree order
+        args.tasks = list(ACHIEVEMENT_TASKS)
+    return args, extra
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = options.parser("curriculum", __doc__)
+    required = ("sessions_dir", "llm_base_url", "llm_model")
+    add_options(
+        p,
+        "tasks",
+        *required,
+        "llm_timeout",
+        "env",
+        "num_envs",
+        "seed",
+        script="curriculum",
+        required=required,
+    )
     p.add_argument("--then", default="crafter_score", help="the last task ('' for none)")
-    p.add_argument("--sessions-dir", type=Path, required=True)
-    p.add_argument("--llm-base-url", required=True)
-    p.add_argument("--llm-model", required=True)
-    p.add_argument("--llm-timeout", type=float, default=900)
-    p.add_argument("--env", default="craftax")
     p.add_argument("--iterations", type=int, default=3)
     p.add_argument("--samples-per-iteration", type=int, default=16_000)
-    p.add_argument("--num-envs", type=int, default=16)
-    p.add_argument("--seed", type=int, default=0)
     p.add_argument(
         "--then-samples",
         type=int,
         default=None,
         help="the last task's samples per iteration (default: --samples-per-iteration)",
     )
-    return p.parse_known_args(argv)
+    return p
 
 
 def finished_sessions(store: SessionStore) -> dict[str, dict]:

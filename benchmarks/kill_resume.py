@@ -51,13 +51,13 @@ def child(sessions: str, resume_id: int | None) -> None:
     print(json.dumps({"finished": session.id}), flush=True)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cycles", type=int, default=20)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-wait", type=float, default=14.0, help="latest kill, seconds")
     parser.add_argument("--child", nargs=2, metavar=("DIR", "ID"), help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.child:
         directory, session = args.child
         child(directory, None if session == "new" else int(session))

@@ -13,24 +13,27 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
+from rlgpt_bench import options
 from rlgpt_bench.learn import GROUP, learn_command, learn_rows
+from rlgpt_bench.options import add_options
 from rlgpt_bench.results import RESULTS_DIR, write_run
 from rlgpt_tui.curriculum.frontier import frontier
 from rlgpt_tui.labels import agent_label
 from rlgpt_tui.store import SessionStore
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sessions-dir", type=Path, required=True, help="the learn's folder")
-    parser.add_argument("--record", metavar="NAME", help="write benchmarks/results/NAME.json")
+def build_parser() -> argparse.ArgumentParser:
+    parser = options.parser("learn_frontier", __doc__)
+    add_options(parser, "sessions_dir", "record", "results_dir", required=("sessions_dir",))
     parser.add_argument(
         "--commit", help="the commit the learn ran (default: this checkout's, as it is now)"
     )
-    parser.add_argument("--results-dir", type=Path, default=RESULTS_DIR, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     data = frontier(SessionStore(args.sessions_dir))
     if data is None:
         print(f"no learn record in {args.sessions_dir}: run `rlgpt-tui learn`", file=sys.stderr)
@@ -45,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
             rows,
             command=learn_command(data),
             source="benchmarks/learn_frontier.py",
-            folder=args.results_dir,
+            folder=args.results_dir or RESULTS_DIR,
             group=GROUP,
             agent=agent,
             world=data["env"],

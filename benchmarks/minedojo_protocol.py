@@ -27,12 +27,12 @@ from rlgpt_tui.envs.minedojo.actions import ActionEncoder  # noqa: E402
 from tests.minedojo_standin import CRAFT_ITEMS, make  # noqa: E402
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=2000)
     parser.add_argument("--height", type=int, default=160)
     parser.add_argument("--width", type=int, default=256)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     forward = PRIMITIVES.index("forward")
     size = (args.height, args.width)
 

@@ -26,6 +26,8 @@ import sys
 import time
 from pathlib import Path
 
+from rlgpt_bench import options
+from rlgpt_bench.options import add_options
 from rlgpt_tui.envs.registry import world_info
 from rlgpt_tui.library.compose import COMPOSED_PLAN, compose_sources
 from rlgpt_tui.library.record import may_do
@@ -40,18 +42,24 @@ Choice = list[tuple[str, LibrarySkill | None]]  # each step, and the skill that 
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sessions-dir", required=True, help="the sessions folder (library)")
-    parser.add_argument("--task", default="crafter_score", help="the task whose steps to plan")
-    parser.add_argument("--world", default="craftax", help="the library's world to use")
+    return build_parser().parse_args(argv)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = options.parser("plan_search", __doc__)
+    add_options(parser, "sessions_dir", "task", "env", "episodes", required=("sessions_dir",))
     parser.add_argument("--out", required=True, type=Path, help="the folder to write")
     parser.add_argument("--selection-seed", type=int, default=70_000, help="first world seed")
-    parser.add_argument("--seeds", type=int, default=2, help="selection world seeds")
-    parser.add_argument("--episodes", type=int, default=32, help="episodes per seed")
+    parser.add_argument(
+        "--selection-worlds",
+        type=int,
+        default=2,
+        help="selection world seeds, from --selection-seed",
+    )
     parser.add_argument(
         "--passes", type=int, default=2, help="passes over the steps (stops when one changes none)"
     )
-    return parser.parse_args(argv)
+    return parser
 
 
 def candidates(step: str, skills: list[LibrarySkill], steps: list[str]) -> list[LibrarySkill]:
@@ -71,10 +79,10 @@ def plan_source(choice: Choice, world: str, keeper: LibrarySkill | None = None) 
 def measure(source: str, task: Task, args: argparse.Namespace) -> float:
     """The mean over the selection seeds of what code alone measures (a score or a rate)."""
     values = []
-    for n in range(args.seeds):
+    for n in range(args.selection_worlds):
         spec = CodedActionSpec(name=COMPOSED_PLAN, source=source)
         config = RLConfig(
-            task=task.name, env=args.world, num_envs=args.episodes, coded_actions=[spec]
+            task=task.name, env=args.env, num_envs=args.episodes, coded_actions=[spec]
         )
         seed = args.selection_seed + n
         result = evaluate(config, only_coded=COMPOSED_PLAN, episodes=args.episodes, seed=seed)
@@ -92,12 +100,12 @@ def main(argv: list[str] | None = None) -> int:
     task = get_task(args.task)
     store = SessionStore(args.sessions_dir)
     library = SkillLibrary(store)
-    skills = [s for s in store.skills(args.world) if s.name != COMPOSED_PLAN]
-    steps = [s.name for s in task.steps(world_info(args.world).documentation())]
-    start = dict(library.plan_steps(task, args.world))
-    keeper = library.keeper(args.world)
+    skills = [s for s in store.skills(args.env) if s.name != COMPOSED_PLAN]
+    steps = [s.name for s in task.steps(world_info(args.env).documentation())]
+    start = dict(library.plan_steps(task, args.env))
+    keeper = library.keeper(args.env)
     choice: Choice = [(step, start.get(step)) for step in steps]
-    start_source = plan_source(choice, args.world, keeper)
+    start_source = plan_source(choice, args.env, keeper)
     best = first = measure(start_source, task, args)
     trace = [{"step": None, "skill": "the records' choice", "value": round(best, 2)}]
     print(f"the records' choice: {best:.2f}", flush=True)
@@ -107,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         for index, step in enumerate(steps):
             for option in [*candidates(step, skills, steps), None]:
                 tried = choice[:index] + [(step, option)] + choice[index + 1 :]
-                source = plan_source(tried, args.world, keeper) if any(s for _, s in tried) else ""
+                source = plan_source(tried, args.env, keeper) if any(s for _, s in tried) else ""
                 if not source or source in tried_plans:
                     continue
                 tried_plans.add(source)
@@ -120,13 +128,13 @@ def main(argv: list[str] | None = None) -> int:
         if not changed:
             break
     chosen = [(step, s) for step, s in choice if s is not None]
-    library.export_folder(args.out, args.world)
-    seeds = f"{args.selection_seed}-{args.selection_seed + args.seeds - 1}"
+    library.export_folder(args.out, args.env)
+    seeds = f"{args.selection_seed}-{args.selection_seed + args.selection_worlds - 1}"
     how = (
         f"; each step's skill chosen by benchmarks/plan_search.py on selection worlds "
         f"{seeds} ({args.episodes} episodes each): {first:.1f} -> {best:.1f}"
     )
-    path = library.write_plan(args.out, task, args.world, chosen, how)
+    path = library.write_plan(args.out, task, args.env, chosen, how)
     print(f"wrote {path}")
     report = {
         "benchmark": "plan_search",

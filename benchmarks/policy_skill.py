@@ -59,12 +59,12 @@ def noop_policy(steps: int) -> SavedPolicy:
     )
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--envs", type=int, default=16)
     parser.add_argument("--steps", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=4)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     limits = CodedActionLimits(max_steps=args.steps + 1, seconds=5.0)
     policy = validate(
         "plan",

@@ -25,11 +25,12 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from openai import OpenAI
 
+from rlgpt_bench import options
+from rlgpt_bench.options import add_options
 from rlgpt_bench.results import git_commit, machine_text
 from rlgpt_tui.store import SessionStore
 
@@ -88,12 +89,16 @@ def replay(client: OpenAI, model: str, calls: list[dict], cache: bool) -> dict[s
     }
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sessions-dir", type=Path, required=True)
+def build_parser() -> argparse.ArgumentParser:
+    parser = options.parser("prompt_cache", __doc__)
+    required = ("sessions_dir", "llm_base_url", "llm_model")
+    add_options(parser, *required, required=required)
     parser.add_argument("--session", type=int, action="append", required=True, metavar="ID")
-    parser.add_argument("--llm-base-url", required=True)
-    parser.add_argument("--llm-model", required=True)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
     parser.add_argument("--calls", type=int, help="replay only each session's first N calls")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per request")
     args = parser.parse_args(argv)

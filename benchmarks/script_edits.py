@@ -26,7 +26,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from rlgpt_bench import options
 from rlgpt_bench.compare import against_script, side_by_side
+from rlgpt_bench.options import add_options
 from rlgpt_bench.results import HAND_WRITTEN, RESULTS_DIR, machine, write_run
 from rlgpt_bench.skills import BUILTIN_LIBRARY, script_skill
 from rlgpt_tui.library.templates import template_code
@@ -195,21 +197,17 @@ def edited(source: str, variant: str) -> str:
     return source
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    p.add_argument("--task", default="make_iron_pickaxe")
+def build_parser() -> argparse.ArgumentParser:
+    p = options.parser("script_edits", __doc__)
+    add_options(p, "task", "episodes", "eval_seeds", "record", "results_dir", script="script_edits")
     p.add_argument("--variant", action="append", required=True, dest="variants")
-    p.add_argument("--episodes", type=int, default=64, help="per evaluation seed")
-    p.add_argument("--eval-seeds", type=int, nargs="+", default=[90_000, 91_000, 92_000])
-    p.add_argument(
-        "--record",
-        default=None,
-        metavar="NAME",
-        help="write the figures to benchmarks/results/NAME.json (then `python "
-        "benchmarks/render.py` shows them in docs/results.md)",
-    )
-    p.add_argument("--results-dir", type=Path, default=RESULTS_DIR, help=argparse.SUPPRESS)
-    a = p.parse_args()
+    return p
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    p = build_parser()
+    a = p.parse_args(argv)
     if a.record is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", a.record):
         p.error(f"--record {a.record!r}: use a plain name such as script-edits")
     try:
@@ -231,7 +229,7 @@ def main() -> None:
     out: dict[str, Any] = {
         "benchmark": "script_edits",
         "machine": machine(),
-        "command": "python benchmarks/script_edits.py " + " ".join(sys.argv[1:]),
+        "command": "python benchmarks/script_edits.py " + " ".join(argv),
         "task": a.task,
         "script": script,
         "edits": {name: EDITS[name][0] for v in a.variants for name in v.split("+")},
@@ -241,7 +239,7 @@ def main() -> None:
         "seconds": round(time.perf_counter() - started, 1),
     }
     if a.record:
-        path = record(a.record, out, labels, a.results_dir)
+        path = record(a.record, out, labels, a.results_dir or RESULTS_DIR)
         print(f"recorded {path}: `python benchmarks/render.py` shows it", file=sys.stderr)
     print(json.dumps(out, default=str))
 

@@ -17,6 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from rlgpt_bench import options
+from rlgpt_bench.options import DEFAULT_ENVS, add_options
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.progress import TrainingMetrics
@@ -27,12 +29,16 @@ from rlgpt_tui.store import SessionStore
 SKILLS = Path(__file__).resolve().parent.parent / "tests" / "skills"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--samples", type=int, default=30_000)
+def build_parser() -> argparse.ArgumentParser:
+    parser = options.parser("store_overhead", __doc__)
+    add_options(parser, "samples", "num_envs")
     parser.add_argument("--pairs", type=int, default=3)
-    parser.add_argument("--num-envs", type=int, default=64)
-    args = parser.parse_args()
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
+    args.num_envs = args.num_envs or DEFAULT_ENVS["craftax"]
     source = (SKILLS / "go_to_tree.py").read_text()
     config = RLConfig(
         task="collect_wood",

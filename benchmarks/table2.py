@@ -29,11 +29,12 @@ Methods:
   from a uniform policy (the ablation of ``rl_from_code``);
 - ``rl_from_code``: the same skills plus the pure-code method's script as one more coded
   action, with a policy that starts as that script (``RLConfig.start.action``): RL that
-  starts from the code. It acts by its mode unless, as in the engine, it did better in
-  training than its mode and sampled measures higher on selection worlds
-  (``SELECTION_OFFSET`` above the evaluation seeds, never the evaluation's own); where the
-  code alone measures higher than the policy so chosen on those worlds, the seed's figure is
-  the code's (its kind ``code``, the selection figures beside it);
+  starts from the code. How it acts and whether the seed reports it or the code alone are
+  the engine's own choices (``rlgpt_tui.engine.choice``) on the engine's worlds, never the
+  evaluation's: it acts by its mode unless it did better in training than its mode and
+  sampled measures higher on an iteration's worlds (``ITERATION_SEED`` + seed); then the
+  final choice (``choose``, on ``FRESH_SEED`` + seed) keeps it or the code alone, whichever
+  measures higher (its kind ``code`` where the code is kept, the figures beside it);
 - ``agent``: the two loops (builtin agent, or an LLM team with ``--llm-base-url``); its
   best iteration's solution is evaluated like the others.
 
@@ -55,10 +56,12 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import numpy as np
 
+from rlgpt_bench import options
+from rlgpt_bench.options import DEFAULT_ENVS, Parser, add_options
 from rlgpt_bench.results import HAND_WRITTEN, TASK_ORDER, machine
 from rlgpt_bench.skills import (
     BUILTIN_LIBRARY,
@@ -70,6 +73,16 @@ from rlgpt_bench.skills import (
 from rlgpt_tui.agents.builtin_team import builtin_team
 from rlgpt_tui.agents.team import AgentTeam
 from rlgpt_tui.engine import events as ev
+from rlgpt_tui.engine.choice import (
+    CODE,
+    FRESH_SEED,
+    ITERATION_SEED,
+    Candidate,
+    Candidates,
+    choose,
+    fresh_episodes,
+    mode_or_sampled,
+)
 from rlgpt_tui.engine.engine import Engine, EngineSettings
 from rlgpt_tui.engine.provenance import solution_provenance
 from rlgpt_tui.envs.base import stat_levels
@@ -78,7 +91,7 @@ from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.episodes import EpisodeTally
 from rlgpt_tui.rl.evaluation import evaluate
 from rlgpt_tui.rl.prior import action_probabilities
-from rlgpt_tui.rl.train import EvalResult, TrainResult, sampled_may_beat_mode, train
+from rlgpt_tui.rl.train import EvalResult, TrainResult, train
 from rlgpt_tui.skills.reward import RewardCode
 from rlgpt_tui.tasks import Measurement, Task, load_catalog
 
@@ -90,25 +103,16 @@ METHODS: dict[str, str] = {
     "agent": "agent (two loops)",
 }
 ENVS = ("craftax", "crafter")
-# a policy that started from code chooses how it acts on worlds this far above its
-# evaluation's (rl_from_code; see Bench.how_it_acts), so the evaluation stays fresh
-SELECTION_OFFSET = 5_000
+# rl_from_code chooses how its policy acts, and between it and the code, as the engine
+# does and on the engine's worlds (ITERATION_SEED, FRESH_SEED + seed; Bench.final_choice):
+# before, this script chose on worlds 5,000 above its evaluation seeds: the rows recorded
+# in benchmarks/results/ until then ran with that offset
 
 
 def catalog_tasks() -> list[str]:
     """Every catalog task, in :data:`TASK_ORDER` (others after it)."""
     names = list(load_catalog())
     return [n for n in TASK_ORDER if n in names] + [n for n in names if n not in TASK_ORDER]
-
-
-DEFAULT_ENVS = {"craftax": 64, "crafter": 8}
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse whose errors are one line (exit 2)."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"table2.py: error: {message} (see --help)\n")
 
 
 def log(text: str) -> None:
@@ -252,67 +256,70 @@ class Bench:
             extra["run"] = tally.measure(task, seed=seed).as_dict()
             extra["run_tally"] = tally
         result.env.close()
-        deterministic = self.how_it_acts(task, config, result, seed, extra)
         kind = solution_kind(bool(coded), True)
-        if start_from and self.code_measures_higher(config, start_from, extra):
-            evaluation = evaluate(
-                as_coded(config),
-                only_coded=start_from,
-                episodes=self.args.episodes,
-                seed=self.eval_seed(seed),
-            )
-            kind = "code"
+        if start_from:  # the engine's choices: mode or sampled, then code or policy
+            chosen = self.final_choice(task, config, result, seed, start_from, extra)
+            kind = chosen.kind
+            evaluation = chosen.evaluate(self.args.episodes, self.eval_seed(seed))
         else:
             evaluation = evaluate(
-                config,
-                result.model,
-                episodes=self.args.episodes,
-                seed=self.eval_seed(seed),
-                deterministic=deterministic,
+                config, result.model, episodes=self.args.episodes, seed=self.eval_seed(seed)
             )
         seconds = time.perf_counter() - started
         return SeedRun(seed, evaluation, result.samples, seconds, kind, extra)
 
-    def code_measures_higher(self, config: RLConfig, script: str, extra: dict[str, Any]) -> bool:
-        """Whether the code a policy started from (``script``, alone) measures higher than the
-        policy as it acts, on the same selection worlds: then the cell keeps the code, as
-        the engine's final choice would (RL that starts from the code only climbs). A 1.5B
-        model's searched plan for crafter_score scored 18.3 alone on fresh worlds; RL from
-        it, its mode at 0.0 and sampled 12.5 on the selection worlds, measured 12.5."""
-        chosen = extra["selection"]
-        policy = chosen["sampled"] if extra.get("acts") == "sampled" else chosen["mode"]
-        code = evaluate(
-            as_coded(config), only_coded=script, episodes=self.args.episodes, seed=chosen["seed"]
-        )
-        chosen["code"] = round(code.value, 4)
-        if code.value <= policy:
-            return False
-        extra["kept"] = "code"
-        log(f"  the code is kept: {code.value:.2f} against the policy's {policy:.2f}")
-        return True
-
-    def how_it_acts(
-        self, task: Task, config: RLConfig, result: TrainResult, seed: int, extra: dict[str, Any]
-    ) -> bool | None:
-        """How a policy that started from code acts in its evaluation, chosen as the engine
-        chooses (``sampled_may_beat_mode``): by its mode, unless it did better in training
-        than its mode measures, and sampled measured higher, both on selection worlds
-        (``SELECTION_OFFSET`` above the evaluation seed) that the evaluation never plays.
-        Returns ``evaluate``'s ``deterministic`` (None: its default, the mode)."""
-        if config.start.action is None:
-            return None
-        episodes, at = self.args.episodes, self.eval_seed(seed) + SELECTION_OFFSET
+    def final_choice(
+        self,
+        task: Task,
+        config: RLConfig,
+        result: TrainResult,
+        seed: int,
+        script: str,
+        extra: dict[str, Any],
+    ) -> Candidate:
+        """What a policy that started from code (``script``) is evaluated as, chosen by the
+        engine's own choices on the engine's own worlds, never the evaluation's: how it acts
+        (:func:`~rlgpt_tui.engine.choice.mode_or_sampled`, on an iteration's worlds,
+        ``ITERATION_SEED`` + seed), then the policy so acting or the code alone
+        (:func:`~rlgpt_tui.engine.choice.choose`, the final choice, on ``FRESH_SEED`` + seed).
+        A 1.5B model's searched plan for crafter_score scored 18.3 alone on fresh worlds; RL
+        from it, its mode at 0.0 and sampled 12.5 on selection worlds, measured 12.5."""
+        episodes, at = self.args.episodes, ITERATION_SEED + seed
         mode = evaluate(config, result.model, episodes=episodes, seed=at)
+
+        def sampled() -> EvalResult:
+            return evaluate(config, result.model, episodes=episodes, seed=at, deterministic=False)
+
+        acts = mode_or_sampled(config, result.history, mode, sampled)
         extra["selection"] = {"seed": at, "mode": round(mode.value, 4)}
-        if sampled_may_beat_mode(config, result.history, mode) is None:
-            return None
-        sampled = evaluate(config, result.model, episodes=episodes, seed=at, deterministic=False)
-        extra["selection"]["sampled"] = round(sampled.value, 4)
-        if sampled.value <= mode.value:
-            return None
-        extra["acts"] = "sampled"
-        log(f"  the policy acts sampled: {sampled.value:.2f} against its mode's {mode.value:.2f}")
-        return False
+        if acts.sampled is not None:
+            extra["selection"]["sampled"] = round(acts.sampled.value, 4)
+        if acts.deterministic is False:
+            extra["acts"] = "sampled"
+            log(f"  the policy acts sampled: {acts.kept.value:.2f}, its mode {mode.value:.2f}")
+        candidates = Candidates()
+        policy = Candidate(
+            config, 0, acts.kept.value, model=result.model, deterministic=acts.deterministic
+        )
+        candidates.offer(policy)
+        candidates.offer(Candidate(as_coded(config), 0, None, only_coded=script))
+        fresh = FRESH_SEED + seed
+        final = choose(
+            candidates,
+            task,
+            fresh_episodes(task, episodes, self.args.final_episodes),
+            fresh,
+            task.measure.default_target,
+        )
+        assert final is not None  # two candidates
+        extra["final_choice"] = {
+            "seed": fresh,
+            "candidates": [c.to_dict() for c in final.measured_candidates()],
+        }
+        if final.chosen.kind == CODE:
+            extra["kept"] = "code"
+            log(f"  the code is kept: {final.fresh.value:.2f} on the final choice's worlds")
+        return final.chosen
 
     def run_ppo(self, task: Task, seed: int) -> SeedRun:
         return self._trained(task, seed, [])
@@ -523,23 +530,18 @@ def markdown(cells: list[dict[str, Any]], methods: list[str]) -> str:
     return "\n".join(lines)
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    catalog = load_catalog()
-    parser = Parser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--tasks", nargs="+", default=catalog_tasks(), metavar="TASK")
+def build_parser() -> Parser:
+    """table2.py's parser: the shared options (:mod:`rlgpt_bench.options`) and its own."""
+    parser = options.parser("table2", __doc__)
+    add_options(parser, "tasks", "seeds", "samples", "episodes", "num_envs", "env", "eval_seed")
     parser.add_argument("--methods", nargs="+", default=list(METHODS), metavar="METHOD")
-    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
-    parser.add_argument("--samples", type=int, default=100_000, help="training budget per run")
-    parser.add_argument("--episodes", type=int, default=32, help="evaluation episodes per seed")
-    parser.add_argument("--num-envs", type=int, default=None, help="craftax 64, crafter 8")
-    parser.add_argument("--env", default="craftax", help="craftax or crafter")
     parser.add_argument(
         "--final-episodes",
         type=int,
         default=None,
-        help="episodes per candidate in the agent's final choice (default: the engine's, 64)",
+        help="episodes per candidate in the final choice, the agent's and rl_from_code's "
+        "(default: the engine's, at least 64; 32 for a score)",
     )
-    parser.add_argument("--eval-seed", type=int, default=20_000, help="evaluation seed base")
     parser.add_argument("--iterations", type=int, default=4, help="the agent's iterations")
     parser.add_argument(
         "--per-iteration",
@@ -554,17 +556,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         choices=("empty", "builtin"),
         help="what an LLM agent starts from (default: empty, every coded action its own)",
     )
-    parser.add_argument(
-        "--skills",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="coded skills for code, rl_code and rl_from_code from this folder of skill files "
-        "(default: the builtin agent's hand-written library)",
-    )
-    parser.add_argument(
-        "--script", default=None, help="with --skills: the skill the code method runs"
-    )
+    add_options(parser, "skills", "script")
     parser.add_argument(
         "--start-share",
         type=float,
@@ -587,35 +579,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "rest on the other coded skills (default: RLConfig's start.primitive_share, even)",
     )
     parser.add_argument(
-        "--danger",
-        type=int,
-        default=0,
-        help="rl_code, rl_from_code: a coded call ends when a zombie, skeleton or arrow comes "
-        "within this many steps, so the policy decides there "
-        "(RLConfig's hooks.interrupt_on_danger; default 0: never). The code method runs "
-        "uninterrupted",
-    )
-    parser.add_argument(
-        "--need",
-        type=int,
-        default=0,
-        help="rl_code, rl_from_code: a coded call ends when health, food or drink falls to "
-        "this value or below, so the policy decides there (RLConfig's hooks.interrupt_on_need; "
-        "default 0: never). The code method runs uninterrupted",
-    )
-    parser.add_argument(
-        "--shared-memory",
-        action="store_true",
-        help="the coded actions share one ctx.memory per env, so a skill chosen beside the "
-        "script knows what the script saw (RLConfig's hooks.shared_memory)",
-    )
-    parser.add_argument(
-        "--resume",
-        action="store_true",
-        help="rl_code, rl_from_code: a call ended at danger or need is resumed where it "
-        "yielded when its skill is chosen again (RLConfig's hooks.resume_interrupted)",
-    )
-    parser.add_argument(
         "--reward",
         type=Path,
         default=None,
@@ -623,19 +586,28 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="ppo, rl_code, rl_from_code: reward code (`def reward(prev, now) -> float` over "
         "Views) added to the task's reward in training (RLConfig's reward_code)",
     )
-    parser.add_argument("--llm-base-url", default=None)
-    parser.add_argument("--llm-model", default=None)
-    parser.add_argument(
-        "--llm-timeout", type=float, default=None, help="seconds per LLM call (a slow model)"
+    add_options(
+        parser,
+        "danger",
+        "need",
+        "shared_memory",
+        "resume",
+        "llm_base_url",
+        "llm_model",
+        "llm_timeout",
+        "jobs",
+        help={
+            "danger": "rl_code, rl_from_code: a coded call ends when a zombie, skeleton or arrow "
+            "comes within this many steps, so the policy decides there (RLConfig's "
+            "hooks.interrupt_on_danger; default 0: never). The code method runs uninterrupted",
+            "need": "rl_code, rl_from_code: a coded call ends when health, food or drink falls "
+            "to this value or below, so the policy decides there (RLConfig's "
+            "hooks.interrupt_on_need; default 0: never). The code method runs uninterrupted",
+            "jobs": "run the cells (task x method x seed) in this many processes at once "
+            "(default 1: one after another in this process)",
+        },
     )
     parser.add_argument("--out", default=None, help="also write the markdown table here")
-    parser.add_argument(
-        "--jobs",
-        type=int,
-        default=1,
-        help="run the cells (task x method x seed) in this many processes at once "
-        "(default 1: one after another in this process)",
-    )
     parser.add_argument(
         "--sweep",
         type=Path,
@@ -652,16 +624,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="run the cells as Ray tasks on the cluster at ADDRESS, or 'local' for a Ray on "
         "this machine with --jobs CPUs (needs the ray extra: pip install 'rlgpt-tui[ray]')",
     )
-    parser.add_argument(
-        "--record",
-        default=None,
-        metavar="NAME",
-        help="write the run's figures to benchmarks/results/NAME.json (then "
-        "`python benchmarks/render.py` shows them in docs/results.md)",
-    )
-    parser.add_argument("--results-dir", type=Path, default=None, help=argparse.SUPPRESS)
+    add_options(parser, "record", "results_dir")
     parser.add_argument("--cell", nargs=3, default=None, help=argparse.SUPPRESS)
+    return parser
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    catalog = load_catalog()
+    parser = build_parser()
     args = parser.parse_args(argv)
+    if args.tasks is None:
+        args.tasks = catalog_tasks()
     unknown = [t for t in args.tasks if t not in catalog]
     if unknown:
         parser.error(f"unknown task(s) {', '.join(unknown)}: use {', '.join(catalog_tasks())}")
@@ -693,6 +666,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--danger must be in 0..8 steps, got {args.danger}")
     if args.eval_seed < 0:
         parser.error(f"--eval-seed must be 0 or more, got {args.eval_seed}")
+    chosen_on = {base + s for base in (ITERATION_SEED, FRESH_SEED) for s in args.seeds}
+    if chosen_on & {args.eval_seed + s for s in args.seeds}:
+        parser.error(
+            f"--eval-seed {args.eval_seed}: the engine chooses on worlds {ITERATION_SEED:,} "
+            f"and {FRESH_SEED:,} + seed; evaluate elsewhere (e.g. 60000)"
+        )
     if args.jobs < 1:
         parser.error(f"--jobs must be at least 1, got {args.jobs}")
     if args.ray and importlib.util.find_spec("ray") is None:

@@ -28,6 +28,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from rlgpt_bench import options
+from rlgpt_bench.options import add_options
 from rlgpt_tui.envs import make_world
 from rlgpt_tui.envs.craftax_kernels import XLA_THREADS_ENV, xla_cpu_threads
 from rlgpt_tui.library.skillfile import validate_file
@@ -321,10 +323,10 @@ def ratio(a: float | None, b: float | None, digits: int = 3) -> float | None:
     return round(a / b, digits) if a and b else None
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def build_parser() -> argparse.ArgumentParser:
+    parser = options.parser("throughput", __doc__)
+    add_options(parser, "seed")
     parser.add_argument("--quick", action="store_true", help="small budgets: under ~90 s")
-    parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--raw-craftax-only",
         action="store_true",
@@ -356,7 +358,11 @@ def main() -> None:
             default=None,
             help=f"default {value:,} ({QUICK_BUDGETS[key]:,} with --quick)",
         )
-    args = parser.parse_args()
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
     budgets = dict(QUICK_BUDGETS if args.quick else BUDGETS)
     for key in budgets:
         if getattr(args, key) is not None:

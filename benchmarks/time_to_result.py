@@ -92,7 +92,8 @@ def run_job(args: list[str], sessions: Path) -> dict[str, Any]:
     } | session_figures(store, newest)
 
 
-def main(argv: list[str] | None = None) -> None:
+def build_parser() -> argparse.ArgumentParser:
+    """Its own options only: its ``--jobs`` names the jobs a person runs (not processes)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--jobs",
@@ -114,6 +115,11 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--existing", metavar="DIR", help="report the sessions recorded in DIR")
     parser.add_argument("--keep", metavar="DIR", help="record the runs in DIR (default: a temp)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = build_parser()
     args = parser.parse_args(argv)
     if args.max_samples < 1:
         parser.error(f"--max-samples must be at least 1, got {args.max_samples}")

@@ -70,11 +70,11 @@ def child(presses: int, launched: float) -> None:
     print(json.dumps(asyncio.run(scenario())), flush=True)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--presses", type=int, default=40)
     parser.add_argument("--child", type=float, default=None, help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.child is not None:
         child(args.presses, args.child)
         return

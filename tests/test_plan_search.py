@@ -57,7 +57,7 @@ def test_the_search_replaces_a_step_skill_whose_record_misled_by_one_that_measur
         "collect_drink",
         "--out",
         str(out),
-        "--seeds",
+        "--selection-worlds",
         "1",
         "--episodes",
         "6",

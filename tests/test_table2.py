@@ -10,18 +10,23 @@ from pathlib import Path
 
 import pytest
 
+from rlgpt_tui.engine.choice import FRESH_SEED, ITERATION_SEED
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "benchmarks" / "table2.py"
 KINDS = {"code", "RL", "RL + code"}
 
 
-def kept_on_selection_worlds(run: dict) -> str:
-    """The kind an RL-from-the-code seed must report: ``code`` where the code alone measured
-    higher than the policy as it acts, both on the selection worlds; else ``RL + code``."""
-    chosen = run["selection"]
-    policy = chosen["sampled"] if run.get("acts") == "sampled" else chosen["mode"]
-    assert chosen["code"] >= 0 and run.get("kept") == ("code" if chosen["code"] > policy else None)
-    return "code" if chosen["code"] > policy else "RL + code"
+def kept_by_the_final_choice(run: dict) -> str:
+    """The kind an RL-from-the-code seed must report: the engine's final choice between the
+    policy as it acts and the code alone, on the final choice's worlds (the higher; a tie:
+    the one measured higher before, the policy)."""
+    candidates = {c["kind"]: c for c in run["final_choice"]["candidates"]}
+    assert set(candidates) == {"RL + code", "code"}
+    policy, code = candidates["RL + code"]["value"], candidates["code"]["value"]
+    kept = "code" if code > policy else "RL + code"
+    assert run.get("kept") == ("code" if kept == "code" else None)
+    return kept
 
 
 def run_table2(*flags: str, timeout: float = 240) -> subprocess.CompletedProcess:
@@ -117,11 +122,13 @@ def test_table2_runs_every_method_at_one_budget(tmp_path: Path) -> None:
     assert off["in_need"]["states"] + off["otherwise"]["states"] == states
     for where in off.values():
         assert where["states"] == 0 or 0 <= where["off"] <= 1
-    # how it acts (mode or sampled) was chosen on worlds its evaluation never plays
-    assert from_code["selection"]["seed"] == 20_000 + 5_000 + seeds[0]
+    # how it acts (mode or sampled), then it or the code: the engine's choices, on the
+    # engine's worlds, which its evaluation never plays
+    assert from_code["selection"]["seed"] == ITERATION_SEED + seeds[0]
+    assert from_code["final_choice"]["seed"] == FRESH_SEED + seeds[0]
     assert 0 <= from_code["selection"]["mode"] <= 1
     for run in by["rl_from_code"]["per_seed"]:  # the code kept where it measured higher there
-        assert run["kind"] == kept_on_selection_worlds(run)
+        assert run["kind"] == kept_by_the_final_choice(run)
     # the agent's row: its final choice, beside the fresh figure and the one that stopped it
     for run in by["agent"]["per_seed"]:
         assert run["agent_fresh"]["episodes"] == episodes  # --final-episodes

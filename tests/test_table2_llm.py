@@ -12,7 +12,7 @@ import pytest
 from tests.test_table2 import (
     ROOT,
     assert_refused_in_one_line,
-    kept_on_selection_worlds,
+    kept_by_the_final_choice,
     run_table2,
 )
 
@@ -53,7 +53,7 @@ def test_table2_measures_a_folder_of_skills_an_llm_wrote(
     done = run_table2(
         *("--tasks", "collect_wood", "--skills", str(folder), "--script", "collect_wood"),
         *("--methods", "code", "rl_from_code", "--seeds", "0", "--samples", "2048"),
-        *("--episodes", "8", "--num-envs", "8"),
+        *("--episodes", "8", "--final-episodes", "8", "--num-envs", "8"),
         timeout=600,
     )
     assert done.returncode == 0, done.stderr[-2000:]
@@ -63,7 +63,7 @@ def test_table2_measures_a_folder_of_skills_an_llm_wrote(
     by = {c["method"]: c for c in report["cells"]}
     assert by["code"]["value"] >= 0.5, by["code"]  # the model's collect_wood gets wood
     from_code = by["rl_from_code"]["per_seed"][0]
-    assert from_code["kind"] == kept_on_selection_worlds(from_code) and from_code["samples"] >= 2048
+    assert from_code["kind"] == kept_by_the_final_choice(from_code) and from_code["samples"] >= 2048
     for flags, fix in (
         (["--skills", str(tmp_path)], "no .py skill files there"),
         (["--skills", str(folder), "--script", "fly"], "--script fly: not a skill of"),

@@ -1,5 +1,5 @@
 """Code run side by side on the same evaluation worlds, and each against the script: the
-comparison rule_headroom.py and script_edits.py report."""
+comparison the probe rule_headroom and script_edits.py report."""
 
 from __future__ import annotations
 

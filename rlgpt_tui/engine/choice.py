@@ -27,10 +27,12 @@ from rlgpt_tui.rl.decide import SCORE_FIRST, AgainstBest, AgainstTarget, Questio
 from rlgpt_tui.rl.environment import build_env
 from rlgpt_tui.rl.evaluation import evaluate
 from rlgpt_tui.rl.summary import EvaluationSummary
-from rlgpt_tui.rl.train import EvalResult
+from rlgpt_tui.rl.train import EvalResult, sampled_may_beat_mode
 from rlgpt_tui.rl.weights import load_policy
 from rlgpt_tui.tasks import Task
 
+#: evaluation worlds of an iteration's solutions: this + the run's seed + the iteration
+ITERATION_SEED = 10_000
 #: evaluation worlds of the final choice: seeds no iteration, critic or training run uses
 FRESH_SEED = 30_000
 #: episodes per candidate: 64 for a success rate, 32 full episodes for a score
@@ -134,6 +136,35 @@ class Candidate:
             deterministic=record.deterministic,
             weights=weights if record.kind != CODE else None,
         )
+
+
+@dataclass(frozen=True)
+class HowItActs:
+    """How a policy that started from code acts (:func:`mode_or_sampled`)."""
+
+    kept: EvalResult  # the evaluation kept: its mode's, or sampled's where that is higher
+    deterministic: bool | None  # evaluate()'s ``deterministic``: False sampled, None its mode
+    in_training: float | None = None  # its training figure, where that beat the mode's
+    sampled: EvalResult | None = None  # sampled's evaluation, where it was measured
+
+
+def mode_or_sampled(
+    config: RLConfig,
+    history: list[dict[str, Any]],
+    mode: EvalResult,
+    sampled: Callable[[], EvalResult],
+) -> HowItActs:
+    """The engine's choice between a policy's mode and its sampled actions: by its mode
+    (the code it started from, until PPO learned better), unless it did better in training
+    than its mode measured (:func:`~rlgpt_tui.rl.train.sampled_may_beat_mode`) and
+    ``sampled()`` (the policy evaluated sampled, on the mode's worlds) measures higher."""
+    in_training = sampled_may_beat_mode(config, history, mode)
+    if in_training is None:
+        return HowItActs(mode, None)
+    measured = sampled()
+    if measured.value <= mode.value:
+        return HowItActs(mode, None, in_training, measured)
+    return HowItActs(measured, False, in_training, measured)
 
 
 @dataclass

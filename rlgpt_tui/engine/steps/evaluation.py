@@ -8,7 +8,7 @@ from typing import Any
 
 from rlgpt_tui.agents.schemas import Plan, Verdict
 from rlgpt_tui.engine import events as ev
-from rlgpt_tui.engine.choice import Candidate
+from rlgpt_tui.engine.choice import ITERATION_SEED, Candidate
 from rlgpt_tui.engine.solution import StageSolution
 from rlgpt_tui.engine.steps.context import StepContext
 from rlgpt_tui.engine.steps.train import Policy
@@ -114,7 +114,7 @@ def evaluate_solution(
         model,
         only_coded=only_coded,
         episodes=s.eval_episodes,
-        seed=10_000 + s.seed + ctx.iteration,
+        seed=ITERATION_SEED + s.seed + ctx.iteration,
         deterministic=deterministic,
         on_episodes=ctx.evaluation_progress,
         question=AgainstTarget(ctx.target, best),

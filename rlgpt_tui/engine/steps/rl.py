@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from rlgpt_tui.agents.schemas import MAX_HIGH_LEVEL_ACTIONS, Plan, RLAnswer, SubAction, Verdict
 from rlgpt_tui.engine import events as ev
-from rlgpt_tui.engine.choice import RL, RL_CODE, Candidate
+from rlgpt_tui.engine.choice import RL, RL_CODE, Candidate, mode_or_sampled
 from rlgpt_tui.engine.control import StopRequested
 from rlgpt_tui.engine.settings import checkpoint_folder, tensorboard_folder
 from rlgpt_tui.engine.solution import StageSolution
@@ -40,7 +40,7 @@ from rlgpt_tui.llm.client import LLMAnswerError
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.episodes import EpisodeTally
 from rlgpt_tui.rl.progress import TrainingEpisodes
-from rlgpt_tui.rl.train import EvalResult, log_evaluation, sampled_may_beat_mode
+from rlgpt_tui.rl.train import EvalResult, log_evaluation
 from rlgpt_tui.skills.checker import CodeValidationError
 from rlgpt_tui.skills.reward import RewardCode
 from rlgpt_tui.skills.validation import ValidatedAction, validate
@@ -360,29 +360,32 @@ def evaluate_sampled(
     measurement is kept. Returns the kept evaluation, how the policy acts (``False``:
     sampled; ``None``: the default) and a note for the slow agent ("" when not needed)."""
     config = trained.config
-    in_training = sampled_may_beat_mode(config, trained.result.history, mode)
-    if in_training is None:
-        return mode, None, ""
-    ctx.emit(
-        ev.EvaluationDone(
-            subject=f"{sub.name} (RL policy, its mode: mostly {config.start.action})",
-            result=mode.summary(),
-        ),
-    )
     subject = f"{sub.name} (RL policy, sampled as trained)"
-    model = trained.result.model
-    sampled = evaluate_solution(
-        ctx, subject, config, model, best=best, env=trained.env, deterministic=False
-    )
+
+    def sampled() -> EvalResult:
+        ctx.emit(
+            ev.EvaluationDone(
+                subject=f"{sub.name} (RL policy, its mode: mostly {config.start.action})",
+                result=mode.summary(),
+            )
+        )
+        model = trained.result.model
+        return evaluate_solution(
+            ctx, subject, config, model, best=best, env=trained.env, deterministic=False
+        )
+
+    acts = mode_or_sampled(config, trained.result.history, mode, sampled)
+    if acts.in_training is None or acts.sampled is None:
+        return mode, None, ""
     fmt = ctx.task.measure.show
     note = (
         f"the policy's mode (mostly {config.start.action}) measured {fmt(mode.value)}, below "
-        f"its training episodes' {fmt(in_training)}; sampled as trained it measured "
-        f"{fmt(sampled.value)}"
+        f"its training episodes' {fmt(acts.in_training)}; sampled as trained it measured "
+        f"{fmt(acts.sampled.value)}"
     )
-    if sampled.value <= mode.value:
+    if acts.deterministic is None:
         return mode, None, note + ": the mode is kept"
-    return sampled, False, note + ": the policy acts sampled"
+    return acts.kept, False, note + ": the policy acts sampled"
 
 
 def configure_rl(

@@ -1,7 +1,7 @@
 """How much can a choice among the coded skills gain over the script? Fixed decision rules
 over the same action table an RL-from-the-code policy gets, on the same fresh worlds.
 
-    python benchmarks/rule_headroom.py --task make_iron_pickaxe \
+    python benchmarks/run.py rule_headroom --task make_iron_pickaxe \
         --skills benchmarks/skills/handwritten/make_iron_pickaxe-care \
         --script make_iron_pickaxe \
         --rule care:need<=3 [--rule fight:hostile<=1,recover:health<=3] \
@@ -28,12 +28,13 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from rlgpt_bench import options
 from rlgpt_bench.compare import against_script, side_by_side
+from rlgpt_bench.options import add_options
 from rlgpt_bench.results import machine
 from rlgpt_bench.skills import FolderSkills, coded_specs, script_skill
 from rlgpt_tui.envs.base import hostile_distances, stat_levels
@@ -84,20 +85,19 @@ class RulePolicy:
         return chosen, None
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    p.add_argument("--task", default="make_iron_pickaxe")
-    p.add_argument("--skills", type=Path, default=None, metavar="DIR")
+def build_parser() -> argparse.ArgumentParser:
+    p = options.parser("rule_headroom", __doc__)
+    add_options(p, "task", "skills", "script", "need", "danger", "shared_memory", "resume")
+    add_options(p, "episodes", "eval_seeds")
     p.add_argument("--offer", nargs="*", default=[], help="without --skills: builtin skills")
-    p.add_argument("--script", default=None, help="default: table2.py's script for the task")
     p.add_argument("--rule", action="append", required=True, dest="rules")
-    p.add_argument("--need", type=int, default=0, help="RLConfig.hooks.interrupt_on_need")
-    p.add_argument("--danger", type=int, default=0, help="RLConfig.hooks.interrupt_on_danger")
-    p.add_argument("--shared-memory", action="store_true")
-    p.add_argument("--resume", action="store_true", help="RLConfig.hooks.resume_interrupted")
-    p.add_argument("--episodes", type=int, default=128, help="per evaluation seed")
-    p.add_argument("--eval-seeds", type=int, nargs="+", default=[60_000])
-    a = p.parse_args()
+    return p
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    p = build_parser()
+    a = p.parse_args(argv)
     try:
         task = get_task(a.task)
         rules = {text: parse_rule(text) for text in a.rules}
@@ -138,7 +138,7 @@ def main() -> None:
     out: dict[str, Any] = {
         "benchmark": "rule_headroom",
         "machine": machine(),
-        "command": "python benchmarks/rule_headroom.py " + " ".join(sys.argv[1:]),
+        "command": "python benchmarks/run.py rule_headroom " + " ".join(argv),
         "task": a.task,
         "script": script,
         "skills": names,
@@ -152,7 +152,3 @@ def main() -> None:
         "seconds": round(time.perf_counter() - started, 1),
     }
     print(json.dumps(out, default=str))
-
-
-if __name__ == "__main__":
-    main()

@@ -6,7 +6,7 @@ the horizon, or the goal). Reports how many episodes unlocked each tech-tree ach
 and for episodes that died: when, and the player's health, food, drink, energy and daylight
 at the end. Ends with one JSON line.
 
-    python benchmarks/techtree_probe.py [--task collect_diamond] [--envs 32] [--seed 5]
+    python benchmarks/run.py techtree_probe [--task collect_diamond] [--envs 32] [--seed 5]
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ import statistics
 
 import numpy as np
 
+from rlgpt_bench import options
+from rlgpt_bench.options import add_options
 from rlgpt_tui.envs import ACHIEVEMENTS, make_world
 from rlgpt_tui.library.templates import template_code
 from rlgpt_tui.rl.episodes import ActionEntry, EpisodeRunner, code_alone, run_episodes
@@ -25,13 +27,16 @@ from rlgpt_tui.skills.validation import validate
 from rlgpt_tui.tasks import get_task
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--task", default="collect_diamond")
+def build_parser() -> argparse.ArgumentParser:
+    parser = options.parser("techtree_probe", __doc__)
+    add_options(parser, "task", "seed")
     parser.add_argument("--envs", type=int, default=32)
-    parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--horizon", type=int, default=3000)
-    args = parser.parse_args()
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
     limits = CodedActionLimits(max_steps=args.horizon, seconds=600)
     action = validate(args.task, template_code(args.task), "", limits)
     world = make_world("craftax", args.envs, seed=args.seed)
@@ -84,7 +89,3 @@ def main() -> None:
             }
         )
     )
-
-
-if __name__ == "__main__":
-    main()

@@ -1,7 +1,7 @@
 """Does RL that starts from the code climb above it? One probe: train, then the policy's mode
 and the code alone on the same evaluation episodes.
 
-    python benchmarks/climb_probe.py --task make_iron_pickaxe --samples 200000 \
+    python benchmarks/run.py climb_probe --task make_iron_pickaxe --samples 200000 \
         [--extra survive eat_cow collect_drink] [--share 0.5] [--primitive-share 0.2] \
         [--anchor 0.1] [--decay 0.9] [--death 0] [--seed 0] [--episodes 32] \
         [--danger 2] [--interrupt] [--gamma 0.99]
@@ -17,6 +17,8 @@ import time
 
 import numpy as np
 
+from rlgpt_bench import options
+from rlgpt_bench.options import add_options
 from rlgpt_bench.skills import coded_specs, rl_skills, script_skill
 from rlgpt_tui.rl.config import RLConfig, StartFromCode
 from rlgpt_tui.rl.evaluation import evaluate
@@ -25,10 +27,9 @@ from rlgpt_tui.rl.train import train
 from rlgpt_tui.tasks import get_task
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--task", default="make_iron_pickaxe")
-    p.add_argument("--samples", type=int, default=200_000)
+def build_parser() -> argparse.ArgumentParser:
+    p = options.parser("climb_probe", __doc__)
+    add_options(p, "task", "samples", "danger", "seed", "eval_seed", "episodes")
     p.add_argument("--extra", nargs="*", default=[])
     defaults = StartFromCode.model_fields
     p.add_argument("--share", type=float, default=defaults["share"].default)
@@ -45,12 +46,12 @@ def main() -> None:
     p.add_argument("--rollout-decisions", type=int, default=256, help="0: no cap")
     p.add_argument("--batch", type=int, default=512)
     p.add_argument("--interrupt", action="store_true", help="interrupt_on_damage")
-    p.add_argument("--danger", type=int, default=0, help="interrupt_on_danger (steps)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--eval-seed", type=int, default=20_000)
-    p.add_argument("--episodes", type=int, default=32)
     p.add_argument("--no-code", action="store_true", help="skip the code-alone evaluation")
-    a = p.parse_args()
+    return p
+
+
+def main(argv: list[str] | None = None) -> None:
+    a = build_parser().parse_args(argv)
     task = get_task(a.task)
     script = script_skill(task)
     skills = list(dict.fromkeys([*rl_skills(task), *a.extra, script]))
@@ -131,7 +132,3 @@ def main() -> None:
             out["code_uninterrupted"] = code.as_dict()
     out["wall_s"] = round(time.perf_counter() - began, 1)
     print(json.dumps(out, default=str))
-
-
-if __name__ == "__main__":
-    main()

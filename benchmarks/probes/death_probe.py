@@ -1,7 +1,8 @@
 """Where does the code die? Code alone on fresh evaluation episodes, every step watched.
 
-    python benchmarks/death_probe.py --task crafter_score [--episodes 32] [--eval-seed 60000]
-        [--seed 0] [--keep 12] [--dump deaths.json] [--skills FOLDER [--skill NAME]]
+    python benchmarks/run.py death_probe --task crafter_score [--episodes 32] \
+        [--eval-seed 60000] [--seed 0] [--keep 12] [--dump deaths.json] \
+        [--skills FOLDER [--script NAME]]
 
 For every episode that ends in death: its cause, the step, the last 12 steps' health, food,
 drink, energy, daylight, sleeping, the nearest zombie's distance (Manhattan; None: none in
@@ -21,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
+from rlgpt_bench import options
+from rlgpt_bench.options import add_options
 from rlgpt_bench.skills import FolderSkills, coded_specs, script_skill
 from rlgpt_tui.envs.base import View
 from rlgpt_tui.rl.config import RLConfig
@@ -52,27 +55,26 @@ def walled_in(view: View) -> bool:
     return not any(view.block_at(*s) in ("grass", "sand", "path") for s in sides)
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--task", default="crafter_score")
-    p.add_argument("--episodes", type=int, default=32)
-    p.add_argument("--eval-seed", type=int, default=60_000)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--skill", default=None, help="the coded action to run (default: script)")
-    p.add_argument(
-        "--skills", type=Path, default=None, help="a folder of skill files (as table2.py's)"
-    )
+def build_parser() -> argparse.ArgumentParser:
+    p = options.parser("death_probe", __doc__)
+    add_options(p, "task", "episodes", "eval_seed", "seed", "skills", "script")
+    # its older name for --script
+    p.add_argument("--skill", dest="script", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     p.add_argument("--keep", type=int, default=12, help="steps kept before each death")
     p.add_argument("--show", type=int, default=6, help="steps shown of the first 8 deaths")
     p.add_argument("--dump", default=None, help="write every death's kept steps to this JSON file")
-    a = p.parse_args()
+    return p
+
+
+def main(argv: list[str] | None = None) -> None:
+    a = build_parser().parse_args(argv)
     task = get_task(a.task)
     if a.skills is not None:
-        folder = FolderSkills(a.skills, a.skill)
+        folder = FolderSkills(a.skills, a.script)
         skill = folder.script(task)
         specs = folder.specs([skill])
     else:
-        skill = a.skill or script_skill(task)
+        skill = a.script or script_skill(task)
         specs = coded_specs([skill])
     config = RLConfig(task=a.task, coded_actions=specs, num_envs=a.episodes)
     env = build_env(config, num_envs=a.episodes, seed=a.eval_seed + a.seed)
@@ -197,7 +199,3 @@ def main() -> None:
     if a.dump:
         Path(a.dump).write_text(json.dumps(deaths))
     print(json.dumps(out))
-
-
-if __name__ == "__main__":
-    main()
