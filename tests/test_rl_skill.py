@@ -78,9 +78,7 @@ def test_rl_the_records_assign_trains_a_policy_skill_under_the_tasks_name(tmp_pa
     chosen = {p.name for p in library.callable_skills("craftax")[1]}
     assert (WOOD in chosen) == (measured > code), (measured, code)
     # a better record makes the policy the chosen version, and the fast agent's code calls it
-    store.db.execute(
-        "UPDATE policies SET value = 0.95, episodes = 64 WHERE id = ?", [policy.id]
-    )
+    store.db.execute("UPDATE policies SET value = 0.95, episodes = 64 WHERE id = ?", [policy.id])
     store.db.conn.commit()
     assert proven(store.saved_policies("craftax")[0]) > code
     code_skills, policies = library.callable_skills("craftax")
@@ -96,7 +94,7 @@ def test_policy_calls_are_counted_on_the_policy_that_ran_and_shown(tmp_path) -> 
     the policy named by its reference) add those calls to that policy's library row, which
     ``skills list`` shows; calls naming another policy count on none; code that only calls
     the policy skill of its own name is no code version of it."""
-    library = library_with(tmp_path, saved(tree_seeker(), horizon=150))
+    library_with(tmp_path, saved(tree_seeker(), horizon=150))
     store = SessionStore(tmp_path / "sessions")  # the library's database
     (policy,) = store.policies("craftax")
     ref = weights_ref(store.saved_policies("craftax")[0].weights)
