@@ -580,6 +580,7 @@ def test_a_task_failed_by_code_is_next_learned_with_rl(tmp_path: Path) -> None:
     code, turned to RL by a guard with the reason in the plan's notes."""
     from rlgpt_tui.agents.llm_team import LLMTeam
     from rlgpt_tui.agents.slow import BuiltinSlowAgent, IterationFeedback
+    from rlgpt_tui.agents.slow.records import learned_as_skill
     from rlgpt_tui.curriculum.loop import Learner
     from rlgpt_tui.envs.knowledge import craftax_classic_documentation
     from rlgpt_tui.tasks import get_task
@@ -599,9 +600,11 @@ def test_a_task_failed_by_code_is_next_learned_with_rl(tmp_path: Path) -> None:
     docs = craftax_classic_documentation()
     builtin = BuiltinSlowAgent(docs.tech_tree, records)
     history: list[IterationFeedback] = []
+    builtin_plans = []
     for _ in range(3):  # without the record, the third plan codes the task whole
         plan = builtin.plan(task, history)
-        assert [s.mode for s in plan.subactions if s.name == "place_table"] == ["rl"]
+        builtin_plans.append(plan)
+        assert [(s.name, s.mode) for s in plan.subactions] == [("place_table", "rl")]
         history.append(IterationFeedback(len(history), plan, {}, 0.0, 0))
     assert why in plan.notes
     coded = BuiltinSlowAgent(docs.tech_tree).plan(task, history[:2])
@@ -619,9 +622,12 @@ def test_a_task_failed_by_code_is_next_learned_with_rl(tmp_path: Path) -> None:
         prompt = server.requests[0]["messages"][-1]["content"]
     assert "- place_table: by code 1 try, best 0.40; by RL 0 tries" in prompt
     assert f"Learn these with RL, not code: {why}" in prompt
-    assert [(s.name, s.mode) for s in plan.subactions] == [
-        ("collect_wood", "code"),
-        ("place_table", "rl"),
-    ]
-    assert plan.subactions[1].high_level_actions == ["collect_wood"]
-    assert f"guard: place_table turned to RL, {why}" in plan.notes
+    # the task itself is learned over primitive actions: its policy is a skill code calls
+    assert [(s.name, s.mode) for s in plan.subactions] == [("place_table", "rl")]
+    assert plan.subactions[0].high_level_actions == []
+    assert learned_as_skill(plan.subactions[0], "place_table")
+    assert (
+        f"guard: place_table turned to RL over primitive actions (a skill code calls), {why}; "
+        "dropped collect_wood"
+    ) in plan.notes
+    assert all(learned_as_skill(p.subactions[0], "place_table") for p in builtin_plans)

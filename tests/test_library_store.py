@@ -531,9 +531,9 @@ def test_library_screen_from_the_session_browser_lists_and_shows_skills(tmp_path
             assert isinstance(screen, SkillsScreen)
             table = screen.query_one(DataTable)
             rows = [table.get_row_at(i) for i in range(table.row_count)]
-            assert [r[:3] for r in rows] == [
-                ["go_to_tree v1", "craftax", "llm:qwen"],
-                ["go_to_tree v2", "craftax", "person"],
+            assert [r[:4] for r in rows] == [  # the kind column: code, or a policy skill
+                ["go_to_tree v1", "code", "craftax", "llm:qwen"],
+                ["go_to_tree v2", "code", "craftax", "person"],
             ]
             detail = str(screen.query_one("#skill-detail", Static).render())
             assert "by llm:qwen" in detail and "collect_wood 0.50" in detail

@@ -11,13 +11,10 @@ from rlgpt_tui.cli.common import UsageError
 from rlgpt_tui.envs.registry import WORLDS
 from rlgpt_tui.library.compose import COMPOSED_PLAN
 from rlgpt_tui.library.skill_library import SkillLibrary
-from rlgpt_tui.library.storage import COLUMNS, POLICY_COLUMNS, where_made
+from rlgpt_tui.library.storage import COLUMNS, POLICY_AUTHOR, POLICY_COLUMNS, where_made
 from rlgpt_tui.report import skill_markdown
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.tasks import get_task
-
-#: the author of a trained policy, where skills are shown (its session is where it was made)
-POLICY_AUTHOR = "PPO (trained by rlgpt)"
 
 
 def cmd_skills(args: argparse.Namespace) -> int:
@@ -46,7 +43,7 @@ def cmd_skills(args: argparse.Namespace) -> int:
                     world,
                     POLICY_AUTHOR,
                     where_made(entry.made_in, entry.origin),
-                    "-",
+                    f"{entry.calls:,}",
                     entry.figure,
                     f"{entry.task}'s trained policy (#{entry.id}, {entry.samples:,} samples): "
                     f"acts until {entry.task}, at most {called.max_steps} steps",

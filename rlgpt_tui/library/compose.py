@@ -380,3 +380,15 @@ def _is_docstring(node: ast.stmt) -> bool:
         and isinstance(node.value, ast.Constant)
         and isinstance(node.value.value, str)
     )
+
+
+def policy_call(name: str) -> str:
+    """A coded sub-action's code that runs the library's policy skill ``name`` (its best
+    version is a trained policy): one call, its result the sub-action's."""
+    return f'def act(ctx):\n    return (yield from ctx.skill("{name}"))\n'
+
+
+def is_policy_call(name: str, source: str) -> bool:
+    """Is ``source`` :func:`policy_call` of ``name`` (no code of the skill itself: the
+    library keeps no code version of it, the policy is the skill)?"""
+    return source.strip() == policy_call(name).strip()

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from rlgpt_tui.library.compose import COMPOSED_PLAN
 from rlgpt_tui.rl.summary import EvaluationSummary
+from rlgpt_tui.skills.policy import POLICY_MARK
 from rlgpt_tui.tasks import Measure, wilson_interval
 
 T = TypeVar("T")
@@ -291,6 +292,32 @@ def evaluation_uses(
         )
         for name, stats in usage.items()
     }
+
+
+def policy_calls(subject: str, result: EvaluationSummary) -> dict[tuple[str, str], int]:
+    """The calls that ran a policy skill in the evaluation of ``subject``, counted where
+    :func:`evaluation_uses` counts the coded actions' (an RL policy's training, or the code
+    run alone): by the skill's name and the reference of the policy that ran ('' where the
+    record names none), from the ``policy:<name>`` marks of the calls."""
+    ran: Mapping[str, Any] = result.coded_calls if isinstance(result.coded_calls, dict) else {}
+    stats: list[Any]
+    if isinstance(result.coded_actions, dict):
+        stats = list(result.coded_actions.values())
+    elif subject.endswith(CODE_ONLY):
+        stats = [ran.get(subject.removesuffix(CODE_ONLY))]
+    else:
+        return {}
+    counted: Counter = Counter()
+    for one in stats:
+        if not isinstance(one, dict):
+            continue
+        begun, refs = one.get("begun") or {}, one.get("policies") or {}
+        for mark, calls in begun.items() if isinstance(begun, dict) else ():
+            if isinstance(mark, str) and mark.startswith(POLICY_MARK) and count_of(calls):
+                name = mark.removeprefix(POLICY_MARK)
+                ref = refs.get(name) if isinstance(refs, dict) else None
+                counted[(name, ref if isinstance(ref, str) else "")] += count_of(calls)
+    return dict(counted)
 
 
 def imported_uses(record: Mapping[str, Any]) -> list[Use]:

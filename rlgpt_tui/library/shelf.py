@@ -151,10 +151,15 @@ class SkillShelf:
     def find(self, name: str) -> ShelfSkill | None:
         return next((s for s in self.skills if s.name == name), None)
 
-    def policy_for(self, task: str) -> SavedPolicy | None:
+    def policy_for(self, task: str, primitives_only: bool = False) -> SavedPolicy | None:
         """The trained policy for ``task`` that measured best (None: none, or none that
-        ever succeeded: a policy measured at 0 is no better a start than the code)."""
-        mine = [p for p in self.policies if p.task == task and (p.value or 0.0) > 0.0]
+        ever succeeded: a policy measured at 0 is no better a start than the code); with
+        ``primitives_only``, of those without coded actions."""
+        mine = [
+            p
+            for p in self.policies
+            if p.task == task and (p.value or 0.0) > 0.0 and not (primitives_only and p.actions)
+        ]
         return max(mine, key=lambda p: p.value or 0.0, default=None)
 
     def doing(self, jobs: Collection[str]) -> list[ShelfSkill]:
@@ -232,7 +237,12 @@ class SkillShelf:
 def policy_ref(policy: SavedPolicy) -> str:
     """How a recorded coded action names the trained policy it calls: a digest of its
     weights (the same policy in any library or folder)."""
-    return hashlib.sha256(policy.weights).hexdigest()[:16]
+    return weights_ref(policy.weights)
+
+
+def weights_ref(weights: bytes) -> str:
+    """:func:`policy_ref` of a policy's weights."""
+    return hashlib.sha256(weights).hexdigest()[:16]
 
 
 def _words(text: str) -> set[str]:

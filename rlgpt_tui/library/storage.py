@@ -93,6 +93,9 @@ def where_made(made_in: str, origin: str) -> str:
     return made_in or origin
 
 
+#: the author of a trained policy, where skills are shown (its session is where it was made)
+POLICY_AUTHOR = "PPO (trained by rlgpt)"
+
 #: the columns of a skill listing (``skills list``, the app's library screen)
 COLUMNS = ("skill", "world", "author", "made in", "calls", "success")
 
@@ -105,6 +108,7 @@ class LibraryPolicy(SavedPolicy):
     id: int = 0
     origin: str = ""  # session, or import <folder>
     created_at: float = 0.0
+    calls: int = 0  # calls code made of it as a skill (``ctx.skill``), counted per evaluation
 
     @property
     def figure(self) -> str:
@@ -124,12 +128,22 @@ class LibraryPolicy(SavedPolicy):
             ", ".join(self.actions) or "primitives only",
             f"{self.samples:,}",
             self.figure,
+            f"{self.calls:,}",
             where_made(self.made_in, self.origin),
         )
 
 
 #: the columns of a listing of trained policies
-POLICY_COLUMNS = ("policy", "world", "task", "coded actions", "samples", "measured", "made in")
+POLICY_COLUMNS = (
+    "policy",
+    "world",
+    "task",
+    "coded actions",
+    "samples",
+    "measured",
+    "calls",
+    "made in",
+)
 
 
 class SkillStorage(Protocol):

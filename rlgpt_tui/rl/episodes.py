@@ -47,6 +47,7 @@ from rlgpt_tui.envs.base import (
 )
 from rlgpt_tui.sandbox import CallScheduler, RewardSpec
 from rlgpt_tui.skills.outcomes import CallEnd
+from rlgpt_tui.skills.policy import POLICY_MARK
 from rlgpt_tui.skills.runtime import CallRecord, CodedAction
 from rlgpt_tui.tasks import Measurement, Task
 
@@ -265,6 +266,22 @@ class EpisodeRunner:
     def stats(self):
         """Per coded action: calls, steps, end reasons, code versions."""
         return self.scheduler.stats
+
+    def called_policies(self, name: str, begun: Any) -> dict[str, str]:
+        """The policy skills coded action ``name``'s calls ran (``begun``: its calls'
+        ``policy:<name>`` marks), each by its reference (a digest of its weights), so that
+        the library counts the calls on the policy that ran."""
+        entry = next((e for e in self.table if e.coded is not None and e.name == name), None)
+        if entry is None or entry.coded is None:
+            return {}
+        return {
+            p.name: p.ref for p in entry.coded.policies if p.ref and POLICY_MARK + p.name in begun
+        }
+
+    def with_policies(self, name: str, stats: dict[str, Any]) -> dict[str, Any]:
+        """``stats`` (a coded action's totals) with the policies its calls ran, where any."""
+        refs = self.called_policies(name, stats.get("begun") or {})
+        return stats | {"policies": refs} if refs else stats
 
     def coded_index(self, name: str) -> int | None:
         """The table index of coded action ``name`` (None: there is none)."""
@@ -535,7 +552,9 @@ class EpisodeRunner:
         return {
             "decision_share": self.coded_decisions / self.decisions if self.decisions else 0.0,
             "sample_share": self.coded_samples / self.samples if self.samples else 0.0,
-            "actions": {name: s.as_dict() for name, s in self.stats.items()},
+            "actions": {
+                name: self.with_policies(name, s.as_dict()) for name, s in self.stats.items()
+            },
             "reward_code_failures": dict(self.scheduler.reward_failures.most_common(5)),
             "worker_restarts": self.scheduler.restarts,
         }

@@ -201,7 +201,11 @@ def _play(runner: EpisodeRunner, choose: Policy, seed: int, stop: _EarlyStop) ->
             for name, stats in runner.stats.items()
         }
         notes = {name: dict(stats.notes.most_common(3)) for name, stats in since.items()}
-        calls = {name: stats.totals() for name, stats in since.items() if stats.calls}
+        calls = {
+            name: runner.with_policies(name, stats.totals())
+            for name, stats in since.items()
+            if stats.calls
+        }
     finally:
         runner.tally, runner.reset_ended = kept[0], kept[1]
     return _Played(outcomes, samples, notes, calls)

@@ -32,6 +32,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from rlgpt_tui.engine import events as ev
+from rlgpt_tui.library.compose import is_policy_call
 from rlgpt_tui.library.provenance import (
     CodeVersion,
     SkillEntry,
@@ -45,7 +46,9 @@ from rlgpt_tui.library.record import (
     Use,
     evaluation_uses,
     imported_uses,
+    policy_calls,
 )
+from rlgpt_tui.library.shelf import weights_ref
 from rlgpt_tui.library.skillfile import SkillFile
 from rlgpt_tui.library.storage import (
     LibraryError,
@@ -78,10 +81,14 @@ def _session_env(db: Database, session_id: int) -> str:
 
 def _skill_for(
     db: Database, session_id: int, name: str, source: str, iteration: int, agent: str
-) -> int:
+) -> int | None:
     """The library entry of ``source`` as skill ``name`` in the session's world (made now,
     as the next version of that name, when the library does not hold that source yet;
-    ``iteration`` and ``agent``: the event's that accepted it)."""
+    ``iteration`` and ``agent``: the event's that accepted it). None for code that only
+    calls the policy skill of its own name: the policy is that skill (its calls are
+    counted on its row)."""
+    if is_policy_call(name, source):
+        return None
     world = _session_env(db, session_id)
     row = db.execute(
         "SELECT id FROM skills WHERE world = ? AND name = ? AND digest = ?",
@@ -191,13 +198,36 @@ def _add_uses(db: Database, session_id: int, seq: int, event: ev.EvaluationDone)
         _served_task(db, session_id, seq),
         lambda: _plan_steps(db, session_id, seq),
     )
+    world = _session_env(db, session_id)
+    for (name, ref), calls in policy_calls(event.subject, event.result).items():
+        _count_policy_calls(db, world, name, ref, calls)
     for name, use in uses.items():
         code = _current_code(db, session_id, name)
         if code is None:  # not a sub-action's code (e.g. a plan's composed routines)
             continue
         source, iteration, agent = code
         skill = _skill_for(db, session_id, name, source, iteration, agent)
+        if skill is None:
+            continue
         _insert_use(db, skill, use, (session_id, seq, event.iteration, event.subject), event.time)
+
+
+def _count_policy_calls(db: Database, world: str, name: str, ref: str, calls: int) -> None:
+    """Add ``calls`` to the policy skill ``name`` that ran: the library's policy of that
+    task whose weights ``ref`` names (the session's shelf chose it), else, for a record
+    naming none, its best measured policy of that task."""
+    rows = db.execute(
+        "SELECT id, weights FROM policies WHERE world = ? AND task = ? "
+        "ORDER BY COALESCE(value, -1) DESC, id DESC",
+        [world, name],
+    ).fetchall()
+    found = next((i for i, w in rows if ref and weights_ref(bytes(w)) == ref), None)
+    if found is None and not ref and rows:
+        found = rows[0][0]
+    if found is not None:
+        db.execute(
+            "UPDATE policies SET calls = COALESCE(calls, 0) + ? WHERE id = ?", [calls, found]
+        )
 
 
 def _insert_use(
@@ -364,7 +394,7 @@ def _records(db: Database, ids: list[int]) -> dict[int, SkillRecord]:
 
 POLICY_FIELDS = (
     "id, world, task, subaction, rl_config, authors, samples, measure, value, ci_low, "
-    "ci_high, episodes, deterministic, made_in, origin, created_at"
+    "ci_high, episodes, deterministic, made_in, origin, created_at, calls"
 )
 
 
@@ -386,6 +416,7 @@ def list_policies(db: Database, world: str | None = None) -> list[LibraryPolicy]
             "authors": json.loads(values["authors"] or "{}"),
             "ci95": None if low is None else (low, high),
             "deterministic": None if deterministic is None else bool(deterministic),
+            "calls": values["calls"] or 0,
         }
         policies.append(LibraryPolicy(**values))
     return policies

@@ -334,6 +334,11 @@ def _v10(db: Database) -> None:
     table_of(db, "learn_choices").add_column("facts", str)
 
 
+def _v11(db: Database) -> None:
+    """Each trained policy counts the calls code made of it as a skill (``ctx.skill``)."""
+    table_of(db, "policies").add_column("calls", int)
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     _v1,
     _v2,
@@ -345,5 +350,6 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     _v8,
     _v9,
     _v10,
+    _v11,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -17,6 +17,8 @@ from rlgpt_tui.agents.grounding import both, example_check
 from rlgpt_tui.agents.llm_role import LLMRole
 from rlgpt_tui.agents.prompts import answer_shape, open_ended_text, render
 from rlgpt_tui.agents.schemas import CodeAnswer, RLAnswer, RLAnswerStrict
+from rlgpt_tui.library.compose import policy_call
+from rlgpt_tui.library.storage import POLICY_AUTHOR
 from rlgpt_tui.llm.client import LLMAnswerError, Unrepairable
 from rlgpt_tui.rl.config import world_actions, world_segments
 from rlgpt_tui.skills.api import SKILL_API_DOC
@@ -37,8 +39,14 @@ class LLMFastAgent(LLMRole, FastAgent):
     origin = "agent"  # where the last code came from: the LLM, or library:<author>
 
     def write_code(self, task, sub, previous=None, problem=None) -> str:
-        """A shelf skill of the sub-action's name is reused as it is (no LLM call); new code,
-        and any repair, comes from the LLM."""
+        """A shelf skill of the sub-action's name is reused as it is (no LLM call): a code
+        skill's source, or a call of a policy skill (:func:`~rlgpt_tui.library.compose.
+        policy_call`) where the shelf's best version of the name is a trained policy; new
+        code, and any repair, comes from the LLM."""
+        if previous is None and sub.name in self.shelf.callable_skills()[1]:
+            # the library's best version of the name is a trained policy: the code calls it
+            self.origin = f"library:{POLICY_AUTHOR}"
+            return policy_call(sub.name)
         reused = self.shelf.find(sub.name) if previous is None else None
         if reused is not None:
             self.origin = reused.origin

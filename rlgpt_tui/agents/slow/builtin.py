@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from rlgpt_tui.agents.schemas import MAX_SUBACTIONS, Plan, SubAction
 from rlgpt_tui.agents.slow.base import IterationFeedback, SlowAgent
-from rlgpt_tui.agents.slow.records import MeasuredRecords
+from rlgpt_tui.agents.slow.records import MeasuredRecords, rl_skill_subaction
 from rlgpt_tui.envs.base import ACHIEVEMENTS
 from rlgpt_tui.envs.knowledge import TechTree, crafter_tech_tree
 from rlgpt_tui.library.templates import template_code
@@ -147,8 +147,9 @@ def revise_library(task: Task, last: IterationFeedback, tree: TechTree | None = 
 class BuiltinSlowAgent(SlowAgent):
     """Plans from the world's tech tree (``tree``; Crafter's when none is given) and the
     sub-actions' measured ``records``: a task whose code fell short (once, in an earlier
-    session) is not coded whole, and a prerequisite code fell short at twice is not offered
-    as code (RL learns it within the task)."""
+    session) is learned with RL over primitive actions (its policy a skill code calls), and
+    a prerequisite code fell short at twice is not offered as code (RL learns it within the
+    task)."""
 
     def __init__(
         self, tree: TechTree | None = None, records: MeasuredRecords | None = None
@@ -176,6 +177,13 @@ class BuiltinSlowAgent(SlowAgent):
                 )
             return revise_library(task, last, self.tree)
         stage = len(history)
+        failed = self._code_failed(task.name, task)
+        if failed:  # RL over primitive actions: its policy is a skill code calls
+            return Plan(
+                subactions=[rl_skill_subaction(task.name, task.description, failed)],
+                notes=f"builtin: {failed}: RL learns it over primitive actions, so that its "
+                "policy is a skill code calls",
+            )
         if stage == 0:
             return Plan(
                 subactions=[
@@ -188,8 +196,7 @@ class BuiltinSlowAgent(SlowAgent):
                 ],
                 notes="builtin: iteration 0 learns everything",
             )
-        failed = self._code_failed(task.name, task)
-        if stage >= 2 and template_code(task.name) is not None and not failed:
+        if stage >= 2 and template_code(task.name) is not None:
             return Plan(
                 subactions=[
                     SubAction(
@@ -211,8 +218,6 @@ class BuiltinSlowAgent(SlowAgent):
         ]
         helpers = [h for h in helpers if h.name not in dropped]
         notes = "builtin: coded navigation added to the RL action space"
-        if failed:
-            notes += f"; {failed}: RL learns it (its code is only an option)"
         if dropped:
             notes += f"; code fell short at {', '.join(dropped)} twice: RL learns them"
         return Plan(

@@ -18,6 +18,9 @@ from rlgpt_tui.agents.schemas import Plan, SubAction
 #: code tries below the threshold after which a sub-action is learned with RL; the
 #: session's own task goes to RL after one (a task failed by code is next tried with RL)
 CODE_TRIES_BEFORE_RL = 2
+#: how a reason that the records assigned a sub-action to RL begins (:meth:`MeasuredRecords.
+#: code_failed`); :func:`learned_as_skill` reads it
+CODE_FELL_SHORT = "code fell short at "
 
 
 @dataclass(frozen=True)
@@ -63,8 +66,7 @@ class MeasuredRecords:
             return ""
         figure = "no fresh result" if best is None else f"best {best:.2f}"
         return (
-            f"code fell short at {name} ({record.code_tries}x by code, {figure} < "
-            f"{self.threshold:g})"
+            f"{CODE_FELL_SHORT}{name} ({record.code_tries}x by code, {figure} < {self.threshold:g})"
         )
 
     def prompt_text(self, names: list[str]) -> str:
@@ -106,7 +108,16 @@ def rl_where_code_failed(plan: Plan, task: str, records: MeasuredRecords | None)
         if not why:
             continue
         learned = [s for s in subs if s.mode == "rl"]
-        if not learned:
+        if not learned and sub.name == task:
+            # the task itself: learned over primitive actions, so that its policy is a skill
+            # code calls (the other coded steps would be no action of it: dropped)
+            dropped = [s.name for s in subs if s.name != sub.name]
+            subs = [rl_skill_subaction(sub.name, sub.description, why)]
+            notes.append(
+                f"guard: {sub.name} turned to RL over primitive actions (a skill code calls), "
+                f"{why}" + (f"; dropped {', '.join(dropped)}" if dropped else "")
+            )
+        elif not learned:
             others = [s.name for s in subs if s.mode == "code" and s.name != sub.name]
             turned = SubAction(
                 name=sub.name,
@@ -129,3 +140,26 @@ def rl_where_code_failed(plan: Plan, task: str, records: MeasuredRecords | None)
         return plan
     text = "; ".join(filter(None, [plan.notes, *notes]))[:4000]
     return Plan(subactions=subs, notes=text)
+
+
+def learned_as_skill(sub: SubAction, task: str) -> bool:
+    """Is ``sub`` the session's ``task``, assigned to RL because code fell short at it (the
+    records' reason, :meth:`MeasuredRecords.code_failed`, begins its reason)? Its RL is
+    then trained over primitive actions only, so that the policy, measured fresh, is a
+    skill code calls by the task's name (``ctx.skill(task)``)."""
+    return (
+        sub.mode == "rl" and sub.name == task and sub.reason.startswith(f"{CODE_FELL_SHORT}{task} ")
+    )
+
+
+def rl_skill_subaction(task: str, description: str, why: str) -> SubAction:
+    """The session's ``task`` learned with RL over primitive actions because code fell
+    short at it (``why``: :meth:`MeasuredRecords.code_failed`): its trained policy is a
+    skill code calls (:func:`learned_as_skill`)."""
+    return SubAction(
+        name=task,
+        description=description,
+        mode="rl",
+        reason=f"{why}: learned with RL over primitive actions, a skill code calls",
+        high_level_actions=[],
+    )

@@ -63,13 +63,17 @@ class Reused:
         )
 
 
-def library_policy(ctx: StepContext, last_policy: Any) -> SavedPolicy | None:
+def library_policy(
+    ctx: StepContext, last_policy: Any, primitives_only: bool = False
+) -> SavedPolicy | None:
     """The session library's best trained policy for the task, for an RL step to start
-    from (None: none). Open-ended play (a scored task) takes it for its first training
-    only, then continues its own (``last_policy``: the last training's, or None)."""
+    from (None: none); with ``primitives_only``, the best of those over primitive actions
+    (RL whose policy is to be a skill code calls). Open-ended play (a scored task) takes it
+    for its first training only, then continues its own (``last_policy``: the last
+    training's, or None)."""
     if last_policy is not None and ctx.task.scored:
         return None
-    return ctx.shelf.policy_for(ctx.task.name)
+    return ctx.shelf.policy_for(ctx.task.name, primitives_only)
 
 
 def reuse_policy(

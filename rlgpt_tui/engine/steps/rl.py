@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from rlgpt_tui.agents.schemas import MAX_HIGH_LEVEL_ACTIONS, Plan, RLAnswer, SubAction, Verdict
+from rlgpt_tui.agents.slow.records import learned_as_skill
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.choice import RL, RL_CODE, Candidate, mode_or_sampled
 from rlgpt_tui.engine.control import StopRequested
@@ -180,7 +181,9 @@ def how_training_starts(
     sub, budget = request.sub, request.budget
     if request.configured is not None:
         return request.configured, None
-    saved = library_policy(ctx, request.last_policy)
+    saved = library_policy(
+        ctx, request.last_policy, primitives_only=learned_as_skill(sub, ctx.task.name)
+    )
     best = request.best_values.get(RL_CODE)
     reused = reuse_policy(ctx, sub, saved, budget, checkpoints, best) if saved else None
     if reused is None:
@@ -418,9 +421,21 @@ def configure_rl(
     # PPO gets the plan's high-level actions unless the RL answer changes them
     planned = list(sub.high_level_actions)
     wanted = planned if answer.high_level_actions is None else answer.high_level_actions
-    chosen = [n for n in wanted if n in coded]
+    skill = learned_as_skill(sub, task.name)
     notes = []
-    if answer.high_level_actions is not None and sorted(set(wanted)) != sorted(planned):
+    if skill:  # the records assigned it: its policy is to be a skill code calls
+        if wanted or added or best_code is not None:
+            notes.append(
+                "over primitive actions only (code fell short at it: its policy is to be a "
+                "skill code calls)"
+            )
+        wanted, added, best_code = [], (), None
+    chosen = [n for n in wanted if n in coded]
+    if (
+        not skill
+        and answer.high_level_actions is not None
+        and sorted(set(wanted)) != sorted(planned)
+    ):
         notes.append(f"the fast agent changed the plan's {planned} to {wanted}")
     if [n for n in wanted if n not in coded]:
         missing = [n for n in wanted if n not in coded]

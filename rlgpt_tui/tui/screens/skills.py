@@ -1,5 +1,6 @@
 """The skill library browser: every skill version (author, where it was made, calls, the
-success of the task it served), the selected one's record and code, and the trained
+success of the task it served) and every policy skill (a trained policy code calls, with its
+author, calls and measured record), the selected one's record and code, and the trained
 policies a later session on their task starts PPO from."""
 
 from __future__ import annotations
@@ -10,8 +11,21 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static, TextArea
 
-from rlgpt_tui.library.storage import COLUMNS, POLICY_COLUMNS, LibrarySkill
+from rlgpt_tui.library.compose import policy_call
+from rlgpt_tui.library.skill_library import SkillLibrary
+from rlgpt_tui.library.storage import (
+    COLUMNS,
+    POLICY_AUTHOR,
+    POLICY_COLUMNS,
+    LibraryPolicy,
+    LibrarySkill,
+    where_made,
+)
+from rlgpt_tui.skills.policy import PolicySkill
 from rlgpt_tui.store import SessionStore
+
+#: a policy skill's row: the library's policy and the skill it is
+PolicyRow = tuple[LibraryPolicy, PolicySkill]
 
 
 class SkillsScreen(Screen):
@@ -26,12 +40,12 @@ class SkillsScreen(Screen):
     def __init__(self, store: SessionStore) -> None:
         super().__init__()
         self.store = store
-        self.skills: list[LibrarySkill] = []
+        self.skills: list[LibrarySkill | PolicyRow] = []  # the skills table's rows, in order
 
     def compose(self) -> ComposeResult:
         yield Static(f"[b]Skill library[/b] in {self.store.path}", id="skills-title")
         table: DataTable = DataTable(id="skills", cursor_type="row", zebra_stripes=True)
-        table.add_columns(*COLUMNS)
+        table.add_columns(COLUMNS[0], "kind", *COLUMNS[1:])
         yield table
         yield Static("", id="skill-detail")
         yield TextArea.code_editor("", language="python", read_only=True, id="skill-code")
@@ -50,14 +64,14 @@ class SkillsScreen(Screen):
     def action_reload(self) -> None:
         table = self.query_one("#skills", DataTable)
         selected = self.selected()
-        self.skills = self.store.skills()
-        table.clear()
-        for skill in self.skills:
-            table.add_row(*skill.cells(), key=str(skill.id))
-        if selected is not None and str(selected.id) in table.rows:
-            table.move_cursor(row=table.get_row_index(str(selected.id)))
-        self.show(self.selected())
         policies = self.store.policies()
+        self.skills = [*self.store.skills(), *policy_rows(self.store, policies)]
+        table.clear()
+        for row in self.skills:
+            table.add_row(*row_cells(row), key=row_key(row))
+        if selected is not None and row_key(selected) in table.rows:
+            table.move_cursor(row=table.get_row_index(row_key(selected)))
+        self.show(self.selected())
         self.query_one("#policies", DataTable).clear()
         for policy in policies:
             self.query_one("#policies", DataTable).add_row(*policy.cells(), key=str(policy.id))
@@ -69,15 +83,32 @@ class SkillsScreen(Screen):
         )
         table.focus()
 
-    def selected(self) -> LibrarySkill | None:
+    def selected(self) -> LibrarySkill | PolicyRow | None:
         table = self.query_one("#skills", DataTable)
         if not table.row_count or not self.skills:
             return None
         return self.skills[min(table.cursor_row, len(self.skills) - 1)]
 
-    def show(self, skill: LibrarySkill | None) -> None:
+    def show(self, skill: LibrarySkill | PolicyRow | None) -> None:
         detail = self.query_one("#skill-detail", Static)
         code = self.query_one("#skill-code", TextArea)
+        if isinstance(skill, tuple):
+            policy, called = skill
+            detail.update(
+                "\n".join(
+                    [
+                        f"[b]{escape(called.name)}[/b] ({policy.world}), a policy skill by "
+                        f"[b]{POLICY_AUTHOR}[/b], "
+                        f"{escape(where_made(policy.made_in, policy.origin))}",
+                        f"{escape(policy.task)}'s trained policy #{policy.id} "
+                        f"({policy.samples:,} samples): acts until {escape(policy.task)}, at "
+                        f"most {called.max_steps} steps",
+                        f"calls {policy.calls:,}; measured {escape(policy.figure)}",
+                    ]
+                )
+            )
+            code.load_text("# code runs it with:\n" + policy_call(called.name))
+            return
         if skill is None:
             detail.update(
                 "No skills yet: every coded action that validates and runs in a session joins "
@@ -86,7 +117,11 @@ class SkillsScreen(Screen):
             code.load_text("")
             return
         record = skill.record
-        versions = [s for s in self.skills if (s.world, s.name) == (skill.world, skill.name)]
+        versions = [
+            s
+            for s in self.skills
+            if isinstance(s, LibrarySkill) and (s.world, s.name) == (skill.world, skill.name)
+        ]
         made = skill.made_in or skill.origin
         lines = [
             f"[b]{skill.label}[/b] ({skill.world}) by [b]{escape(skill.author)}[/b], "
@@ -105,3 +140,37 @@ class SkillsScreen(Screen):
     def on_data_table_row_highlighted(self, message: DataTable.RowHighlighted) -> None:
         if message.data_table.id == "skills":
             self.show(self.selected())
+
+
+def policy_rows(store: SessionStore, policies: list[LibraryPolicy]) -> list[PolicyRow]:
+    """The library's policy skills (of each name, the best-proven callable policy of each
+    world), each with its library row."""
+    library = SkillLibrary(store)
+    rows: list[PolicyRow] = []
+    for world in sorted({p.world for p in policies}):
+        for called, _ in library.policy_skills(world).values():
+            entry = next((p for p in policies if called.label.endswith(f"#{p.id}")), None)
+            if entry is not None:
+                rows.append((entry, called))
+    return rows
+
+
+def row_key(row: LibrarySkill | PolicyRow) -> str:
+    return f"policy-{row[0].id}" if isinstance(row, tuple) else str(row.id)
+
+
+def row_cells(row: LibrarySkill | PolicyRow) -> tuple[str, ...]:
+    """A row of the skills table: a code version's cells, or a policy skill's."""
+    if not isinstance(row, tuple):
+        label, *rest = row.cells()
+        return (label, "code", *rest)
+    policy, called = row
+    return (
+        called.name,
+        "policy",
+        policy.world,
+        POLICY_AUTHOR,
+        where_made(policy.made_in, policy.origin),
+        f"{policy.calls:,}",
+        policy.figure,
+    )
