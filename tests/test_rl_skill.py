@@ -105,7 +105,9 @@ def test_policy_calls_are_counted_on_the_policy_that_ran_and_shown(tmp_path) -> 
         result = EvaluationSummary(
             value=0.5, episodes=8, success_rate=0.5, coded_calls=calls, coded_actions=actions
         )
-        store.record(session, ev.EvaluationDone(0, "builtin", subject, result))
+        store.record(
+            session, ev.EvaluationDone(iteration=0, agent="builtin", subject=subject, result=result)
+        )
 
     ran = {"calls": 5, "steps": 40, "begun": {"policy:collect_wood": 3}}
     evaluated("gather_wood (code only)", {"gather_wood": ran | {"policies": {WOOD: ref}}})
@@ -121,6 +123,15 @@ def test_policy_calls_are_counted_on_the_policy_that_ran_and_shown(tmp_path) -> 
 
     store.record(
         session,
-        ev.SubActionDone(0, "builtin", WOOD, "code", policy_call(WOOD), True, "ran it", ""),
+        ev.SubActionDone(
+            iteration=0,
+            agent="builtin",
+            subaction=WOOD,
+            mode="code",
+            code=policy_call(WOOD),
+            success=True,
+            reason="ran it",
+            suggestion="",
+        ),
     )
     assert [s.name for s in store.skills("craftax")] == [WOOD]  # the imported code alone
