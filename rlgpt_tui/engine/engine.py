@@ -71,6 +71,7 @@ from rlgpt_tui.engine.steps.rl import (
 )
 from rlgpt_tui.engine.steps.train import Policy, TrainingStopped
 from rlgpt_tui.library.shelf import SkillShelf
+from rlgpt_tui.llm.client import LLMCall
 from rlgpt_tui.llm.settings import LLMError
 from rlgpt_tui.rl.episodes import EpisodeTally
 from rlgpt_tui.rl.summary import EvaluationSummary
@@ -387,10 +388,8 @@ class Engine:
         self.control.follow(event)
         return self.on_event(event)
 
-    def _llm_called(self, call) -> None:
-        data = call.as_dict()
-        data.pop("started", None)
-        self._emit(ev.LLMCalled(**data))
+    def _llm_called(self, call: LLMCall) -> None:
+        self._emit(ev.LLMCalled.of(call))
 
     def _approve(self, kind: str, target: str, proposal: Any) -> Any:
         """A person's answer to an agent proposal (the proposal itself with no approver)."""

@@ -8,13 +8,16 @@ import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rlgpt_tui.agents.schemas import Plan
 from rlgpt_tui.engine.chosen import CandidateRecord, ChosenSolution, MeasuredCandidate
 from rlgpt_tui.engine.ends import EndKind, RunEnd
 from rlgpt_tui.rl.progress import TrainingEpisodes, TrainingMetrics
 from rlgpt_tui.rl.summary import EvaluationSummary
+
+if TYPE_CHECKING:
+    from rlgpt_tui.llm.client import LLMCall
 
 
 @dataclass
@@ -362,6 +365,25 @@ class LLMCalled(Event):
     repair_round: int = 0  # 0: first ask; n: the n-th repair request
     mode: str = "plain"  # json_schema: the schema went as response_format
     kind: ClassVar[str] = "llm_call"
+
+    @classmethod
+    def of(cls, call: LLMCall) -> LLMCalled:
+        """The event of one recorded call (the client's record, field by field)."""
+        return cls(
+            role=call.role,
+            model=call.model,
+            prompt=call.prompt,
+            answer=call.answer,
+            prompt_tokens=call.prompt_tokens,
+            completion_tokens=call.completion_tokens,
+            latency_s=call.latency_s,
+            attempts=call.attempts,
+            ok=call.ok,
+            error=call.error,
+            validated=call.validated,
+            repair_round=call.repair_round,
+            mode=call.mode,
+        )
 
 
 @dataclass

@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -89,9 +89,6 @@ class LLMCall:
     repair_round: int = 0  # 0: the first ask; n: the n-th repair request
     mode: str = "plain"  # json_schema: the schema went as response_format
     started: float = field(default_factory=time.time)
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 class LLMClient:
