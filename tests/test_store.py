@@ -187,7 +187,7 @@ def test_older_schema_migrates_and_keeps_its_sessions(tmp_path: Path) -> None:
     db.conn.commit()
     db.conn.close()
     store = SessionStore(tmp_path)
-    assert store.schema_version() == SCHEMA_VERSION == 10
+    assert store.schema_version() == SCHEMA_VERSION == 11
     assert store.get(1).task == "collect_wood" and store.get(1).status == "stopped"
     # v5: values are in the task's measure; an older session's were success rates
     assert store.get(1).best == 0.5 and store.get(1).measure == Measure.SUCCESS_RATE

@@ -127,6 +127,7 @@ class RunScreen(Screen):
         self._search_pane: SearchableLog | None = None
         self._stop_watching = threading.Event()
         self._shutting_down = threading.Event()
+        self._awaiting: set[threading.Event] = set()  # approvals the engine waits on
         self._approved_plans: dict[tuple[int, int], set[str]] = {}  # (engine, it) -> names
 
     def compose(self) -> ComposeResult:
@@ -348,10 +349,15 @@ class RunScreen(Screen):
             self.header.refresh()
             self.app.push_screen(ApproveDialog(kind, target, text, check), got)
 
-        self.app.call_from_thread(ask)
-        while not answered.wait(0.2):
-            if self._shutting_down.is_set():
-                raise ProposalRejected("the app closed")
+        self._awaiting.add(answered)  # shutting down sets it too: no wait outlives the app
+        try:
+            if not self._shutting_down.is_set():
+                self.app.call_from_thread(ask)
+                answered.wait()
+        finally:
+            self._awaiting.discard(answered)
+        if "answer" not in answer:
+            raise ProposalRejected("the app closed")
         said = answer["answer"]
         if said == "approval off":  # approved, and no more questions
             self.control.approval(kind, target, "approved (approval mode turned off)")
@@ -610,6 +616,8 @@ class RunScreen(Screen):
     def shut_down(self) -> None:
         """Stop the watcher and (at its next safe point) a running engine."""
         self._shutting_down.set()
+        for waiting in list(self._awaiting):
+            waiting.set()
         self._stop_watching.set()
         if self.live and not self.ended:
             self.control.stop()
