@@ -23,7 +23,8 @@ from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.episodes import code_alone, run_episodes
 from rlgpt_tui.skills.validation import validate
 from rlgpt_tui.store import SessionStore, SessionSummary, StoreError
-from rlgpt_tui.tasks import Measure, result_text
+from rlgpt_tui.tasks.measure import Measure
+from rlgpt_tui.tasks.results import result_text
 
 RECORD_TABLES = (
     "plans",

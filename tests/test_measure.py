@@ -18,7 +18,9 @@ from rlgpt_tui.rl.episodes import EpisodeRunner, build_action_table, run_episode
 from rlgpt_tui.rl.evaluation import evaluate
 from rlgpt_tui.rl.train import train
 from rlgpt_tui.store import SessionStore
-from rlgpt_tui.tasks import Measure, crafter_score, get_task
+from rlgpt_tui.tasks.catalog import get_task
+from rlgpt_tui.tasks.measure import Measure
+from rlgpt_tui.tasks.statistics import crafter_score
 
 
 def test_a_score_gets_a_bootstrap_interval_and_a_rate_a_wilson_one() -> None:

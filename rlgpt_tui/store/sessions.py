@@ -37,7 +37,7 @@ from rlgpt_tui.store.library import (
 )
 from rlgpt_tui.store.schema import MIGRATIONS, SCHEMA_VERSION
 from rlgpt_tui.store.tables import inserted_id, table_of
-from rlgpt_tui.tasks import Measure
+from rlgpt_tui.tasks.measure import Measure
 from rlgpt_tui.text import safe_data, short_name
 
 if TYPE_CHECKING:
