@@ -443,7 +443,7 @@ def test_code_edit_during_training_is_the_code_later_calls_run(tmp_path) -> None
     from rlgpt_tui import sandbox
     from rlgpt_tui.agents.schemas import Plan
     from rlgpt_tui.library.templates import template_code
-    from rlgpt_tui.report import final_code
+    from rlgpt_tui.report.record import final_code
     from rlgpt_tui.session import Session
     from rlgpt_tui.store import SessionStore
 

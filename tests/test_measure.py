@@ -12,7 +12,7 @@ from rlgpt_tui.cli import main
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.envs import make_world
 from rlgpt_tui.envs.base import ACHIEVEMENTS, EpisodeEnd
-from rlgpt_tui.report import export_session
+from rlgpt_tui.report.export import export_session
 from rlgpt_tui.rl.config import RLConfig
 from rlgpt_tui.rl.episodes import EpisodeRunner, build_action_table, run_episodes
 from rlgpt_tui.rl.evaluation import evaluate

@@ -12,7 +12,7 @@ from rlgpt_tui.envs.registry import WORLDS
 from rlgpt_tui.library.compose import COMPOSED_PLAN
 from rlgpt_tui.library.skill_library import SkillLibrary
 from rlgpt_tui.library.storage import COLUMNS, POLICY_AUTHOR, POLICY_COLUMNS, where_made
-from rlgpt_tui.report import skill_markdown
+from rlgpt_tui.report.skill_markdown import skill_markdown
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.tasks.catalog import get_task
 
