@@ -30,3 +30,4 @@ def skill_markdown(skill: Any, versions: list[Any] | None = None) -> str:
             )
         )
     lines += ["", "```python", skill.source.rstrip("\n"), "```"]
+    return "\n".join(lines)
