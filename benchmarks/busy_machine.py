@@ -27,7 +27,7 @@ from rlgpt_bench.options import add_options
 from rlgpt_bench.skills import FolderSkills
 from rlgpt_tui.rl.config import RLConfig
 from rlgpt_tui.rl.evaluation import evaluate
-from rlgpt_tui.tasks import get_task
+from rlgpt_tui.tasks.catalog import get_task
 
 
 def spin() -> None:

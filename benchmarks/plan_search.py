@@ -36,7 +36,7 @@ from rlgpt_tui.library.storage import LibrarySkill
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.evaluation import evaluate
 from rlgpt_tui.store import SessionStore
-from rlgpt_tui.tasks import Task, get_task
+from rlgpt_tui.tasks.catalog import Task, get_task
 
 Choice = list[tuple[str, LibrarySkill | None]]  # each step, and the skill that does it
 

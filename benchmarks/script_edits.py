@@ -33,7 +33,7 @@ from rlgpt_bench.results import HAND_WRITTEN, RESULTS_DIR, machine, write_run
 from rlgpt_bench.skills import BUILTIN_LIBRARY, script_skill
 from rlgpt_tui.library.templates import template_code
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
-from rlgpt_tui.tasks import get_task
+from rlgpt_tui.tasks.catalog import get_task
 
 SURVIVE_NEEDS = "    if ctx.view.drink <= 5 or ("  # survive(): drinking and eating come next
 FIND = "def find(ctx, name, tries=8):"

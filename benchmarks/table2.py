@@ -93,7 +93,8 @@ from rlgpt_tui.rl.evaluation import evaluate
 from rlgpt_tui.rl.prior import action_probabilities
 from rlgpt_tui.rl.train import EvalResult, TrainResult, train
 from rlgpt_tui.skills.reward import RewardCode
-from rlgpt_tui.tasks import Measurement, Task, load_catalog
+from rlgpt_tui.tasks.catalog import Task, load_catalog
+from rlgpt_tui.tasks.results import Measurement
 
 METHODS: dict[str, str] = {
     "ppo": "pure PPO",

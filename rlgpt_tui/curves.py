@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rlgpt_tui.tasks import Measure
+from rlgpt_tui.tasks.measure import Measure
 from rlgpt_tui.ticks import short_number
 
 if TYPE_CHECKING:

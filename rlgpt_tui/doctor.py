@@ -29,7 +29,7 @@ from rlgpt_tui.envs.minedojo.process import ENV_PYTHON
 from rlgpt_tui.llm.client import LLMAnswerError, LLMClient
 from rlgpt_tui.llm.settings import LLMError, LLMSettings
 from rlgpt_tui.sandbox import SandboxUnavailable, Worker, default_workers, support_problem
-from rlgpt_tui.store.sessions import DB_NAME
+from rlgpt_tui.store.lifecycle import DB_NAME
 
 PACKAGES = (
     "torch",

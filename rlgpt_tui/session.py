@@ -30,7 +30,7 @@ from rlgpt_tui.library.storage import LibraryError
 from rlgpt_tui.llm.client import LLMClient
 from rlgpt_tui.llm.settings import LLMSettings
 from rlgpt_tui.store import SessionStore, StoreError
-from rlgpt_tui.tasks import result_text
+from rlgpt_tui.tasks.results import result_text
 
 EventHandler = Callable[[ev.Event], None]
 

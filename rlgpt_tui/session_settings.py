@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.fields import FieldInfo
 
 if TYPE_CHECKING:
-    from rlgpt_tui.tasks import Task
+    from rlgpt_tui.tasks.catalog import Task
 
 MAX_NUM_ENVS = 4096
 

@@ -134,7 +134,9 @@ def test_malformed_json_is_repaired(monkeypatch) -> None:
             {"content": json.dumps(PLAN)},
         ]
         team = llm_team(server, monkeypatch)
-        plan = team.slow.plan(__import__("rlgpt_tui.tasks").tasks.get_task("collect_wood"), [])
+        plan = team.slow.plan(
+            __import__("rlgpt_tui.tasks.catalog").tasks.catalog.get_task("collect_wood"), []
+        )
     assert [s.name for s in plan.subactions] == ["go_to_tree", "collect_wood"]
     assert len(team.client.calls) == 3
     repair = server.requests[1]["messages"][-1]["content"]
@@ -441,7 +443,7 @@ def test_code_edit_during_training_is_the_code_later_calls_run(tmp_path) -> None
     from rlgpt_tui import sandbox
     from rlgpt_tui.agents.schemas import Plan
     from rlgpt_tui.library.templates import template_code
-    from rlgpt_tui.report import final_code
+    from rlgpt_tui.report.record import final_code
     from rlgpt_tui.session import Session
     from rlgpt_tui.store import SessionStore
 
@@ -751,7 +753,7 @@ def test_code_the_session_ran_before_is_judged_on_its_recorded_runs() -> None:
     changed code is validated and runs afresh."""
     from rlgpt_tui.agents.schemas import Plan
     from rlgpt_tui.engine.steps.code import Sampled, code_step
-    from rlgpt_tui.tasks import get_task
+    from rlgpt_tui.tasks.catalog import get_task
 
     events: list[ev.Event] = []
     engine = Engine(tiny_settings(), builtin_team(), events.append)
@@ -809,7 +811,7 @@ def test_in_a_plan_of_code_alone_each_steps_runs_begin_where_the_steps_before_le
     with RL the coded steps are options, sampled from fresh worlds."""
     from rlgpt_tui.agents.schemas import Plan
     from rlgpt_tui.engine.steps.code import Sampled, code_step
-    from rlgpt_tui.tasks import get_task
+    from rlgpt_tui.tasks.catalog import get_task
 
     events: list[ev.Event] = []
     engine = Engine(tiny_settings(), builtin_team(), events.append)
@@ -842,7 +844,7 @@ def code_step_over_http(monkeypatch, responder, steps: list[dict], task: str, **
     step's results (verdicts, notes for the slow agent)."""
     from rlgpt_tui.agents.schemas import Plan
     from rlgpt_tui.engine.steps.code import Sampled, code_step
-    from rlgpt_tui.tasks import get_task
+    from rlgpt_tui.tasks.catalog import get_task
 
     with ScriptedLLMServer(responder=responder) as server:
         team = llm_team(server, monkeypatch)
@@ -1037,7 +1039,7 @@ def test_when_no_version_passes_the_critic_the_one_whose_runs_gained_most_is_kep
     most often (the measured outcome), not the last one, and its verdict says so."""
     from rlgpt_tui.agents.schemas import Plan
     from rlgpt_tui.engine.steps.code import Sampled, code_step
-    from rlgpt_tui.tasks import get_task
+    from rlgpt_tui.tasks.catalog import get_task
 
     chop = 'def act(ctx):\n    yield from ctx.collect("tree")\n'
     wait = "def act(ctx):\n    yield Action.NOOP\n"

@@ -32,7 +32,7 @@ from rlgpt_tui.skills.outcomes import CallEnd
 from rlgpt_tui.skills.reward import RewardCode
 from rlgpt_tui.skills.runtime import CodedActionLimits, CodedActionStats, recorded_views
 from rlgpt_tui.skills.validation import validate
-from rlgpt_tui.tasks import get_task
+from rlgpt_tui.tasks.catalog import get_task
 from tests.still_world import StillWorld, run_call
 
 #: the hand-written skill files the tests use
@@ -521,7 +521,7 @@ def test_builtin_plans_are_valid_for_every_catalog_task() -> None:
     # Long tech trees (make_iron_pickaxe, collect_diamond) must still fit a plan's 8 slots.
     from rlgpt_tui.agents.schemas import MAX_SUBACTIONS
     from rlgpt_tui.agents.slow import BuiltinSlowAgent
-    from rlgpt_tui.tasks import get_task, load_catalog
+    from rlgpt_tui.tasks.catalog import get_task, load_catalog
 
     slow = BuiltinSlowAgent()
     for name in load_catalog():
@@ -605,7 +605,7 @@ def test_what_a_plan_logged_reaches_its_evaluation_and_the_slow_agents_feedback(
     from rlgpt_tui.library.compose import COMPOSED_PLAN, compose_sources
     from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
     from rlgpt_tui.rl.evaluation import evaluate
-    from rlgpt_tui.tasks import Measure
+    from rlgpt_tui.tasks.measure import Measure
 
     steps = [
         ("collect_wood", 'def act(ctx):\n    yield from ctx.collect("tree")\n'),

@@ -9,7 +9,7 @@ from rlgpt_tui.library.templates import template_code
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.decide import AgainstBest, AgainstTarget, score_rounds
 from rlgpt_tui.rl.evaluation import evaluate
-from rlgpt_tui.tasks import result_text
+from rlgpt_tui.tasks.results import result_text
 
 CODE = CodedActionSpec(name="collect_wood", source=template_code("collect_wood"))
 

@@ -16,7 +16,7 @@ import pytest
 from rlgpt_tui import MissingAssetError, read_asset
 from rlgpt_tui.cli import main
 from rlgpt_tui.doctor import GPU_EXTRA_FIX, check_devices
-from rlgpt_tui.tasks import load_catalog
+from rlgpt_tui.tasks.catalog import load_catalog
 
 REPO = Path(__file__).resolve().parent.parent
 

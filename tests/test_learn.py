@@ -583,7 +583,7 @@ def test_a_task_failed_by_code_is_next_learned_with_rl(tmp_path: Path) -> None:
     from rlgpt_tui.agents.slow.records import learned_as_skill
     from rlgpt_tui.curriculum.loop import Learner
     from rlgpt_tui.envs.knowledge import craftax_classic_documentation
-    from rlgpt_tui.tasks import get_task
+    from rlgpt_tui.tasks.catalog import get_task
 
     store = SessionStore(tmp_path)
     recorded_session(store, "collect_wood", 0.95, {"success": 8}, kind="code")

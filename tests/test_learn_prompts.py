@@ -13,7 +13,7 @@ from rlgpt_tui.llm.client import LLMAnswerError, LLMClient
 from rlgpt_tui.llm.settings import LLMSettings
 from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.skills.api import SKILL_API_DOC
-from rlgpt_tui.tasks import get_task
+from rlgpt_tui.tasks.catalog import get_task
 from tests.llm_server import ScriptedLLMServer
 from tests.test_agents_engine import role_of, scripted_agent
 

@@ -19,7 +19,7 @@ from rlgpt_tui.library.shelf import SkillShelf
 from rlgpt_tui.library.skill_library import SkillLibrary
 from rlgpt_tui.library.storage import LibraryError
 from rlgpt_tui.llm.settings import LLMSettings
-from rlgpt_tui.report import session_markdown
+from rlgpt_tui.report.session_markdown import session_markdown
 from rlgpt_tui.rl.policyfile import SavedPolicy, read_weights
 from rlgpt_tui.rl.weights import policy_weights
 from rlgpt_tui.session import Session

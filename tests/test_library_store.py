@@ -27,7 +27,8 @@ from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.store.schema import MIGRATIONS, SCHEMA_VERSION
-from rlgpt_tui.tasks import Measure, get_task
+from rlgpt_tui.tasks.catalog import get_task
+from rlgpt_tui.tasks.measure import Measure
 from rlgpt_tui.tui.app import RlgptApp
 from rlgpt_tui.tui.screens.skills import SkillsScreen
 from tests.llm_server import ScriptedLLMServer

@@ -25,7 +25,7 @@ from rlgpt_tui.agents.schemas import (
 from rlgpt_tui.llm.client import LLMAnswerError, LLMClient
 from rlgpt_tui.llm.settings import LLMError, LLMSettings
 from rlgpt_tui.rl.summary import EvaluationSummary
-from rlgpt_tui.tasks import get_task
+from rlgpt_tui.tasks.catalog import get_task
 from tests.llm_server import ScriptedLLMServer
 from tests.test_agents_engine import PLAN, RL_ANSWER, VERDICT_OK, scripted_agent
 
@@ -51,7 +51,7 @@ def test_an_echoed_schema_or_an_empty_object_is_not_an_answer(schema) -> None:
 
 def test_prompt_examples_are_for_tasks_outside_the_catalog() -> None:
     from rlgpt_tui import ASSETS_DIR
-    from rlgpt_tui.tasks import load_catalog
+    from rlgpt_tui.tasks.catalog import load_catalog
 
     catalog = set(load_catalog())
     examples = [s.EXAMPLE for s in ANSWERS]
@@ -1107,7 +1107,7 @@ def test_a_plan_is_checked_against_the_worlds_tech_tree() -> None:
     from rlgpt_tui.agents.slow.checks import tech_tree_check
     from rlgpt_tui.envs.knowledge import craftax_classic_documentation
     from rlgpt_tui.library.templates import template_code
-    from rlgpt_tui.tasks import load_catalog
+    from rlgpt_tui.tasks.catalog import load_catalog
 
     def step(name: str, mode: str = "code") -> dict:
         return {"name": name, "description": f"do {name}", "mode": mode, "reason": ""} | {

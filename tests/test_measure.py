@@ -12,13 +12,15 @@ from rlgpt_tui.cli import main
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.envs import make_world
 from rlgpt_tui.envs.base import ACHIEVEMENTS, EpisodeEnd
-from rlgpt_tui.report import export_session
+from rlgpt_tui.report.export import export_session
 from rlgpt_tui.rl.config import RLConfig
 from rlgpt_tui.rl.episodes import EpisodeRunner, build_action_table, run_episodes
 from rlgpt_tui.rl.evaluation import evaluate
 from rlgpt_tui.rl.train import train
 from rlgpt_tui.store import SessionStore
-from rlgpt_tui.tasks import Measure, crafter_score, get_task
+from rlgpt_tui.tasks.catalog import get_task
+from rlgpt_tui.tasks.measure import Measure
+from rlgpt_tui.tasks.statistics import crafter_score
 
 
 def test_a_score_gets_a_bootstrap_interval_and_a_rate_a_wilson_one() -> None:

@@ -15,7 +15,7 @@ from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.chosen import ChosenSolution
 from rlgpt_tui.engine.printer import EventPrinter
 from rlgpt_tui.library.compose import compose_sources, link_skills
-from rlgpt_tui.report import session_markdown
+from rlgpt_tui.report.session_markdown import session_markdown
 from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.tui.app import RlgptApp

@@ -20,9 +20,11 @@ from rlgpt_tui.rl.train import load_checkpoint, make_model, train
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.runtime import CodedAction, CodedActionLimits
 from rlgpt_tui.skills.validation import validate
-from rlgpt_tui.tasks import get_task, wilson_interval
+from rlgpt_tui.tasks.catalog import get_task
 
 #: the hand-written skill files the tests use
+from rlgpt_tui.tasks.statistics import wilson_interval
+
 SKILLS = Path(__file__).resolve().parent / "skills"
 
 GO_TO_TREE = (SKILLS / "go_to_tree.py").read_text()

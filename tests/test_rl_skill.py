@@ -22,7 +22,7 @@ from rlgpt_tui.rl.policyskill import proven
 from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore
-from rlgpt_tui.tasks import get_task
+from rlgpt_tui.tasks.catalog import get_task
 from tests.settings import tiny_settings
 from tests.test_library_store import cli as skills_cli
 from tests.test_policy_skill import library_with, saved, tree_seeker

@@ -9,7 +9,7 @@ from rlgpt_tui.rl.hooks import NeedInterrupt, ResumeInterrupted, SharedMemory
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.runtime import CodedAction
 from rlgpt_tui.skills.validation import validate
-from rlgpt_tui.tasks import get_task
+from rlgpt_tui.tasks.catalog import get_task
 from tests.still_world import StillWorld
 
 

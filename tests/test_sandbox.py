@@ -32,7 +32,7 @@ from rlgpt_tui.skills.checker import CodeValidationError
 from rlgpt_tui.skills.outcomes import CallEnd
 from rlgpt_tui.skills.runtime import CodedActionLimits, recorded_views
 from rlgpt_tui.skills.validation import validate
-from rlgpt_tui.tasks import get_task
+from rlgpt_tui.tasks.catalog import get_task
 from tests.still_world import StillWorld, run_call
 
 SECRET = "sk-test-" + "0123456789abcdef" * 2

@@ -22,7 +22,7 @@ from rlgpt_tui.skills.api import MAX_NOTE
 from rlgpt_tui.skills.outcomes import MAX_DETAIL
 from rlgpt_tui.skills.runtime import CodedActionLimits
 from rlgpt_tui.skills.validation import validate
-from rlgpt_tui.tasks import get_task
+from rlgpt_tui.tasks.catalog import get_task
 from tests.still_world import StillWorld
 
 BIG = '["x" * 1000] * 100_000'  # 100 MB as text, 800 kB of memory

@@ -24,7 +24,8 @@ from rlgpt_tui.rl.episodes import (
 from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.skills.outcomes import CallEnd
 from rlgpt_tui.skills.validation import validate
-from rlgpt_tui.tasks import Measure, get_task
+from rlgpt_tui.tasks.catalog import get_task
+from rlgpt_tui.tasks.measure import Measure
 
 SCORED = get_task("crafter_score")
 

@@ -168,7 +168,7 @@ def test_critic_warmup_updates_only_the_value_function() -> None:
 
 def test_the_final_choice_uses_64_fresh_episodes_unless_a_person_chose_fewer() -> None:
     from rlgpt_tui.engine.choice import fresh_episodes
-    from rlgpt_tui.tasks import get_task
+    from rlgpt_tui.tasks.catalog import get_task
 
     wood, score = get_task("collect_wood"), get_task("crafter_score")
     assert fresh_episodes(wood, requested=8) == 64 and fresh_episodes(score, requested=8) == 32
@@ -178,7 +178,7 @@ def test_the_final_choice_uses_64_fresh_episodes_unless_a_person_chose_fewer() -
 
 def test_a_death_costs_the_death_penalty() -> None:
     """An episode that ends in the player's death ends with -death_penalty (training only)."""
-    from rlgpt_tui.tasks import get_task
+    from rlgpt_tui.tasks.catalog import get_task
 
     rewards = {}
     for penalty in (0.0, 2.5):

@@ -14,11 +14,11 @@ from sqlite_utils import Database
 from rlgpt_tui.cli import main
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.events import event_from_dict
-from rlgpt_tui.report import export_session
+from rlgpt_tui.report.export import export_session
 from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore, StoreError, UnknownSessionError
 from rlgpt_tui.store.schema import MIGRATIONS, SCHEMA_VERSION
-from rlgpt_tui.tasks import Measure
+from rlgpt_tui.tasks.measure import Measure
 from tests.settings import tiny_settings
 from tests.waiting import kill_run_when, wait_for
 

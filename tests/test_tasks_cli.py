@@ -10,9 +10,11 @@ import pytest
 
 from rlgpt_tui.cli import main
 from rlgpt_tui.envs.base import ACHIEVEMENTS
-from rlgpt_tui.tasks import crafter_score, get_task, load_catalog
 
 #: the hand-written skill files the tests use
+from rlgpt_tui.tasks.catalog import get_task, load_catalog
+from rlgpt_tui.tasks.statistics import crafter_score
+
 SKILLS = Path(__file__).resolve().parent / "skills"
 
 PAPER_TASKS = {

@@ -12,7 +12,7 @@ import pytest
 
 from rlgpt_tui.engine.events import events_from_records
 from rlgpt_tui.engine.printer import finished_text
-from rlgpt_tui.report import session_markdown
+from rlgpt_tui.report.session_markdown import session_markdown
 from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.tui.app import RlgptApp

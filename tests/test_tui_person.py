@@ -387,7 +387,7 @@ def test_stop_in_the_last_iteration_counts_every_sample_and_says_how_it_ended(tm
             (tmp_path / "2/checkpoints/iter1-collect_wood/latest.json").read_text()
         )
         assert checkpoint["samples"] == app.last_samples - 4096  # resumable from the stop
-        from rlgpt_tui.report import session_markdown
+        from rlgpt_tui.report.session_markdown import session_markdown
 
         report = session_markdown(store, 2, assets=None)
         assert f"training samples used: {app.last_samples:,}" in report

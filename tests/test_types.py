@@ -406,7 +406,8 @@ def test_the_final_choice_records_the_keys_and_values_it_always_did() -> None:
     from rlgpt_tui.engine.choice import Candidate, FinalChoice
     from rlgpt_tui.rl.decide import Decision
     from rlgpt_tui.rl.train import EvalResult
-    from rlgpt_tui.tasks import Measure, Measurement
+    from rlgpt_tui.tasks.measure import Measure
+    from rlgpt_tui.tasks.results import Measurement
 
     config = RLConfig(task="collect_wood")
     code = Candidate(config, 0, 1.0, only_coded="collect_wood")

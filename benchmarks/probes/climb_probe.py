@@ -24,7 +24,7 @@ from rlgpt_tui.rl.config import RLConfig, StartFromCode
 from rlgpt_tui.rl.evaluation import evaluate
 from rlgpt_tui.rl.prior import action_probabilities
 from rlgpt_tui.rl.train import train
-from rlgpt_tui.tasks import get_task
+from rlgpt_tui.tasks.catalog import get_task
 
 
 def build_parser() -> argparse.ArgumentParser:

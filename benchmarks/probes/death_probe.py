@@ -30,7 +30,7 @@ from rlgpt_tui.rl.config import RLConfig
 from rlgpt_tui.rl.environment import build_env
 from rlgpt_tui.rl.episodes import code_alone, run_episodes
 from rlgpt_tui.rl.evaluation import tally_of
-from rlgpt_tui.tasks import get_task
+from rlgpt_tui.tasks.catalog import get_task
 
 
 def zombie_distance(view: View) -> int | None:

@@ -39,7 +39,7 @@ from rlgpt_bench.results import machine
 from rlgpt_bench.skills import FolderSkills, coded_specs, script_skill
 from rlgpt_tui.envs.base import hostile_distances, stat_levels
 from rlgpt_tui.rl.config import RLConfig
-from rlgpt_tui.tasks import get_task
+from rlgpt_tui.tasks.catalog import get_task
 
 FEATURES = ("health", "food", "drink", "energy", "need", "hostile")
 

@@ -24,7 +24,7 @@ from rlgpt_tui.library.templates import template_code
 from rlgpt_tui.rl.episodes import ActionEntry, EpisodeRunner, code_alone, run_episodes
 from rlgpt_tui.skills.runtime import CodedActionLimits
 from rlgpt_tui.skills.validation import validate
-from rlgpt_tui.tasks import get_task
+from rlgpt_tui.tasks.catalog import get_task
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -12,7 +12,8 @@ from rlgpt_tui.rl.config import RLConfig
 from rlgpt_tui.rl.environment import build_env
 from rlgpt_tui.rl.episodes import EpisodeTally
 from rlgpt_tui.rl.evaluation import evaluate
-from rlgpt_tui.tasks import Measurement, Task
+from rlgpt_tui.tasks.catalog import Task
+from rlgpt_tui.tasks.results import Measurement
 
 
 def difference(rule: Measurement, script: Measurement) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from rlgpt_tui.library.record import SkillRecord, reused_versions
 from rlgpt_tui.library.skillfile import HEADER_START, parse_skill_file, skill_paths, validate_file
 from rlgpt_tui.library.templates import template_code
 from rlgpt_tui.rl.config import CodedActionSpec
-from rlgpt_tui.tasks import Task
+from rlgpt_tui.tasks.catalog import Task
 
 BUILTIN_LIBRARY = "builtin library (assets/skills/templates)"
 

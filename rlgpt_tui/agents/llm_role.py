@@ -6,7 +6,7 @@ from __future__ import annotations
 from rlgpt_tui.envs.knowledge import Step, WorldDocs, steps_text
 from rlgpt_tui.library.shelf import SkillShelf
 from rlgpt_tui.llm.client import LLMClient
-from rlgpt_tui.tasks import Task
+from rlgpt_tui.tasks.catalog import Task
 
 
 class LLMRole:

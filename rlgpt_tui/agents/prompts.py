@@ -10,7 +10,8 @@ from typing import Any
 
 from rlgpt_tui import ASSETS_DIR, read_asset
 from rlgpt_tui.rl.summary import EvaluationSummary
-from rlgpt_tui.tasks import Measure, Task
+from rlgpt_tui.tasks.catalog import Task
+from rlgpt_tui.tasks.measure import Measure
 from rlgpt_tui.text import clipped
 
 PROMPTS = ASSETS_DIR / "prompts"

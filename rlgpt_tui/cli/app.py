@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from rlgpt_tui.tasks import load_catalog
+from rlgpt_tui.tasks.catalog import load_catalog
 from rlgpt_tui.tui.app import RlgptApp
 
 

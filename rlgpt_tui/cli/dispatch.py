@@ -20,7 +20,7 @@ from rlgpt_tui.sandbox import UNSAFE_ENV, SandboxUnavailable
 from rlgpt_tui.session_settings import SettingError
 from rlgpt_tui.skills.checker import CodeValidationError
 from rlgpt_tui.store import StoreError
-from rlgpt_tui.tasks import UnknownTaskError
+from rlgpt_tui.tasks.catalog import UnknownTaskError
 
 Handler = Callable[[argparse.Namespace], int]
 

@@ -18,7 +18,7 @@ from rlgpt_tui.envs.registry import WORLDS
 from rlgpt_tui.session_settings import CheckedSettings, LearnBudgets, LearnTarget, SessionPlan
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.store.learning import LearnStore
-from rlgpt_tui.tasks import get_task
+from rlgpt_tui.tasks.catalog import get_task
 
 
 def cmd_learn(args: argparse.Namespace) -> int:

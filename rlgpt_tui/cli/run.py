@@ -17,7 +17,7 @@ from rlgpt_tui.envs import UnknownWorldError, world_info
 from rlgpt_tui.library.shelf import NAMED
 from rlgpt_tui.session_settings import SessionSettings
 from rlgpt_tui.store import SessionStore
-from rlgpt_tui.tasks import get_task
+from rlgpt_tui.tasks.catalog import get_task
 
 
 def cmd_run(args: argparse.Namespace) -> int:

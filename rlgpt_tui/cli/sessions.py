@@ -9,7 +9,8 @@ from rich.console import Console
 from rich.table import Table
 
 from rlgpt_tui.labels import agent_label
-from rlgpt_tui.report import export_session, session_markdown
+from rlgpt_tui.report.export import export_session
+from rlgpt_tui.report.session_markdown import session_markdown
 from rlgpt_tui.store import SessionStore
 
 

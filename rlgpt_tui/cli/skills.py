@@ -12,9 +12,9 @@ from rlgpt_tui.envs.registry import WORLDS
 from rlgpt_tui.library.compose import COMPOSED_PLAN
 from rlgpt_tui.library.skill_library import SkillLibrary
 from rlgpt_tui.library.storage import COLUMNS, POLICY_AUTHOR, POLICY_COLUMNS, where_made
-from rlgpt_tui.report import skill_markdown
+from rlgpt_tui.report.skill_markdown import skill_markdown
 from rlgpt_tui.store import SessionStore
-from rlgpt_tui.tasks import get_task
+from rlgpt_tui.tasks.catalog import get_task
 
 
 def cmd_skills(args: argparse.Namespace) -> int:

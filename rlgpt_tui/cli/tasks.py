@@ -7,7 +7,7 @@ import argparse
 from rich.console import Console
 from rich.table import Table
 
-from rlgpt_tui.tasks import load_catalog
+from rlgpt_tui.tasks.catalog import load_catalog
 
 
 def cmd_tasks(args: argparse.Namespace) -> int:

@@ -27,7 +27,7 @@ from rlgpt_tui import ASSETS_DIR
 from rlgpt_tui.curriculum.frontier import CurriculumState, death_tasks, prerequisites
 from rlgpt_tui.envs.registry import world_info
 from rlgpt_tui.llm.settings import LLMError
-from rlgpt_tui.tasks import load_catalog
+from rlgpt_tui.tasks.catalog import load_catalog
 from rlgpt_tui.text import clipped
 
 PROMPT_FILE = ASSETS_DIR / "prompts" / "curriculum.md"

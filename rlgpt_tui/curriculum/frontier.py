@@ -30,7 +30,7 @@ from rlgpt_tui.labels import agent_label, agent_labels
 from rlgpt_tui.session_settings import SessionPlan
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.store.learning import LearnChoice, LearnStore, TaskRecord
-from rlgpt_tui.tasks import load_catalog
+from rlgpt_tui.tasks.catalog import load_catalog
 
 REACHED, TRYING, FAILED, NOT_TRIED = "reached", "trying", "failed", "not tried"
 STOPPED = "stopped"  # its latest session was stopped before it ended: it resumes

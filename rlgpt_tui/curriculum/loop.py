@@ -44,7 +44,7 @@ from rlgpt_tui.llm.settings import LLMSettings
 from rlgpt_tui.session_settings import LearnBudgets, LearnTarget, SessionPlan
 from rlgpt_tui.store import SessionStore, StoreError
 from rlgpt_tui.store.learning import LearnChoice, LearnRun, LearnStore
-from rlgpt_tui.tasks import get_task
+from rlgpt_tui.tasks.catalog import get_task
 
 #: seconds between the watcher's looks at the store while a session runs
 WATCH_S = 1.0

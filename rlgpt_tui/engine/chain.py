@@ -33,7 +33,7 @@ from rlgpt_tui.rl.environment import coded_actions_for
 from rlgpt_tui.rl.episodes import ActionEntry, EpisodeRunner, build_action_table, run_episodes
 from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.rl.vec_env import feature_index
-from rlgpt_tui.tasks import get_task
+from rlgpt_tui.tasks.catalog import get_task
 
 __all__ = ["ChainResult", "StageSolution", "evaluate_chain", "run_task_chain"]
 

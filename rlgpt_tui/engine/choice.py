@@ -29,7 +29,7 @@ from rlgpt_tui.rl.evaluation import evaluate
 from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.rl.train import EvalResult, sampled_may_beat_mode
 from rlgpt_tui.rl.weights import load_policy
-from rlgpt_tui.tasks import Task
+from rlgpt_tui.tasks.catalog import Task
 
 #: evaluation worlds of an iteration's solutions: this + the run's seed + the iteration
 ITERATION_SEED = 10_000

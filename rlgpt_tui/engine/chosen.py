@@ -11,7 +11,8 @@ from typing import Any
 
 from rlgpt_tui.recorded import RecordedPayload
 from rlgpt_tui.rl.summary import EvaluationSummary
-from rlgpt_tui.tasks import Measure, result_text
+from rlgpt_tui.tasks.measure import Measure
+from rlgpt_tui.tasks.results import result_text
 
 
 @dataclass(kw_only=True)
@@ -50,7 +51,7 @@ class MeasuredCandidate(RecordedPayload):
     OMITTED_WHEN_NONE = frozenset({"decision", "episodes_used", "planned", "range"})
 
     def text(self, measure: Measure) -> str:
-        """Its fresh figure in ``measure`` (:func:`~rlgpt_tui.tasks.result_text`)."""
+        """Its fresh figure in ``measure`` (:func:`~rlgpt_tui.tasks.results.result_text`)."""
         return result_text(self.to_dict() | {"measure": measure.value}, ends=False)
 
 

@@ -77,7 +77,7 @@ from rlgpt_tui.rl.episodes import EpisodeTally
 from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.sandbox import SandboxUnavailable
 from rlgpt_tui.skills.validation import ValidatedAction
-from rlgpt_tui.tasks import Task, get_task
+from rlgpt_tui.tasks.catalog import Task, get_task
 
 __all__ = ["Engine", "EngineResult", "EngineSettings", "EventHandler", "ProposalRejected"]
 __all__ += ["Approver", "checkpoint_folder"]  # names other modules import from here

@@ -13,7 +13,7 @@ from rlgpt_tui.engine.provenance import (
     written_by,
 )
 from rlgpt_tui.skills.outcomes import CallEnd
-from rlgpt_tui.tasks import Measure
+from rlgpt_tui.tasks.measure import Measure
 from rlgpt_tui.text import safe_text
 
 

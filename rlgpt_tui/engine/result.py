@@ -9,7 +9,8 @@ from rlgpt_tui.agents.slow import IterationFeedback
 from rlgpt_tui.engine.choice import FinalChoice
 from rlgpt_tui.engine.ends import EndKind, RunEnd
 from rlgpt_tui.rl.summary import EvaluationSummary
-from rlgpt_tui.tasks import Measure, Measurement
+from rlgpt_tui.tasks.measure import Measure
+from rlgpt_tui.tasks.results import Measurement
 
 
 @dataclass

@@ -26,7 +26,7 @@ from rlgpt_tui.rl.config import RLConfig
 from rlgpt_tui.rl.episodes import EpisodeTally
 from rlgpt_tui.rl.train import checkpoint_samples, load_checkpoint
 from rlgpt_tui.skills.validation import validate
-from rlgpt_tui.tasks import Measure
+from rlgpt_tui.tasks.measure import Measure
 
 
 @dataclass

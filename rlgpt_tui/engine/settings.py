@@ -11,7 +11,7 @@ from rlgpt_tui.envs import prepare_worlds, world_info
 from rlgpt_tui.recorded import current_settings
 from rlgpt_tui.rl.config import world_groups
 from rlgpt_tui.session_settings import SessionSettings
-from rlgpt_tui.tasks import Task
+from rlgpt_tui.tasks.catalog import Task
 
 
 @dataclass

@@ -15,7 +15,8 @@ from typing import Any, TypeVar
 from rlgpt_tui.library.compose import COMPOSED_PLAN
 from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.skills.policy import POLICY_MARK
-from rlgpt_tui.tasks import Measure, wilson_interval
+from rlgpt_tui.tasks.measure import Measure
+from rlgpt_tui.tasks.statistics import wilson_interval
 
 T = TypeVar("T")
 CODE_ONLY = " (code only)"  # the subject of an evaluation of one coded action alone

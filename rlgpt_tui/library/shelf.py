@@ -30,7 +30,7 @@ from rlgpt_tui.rl.policyfile import SavedPolicy, read_policies
 from rlgpt_tui.rl.policyskill import policy_skill
 from rlgpt_tui.rl.policyskill import proven as policy_proven
 from rlgpt_tui.skills.policy import PolicySkill, PolicySkillError
-from rlgpt_tui.tasks import Task
+from rlgpt_tui.tasks.catalog import Task
 
 EMPTY, BUILTIN = "empty", "builtin"
 USER = "user"  # the user's library (the sessions database's), then the builtin templates

@@ -60,7 +60,7 @@ from rlgpt_tui.skills.checker import CodeValidationError
 from rlgpt_tui.skills.guard import SURVIVAL_GUARD
 from rlgpt_tui.skills.policy import PolicySkill, PolicySkillError
 from rlgpt_tui.skills.validation import validate
-from rlgpt_tui.tasks import Task
+from rlgpt_tui.tasks.catalog import Task
 
 NOTHING = "; nothing was imported"
 

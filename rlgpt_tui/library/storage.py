@@ -19,7 +19,7 @@ from typing import Protocol
 from rlgpt_tui.library.record import SkillRecord
 from rlgpt_tui.library.skillfile import SkillFile
 from rlgpt_tui.rl.policyfile import SavedPolicy
-from rlgpt_tui.tasks import Measure
+from rlgpt_tui.tasks.measure import Measure
 
 
 class LibraryError(Exception):

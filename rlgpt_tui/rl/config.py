@@ -13,7 +13,7 @@ from rlgpt_tui.envs import ACTION_NAMES, UnknownWorldError, world_info
 from rlgpt_tui.skills.policy import PolicySkill
 from rlgpt_tui.skills.runtime import CodedActionLimits
 from rlgpt_tui.skills.validation import ValidatedAction, validate
-from rlgpt_tui.tasks import get_task
+from rlgpt_tui.tasks.catalog import get_task
 
 #: the policy skills a coded action's source calls: (source, name: reference) -> skills
 PolicyResolver = Callable[[str, Mapping[str, str]], tuple[PolicySkill, ...]]

@@ -9,7 +9,7 @@ from rlgpt_tui.rl.hooks import hooks_for
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.reward import RewardCode
 from rlgpt_tui.skills.runtime import CodedAction
-from rlgpt_tui.tasks import Task, get_task
+from rlgpt_tui.tasks.catalog import Task, get_task
 
 
 def task_for(config: RLConfig) -> Task:

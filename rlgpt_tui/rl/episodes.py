@@ -49,7 +49,8 @@ from rlgpt_tui.sandbox import CallScheduler, RewardSpec
 from rlgpt_tui.skills.outcomes import CallEnd
 from rlgpt_tui.skills.policy import POLICY_MARK
 from rlgpt_tui.skills.runtime import CallRecord, CodedAction
-from rlgpt_tui.tasks import Measurement, Task
+from rlgpt_tui.tasks.catalog import Task
+from rlgpt_tui.tasks.results import Measurement
 
 NOOP = ACTION_NAMES.index("noop")
 

@@ -27,7 +27,7 @@ from rlgpt_tui.rl.episodes import (
 from rlgpt_tui.rl.train import EvalResult
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.runtime import CodedActionStats
-from rlgpt_tui.tasks import Task
+from rlgpt_tui.tasks.catalog import Task
 
 Policy = Callable[[np.ndarray, np.ndarray], np.ndarray]  # (envs, observations) -> actions
 

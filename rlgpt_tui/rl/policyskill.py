@@ -13,7 +13,8 @@ from rlgpt_tui.rl.config import RLConfig
 from rlgpt_tui.rl.policyfile import SavedPolicy, WeightsError, read_weights
 from rlgpt_tui.skills.guard import SURVIVAL_GUARD
 from rlgpt_tui.skills.policy import PolicySkill, PolicySkillError, actor_layers
-from rlgpt_tui.tasks import get_task, wilson_interval
+from rlgpt_tui.tasks.catalog import get_task
+from rlgpt_tui.tasks.statistics import wilson_interval
 
 
 def policy_name(policy: SavedPolicy) -> str:

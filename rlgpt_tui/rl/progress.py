@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rlgpt_tui.recorded import RecordedPayload
-from rlgpt_tui.tasks import Measure, Task
+from rlgpt_tui.tasks.catalog import Task
+from rlgpt_tui.tasks.measure import Measure
 
 if TYPE_CHECKING:  # the sandbox and the worlds behind it: not for reading records
     from rlgpt_tui.rl.episodes import EpisodeTally

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from rlgpt_tui.recorded import RecordedPayload, recorded_fields, write_value
-from rlgpt_tui.tasks import Measure, Measurement, result_text
+from rlgpt_tui.tasks.measure import Measure
+from rlgpt_tui.tasks.results import Measurement, result_text
 
 
 @dataclass
@@ -59,7 +60,7 @@ class EvaluationSummary(RecordedPayload):
 
     @classmethod
     def of_measurement(cls, measurement: Measurement) -> EvaluationSummary:
-        """A measurement alone (:meth:`~rlgpt_tui.tasks.Measurement.as_dict`'s figures)."""
+        """A measurement alone (:meth:`~rlgpt_tui.tasks.results.Measurement.as_dict`'s figures)."""
         return cls.from_dict(measurement.as_dict())
 
     def to_dict(self) -> dict[str, Any]:
@@ -88,5 +89,5 @@ class EvaluationSummary(RecordedPayload):
         return self.measure or Measure.SUCCESS_RATE
 
     def text(self, episodes: bool = True, ends: bool = True) -> str:
-        """One line in its measure (:func:`~rlgpt_tui.tasks.result_text`)."""
+        """One line in its measure (:func:`~rlgpt_tui.tasks.results.result_text`)."""
         return result_text(self.to_dict(), episodes=episodes, ends=ends)

@@ -33,7 +33,8 @@ from rlgpt_tui.rl.prior import anchor_to_start, start_as
 from rlgpt_tui.rl.rollout import OwnClockPPO
 from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
-from rlgpt_tui.tasks import Measurement, crafter_score
+from rlgpt_tui.tasks.results import Measurement
+from rlgpt_tui.tasks.statistics import crafter_score
 
 MetricsHandler = Callable[[dict[str, Any]], None]
 Model = TypeVar("Model", bound=BaseAlgorithm)

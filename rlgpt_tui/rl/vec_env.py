@@ -28,7 +28,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 from rlgpt_tui.envs.base import World
 from rlgpt_tui.rl.episodes import EpisodeHook, EpisodeRunner, build_action_table
 from rlgpt_tui.skills.runtime import CodedAction
-from rlgpt_tui.tasks import Task
+from rlgpt_tui.tasks.catalog import Task
 
 
 @dataclass

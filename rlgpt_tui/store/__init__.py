@@ -1,6 +1,6 @@
 """Sessions in SQLite (the only package with SQL): events, records, artifacts, reports."""
 
-from rlgpt_tui.store.sessions import (
+from rlgpt_tui.store.lifecycle import (
     ENV_SESSIONS_DIR,
     SessionStore,
     SessionSummary,

@@ -1,4 +1,4 @@
-"""Lifelong learning's records in the sessions database (SQL only here and in sessions.py).
+"""Lifelong learning's records in the sessions database (SQL only in rlgpt_tui/store).
 
 A learn record (``learn_runs``) holds what ``rlgpt-tui learn`` started from and its budgets;
 each choice of its curriculum (``learn_choices``) names the task, the reason, who chose it and
@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from rlgpt_tui.store.sessions import SessionStore, StoreError, _owner_alive
+from rlgpt_tui.store.lifecycle import SessionStore, StoreError, owner_alive
 from rlgpt_tui.store.tables import inserted_id, table_of
 
 #: what a person may ask of a learn run
@@ -351,7 +351,7 @@ class LearnStore:
             record.sessions.append(row["id"])
             if record.last_session is None:
                 record.last_session = row["id"]
-            if row["status"] == "running" and _owner_alive(row["owner_pid"], row["owner_host"]):
+            if row["status"] == "running" and owner_alive(row["owner_pid"], row["owner_host"]):
                 record.running_session = record.running_session or row["id"]
             result = row["result"]
             if row["status"] == "finished" and row["result_kind"]:
@@ -412,7 +412,7 @@ def _higher(best: float | None, value: float | None) -> float | None:
 
 def _run(row: dict[str, Any]) -> LearnRun:
     status = row["status"]
-    if status == "running" and not _owner_alive(row.get("owner_pid"), row.get("owner_host")):
+    if status == "running" and not owner_alive(row.get("owner_pid"), row.get("owner_host")):
         status = "interrupted"
     return LearnRun(
         id=row["id"],

@@ -24,7 +24,7 @@ from rlgpt_tui.curriculum.loop import Learner
 from rlgpt_tui.engine.engine import EngineSettings
 from rlgpt_tui.library.shelf import USER
 from rlgpt_tui.llm.settings import LLMError, LLMSettings
-from rlgpt_tui.report import export_session
+from rlgpt_tui.report.export import export_session
 from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore, StoreError
 from rlgpt_tui.store.learning import LearnStore

@@ -7,7 +7,7 @@ from abc import ABC, abstractmethod
 from rlgpt_tui.agents.runs import Execution
 from rlgpt_tui.agents.schemas import SubAction, Verdict
 from rlgpt_tui.rl.summary import EvaluationSummary
-from rlgpt_tui.tasks import Task
+from rlgpt_tui.tasks.catalog import Task
 
 
 class Critic(ABC):

@@ -8,7 +8,7 @@ from rlgpt_tui.agents.schemas import SubAction, Verdict
 from rlgpt_tui.envs.base import ACHIEVEMENTS, STATS, View
 from rlgpt_tui.envs.knowledge import TechTree, crafter_tech_tree
 from rlgpt_tui.rl.summary import EvaluationSummary
-from rlgpt_tui.tasks import Task
+from rlgpt_tui.tasks.catalog import Task
 
 
 class BuiltinCritic(Critic):

@@ -23,7 +23,8 @@ from rlgpt_tui.agents.runs import Execution
 from rlgpt_tui.agents.schemas import SubAction, Verdict, VerdictAnswer
 from rlgpt_tui.envs.base import describe_view
 from rlgpt_tui.rl.summary import EvaluationSummary
-from rlgpt_tui.tasks import Measure, Task
+from rlgpt_tui.tasks.catalog import Task
+from rlgpt_tui.tasks.measure import Measure
 
 
 def _round(run: Execution) -> str:

@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 
 from rlgpt_tui.agents.schemas import RLAnswer, SubAction
 from rlgpt_tui.library.shelf import SkillShelf
-from rlgpt_tui.tasks import Task
+from rlgpt_tui.tasks.catalog import Task
 
 
 class FastAgent(ABC):

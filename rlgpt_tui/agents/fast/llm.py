@@ -24,7 +24,7 @@ from rlgpt_tui.rl.config import world_actions, world_segments
 from rlgpt_tui.skills.api import SKILL_API_DOC
 from rlgpt_tui.skills.checker import CodeValidationError
 from rlgpt_tui.skills.reward import RewardCode
-from rlgpt_tui.tasks import Task
+from rlgpt_tui.tasks.catalog import Task
 
 
 def _same_code(a: str, b: str) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from rlgpt_tui.tasks import Task
+from rlgpt_tui.tasks.catalog import Task
 
 
 class TaskPlanner(ABC):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rlgpt_tui.agents.planner.base import TaskPlanner
-from rlgpt_tui.tasks import Task, load_catalog
+from rlgpt_tui.tasks.catalog import Task, load_catalog
 
 
 class BuiltinPlanner(TaskPlanner):

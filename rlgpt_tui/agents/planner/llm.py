@@ -10,7 +10,7 @@ from rlgpt_tui.agents.prompts import answer_shape, earlier_ends_text, render
 from rlgpt_tui.agents.schemas import TaskPlanAnswer
 from rlgpt_tui.envs.knowledge import WorldDocs
 from rlgpt_tui.llm.client import LLMClient
-from rlgpt_tui.tasks import Task, load_catalog
+from rlgpt_tui.tasks.catalog import Task, load_catalog
 
 
 class LLMPlanner(LLMRole, TaskPlanner):

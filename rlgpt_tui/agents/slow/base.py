@@ -9,7 +9,8 @@ from typing import Any
 from rlgpt_tui.agents.prompts import evaluation_lines
 from rlgpt_tui.agents.schemas import Plan, Verdict
 from rlgpt_tui.rl.summary import EvaluationSummary
-from rlgpt_tui.tasks import Measure, Task
+from rlgpt_tui.tasks.catalog import Task
+from rlgpt_tui.tasks.measure import Measure
 from rlgpt_tui.text import clipped
 
 

@@ -19,7 +19,7 @@ from rlgpt_tui.agents.slow.records import MeasuredRecords, rl_skill_subaction
 from rlgpt_tui.envs.base import ACHIEVEMENTS
 from rlgpt_tui.envs.knowledge import TechTree, crafter_tech_tree
 from rlgpt_tui.library.templates import template_code
-from rlgpt_tui.tasks import Task
+from rlgpt_tui.tasks.catalog import Task
 
 # -- the library of coded skills for scored tasks (code in templates/techtree.py) ------------
 # What each skill does, what searches for what and what answers each death is the world's tech

@@ -15,7 +15,7 @@ from rlgpt_tui.envs.knowledge import WorldDocs
 from rlgpt_tui.library.shelf import SkillShelf
 from rlgpt_tui.llm.client import LLMClient
 from rlgpt_tui.skills.api import SKILL_API_DOC
-from rlgpt_tui.tasks import Task
+from rlgpt_tui.tasks.catalog import Task
 
 
 class LLMSlowAgent(LLMRole, SlowAgent):

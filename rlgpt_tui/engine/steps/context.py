@@ -22,7 +22,7 @@ from rlgpt_tui.engine.settings import EngineSettings
 from rlgpt_tui.envs.knowledge import Recipes
 from rlgpt_tui.envs.registry import world_info
 from rlgpt_tui.library.shelf import SkillShelf
-from rlgpt_tui.tasks import Task
+from rlgpt_tui.tasks.catalog import Task
 
 Emit = Callable[[ev.Event], Any]  # emit(event) -> what the event handler returns
 Approver = Callable[[str, str, Any], Any]  # approver(kind, target, proposal) -> proposal

@@ -15,7 +15,7 @@ from rlgpt_tui.envs import WORLDS
 from rlgpt_tui.library.shelf import USER
 from rlgpt_tui.rl.train import require_tensorboard
 from rlgpt_tui.session_settings import LearnBudgets, LearnTarget, SessionPlan, SessionSettings
-from rlgpt_tui.tasks import get_task, load_catalog
+from rlgpt_tui.tasks.catalog import get_task, load_catalog
 from rlgpt_tui.tui.screens.actions import app_actions
 
 FIRST_WORLD = "craftax"

@@ -10,7 +10,7 @@ from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.printer import candidate_lines
 from rlgpt_tui.engine.provenance import PROVENANCE_EVENTS, solution_provenance
 from rlgpt_tui.rl.summary import EvaluationSummary
-from rlgpt_tui.tasks import Measure
+from rlgpt_tui.tasks.measure import Measure
 from rlgpt_tui.tui.widgets.searchable import SearchableLog
 
 

@@ -15,7 +15,8 @@ from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
 from rlgpt_tui.engine import events as ev
-from rlgpt_tui.tasks import Measure, get_task
+from rlgpt_tui.tasks.catalog import get_task
+from rlgpt_tui.tasks.measure import Measure
 from rlgpt_tui.ticks import nice_ticks, short_number
 
 

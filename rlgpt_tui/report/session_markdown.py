@@ -1,68 +1,21 @@
-"""Session reports: markdown (plans, code, verdicts, success table, curves, a GIF) or JSON.
-
-Everything comes from what the store recorded; the GIF replays the session's best
-solution (its policy checkpoint, or its code) for one episode in a fresh world.
-"""
+"""A session's report as markdown: summary, iterations, phases, plans, action spaces,
+evaluations, achievements, verdicts, human edits, LLM calls and the final code."""
 
 from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
 from typing import Any
 
-from PIL import Image
-
-from rlgpt_tui.curves import draw_learning_curves, save_curves
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.phases import SessionPhases
 from rlgpt_tui.engine.provenance import planned_by, solution_provenance
 from rlgpt_tui.phase_report import phase_table, phase_totals_text
 from rlgpt_tui.recorded import recorded_target
-from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
-from rlgpt_tui.rl.episodes import code_alone, run_episodes
-from rlgpt_tui.skills.validation import validate
-from rlgpt_tui.store import SessionStore, SessionSummary, StoreError
-from rlgpt_tui.tasks import Measure, result_text
-
-RECORD_TABLES = (
-    "plans",
-    "code_versions",
-    "training_runs",
-    "training_metrics",
-    "evaluations",
-    "verdicts",
-    "iterations",
-    "llm_calls",
-    "human_edits",
-)
-GIF_MAX_FRAMES = 240
-
-
-def session_record(store: SessionStore, session_id: int) -> dict[str, Any]:
-    """The session, every record table, the event log and where its time went (seconds
-    per phase), as plain data (JSON export)."""
-    summary = store.get(session_id)
-    record: dict[str, Any] = {"session": summary.__dict__}
-    for table in RECORD_TABLES:
-        record[table] = store.rows(table, session_id)
-    record["events"] = store.events(session_id)
-    record["phases"] = store.phase_times(session_id).as_dict()  # where the time went
-    return record
-
-
-def final_code(store: SessionStore, session_id: int) -> dict[str, str]:
-    """Each coded sub-action's last accepted code (or its last valid version)."""
-    code: dict[str, str] = {}
-    for row in store.rows("code_versions", session_id):
-        if row["valid"]:
-            code[row["subaction"]] = row["code"]
-    for event in ev.events_from_records(store.events(session_id)):
-        if isinstance(event, ev.SubActionDone) and event.code:
-            code[event.subaction] = event.code
-        elif isinstance(event, ev.EditApplied) and event.what == "code":
-            code[event.target] = event.after  # swapped in during training
-    return code
+from rlgpt_tui.report.record import final_code
+from rlgpt_tui.store import SessionStore, SessionSummary
+from rlgpt_tui.tasks.measure import Measure
+from rlgpt_tui.tasks.results import result_text
 
 
 def session_markdown(store: SessionStore, session_id: int, assets: dict[str, str] | None) -> str:
@@ -309,143 +262,3 @@ def version_names(rows: list[dict[str, Any]]) -> dict[int, str]:
         counts[row["subaction"]] = counts.get(row["subaction"], 0) + 1
         names[row["event_seq"]] = f"{row['subaction']} v{counts[row['subaction']]}"
     return names
-
-
-def export_session(
-    store: SessionStore,
-    session_id: int,
-    fmt: str = "md",
-    out: str | Path | None = None,
-    with_gif: bool = True,
-) -> Path:
-    """Write the report (and its images for markdown); returns the report's path."""
-    folder = Path(out) if out else store.session_dir(session_id) / "report"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise StoreError(f"cannot write the report to {folder}: {error.strerror}") from None
-    if fmt == "json":
-        path = folder / f"session-{session_id}.json"
-        path.write_text(json.dumps(session_record(store, session_id), indent=1, default=str))
-        return path
-    assets: dict[str, str] = {}
-    summary = store.get(session_id)
-    target = recorded_target(summary.settings)
-    curves = draw_learning_curves(
-        store.rows("training_metrics", session_id),
-        store.rows("evaluations", session_id),
-        store.rows("iterations", session_id),
-        target=target or summary.measure.default_target,
-    )
-    if curves is not None:
-        png, svg = save_curves(curves, folder)
-        assets["learning curves"] = png.name
-        assets["learning curves (SVG)"] = svg.name
-    if with_gif:
-        frames = evaluation_frames(store, session_id)
-        if frames:
-            frames[0].save(
-                folder / "episode.gif",
-                save_all=True,
-                append_images=frames[1:],
-                duration=80,
-                loop=0,
-            )
-            assets["evaluation episode"] = "episode.gif"
-    path = folder / f"session-{session_id}.md"
-    path.write_text(session_markdown(store, session_id, assets))
-    return path
-
-
-def evaluation_frames(store: SessionStore, session_id: int, size: int = 144) -> list:
-    """Frames of one episode of the session's best solution (its policy, or its code), at
-    most :data:`GIF_MAX_FRAMES` steps long."""
-    # start-up: rl.train imports torch, which listing or showing sessions does not need
-    from rlgpt_tui.rl.environment import build_env, task_for
-    from rlgpt_tui.rl.train import load_checkpoint
-
-    iterations = store.rows("iterations", session_id)
-    if not iterations:
-        return []
-    best = max(iterations, key=lambda r: r["value"])["iteration"]
-    runs = [r for r in store.rows("training_runs", session_id) if r["iteration"] == best]
-    if runs and runs[-1]["checkpoint_dir"]:
-        saved = load_checkpoint(Path(runs[-1]["checkpoint_dir"]))
-        if saved is None:
-            return []
-        config = RLConfig.model_validate(json.loads(runs[-1]["config"]))
-        model = saved[0]
-        horizon = min(task_for(config).horizon, GIF_MAX_FRAMES)
-        env = build_env(config.model_copy(update={"horizon": horizon}), 1, for_training=False)
-
-        def policy(envs, obs):
-            return model.predict(env.features(obs), deterministic=False)[0]
-
-        frames = _episode_frames(env.runner, policy, config.seed + 31337, size)
-        env.close()
-    else:
-        code = final_code(store, session_id)
-        if not code:
-            return []
-        name, source = next(iter(code.items()))
-        action = validate(name, source)
-        settings = store.get(session_id).settings
-        config = RLConfig(
-            task=settings.get("task") or "collect_wood",
-            env=settings.get("env", "craftax"),
-            num_envs=1,
-            seed=settings.get("seed", 0),
-            coded_actions=[CodedActionSpec.of(action)],
-        )
-        horizon = min(task_for(config).horizon, GIF_MAX_FRAMES)
-        env = build_env(config.model_copy(update={"horizon": horizon}), 1, for_training=False)
-        frames = _episode_frames(
-            env.runner, code_alone(env.runner, name), config.seed + 31337, size
-        )
-        env.close()
-    return [Image.fromarray(f) for f in frames[:GIF_MAX_FRAMES]]
-
-
-def _episode_frames(runner, choose, seed: int, size: int) -> list:
-    """Frames of env 0's one episode through the one episode driver, from its first
-    observation on."""
-    world = runner.world
-    frames: list = []
-
-    def choose_and_show(envs, obs):
-        if not frames:  # the episode's start, before its first step
-            frames.append(world.frame(0, size))
-        return choose(envs, obs)
-
-    runner.on_world_step = lambda: frames.append(world.frame(0, size))
-    runner.reset_ended = False
-    run_episodes(runner, choose_and_show, seed)
-    return frames
-
-
-def skill_markdown(skill: Any, versions: list[Any] | None = None) -> str:
-    """One library skill as text: who wrote it and where, its versions, its measured record
-    and its code (``skills show`` and the app's library screen)."""
-    record = skill.record
-    lines = [
-        f"# {skill.name} v{skill.version} ({skill.world})",
-        "",
-        skill.docstring or "(no docstring)",
-        "",
-        f"- author: {skill.author}",
-        f"- made in: {skill.made_in or '-'}"
-        + (f" (code version {skill.code_seq})" if skill.code_seq else ""),
-        f"- origin: {skill.origin}",
-        f"- calls: {record.calls_text}; ends: {record.ends_text}",
-        f"- success of the task it served: {record.success_text}",
-    ]
-    if versions and len(versions) > 1:
-        lines.append(
-            "- versions: "
-            + ", ".join(
-                f"v{v.version} by {v.author}" + (" (shown)" if v.id == skill.id else "")
-                for v in versions
-            )
-        )
-    lines += ["", "```python", skill.source.rstrip("\n"), "```"]
-    return "\n".join(lines)
