@@ -14,8 +14,9 @@ from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.environment import build_env, coded_actions_for, task_for
 from rlgpt_tui.rl.evaluation import evaluate
 from rlgpt_tui.rl.hooks import DamageInterrupt, DeathPenaltyHook
+from rlgpt_tui.rl.model import make_model
 from rlgpt_tui.rl.prior import action_probabilities
-from rlgpt_tui.rl.train import make_model, train
+from rlgpt_tui.rl.train import train
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.validation import validate
 from tests.still_world import StillWorld
@@ -136,7 +137,7 @@ def test_a_policy_that_scored_better_in_training_than_its_mode_is_tried_sampled(
     """Success rates and scores alike: RL from a 1.5B model's crafter_score plan scored 19.5
     over its training episodes and 8.3 by its mode (sampled: 19.2, above the plan's 12.5),
     and scored tasks were only ever evaluated by the mode."""
-    from rlgpt_tui.rl.train import sampled_may_beat_mode
+    from rlgpt_tui.rl.eval_result import sampled_may_beat_mode
 
     for cfg in (config(), config(task="crafter_score", horizon=300)):
         mode = evaluate(cfg, only_coded=TASK, episodes=8, seed=40_000)
