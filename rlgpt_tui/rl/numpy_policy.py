@@ -60,7 +60,8 @@ class NumpyPolicy:
     def of(cls, policy: nn.Module) -> NumpyPolicy | None:
         """A snapshot of ``policy``; None when it is not a plain MLP actor-critic."""
         if not (
-            type(policy) in (ActorCriticPolicy, PriorPolicy)  # PriorPolicy: SB3's forward
+            isinstance(policy, ActorCriticPolicy)
+            and type(policy) in (ActorCriticPolicy, PriorPolicy)  # PriorPolicy: SB3's forward
             and isinstance(policy.features_extractor, FlattenExtractor)
             and isinstance(policy.action_dist, CategoricalDistribution)
             and policy.share_features_extractor

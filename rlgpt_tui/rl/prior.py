@@ -114,7 +114,9 @@ class PriorPolicy(ActorCriticPolicy):
         features = self.extract_features(obs)
         latent_pi, latent_vf = self.mlp_extractor(features)
         distribution = self._get_action_dist_from_latent(latent_pi)
-        log_probs = distribution.distribution.logits  # normalized log-probabilities
+        categorical = distribution.distribution
+        assert isinstance(categorical, torch.distributions.Categorical)  # Discrete actions
+        log_probs = categorical.logits  # normalized log-probabilities
         kl = (log_probs.exp() * (log_probs - self.anchor)).sum(dim=1)
         return self.value_net(latent_vf), distribution.log_prob(actions), -kl
 
