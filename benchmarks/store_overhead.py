@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> None:
         plain.append(train(config).fps)
         timings: list[float] = []
 
-        def record(metrics: dict, timings: list[float] = timings) -> None:
+        def record(metrics: TrainingMetrics, timings: list[float] = timings) -> None:
             started = time.perf_counter()
             store.record(
                 session_id,
@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> None:
                     iteration=0,
                     agent="none",
                     subaction="collect_wood",
-                    metrics=TrainingMetrics.from_dict(metrics),
+                    metrics=metrics,
                 ),
             )
             timings.append(time.perf_counter() - started)

@@ -89,9 +89,10 @@ from rlgpt_tui.envs.base import stat_levels
 from rlgpt_tui.labels import agent_labels
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.episodes import EpisodeTally
+from rlgpt_tui.rl.eval_result import EvalResult
 from rlgpt_tui.rl.evaluation import evaluate
 from rlgpt_tui.rl.prior import action_probabilities
-from rlgpt_tui.rl.train import EvalResult, TrainResult, train
+from rlgpt_tui.rl.train import TrainResult, train
 from rlgpt_tui.skills.reward import RewardCode
 from rlgpt_tui.tasks.catalog import Task, load_catalog
 from rlgpt_tui.tasks.results import Measurement

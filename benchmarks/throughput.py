@@ -175,7 +175,7 @@ def ppo_rate(
     # ends in the rollout cut short at the budget (collected but never trained on), so it
     # is left out; the first one is left out as warm-up by steady_rate.
     rollouts = result.history[:-1]
-    rates = steady_rate([(m["samples"], m["elapsed"]) for m in rollouts])
+    rates = steady_rate([(m.samples, m.elapsed) for m in rollouts])
     last = result.history[-1]
     result.env.close()
     return {
@@ -183,8 +183,8 @@ def ppo_rate(
         "samples": result.samples,
         "seconds": round(result.seconds, 2),
         "overall_rate": result.fps,  # warm-up included, for reference
-        "coded_decision_share": last["coded_decision_share"],
-        "coded_sample_share": last["coded_sample_share"],
+        "coded_decision_share": last.coded_decision_share,
+        "coded_sample_share": last.coded_sample_share,
         "episodes_per_world": config.episodes_per_world,
         "episodes": result.env.episodes_finished,
     }

@@ -99,7 +99,7 @@ def check_devices(gpus: list[str] | None = None) -> list[Check]:
         # inside the check: a broken torch install is a FAIL line, not a crash
         import torch
 
-        from rlgpt_tui.rl.train import policy_device
+        from rlgpt_tui.rl.model import policy_device
 
         if torch.cuda.is_available():
             detail = f"cuda ({torch.cuda.get_device_name(0)})"

@@ -140,11 +140,11 @@ def test_the_engine_and_table2_share_one_choice_of_mode_or_sampled() -> None:
     def sampled(value: float) -> Any:
         return lambda: calls.append(value) or Ns(value=value, ci_high=value)
 
-    kept = mode_or_sampled(config, [{"value": 0.3}], mode, sampled(0.9))
+    kept = mode_or_sampled(config, [Ns(value=0.3)], mode, sampled(0.9))
     assert kept.kept is mode and kept.deterministic is None and not calls  # not measured
-    kept = mode_or_sampled(config, [{"value": 0.8}], mode, sampled(0.1))
+    kept = mode_or_sampled(config, [Ns(value=0.8)], mode, sampled(0.1))
     assert kept.kept is mode and kept.deterministic is None and kept.in_training == 0.8
-    kept = mode_or_sampled(config, [{"value": 0.8}], mode, sampled(0.9))
+    kept = mode_or_sampled(config, [Ns(value=0.8)], mode, sampled(0.9))
     assert kept.kept.value == 0.9 and kept.deterministic is False and calls == [0.1, 0.9]
     table2 = (ROOT / "benchmarks" / "table2.py").read_text()
     assert "mode_or_sampled(" in table2 and "choose(" in table2

@@ -21,7 +21,8 @@ from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.environment import coded_actions_for, task_for
 from rlgpt_tui.rl.episodes import EpisodeRunner, run_episodes
 from rlgpt_tui.rl.hooks import DangerInterrupt, hooks_for
-from rlgpt_tui.rl.train import make_model, train
+from rlgpt_tui.rl.model import make_model
+from rlgpt_tui.rl.train import train
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.runtime import recorded_views
 from rlgpt_tui.skills.validation import validate

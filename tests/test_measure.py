@@ -88,8 +88,8 @@ def test_scored_training_reports_the_score_over_its_training_episodes() -> None:
     tally = result.env.runner.tally
     assert len(tally) > 0  # PPO's early policy dies within a few hundred steps
     last = result.history[-1]
-    assert last["measure"] == "crafter_score" and last["value"] == last["score"]
-    assert last["score"] == pytest.approx(crafter_score(np.mean(tally.achieved, axis=0)), 1e-3)
+    assert last.measure == "crafter_score" and last.value == last.score
+    assert last.score == pytest.approx(crafter_score(np.mean(tally.achieved, axis=0)), 1e-3)
     evaluation = evaluate(config, result.model, episodes=4, seed=7)
     assert evaluation.score is not None and 0 <= evaluation.ci_low <= evaluation.ci_high <= 100
     assert set(evaluation.achievement_rates) == set(ACHIEVEMENTS)

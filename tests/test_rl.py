@@ -10,13 +10,15 @@ import pytest
 import torch
 
 from rlgpt_tui.envs.craftax_world import CraftaxWorld
+from rlgpt_tui.rl.checkpoints import load_checkpoint
 from rlgpt_tui.rl.config import CodedActionSpec, PPOParams, RLConfig
 from rlgpt_tui.rl.environment import build_env, coded_actions_for, task_for
 from rlgpt_tui.rl.evaluation import evaluate
 from rlgpt_tui.rl.growth import grow_action_head
+from rlgpt_tui.rl.model import make_model
 from rlgpt_tui.rl.numpy_policy import NumpyPolicy
 from rlgpt_tui.rl.rollout import OwnClockPPO
-from rlgpt_tui.rl.train import load_checkpoint, make_model, train
+from rlgpt_tui.rl.train import train
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.runtime import CodedAction, CodedActionLimits
 from rlgpt_tui.skills.validation import validate
@@ -188,7 +190,7 @@ def test_ppo_with_coded_action_beats_random_on_collect_wood(tmp_path) -> None:
     history = []
     result = train(config, on_metrics=history.append)
     assert result.samples >= 12_000
-    assert history and history[-1]["samples"] == result.samples
+    assert history and history[-1].samples == result.samples
     assert (tmp_path / "latest.zip").exists()
     trained = evaluate(config, result.model, episodes=32, seed=777)
     random_policy = evaluate(config.model_copy(update={"coded_actions": []}), episodes=32, seed=777)

@@ -1,6 +1,6 @@
-"""The parts of stable-baselines3 that rl/rollout.py and rl/prior.py rely on beyond its public
-API. SB3 is pinned (pyproject); when an update changes one of these, a test here fails first,
-naming what moved, instead of training going quietly wrong."""
+"""The parts of stable-baselines3 that rl/rollout.py, rl/prior.py and rl/checkpoints.py rely
+on beyond its public API. SB3 is pinned (pyproject); when an update changes one of these, a
+test here fails first, naming what moved, instead of training going quietly wrong."""
 
 from __future__ import annotations
 
@@ -14,14 +14,15 @@ from stable_baselines3 import PPO
 from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm
 from stable_baselines3.common.policies import ActorCriticPolicy
 
-from rlgpt_tui.rl.prior import anchor_to_start, start_log_probs
+from rlgpt_tui.rl.checkpoints import load_checkpoint, save_checkpoint
+from rlgpt_tui.rl.prior import PriorPolicy, anchor_to_start, start_log_probs
 from rlgpt_tui.rl.rollout import OwnClockPPO, _Decisions
 
 
-def tiny_ppo(cls: type[PPO] = PPO) -> PPO:
+def tiny_ppo(cls: type[PPO] = PPO, policy: str | type[ActorCriticPolicy] = "MlpPolicy") -> PPO:
     env = gym.make("CartPole-v1")
     env.observation_space = gym.spaces.Box(-np.inf, np.inf, (4,), np.float32)
-    return cls("MlpPolicy", env, n_steps=8, batch_size=8, n_epochs=1, seed=0, device="cpu")
+    return cls(policy, env, n_steps=8, batch_size=8, n_epochs=1, seed=0, device="cpu")
 
 
 def test_rollout_buffer_filled_by_hand_yields_exactly_those_rows() -> None:
@@ -55,15 +56,16 @@ def test_update_info_buffer_takes_infos_and_dones() -> None:
 
 
 def test_anchor_replaces_entropy_by_kl_in_ppo_loss() -> None:
-    """prior.py patches ``policy.evaluate_actions`` and relies on PPO's loss using its third
-    value as the entropy, weighted by ``ent_coef``; and on ``_get_action_dist_from_latent``."""
+    """prior.py's PriorPolicy overrides ``evaluate_actions`` and relies on PPO's loss using
+    its third value as the entropy, weighted by ``ent_coef``; and on
+    ``_get_action_dist_from_latent``."""
     assert hasattr(ActorCriticPolicy, "_get_action_dist_from_latent")
     params = list(inspect.signature(ActorCriticPolicy.evaluate_actions).parameters)
     assert params == ["self", "obs", "actions"], params
     train_source = inspect.getsource(PPO.train)
     assert "self.policy.evaluate_actions(" in train_source
     assert "self.ent_coef * entropy_loss" in train_source
-    model = tiny_ppo()
+    model = tiny_ppo(policy=PriorPolicy)
     anchor_to_start(model, action=1, share=0.9, coef=0.5)
     assert model.ent_coef == 0.5
     obs = torch.zeros((3, 4))
@@ -73,6 +75,41 @@ def test_anchor_replaces_entropy_by_kl_in_ppo_loss() -> None:
     kl = (probs * (probs.log() - start)).sum(dim=1)
     assert torch.allclose(-negative_kl, kl, atol=1e-5)
     assert (negative_kl <= 0).all()
+
+
+def test_prior_policy_without_anchor_is_sb3s_mlp_policy() -> None:
+    """Unanchored, a PriorPolicy evaluates actions as SB3's own policy does, over the same
+    parameters (so the skill library's ``.npz`` weights of either load into the other)."""
+    ours, theirs = tiny_ppo(policy=PriorPolicy), tiny_ppo()
+    assert ours.policy.state_dict().keys() == theirs.policy.state_dict().keys()
+    theirs.policy.load_state_dict(ours.policy.state_dict())
+    obs, actions = torch.randn((5, 4)), torch.tensor([0, 1, 1, 0, 1])
+    for a, b in zip(
+        ours.policy.evaluate_actions(obs, actions),
+        theirs.policy.evaluate_actions(obs, actions),
+        strict=True,
+    ):
+        assert a is not None and b is not None and torch.equal(a, b)
+    with pytest.raises(TypeError, match="PriorPolicy"):
+        anchor_to_start(theirs, action=1, share=0.9, coef=0.5)
+
+
+def test_checkpoints_of_sb3s_own_policy_load_as_prior_policy(tmp_path) -> None:
+    """Checkpoints saved before PriorPolicy hold SB3's ActorCriticPolicy: they load (SB3's
+    ``custom_objects``) as a PriorPolicy with the same weights, which can be anchored."""
+    old = tiny_ppo(OwnClockPPO)
+    save_checkpoint(old, tmp_path, samples=8)
+    loaded = load_checkpoint(tmp_path)
+    assert loaded is not None
+    model, samples = loaded
+    assert type(model.policy) is PriorPolicy and samples == 8
+    for name, tensor in old.policy.state_dict().items():
+        assert torch.equal(model.policy.state_dict()[name].cpu(), tensor.cpu()), name
+    anchor_to_start(model, action=1, share=0.9, coef=0.5)
+    save_checkpoint(model, tmp_path, samples=16)  # saved anchored: loads unanchored
+    again = load_checkpoint(tmp_path)
+    assert again is not None and type(again[0].policy) is PriorPolicy
+    assert again[0].policy.anchor is None and again[1] == 16
 
 
 @pytest.mark.parametrize("attribute", ["pos", "full", "buffer_size", "n_envs"])

@@ -14,8 +14,9 @@ from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.environment import build_env, coded_actions_for, task_for
 from rlgpt_tui.rl.evaluation import evaluate
 from rlgpt_tui.rl.hooks import DamageInterrupt, DeathPenaltyHook
+from rlgpt_tui.rl.model import make_model
 from rlgpt_tui.rl.prior import action_probabilities
-from rlgpt_tui.rl.train import make_model, train
+from rlgpt_tui.rl.train import train
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.validation import validate
 from tests.still_world import StillWorld
@@ -136,15 +137,33 @@ def test_a_policy_that_scored_better_in_training_than_its_mode_is_tried_sampled(
     """Success rates and scores alike: RL from a 1.5B model's crafter_score plan scored 19.5
     over its training episodes and 8.3 by its mode (sampled: 19.2, above the plan's 12.5),
     and scored tasks were only ever evaluated by the mode."""
-    from rlgpt_tui.rl.train import sampled_may_beat_mode
+    from rlgpt_tui.rl.eval_result import sampled_may_beat_mode
+    from rlgpt_tui.rl.progress import TrainingMetrics
+
+    def trained(value: float) -> list[TrainingMetrics]:  # a training's last report
+        return [
+            TrainingMetrics(
+                samples=0,
+                elapsed=0.0,
+                fps=0.0,
+                episodes=0,
+                ep_return_mean=None,
+                ep_length_mean=None,
+                success_rate=None,
+                value=value,
+                coded_decision_share=0.0,
+                coded_sample_share=0.0,
+                coded_actions={},
+            )
+        ]
 
     for cfg in (config(), config(task="crafter_score", horizon=300)):
         mode = evaluate(cfg, only_coded=TASK, episodes=8, seed=40_000)
         above = mode.ci_high + 1.0
-        assert sampled_may_beat_mode(cfg, [{"value": above}], mode) == above
-        assert sampled_may_beat_mode(cfg, [{"value": mode.ci_high}], mode) is None
+        assert sampled_may_beat_mode(cfg, trained(above), mode) == above
+        assert sampled_may_beat_mode(cfg, trained(mode.ci_high), mode) is None
         no_start = cfg.changed(start={"action": None})
-        assert sampled_may_beat_mode(no_start, [{"value": above}], mode) is None
+        assert sampled_may_beat_mode(no_start, trained(above), mode) is None
 
 
 @pytest.mark.slow

@@ -14,7 +14,8 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 from rlgpt_tui.cli import main
 from rlgpt_tui.rl.config import PPOParams, RLConfig
 from rlgpt_tui.rl.evaluation import evaluate
-from rlgpt_tui.rl.train import SampleAxisLogger, log_evaluation, train
+from rlgpt_tui.rl.tensorboard import SampleAxisLogger, log_evaluation
+from rlgpt_tui.rl.train import train
 from rlgpt_tui.store import SessionStore
 
 INSTALL = "pip install 'rlgpt-tui[tensorboard]'"

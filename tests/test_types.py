@@ -405,7 +405,7 @@ def test_the_final_choice_records_the_keys_and_values_it_always_did() -> None:
     typed (the measurement, a decision, the candidate, its calls)."""
     from rlgpt_tui.engine.choice import Candidate, FinalChoice
     from rlgpt_tui.rl.decide import Decision
-    from rlgpt_tui.rl.train import EvalResult
+    from rlgpt_tui.rl.eval_result import EvalResult
     from rlgpt_tui.tasks.measure import Measure
     from rlgpt_tui.tasks.results import Measurement
 

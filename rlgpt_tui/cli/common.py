@@ -34,8 +34,8 @@ def tensorboard_dir(args: argparse.Namespace) -> Path | None:
     naming the install)."""
     if not getattr(args, "tensorboard", None):
         return None
-    # start-up: rl.train imports torch, which `run` imports only once its worlds load
-    from rlgpt_tui.rl.train import TensorBoardUnavailable, require_tensorboard
+    # start-up: rl.tensorboard imports torch, which `run` imports only once its worlds load
+    from rlgpt_tui.rl.tensorboard import TensorBoardUnavailable, require_tensorboard
 
     try:
         require_tensorboard()

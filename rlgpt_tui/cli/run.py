@@ -56,7 +56,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     preparing = [settings.prepare_first_worlds()] if nothing_to_check else []
     try:
         # start-up: torch (the session, the optimizer support) imports while the worlds load
-        from rlgpt_tui.rl.train import load_optimizer_support
+        from rlgpt_tui.rl.model import load_optimizer_support
         from rlgpt_tui.session import Session
 
         store = SessionStore(args.sessions_dir)

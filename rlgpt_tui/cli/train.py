@@ -19,8 +19,11 @@ from rlgpt_tui.cli.common import UsageError, read_text, tensorboard_dir
 from rlgpt_tui.envs.registry import WORLDS
 from rlgpt_tui.library.skillfile import validate_file
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
+from rlgpt_tui.rl.eval_result import EvalResult
 from rlgpt_tui.rl.evaluation import evaluate
-from rlgpt_tui.rl.train import EvalResult, log_evaluation, train
+from rlgpt_tui.rl.progress import TrainingMetrics
+from rlgpt_tui.rl.tensorboard import log_evaluation
+from rlgpt_tui.rl.train import train
 
 _FLAG_NAMES = {
     "samples": "--steps",
@@ -108,13 +111,13 @@ def _progress_printer(total: int):
     )
     task_id = progress.add_task("train", total=total, status="")
 
-    def on_metrics(m: dict[str, Any]) -> None:
-        success = "-" if m["success_rate"] is None else f"{m['success_rate']:.2f}"
+    def on_metrics(m: TrainingMetrics) -> None:
+        success = "-" if m.success_rate is None else f"{m.success_rate:.2f}"
         status = (
-            f"fps {m['fps']:,.0f}  success {success}  episodes {m['episodes']}  "
-            f"coded {m['coded_decision_share']:.0%}"
+            f"fps {m.fps:,.0f}  success {success}  episodes {m.episodes}  "
+            f"coded {m.coded_decision_share:.0%}"
         )
-        progress.update(task_id, completed=min(m["samples"], total), status=status)
+        progress.update(task_id, completed=min(m.samples, total), status=status)
 
     return progress, on_metrics
 

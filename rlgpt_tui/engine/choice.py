@@ -25,9 +25,10 @@ from rlgpt_tui.engine.chosen import CandidateRecord, ChosenSolution, MeasuredCan
 from rlgpt_tui.rl.config import RLConfig
 from rlgpt_tui.rl.decide import SCORE_FIRST, AgainstBest, AgainstTarget, Question
 from rlgpt_tui.rl.environment import build_env
+from rlgpt_tui.rl.eval_result import EvalResult, sampled_may_beat_mode
 from rlgpt_tui.rl.evaluation import evaluate
+from rlgpt_tui.rl.progress import TrainingMetrics
 from rlgpt_tui.rl.summary import EvaluationSummary
-from rlgpt_tui.rl.train import EvalResult, sampled_may_beat_mode
 from rlgpt_tui.rl.weights import load_policy
 from rlgpt_tui.tasks.catalog import Task
 
@@ -150,13 +151,13 @@ class HowItActs:
 
 def mode_or_sampled(
     config: RLConfig,
-    history: list[dict[str, Any]],
+    history: list[TrainingMetrics],
     mode: EvalResult,
     sampled: Callable[[], EvalResult],
 ) -> HowItActs:
     """The engine's choice between a policy's mode and its sampled actions: by its mode
     (the code it started from, until PPO learned better), unless it did better in training
-    than its mode measured (:func:`~rlgpt_tui.rl.train.sampled_may_beat_mode`) and
+    than its mode measured (:func:`~rlgpt_tui.rl.eval_result.sampled_may_beat_mode`) and
     ``sampled()`` (the policy evaluated sampled, on the mode's worlds) measures higher."""
     in_training = sampled_may_beat_mode(config, history, mode)
     if in_training is None:

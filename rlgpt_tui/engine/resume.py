@@ -22,9 +22,9 @@ from rlgpt_tui.engine.solution import StageSolution
 from rlgpt_tui.envs.registry import world_info
 from rlgpt_tui.library.compose import compose_sources
 from rlgpt_tui.library.shelf import SkillShelf
+from rlgpt_tui.rl.checkpoints import checkpoint_samples, load_checkpoint
 from rlgpt_tui.rl.config import RLConfig
 from rlgpt_tui.rl.episodes import EpisodeTally
-from rlgpt_tui.rl.train import checkpoint_samples, load_checkpoint
 from rlgpt_tui.skills.validation import validate
 from rlgpt_tui.tasks.measure import Measure
 

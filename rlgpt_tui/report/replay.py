@@ -20,9 +20,9 @@ GIF_MAX_FRAMES = 240
 def evaluation_frames(store: SessionStore, session_id: int, size: int = 144) -> list:
     """Frames of one episode of the session's best solution (its policy, or its code), at
     most :data:`GIF_MAX_FRAMES` steps long."""
-    # start-up: rl.train imports torch, which listing or showing sessions does not need
+    # start-up: rl.checkpoints imports torch, which listing or showing sessions does not need
+    from rlgpt_tui.rl.checkpoints import load_checkpoint
     from rlgpt_tui.rl.environment import build_env, task_for
-    from rlgpt_tui.rl.train import load_checkpoint
 
     iterations = store.rows("iterations", session_id)
     if not iterations:

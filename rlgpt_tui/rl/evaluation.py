@@ -24,7 +24,7 @@ from rlgpt_tui.rl.episodes import (
     code_alone,
     run_episodes,
 )
-from rlgpt_tui.rl.train import EvalResult
+from rlgpt_tui.rl.eval_result import EvalResult
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.runtime import CodedActionStats
 from rlgpt_tui.tasks.catalog import Task

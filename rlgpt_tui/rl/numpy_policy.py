@@ -18,6 +18,8 @@ from stable_baselines3.common.policies import ActorCriticPolicy
 from stable_baselines3.common.torch_layers import FlattenExtractor
 from torch import nn
 
+from rlgpt_tui.rl.prior import PriorPolicy
+
 _ACTIVATIONS: dict[type[nn.Module], Callable[[np.ndarray], np.ndarray]] = {
     nn.Tanh: np.tanh,
     nn.ReLU: lambda x: np.maximum(x, 0.0),
@@ -58,7 +60,8 @@ class NumpyPolicy:
     def of(cls, policy: nn.Module) -> NumpyPolicy | None:
         """A snapshot of ``policy``; None when it is not a plain MLP actor-critic."""
         if not (
-            type(policy) is ActorCriticPolicy
+            isinstance(policy, ActorCriticPolicy)
+            and type(policy) in (ActorCriticPolicy, PriorPolicy)  # PriorPolicy: SB3's forward
             and isinstance(policy.features_extractor, FlattenExtractor)
             and isinstance(policy.action_dist, CategoricalDistribution)
             and policy.share_features_extractor

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 import torch
 from stable_baselines3 import PPO
 from stable_baselines3.common.policies import ActorCriticPolicy
+from stable_baselines3.common.type_aliases import PyTorchObs
 
 
 def start_as(
@@ -92,6 +93,34 @@ def start_log_probs(
     return rest.clamp_min(1e-8).log()
 
 
+class PriorPolicy(ActorCriticPolicy):
+    """SB3's actor-critic policy, which can be pulled toward a starting policy (the code).
+
+    Without an ``anchor`` it is SB3's ``MlpPolicy`` (:class:`ActorCriticPolicy`), unchanged.
+    With one (a start distribution's log-probabilities, the same in every state:
+    :func:`anchor_to_start`), :meth:`evaluate_actions` reports ``-KL(policy || start)`` in
+    place of the entropy; PPO's loss adds ``-ent_coef * entropy``, so it then adds
+    ``ent_coef * KL``: a relative-entropy regularizer around the code instead of a
+    maximum-entropy one around the uniform policy. The anchor is no parameter: it is not
+    saved with the model, and a policy saved with one loads as any ``MlpPolicy``."""
+
+    anchor: torch.Tensor | None = None
+
+    def evaluate_actions(
+        self, obs: PyTorchObs, actions: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        if self.anchor is None:
+            return super().evaluate_actions(obs, actions)
+        features = self.extract_features(obs)
+        latent_pi, latent_vf = self.mlp_extractor(features)
+        distribution = self._get_action_dist_from_latent(latent_pi)
+        categorical = distribution.distribution
+        assert isinstance(categorical, torch.distributions.Categorical)  # Discrete actions
+        log_probs = categorical.logits  # normalized log-probabilities
+        kl = (log_probs.exp() * (log_probs - self.anchor)).sum(dim=1)
+        return self.value_net(latent_vf), distribution.log_prob(actions), -kl
+
+
 def anchor_to_start(
     model: PPO,
     action: int,
@@ -100,26 +129,13 @@ def anchor_to_start(
     coded: Sequence[bool] | None = None,
     primitive_share: float | None = None,
 ) -> None:
-    """Replace PPO's entropy bonus by a pull toward the starting policy (the code).
-
-    SB3's loss adds ``-ent_coef * entropy``; here the policy's ``evaluate_actions`` reports
-    ``-KL(policy || start)`` in place of the entropy, so the loss adds ``coef * KL``: a
-    relative-entropy regularizer around the code instead of a maximum-entropy one around
-    the uniform policy. The start distribution is :func:`start_log_probs` (the same in every
-    state). Set again on every training run (it is not saved with the model)."""
-    policy: ActorCriticPolicy = model.policy
+    """Replace PPO's entropy bonus by ``coef`` x KL to the starting policy (the code):
+    ``model``'s :class:`PriorPolicy` is anchored to :func:`start_log_probs`. Set again on
+    every training run (the anchor is not saved with the model)."""
+    policy = model.policy
+    if not isinstance(policy, PriorPolicy):
+        raise TypeError(f"a policy pulled toward the code is a PriorPolicy, not {type(policy)}")
     actions = _action_head(policy).out_features
     start = start_log_probs(actions, action, share, coded, primitive_share)
-    start = start.to(policy.device)
+    policy.anchor = start.to(policy.device)
     model.ent_coef = coef
-
-    def evaluate_actions(obs, actions):
-        features = policy.extract_features(obs)
-        latent_pi, latent_vf = policy.mlp_extractor(features)
-        distribution = policy._get_action_dist_from_latent(latent_pi)
-        log_probs = distribution.distribution.logits  # normalized log-probabilities
-        kl = (log_probs.exp() * (log_probs - start)).sum(dim=1)
-        return policy.value_net(latent_vf), distribution.log_prob(actions), -kl
-
-    # this policy object's own method (its class stays SB3's, so saved models load as ever)
-    policy.evaluate_actions = evaluate_actions  # type: ignore[method-assign]

@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # the sandbox and the worlds behind it: not for reading recor
 
 @dataclass(kw_only=True)
 class TrainingMetrics(RecordedPayload):
-    """One rollout's metrics (:meth:`~rlgpt_tui.rl.train.MetricsCallback.report`), in the
+    """One rollout's metrics (:meth:`~rlgpt_tui.rl.callbacks.ProgressCallback.report`), in the
     order it reports them. Records older than the task's measure lack ``score``,
     ``measure`` and ``value``; those older than the phase times lack the last three."""
 

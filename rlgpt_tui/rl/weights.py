@@ -16,8 +16,8 @@ import torch
 from stable_baselines3 import PPO
 
 from rlgpt_tui.rl.config import RLConfig
+from rlgpt_tui.rl.model import make_model
 from rlgpt_tui.rl.policyfile import WeightsError, read_weights
-from rlgpt_tui.rl.train import make_model
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 
 
@@ -30,7 +30,7 @@ def policy_weights(model: PPO) -> bytes:
 
 
 def load_policy(config: RLConfig, env: CodedActionVecEnv, data: bytes) -> PPO:
-    """A PPO made for ``config`` over ``env`` (:func:`~rlgpt_tui.rl.train.make_model`) with
+    """A PPO made for ``config`` over ``env`` (:func:`~rlgpt_tui.rl.model.make_model`) with
     the parameters in ``data``; :class:`WeightsError` when they do not fit it (another
     observation, action count or network)."""
     model = make_model(config, env)

@@ -11,8 +11,8 @@ from rlgpt_tui.agents.schemas import SubAction, Verdict
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.engine.steps.context import StepContext
 from rlgpt_tui.llm.client import LLMAnswerError
+from rlgpt_tui.rl.eval_result import EvalResult
 from rlgpt_tui.rl.summary import EvaluationSummary
-from rlgpt_tui.rl.train import EvalResult
 
 
 def judge_code(

@@ -16,10 +16,10 @@ from rlgpt_tui.library.compose import COMPOSED_PLAN, compose_sources
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.decide import AgainstTarget
 from rlgpt_tui.rl.episodes import EpisodeTally
+from rlgpt_tui.rl.eval_result import EvalResult
 from rlgpt_tui.rl.evaluation import evaluate
 from rlgpt_tui.rl.progress import TrainingEpisodes
 from rlgpt_tui.rl.summary import EvaluationSummary
-from rlgpt_tui.rl.train import EvalResult
 from rlgpt_tui.rl.vec_env import CodedActionVecEnv
 from rlgpt_tui.skills.checker import CodeValidationError
 from rlgpt_tui.skills.validation import ValidatedAction, validate

@@ -25,9 +25,9 @@ from rlgpt_tui.engine.steps.context import StepContext
 from rlgpt_tui.engine.steps.evaluation import evaluate_solution, policy_summary
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.environment import build_env
+from rlgpt_tui.rl.eval_result import EvalResult
 from rlgpt_tui.rl.policyfile import SavedPolicy, WeightsError
 from rlgpt_tui.rl.summary import EvaluationSummary
-from rlgpt_tui.rl.train import EvalResult
 from rlgpt_tui.rl.weights import load_policy, policy_weights
 from rlgpt_tui.skills.checker import CodeValidationError
 from rlgpt_tui.skills.validation import validate

@@ -40,8 +40,9 @@ from rlgpt_tui.envs.registry import world_info
 from rlgpt_tui.llm.client import LLMAnswerError
 from rlgpt_tui.rl.config import CodedActionSpec, RLConfig
 from rlgpt_tui.rl.episodes import EpisodeTally
+from rlgpt_tui.rl.eval_result import EvalResult
 from rlgpt_tui.rl.progress import TrainingEpisodes
-from rlgpt_tui.rl.train import EvalResult, log_evaluation
+from rlgpt_tui.rl.tensorboard import log_evaluation
 from rlgpt_tui.skills.checker import CodeValidationError
 from rlgpt_tui.skills.reward import RewardCode
 from rlgpt_tui.skills.validation import ValidatedAction, validate

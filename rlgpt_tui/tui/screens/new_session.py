@@ -13,7 +13,7 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch
 from rlgpt_tui.engine.engine import EngineSettings
 from rlgpt_tui.envs import WORLDS
 from rlgpt_tui.library.shelf import USER
-from rlgpt_tui.rl.train import require_tensorboard
+from rlgpt_tui.rl.tensorboard import require_tensorboard
 from rlgpt_tui.session_settings import LearnBudgets, LearnTarget, SessionPlan, SessionSettings
 from rlgpt_tui.tasks.catalog import get_task, load_catalog
 from rlgpt_tui.tui.screens.actions import app_actions
