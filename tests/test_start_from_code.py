@@ -260,6 +260,8 @@ def test_policy_moves_off_the_code_when_another_skill_is_better(device, monkeypa
     assert updates >= 2
     assert result.model.ent_coef == pytest.approx(0.1 * 0.5 ** (updates - 1))
     assert after > 0.3, (before, after)  # moved toward the skill that reaches the goal
+    if device == "cpu":  # seeded: measured 0.346 on every run (CUDA's kernels differ)
+        assert after == pytest.approx(0.346, abs=0.05), (before, after)
 
 
 class HurtWorld(StillWorld):
