@@ -439,8 +439,9 @@ def test_chained_coded_stages_share_what_they_remember() -> None:
         StageSolution("place_table", coded=validate("place_table", table)),
     ]
     result = evaluate_chain(stages, "place_table", "craftax", episodes=16, seed=3)
-    assert (result.stage_reached or {})["place_table"] >= 0.9  # the wood stage finished
-    assert (result.success_rate or 0.0) >= 0.8, result
+    # seeded: measured 1.00 and 1.00 (16 of 16 episodes) on every run
+    assert (result.stage_reached or {})["place_table"] == pytest.approx(1.0, abs=0.05)
+    assert result.success_rate == pytest.approx(1.0, abs=0.05), result
 
 
 @pytest.mark.slow
