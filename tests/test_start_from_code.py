@@ -128,7 +128,8 @@ def test_untrained_policy_scores_as_the_code_alone() -> None:
     env.close()
     code = evaluate(cfg, only_coded=TASK, episodes=32, seed=40_000)
     policy = evaluate(cfg, model, episodes=32, seed=40_000)
-    assert code.value >= 0.8  # the tech-tree code makes a pickaxe
+    # the tech-tree code makes a pickaxe; seeded: measured 1.00 (32 of 32) on every run
+    assert code.value == pytest.approx(1.0, abs=0.05)
     assert code.ci_low <= policy.value <= code.ci_high
 
 
