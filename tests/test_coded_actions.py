@@ -418,6 +418,7 @@ def test_runtime_errors_and_bad_actions_end_the_call_with_a_reason() -> None:
     assert len(actions) == 7 and record.end is CallEnd.STEP_BUDGET
 
 
+@pytest.mark.slow  # an evaluation over 16 seeds (a benchmark)
 def test_go_to_tree_and_collect_wood_succeeds_on_most_seeds() -> None:
     action = validate_file(SKILLS / "collect_wood.py")
     before, after, calls = one_call_in_new_worlds(action, 16, 123)

@@ -429,6 +429,7 @@ for i in range(10_000):
 """
 
 
+@pytest.mark.slow  # a stress: a writing process killed -9
 def test_kill_9_while_sessions_record_leaves_a_consistent_library(tmp_path: Path) -> None:
     ready = tmp_path / "ready"
     writer = subprocess.Popen(
