@@ -58,7 +58,7 @@ def _functions() -> dict[tuple[str, str], ast.FunctionDef | ast.AsyncFunctionDef
     return found
 
 
-def tests_that_assert_nothing() -> list[str]:
+def silent_tests() -> list[str]:
     """Test functions with no ``assert``, no ``pytest.raises``/``fail`` and no call to a
     helper in tests/ that asserts (transitively: ``until``, ``wait_for``, ``run_screen``)."""
     functions = _functions()
@@ -83,7 +83,7 @@ def tests_that_assert_nothing() -> list[str]:
 
 
 def test_every_test_asserts_something() -> None:
-    assert tests_that_assert_nothing() == []
+    assert silent_tests() == []
 
 
 def test_the_scan_finds_a_test_that_asserts_nothing() -> None:
