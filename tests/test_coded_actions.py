@@ -418,6 +418,7 @@ def test_runtime_errors_and_bad_actions_end_the_call_with_a_reason() -> None:
     assert len(actions) == 7 and record.end is CallEnd.STEP_BUDGET
 
 
+@pytest.mark.slow  # an evaluation over 16 seeds (a benchmark)
 def test_go_to_tree_and_collect_wood_succeeds_on_most_seeds() -> None:
     action = validate_file(SKILLS / "collect_wood.py")
     before, after, calls = one_call_in_new_worlds(action, 16, 123)
@@ -652,9 +653,10 @@ def test_a_plan_of_builtin_library_skills_composes_under_the_size_limit_and_work
         task="make_stone_pickaxe", coded_actions=[CodedActionSpec.of(action)], num_envs=4
     )
     result = evaluate(config, only_coded=COMPOSED_PLAN, episodes=4, seed=11)
-    assert result.success_rate >= 0.5, result.as_dict()  # the library's code alone: 0.97
+    # seeded: measured 1.00 (4 of 4 episodes; the same on every run)
+    assert result.success_rate == pytest.approx(1.0, abs=0.05), result.as_dict()
     begun = result.calls[COMPOSED_PLAN]["begun"]
-    assert begun["collect_wood"] >= 4 and begun["make_stone_pickaxe"] >= 1, begun
+    assert begun == dict.fromkeys(names, 4), begun  # measured: each step begun once a game
 
 
 def test_a_plans_steps_wait_for_what_its_earlier_steps_bring() -> None:
@@ -707,7 +709,8 @@ def test_a_step_that_gathers_the_rest_itself_is_not_kept_waiting() -> None:
     action = validate(COMPOSED_PLAN, source)
     config = RLConfig(task="place_table", coded_actions=[CodedActionSpec.of(action)], num_envs=4)
     result = evaluate(config, only_coded=COMPOSED_PLAN, episodes=4, seed=11)
-    assert result.success_rate >= 0.75, result.as_dict()  # the library's code alone: 1.00
+    # seeded: measured 1.00 (4 of 4 episodes; the same on every run)
+    assert result.success_rate == pytest.approx(1.0, abs=0.05), result.as_dict()
 
 
 def test_a_collecting_step_rests_while_what_the_later_steps_use_is_held() -> None:

@@ -363,6 +363,7 @@ def test_learn_pin_skip_and_stop_are_recorded_for_the_learn_run(tmp_path: Path) 
     assert len(learn.pending_commands(learn_id)) == 3
 
 
+@pytest.mark.slow  # whole learn sessions, one after another
 def test_a_learn_sessions_llm_agents_see_how_earlier_sessions_episodes_ended(
     tmp_path: Path,
 ) -> None:

@@ -15,7 +15,8 @@ from rlgpt_tui.tui.app import RlgptApp
 from rlgpt_tui.tui.screens.frontier import FrontierScreen
 from rlgpt_tui.tui.screens.run import RunScreen
 from tests.test_learn import ROOT, TINY, cli, run_cli
-from tests.test_tui import SIZE, until
+from tests.test_tui import SIZE
+from tests.waiting import until
 
 
 def cell(table: DataTable, task: str, column: int) -> str:

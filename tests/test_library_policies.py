@@ -25,12 +25,14 @@ from rlgpt_tui.rl.weights import policy_weights
 from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore, StoreError
 from rlgpt_tui.tui.app import RlgptApp
+from rlgpt_tui.tui.screens.sessions import SessionsScreen
 from rlgpt_tui.tui.widgets.plan import PlanPane
 from tests.llm_server import ScriptedLLMServer
 from tests.settings import tiny_settings
 from tests.test_agents_engine import RL_ANSWER, role_of, scripted_agent
 from tests.test_library_store import cli as skills_cli
 from tests.test_provenance import replayed
+from tests.waiting import until
 
 #: the hand-written skill files the tests use
 SKILLS = Path(__file__).resolve().parent / "skills"
@@ -182,10 +184,11 @@ def test_a_later_session_starts_from_the_librarys_trained_policy_and_spends_no_s
     async def library_screen() -> list:  # the app's library browser (l from the sessions)
         app = RlgptApp(tmp_path / "sessions")
         async with app.run_test(size=(160, 40)) as pilot:
-            await pilot.pause(0.2)
+            await until(pilot, lambda: isinstance(app.screen, SessionsScreen), 10, "browser")
             await pilot.press("l")
-            await pilot.pause(0.2)
+            await until(pilot, lambda: app.screen.query("#policies"), 10, "the library")
             table = app.screen.query_one("#policies", DataTable)
+            await until(pilot, lambda: table.row_count > 0, 10, "the policies' rows")
             return [table.get_row_at(i) for i in range(table.row_count)]
 
     row = asyncio.run(library_screen())[0]

@@ -30,11 +30,12 @@ from rlgpt_tui.store.schema import MIGRATIONS, SCHEMA_VERSION
 from rlgpt_tui.tasks.catalog import get_task
 from rlgpt_tui.tasks.measure import Measure
 from rlgpt_tui.tui.app import RlgptApp
+from rlgpt_tui.tui.screens.sessions import SessionsScreen
 from rlgpt_tui.tui.screens.skills import SkillsScreen
 from tests.llm_server import ScriptedLLMServer
 from tests.settings import tiny_settings
 from tests.test_agents_engine import role_of, scripted_agent
-from tests.waiting import wait_for
+from tests.waiting import until, wait_for
 
 #: the hand-written skill files the tests use
 SKILLS = Path(__file__).resolve().parent / "skills"
@@ -429,6 +430,7 @@ for i in range(10_000):
 """
 
 
+@pytest.mark.slow  # a stress: a writing process killed -9
 def test_kill_9_while_sessions_record_leaves_a_consistent_library(tmp_path: Path) -> None:
     ready = tmp_path / "ready"
     writer = subprocess.Popen(
@@ -525,12 +527,12 @@ def test_library_screen_from_the_session_browser_lists_and_shows_skills(tmp_path
     async def scenario() -> None:
         app = RlgptApp(tmp_path)
         async with app.run_test(size=(120, 34)) as pilot:
-            await pilot.pause(0.2)
+            await until(pilot, lambda: isinstance(app.screen, SessionsScreen), 10, "browser")
             await pilot.press("l")
-            await pilot.pause(0.2)
+            await until(pilot, lambda: isinstance(app.screen, SkillsScreen), 10, "the library")
             screen = app.screen
-            assert isinstance(screen, SkillsScreen)
             table = screen.query_one(DataTable)
+            await until(pilot, lambda: table.row_count == 2, 10, "the skills' rows")
             rows = [table.get_row_at(i) for i in range(table.row_count)]
             assert [r[:4] for r in rows] == [  # the kind column: code, or a policy skill
                 ["go_to_tree v1", "code", "craftax", "llm:qwen"],
@@ -540,14 +542,17 @@ def test_library_screen_from_the_session_browser_lists_and_shows_skills(tmp_path
             assert "by llm:qwen" in detail and "collect_wood 0.50" in detail
             assert screen.query_one("#skill-code", TextArea).text == GO_TO_TREE
             await pilot.press("down")
-            await pilot.pause(0.1)
-            detail = str(screen.query_one("#skill-detail", Static).render())
+
+            def detail_text() -> str:
+                return str(screen.query_one("#skill-detail", Static).render())
+
+            await until(pilot, lambda: "go_to_tree v2" in detail_text(), 10, "v2's detail")
+            detail = detail_text()
             assert "go_to_tree v2" in detail and "by person" in detail
             assert "versions: v1 llm:qwen, v2 person" in detail
             assert screen.query_one("#skill-code", TextArea).text == edited
             await pilot.press("escape")
-            await pilot.pause(0.1)
-            assert not isinstance(app.screen, SkillsScreen)
+            await until(pilot, lambda: not isinstance(app.screen, SkillsScreen), 10, "closed")
 
     asyncio.run(scenario())
 

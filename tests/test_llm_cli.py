@@ -423,7 +423,8 @@ def test_a_slow_model_in_the_app_the_forms_timeout_then_a_resume_with_a_longer_o
 
     from rlgpt_tui.tui.app import RlgptApp
     from rlgpt_tui.tui.screens.run import RunScreen
-    from tests.test_tui import run_screen, until
+    from tests.test_tui import run_screen, session_rows
+    from tests.waiting import until
 
     config = tmp_path / "llm.toml"
     config.write_text("[llm]\nmax_retries = 0\n")  # one try per call: the test stays short
@@ -467,7 +468,7 @@ def test_a_slow_model_in_the_app_the_forms_timeout_then_a_resume_with_a_longer_o
         async def resume_with_a_longer_one() -> None:
             app = RlgptApp(sessions, llm_config=config, llm_timeout=30)
             async with app.run_test(size=(160, 50)) as pilot:
-                await pilot.pause(0.5)
+                await until(pilot, lambda: session_rows(app) == 1, 30, "the failed session")
                 await pilot.press("enter")  # failed: resumed
                 screen = await run_screen(pilot, app)
                 store = SessionStore(sessions)

@@ -21,7 +21,7 @@ from rlgpt_tui.store import SessionStore
 from rlgpt_tui.tui.app import RlgptApp
 from rlgpt_tui.tui.widgets.critic import CriticPane
 from tests.test_library_store import COLLECT_WOOD, GO_TO_TREE
-from tests.test_tui import run_screen
+from tests.test_tui import replay_shown, run_screen
 
 LLM = "llm:qwen"
 
@@ -209,8 +209,7 @@ def replayed(tmp_path: Path, events: list[ev.Event], look) -> None:
         app = RlgptApp(tmp_path)
         async with app.run_test(size=(160, 50)) as pilot:
             await pilot.press("enter")  # the finished session's replay
-            screen = await run_screen(pilot, app)
-            await pilot.pause(0.2)
+            screen = await replay_shown(pilot, await run_screen(pilot, app))
             look(screen)
 
     asyncio.run(scenario())

@@ -14,7 +14,8 @@ from rlgpt_tui.tui.app import RlgptApp
 from rlgpt_tui.tui.screens.dialogs import EditRLConfigDialog
 from rlgpt_tui.tui.screens.run import RunScreen
 from tests.settings import tiny_settings
-from tests.test_tui import run_screen, until
+from tests.test_tui import run_screen
+from tests.waiting import until
 
 SIZE = (160, 50)
 EDITED = "code_collect_wood"

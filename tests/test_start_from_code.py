@@ -129,7 +129,8 @@ def test_untrained_policy_scores_as_the_code_alone() -> None:
     env.close()
     code = evaluate(cfg, only_coded=TASK, episodes=32, seed=40_000)
     policy = evaluate(cfg, model, episodes=32, seed=40_000)
-    assert code.value >= 0.8  # the tech-tree code makes a pickaxe
+    # the tech-tree code makes a pickaxe; seeded: measured 1.00 (32 of 32) on every run
+    assert code.value == pytest.approx(1.0, abs=0.05)
     assert code.ci_low <= policy.value <= code.ci_high
 
 
@@ -279,6 +280,8 @@ def test_policy_moves_off_the_code_when_another_skill_is_better(device, monkeypa
     assert updates >= 2
     assert result.model.ent_coef == pytest.approx(0.1 * 0.5 ** (updates - 1))
     assert after > 0.3, (before, after)  # moved toward the skill that reaches the goal
+    if device == "cpu":  # seeded: measured 0.346 on every run (CUDA's kernels differ)
+        assert after == pytest.approx(0.346, abs=0.05), (before, after)
 
 
 class HurtWorld(StillWorld):

@@ -155,4 +155,5 @@ def test_train_then_eval_round_trip(tmp_path, capsys) -> None:
         == 0
     )
     coded_only = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
-    assert coded_only["eval"]["success_rate"] >= 0.75
+    # seeded: measured 1.00 (8 of 8 episodes) on every run
+    assert coded_only["eval"]["success_rate"] == pytest.approx(1.0, abs=0.05)

@@ -23,16 +23,15 @@ from rlgpt_tui.tui.widgets.agent_view import AgentView
 from rlgpt_tui.tui.widgets.critic import CriticPane
 from rlgpt_tui.tui.widgets.training import TrainingPane
 from tests.settings import tiny_settings
+from tests.waiting import until
 
 SIZE = (160, 50)
 
 
-async def until(pilot, predicate, timeout: float, what: str) -> None:
-    for _ in range(int(timeout / 0.1)):
-        if predicate():
-            return
-        await pilot.pause(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
+def session_rows(app: RlgptApp) -> int:
+    """How many sessions the browser lists (0 before it is shown)."""
+    tables = app.screen.query("#sessions")
+    return tables.first().row_count if tables else 0
 
 
 async def run_screen(pilot, app: RlgptApp) -> RunScreen:
@@ -46,6 +45,17 @@ async def run_screen(pilot, app: RlgptApp) -> RunScreen:
 
     await until(pilot, shown, 60, "the run screen")
     return shown()[-1]
+
+
+async def replay_shown(pilot, screen: RunScreen) -> RunScreen:
+    """``screen``, a replay, once every recorded event is shown and its panes drawn."""
+
+    def drawn() -> bool:  # the log writes its lines once it knows its width
+        return screen.position == len(screen.replay_events) and bool(screen.log_pane.lines)
+
+    await until(pilot, drawn, 30, "the replay's panes")
+    await pilot.pause()  # the messages that drawing them queued
+    return screen
 
 
 def kinds(store: SessionStore, session_id: int) -> list[dict]:
@@ -228,7 +238,7 @@ def test_open_and_resume_a_saved_session_then_replay_it(tmp_path: Path) -> None:
     async def scenario() -> None:
         app = RlgptApp(tmp_path)
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.pause(0.5)
+            await until(pilot, lambda: session_rows(app) == 1, 30, "the stopped session's row")
             table = app.screen.query_one("#sessions")
             assert table.row_count == 1 and "stopped" in table.get_row_at(0)
             await pilot.press("enter")  # resume it
@@ -269,8 +279,9 @@ def test_new_session_form_rejects_bad_numbers_and_libraries(tmp_path: Path) -> N
             await pilot.press("n")
             assert isinstance(app.screen, NewSessionScreen)
             app.screen.query_one("#env").value = "minedojo"
-            await pilot.pause(0.2)
-            assert app.screen.query_one("#num_envs").value == "1"  # one Minecraft per env
+            num_envs = app.screen.query_one("#num_envs")
+            # one Minecraft per env
+            await until(pilot, lambda: num_envs.value == "1", 10, "num_envs to follow the env")
             app.screen.query_one("#target").value = "1.5"
             await pilot.press("ctrl+s")
             error = str(app.screen.query_one("#form-error").render())

@@ -22,7 +22,8 @@ from rlgpt_tui.tui.app import RlgptApp
 from rlgpt_tui.tui.screens.dialogs import EditCodeDialog, EditRLConfigDialog
 from rlgpt_tui.tui.screens.run import RunScreen
 from tests.settings import tiny_settings
-from tests.test_tui import run_screen, until
+from tests.test_tui import replay_shown, run_screen, session_rows
+from tests.waiting import until
 
 SIZE = (160, 50)
 
@@ -154,7 +155,7 @@ def test_a_resumed_session_shows_its_record_before_any_new_event(tmp_path, monke
     async def scenario() -> None:
         app = RlgptApp(tmp_path)
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.pause(0.5)
+            await until(pilot, lambda: session_rows(app) == 1, 30, "the stopped session")
             await pilot.press("enter")  # resume it
             screen = await run_screen(pilot, app)
             await until(pilot, lambda: screen.ended, 300, "the resumed session to end")
@@ -331,7 +332,7 @@ def test_snapshot_run_screen_at_100x30(snap_compare, tmp_path, monkeypatch) -> N
 
     async def open_replay(pilot) -> None:
         await pilot.press("enter")
-        await pilot.pause(0.5)
+        await replay_shown(pilot, await run_screen(pilot, pilot.app))
 
     try:
         assert snap_compare(RlgptApp("sessions"), terminal_size=(100, 30), run_before=open_replay)

@@ -23,7 +23,8 @@ from rlgpt_tui.tui.screens.run import RunScreen
 from rlgpt_tui.tui.screens.sessions import SessionsScreen
 from rlgpt_tui.tui.widgets.searchable import CURRENT
 from tests.settings import tiny_settings
-from tests.test_tui import run_screen, until
+from tests.test_tui import replay_shown, run_screen
+from tests.waiting import until
 
 SMALL = (80, 24)
 
@@ -54,8 +55,7 @@ async def open_replay(pilot, app: RlgptApp) -> RunScreen:
     await until(pilot, lambda: isinstance(app.screen, SessionsScreen), 10, "the browser")
     await pilot.press("r")
     await until(pilot, lambda: isinstance(app.screen, RunScreen), 10, "the replay")
-    await pilot.pause(0.3)
-    return app.screen
+    return await replay_shown(pilot, app.screen)
 
 
 # -- 7. search ------------------------------------------------------------------------------
@@ -72,15 +72,18 @@ def test_search_highlights_and_scrolls_to_the_match_and_counts_new_lines(recorde
             first = len(log.matches)
             assert first >= 1 and log.border_subtitle.startswith("/iteration: 1 of ")
             await pilot.press("end")  # every event: the count follows the new lines
-            await pilot.pause(0.2)
-            assert len(log.matches) > first
+            await until(pilot, lambda: len(log.matches) > first, 10, "the new lines' matches")
             assert log.border_subtitle == (
                 f"/iteration: 1 of {len(log.matches)} (n/N: next/previous)"
             )
             for step, expected in (("n", 2), ("n", 3), ("N", 2)):
                 await pilot.press(step)
-                await pilot.pause(0.1)
-                assert log.border_subtitle.startswith(f"/iteration: {expected} of ")
+                await until(
+                    pilot,
+                    lambda n=expected: log.border_subtitle.startswith(f"/iteration: {n} of "),
+                    10,
+                    f"match {expected}",
+                )
                 line = log.matches[expected - 1]
                 top = log.scroll_offset.y
                 height = log.scrollable_content_region.height
@@ -128,7 +131,7 @@ def test_curves_have_a_legend_the_measure_and_error_bars(recorded) -> None:
         async with app.run_test(size=SMALL) as pilot:
             screen = await open_replay(pilot, app)
             await pilot.press("3", "z")  # the training pane, zoomed to the whole screen
-            await pilot.pause(0.8)
+            await until(pilot, lambda: "evaluation (95% CI)" in screen_text(app), 10, "legend")
             shown = screen_text(app)
             assert "training it1 collect_wood" in shown and "training it2 collect_wood" in shown
             assert "evaluation (95% CI)" in shown  # the legend names both series
@@ -151,7 +154,7 @@ def test_a_scored_task_names_its_measure_before_the_first_rollout(tmp_path) -> N
             screen = await run_screen(pilot, app)
             await until(pilot, lambda: screen.header.task_name == "crafter_score", 60, "start")
             await pilot.press("3", "z")
-            await pilot.pause(0.3)
+            await until(pilot, lambda: "vs samples" in screen_text(app), 10, "the zoomed plot")
             shown = screen_text(app)
             assert "Crafter score vs samples" in shown and "success rate" not in shown
             await pilot.press("s")
@@ -177,7 +180,7 @@ def test_panes_at_80x24_focus_zoom_and_a_one_line_header(recorded) -> None:
                 await pilot.press(key)
                 assert screen.focused_pane().id == pane
             await pilot.press("z")  # the log fills the screen, its lines wrapped again
-            await pilot.pause(0.3)
+            await until(pilot, lambda: "LLM calls and log" in screen_text(app), 10, "the zoom")
             shown = screen_text(app)
             assert "LLM calls and log" in shown and "Plan (slow agent)" not in shown
             assert "finished: iterations used up; result success rate" in shown
@@ -223,8 +226,7 @@ def test_export_from_the_app_palette_has_every_action_and_q_quits(recorded) -> N
             ):
                 assert title in titles, title
             await pilot.press("q")
-            await pilot.pause(0.3)
-            assert not app.is_running
+            await until(pilot, lambda: not app.is_running, 10, "q to quit the app")
 
     asyncio.run(scenario())
 
@@ -372,8 +374,7 @@ def test_stop_in_the_last_iteration_counts_every_sample_and_says_how_it_ended(tm
             await pilot.press("escape")  # the browser: this session, selected, same samples
             browser = app.screen
             assert isinstance(browser, SessionsScreen)
-            await pilot.pause(0.3)
-            assert browser.selected_id() == 2
+            await until(pilot, lambda: browser.selected_id() == 2, 10, "this session selected")
             row = browser.query_one("#sessions").get_row("2")
             assert row[4] == "stopped" and row[6] == f"{samples:,}"
             app.last_samples = samples

@@ -28,6 +28,17 @@ def wait_for(predicate, timeout: float, what: str, child: subprocess.Popen | Non
     raise AssertionError(f"timed out waiting for {what}")
 
 
+async def until(pilot, predicate, timeout: float, what: str) -> None:
+    """Let the Textual app under ``pilot`` run until ``predicate()`` holds, within
+    ``timeout`` s of wall clock; fails naming ``what``. The one wait of the app's tests: a
+    test waits on what it will check, never on a fixed pause."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.05)  # the poll's interval: the app runs meanwhile
+
+
 def kill_run_when(flags: list[str], sessions: Path, ready: Callable, timeout: float, what: str):
     """Start ``rlgpt-tui run FLAGS`` in its own process group, wait until
     ``ready(store)`` holds for its session store (a reader beside the writer), then
