@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -123,7 +124,7 @@ def test_two_loop_run_with_llm_over_http(monkeypatch) -> None:
     assert {"slow", "fast", "critic"} <= roles
     # the key travels in the Authorization header only, never in what is recorded
     assert server.headers[0]["authorization"] == "Bearer sk-secret-test-key"
-    recorded = json.dumps([c.as_dict() for c in team.client.calls] + [e.to_dict() for e in events])
+    recorded = json.dumps([asdict(c) for c in team.client.calls] + [e.to_dict() for e in events])
     assert "sk-secret-test-key" not in recorded
 
 
@@ -402,7 +403,7 @@ def test_vision_critic_gets_frames_and_the_record_keeps_no_image_data(monkeypatc
     assert len(images) == 6 and labels[:2] == ["Run 1 before:", "Run 1 after:"]
     png = base64.b64decode(images[0].removeprefix("data:image/png;base64,"))
     assert Image.open(io.BytesIO(png)).mode == "RGB"
-    recorded = json.dumps([c.as_dict() for c in team.client.calls])
+    recorded = json.dumps([asdict(c) for c in team.client.calls])
     assert "base64" not in recorded and "<image, " in recorded
 
 

@@ -76,9 +76,10 @@ def test_learn_runs_two_chosen_tasks_as_listed_sessions_and_reports_them(tmp_pat
     data = status_json(tmp_path)
     choices = data["choices"]
     assert [c["position"] for c in choices] == [1, 2]
-    # the empty library and no deaths yet: the tech tree's first task, then the next open one
+    # the empty library and no deaths yet: the cheapest open task, then the next open one
     assert choices[0]["task"] == "collect_wood"
-    assert choices[0]["reason"].startswith("next in the tech tree")
+    assert choices[0]["reason"].startswith("collect_wood: never tried")
+    assert choices[0]["reason"].endswith("the cheapest open task")
     assert all(c["chooser"] == "builtin" and c["reason"] for c in choices)
     assert choices[1]["task"] != "collect_wood" or choices[0]["status"] != "reached"
     store = SessionStore(tmp_path)

@@ -234,9 +234,11 @@ def corpus(canary: str, port: int) -> dict[str, tuple[str, set]]:
         "bad_yield_object": ("def act(ctx):\n    yield ctx\n", {CallEnd.INVALID}),
         "bad_yield_number": ("def act(ctx):\n    yield 99\n", {CallEnd.INVALID}),
         "bad_yield_bool": ("def act(ctx):\n    yield True\n", {CallEnd.INVALID}),
+        # the remembered map is kept out of the code's reach: replacing ctx.memory cannot
+        # break ctx.recall
         "ctx_memory_corrupted": (
             "def act(ctx):\n    ctx.memory = 7\n    yield 0\n    ctx.recall('tree')\n    yield 0\n",
-            {CallEnd.ERROR},
+            {CallEnd.RETURNED},
         ),
         "ctx_view_corrupted": (
             "def act(ctx):\n    ctx.view = 'nothing'\n    yield 0\n    yield ctx.nearest('tree')\n",
