@@ -102,8 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     library = SkillLibrary(store)
     skills = [s for s in store.skills(args.env) if s.name != COMPOSED_PLAN]
     steps = [s.name for s in task.steps(world_info(args.env).documentation())]
-    start = dict(library.plan_steps(task, args.env))
-    keeper = library.keeper(args.env)
+    start = dict(library.plan_steps(task, args.env, policies=False))  # code alone
+    keeper = library.keeper(args.env, policies=False)
     choice: Choice = [(step, start.get(step)) for step in steps]
     start_source = plan_source(choice, args.env, keeper)
     best = first = measure(start_source, task, args)

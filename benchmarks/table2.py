@@ -94,7 +94,7 @@ from rlgpt_tui.rl.evaluation import evaluate
 from rlgpt_tui.rl.prior import action_probabilities
 from rlgpt_tui.rl.train import TrainResult, train
 from rlgpt_tui.skills.reward import RewardCode
-from rlgpt_tui.tasks.catalog import Task, load_catalog
+from rlgpt_tui.tasks.catalog import Task, get_task, load_catalog
 from rlgpt_tui.tasks.results import Measurement
 
 METHODS: dict[str, str] = {
@@ -187,7 +187,11 @@ class Bench:
     def __init__(self, args: argparse.Namespace, team_factory) -> None:
         self.args = args
         self.team_factory = team_factory
-        self.folder = FolderSkills(args.skills, args.script) if args.skills else None
+        self.folder = (
+            FolderSkills(args.skills, args.script, args.env, not args.no_policy_skills)
+            if args.skills
+            else None
+        )
 
     def script(self, task: Task) -> str:
         return self.folder.script(task) if self.folder else script_skill(task)
@@ -560,6 +564,12 @@ def build_parser() -> Parser:
     )
     add_options(parser, "skills", "script")
     parser.add_argument(
+        "--no-policy-skills",
+        action="store_true",
+        help="--skills: the skills' ctx.skill calls run the folder's code, never its trained "
+        "policies (default: whichever measured better, as a session on the folder runs them)",
+    )
+    parser.add_argument(
         "--start-share",
         type=float,
         default=None,
@@ -759,6 +769,13 @@ def record(args: argparse.Namespace, report: dict[str, Any], bench: Bench) -> Pa
             "episodes": cell["episodes"],
         }
         notes = [f"kind: {cell['kind']}"]
+        if bench.folder is not None and cell["method"] != "ppo":
+            called = bench.folder.policies_called(bench.script(get_task(cell["task"])))
+            notes.append(
+                "its ctx.skill calls run the folder's code (--no-policy-skills)"
+                if args.no_policy_skills
+                else f"policy skills called: {', '.join(called) or 'none'}"
+            )
         if cell.get("run_score") is not None:
             notes.append(f"training episodes {cell['run_score']:.1f}")
         if cell["errors"]:

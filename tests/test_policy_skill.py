@@ -329,3 +329,52 @@ def test_a_second_call_in_one_episode_is_not_met_by_the_first(craftax8, tmp_path
         assert second == "False"
         if first == "True":
             assert int(steps) == 150  # acted its whole budget, not met at once
+
+
+def test_the_exported_plan_calls_the_policies_that_measured_better_than_code(
+    craftax8, tmp_path
+) -> None:
+    """`skills export --plan` composes a step whose trained policy measured better than its
+    code as a call of that policy, and the survive policy as the keeper run when survival
+    is due; the benchmarks run the plan from the folder with those policies (or, with
+    policy skills off, with the folder's code for the same calls)."""
+    from rlgpt_bench.skills import FolderSkills
+    from tests.test_library_store import cli
+
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    poor = {"tasks": {"collect_wood": {"evaluations": 1, "successes": 2, "episodes": 20}}}
+    wander = 'def act(ctx):\n    """Wander."""\n    yield from ctx.explore(4)\n'
+    rest = 'def act(ctx):\n    """Rest."""\n    yield Action.NOOP\n    return True\n'
+    for name, source, record in (("collect_wood", wander, poor), ("survive", rest, {})):
+        skill = SkillFile(name, "craftax", source, record=record)
+        (shared / skill.file_name).write_text(format_skill_file(skill))
+    idle = {k: np.zeros_like(v) for k, v in tree_seeker().items()}
+    write_policy(shared, saved(tree_seeker(), 400), 1)
+    write_policy(shared, saved(idle, 400, "survive_night"), 2)
+    assert cli("import", str(shared), sessions=tmp_path / "lib").returncode == 0
+
+    folder = tmp_path / "exported"
+    done = cli("export", str(folder), "--plan", "collect_wood", sessions=tmp_path / "lib")
+    assert done.returncode == 0, done.stderr
+    assert "wrote plan-craftax-v1.py: collect_wood by its policy\n" in done.stdout
+    skills = FolderSkills(folder, "plan")
+    plan = skills.sources["plan"]
+    assert "ctx.skill('collect_wood')" in plan and "ctx.skill('survive')" in plan
+    assert "explore" not in plan  # the code that measured worse is not in the plan
+    assert sorted(skills.policies_called("plan")) == [
+        "collect_wood policy",
+        "survive_night policy",
+    ]
+
+    with_policies = skills.spec("plan").validated()
+    craftax8.reset(13)
+    _, after, records = run_one_call_each(craftax8, with_policies, seed=13)
+    assert all("policy:collect_wood" in r.begun for r in records)
+    assert sum("collect_wood" in v.achievements for v in after) >= 6  # the tree seeker chops
+
+    code_only = FolderSkills(folder, "plan", policies=False).spec("plan").validated()
+    assert code_only.policies == () and "skill_collect_wood_act" in code_only.source
+    craftax8.reset(13)
+    _, after, records = run_one_call_each(craftax8, code_only, seed=13)
+    assert not any("policy:collect_wood" in r.begun for r in records)

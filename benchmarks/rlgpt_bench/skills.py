@@ -8,10 +8,14 @@ from pathlib import Path
 
 from rlgpt_tui.agents.slow import BuiltinSlowAgent, IterationFeedback
 from rlgpt_tui.agents.slow.builtin import SCRIPT_SKILL, library_for, own_code_name
+from rlgpt_tui.library.compose import skill_calls
 from rlgpt_tui.library.record import SkillRecord, reused_versions
+from rlgpt_tui.library.shelf import ShelfSkill, SkillShelf
 from rlgpt_tui.library.skillfile import HEADER_START, parse_skill_file, skill_paths, validate_file
 from rlgpt_tui.library.templates import template_code
 from rlgpt_tui.rl.config import CodedActionSpec
+from rlgpt_tui.rl.policyfile import read_policies
+from rlgpt_tui.skills.validation import validate
 from rlgpt_tui.tasks.catalog import Task
 
 BUILTIN_LIBRARY = "builtin library (assets/skills/templates)"
@@ -33,9 +37,17 @@ class FolderSkills:
     action): who wrote them is in each file's header. A folder that `rlgpt-tui skills
     export` wrote holds every version of a name: of those, the one a session reuses
     (:func:`~rlgpt_tui.library.record.version_to_reuse`) is used, as ``--library FOLDER``
-    does."""
+    does. A skill's ``ctx.skill("name")`` calls run what they run in a session on that
+    folder: the folder's code, or its trained policy (``policies/``, for ``world``) where
+    that measured better; with ``policies`` False, the folder's code alone."""
 
-    def __init__(self, folder: Path, script: str | None = None) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        script: str | None = None,
+        world: str = "craftax",
+        policies: bool = True,
+    ) -> None:
         files = skill_paths(Path(folder))
         if not files:
             raise ValueError(f"--skills {folder}: no .py skill files there")
@@ -43,21 +55,31 @@ class FolderSkills:
         self.sources: dict[str, str] = {}
         self.authors: dict[str, str] = {}
         self.versions: dict[str, int] = {}  # the version used, where files give one
-        found: list[tuple[str, int, SkillRecord, tuple[int, str, str]]] = []
+        self.proven: dict[str, float] = {}  # how far each is proven on its own task
+        found: list[tuple[str, int, SkillRecord, tuple[int, str, str, float]]] = []
         seen: set[tuple[str, int]] = set()  # (name, version) of the files read
         for path in files:
-            action = validate_file(path)  # header name, validated like any coded action
             version, record, author = 1, SkillRecord(), "person"  # a plain file
-            if path.read_text().startswith(HEADER_START):
+            name, source = path.stem, path.read_text()
+            if source.startswith(HEADER_START):
                 shared = parse_skill_file(path)
-                version, author = shared.version, shared.author
+                name, source, version, author = (
+                    shared.name,
+                    shared.source,
+                    shared.version,
+                    shared.author,
+                )
                 record = SkillRecord.from_dict(shared.record)
-            if (action.name, version) in seen:
-                raise ValueError(f"--skills {folder}: two files define {action.name!r} v{version}")
-            seen.add((action.name, version))
-            found.append((action.name, version, record, (version, action.source, author)))
-        for name, (version, source, author) in reused_versions(found).items():
+            if not skill_calls(source):  # one that calls skills is validated linked: spec()
+                validate_file(path)
+            if (name, version) in seen:
+                raise ValueError(f"--skills {folder}: two files define {name!r} v{version}")
+            seen.add((name, version))
+            found.append((name, version, record, (version, source, author, record.proven(name))))
+        for name, (version, source, author, proven) in reused_versions(found).items():
             self.sources[name], self.authors[name], self.versions[name] = source, author, version
+            self.proven[name] = proven
+        self.policies = read_policies(Path(folder), world) if policies else []
         if script is not None and script not in self.sources:
             raise ValueError(f"--script {script}: not a skill of {folder}")
         self.script_name = script
@@ -75,7 +97,27 @@ class FolderSkills:
         return [name for name in self.sources if name != script]
 
     def specs(self, names: list[str]) -> list[CodedActionSpec]:
-        return [CodedActionSpec(name=name, source=self.sources[name]) for name in names]
+        """The coded actions ``names``, each linked with the skills it calls."""
+        return [self.spec(name) for name in names]
+
+    def spec(self, name: str) -> CodedActionSpec:
+        source = self.sources[name]
+        if not skill_calls(source):
+            return CodedActionSpec(name=name, source=source)
+        shelf = SkillShelf(
+            str(self.folder),
+            [
+                ShelfSkill(n, "", s, self.authors[n], proven=self.proven.get(n, 0.0))
+                for n, s in self.sources.items()
+            ],
+            list(self.policies),
+        )
+        linked, called = shelf.link(source, leave_out=name)
+        return CodedActionSpec.of(validate(name, linked, policies=called))
+
+    def policies_called(self, name: str) -> list[str]:
+        """The trained policies ``name``'s calls run (their labels)."""
+        return [p.label for p in self.spec(name).validated().policies]
 
 
 def script_skill(task: Task) -> str:

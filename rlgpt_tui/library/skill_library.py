@@ -25,7 +25,13 @@ from pathlib import Path
 
 from rlgpt_tui.envs.registry import WORLDS, world_info
 from rlgpt_tui.labels import agent_label
-from rlgpt_tui.library.compose import COMPOSED_PLAN, compose_sources, link_skills, skill_calls
+from rlgpt_tui.library.compose import (
+    COMPOSED_PLAN,
+    compose_sources,
+    link_skills,
+    policy_call,
+    skill_calls,
+)
 from rlgpt_tui.library.record import reused_versions, skills_for_steps
 from rlgpt_tui.library.shelf import (
     BUILTIN,
@@ -63,6 +69,24 @@ from rlgpt_tui.skills.validation import validate
 from rlgpt_tui.tasks.catalog import Task
 
 NOTHING = "; nothing was imported"
+
+#: what does a step of a composed plan: a library code version or a trained policy
+PlanStep = LibrarySkill | PolicySkill
+
+
+def _step_source(skill: PlanStep) -> str:
+    """A plan step's code: the skill's source, or the call of a policy skill."""
+    return policy_call(skill.name) if isinstance(skill, PolicySkill) else skill.source
+
+
+def _keeper_source(skill: PlanStep) -> str | None:
+    """The keeper's code for :func:`compose_sources` (None: a policy skill, called)."""
+    return None if isinstance(skill, PolicySkill) else skill.source
+
+
+def _author(skill: PlanStep) -> str:
+    """Who made a plan step: the code's author, or PPO for a trained policy."""
+    return "PPO (trained policy)" if isinstance(skill, PolicySkill) else agent_label(skill.author)
 
 
 class SkillLibrary:
@@ -225,16 +249,24 @@ class SkillLibrary:
             raise LibraryError(f"--library {choice}: {error}") from None
 
     # -- composing ------------------------------------------------------------------------------
-    def plan_steps(self, task: Task, world: str) -> list[tuple[str, LibrarySkill]]:
+    def plan_steps(
+        self, task: Task, world: str, policies: bool = True
+    ) -> list[tuple[str, PlanStep]]:
         """``task``'s steps (:meth:`Task.steps`, from the world's documentation) in order,
         each with the library skill that does it (:func:`~rlgpt_tui.library.record.
-        skills_for_steps`; of each name the version a session reuses); steps no skill fits
-        are left out. Raises LibraryError when none fits."""
+        skills_for_steps`; of each name the version a session reuses), or, with
+        ``policies``, the trained policy of the step's name where it measured better than
+        that code (:meth:`callable_skills`'s choice; a step only a policy does too); steps
+        nothing fits are left out. Raises LibraryError when none fits."""
         held = [s for s in self.skills(world) if s.name != COMPOSED_PLAN]
         best = reused_versions((s.name, s.version, s.record, s) for s in held)
         records = {name: skill.record for name, skill in best.items()}
         steps = [step.name for step in task.steps(world_info(world).documentation())]
-        chosen = [(step, best[name]) for step, name in skills_for_steps(steps, records).items()]
+        coded: dict[str, PlanStep] = {
+            step: best[name] for step, name in skills_for_steps(steps, records).items()
+        }
+        learned = {p.name: p for p in self.callable_skills(world)[1]} if policies else {}
+        chosen = [(s, learned.get(s) or coded[s]) for s in steps if s in learned or s in coded]
         if not chosen:
             raise LibraryError(
                 f"no {world} skill of the library fits a step of {task.name}: run sessions "
@@ -242,31 +274,39 @@ class SkillLibrary:
             )
         return chosen
 
-    def keeper(self, world: str) -> LibrarySkill | None:
+    def keeper(self, world: str, policies: bool = True) -> PlanStep | None:
         """The skill for the world's helper that a composed plan runs when survival is due
-        (Crafter's ``survive``), the version a session reuses; None without one."""
+        (Crafter's ``survive``): the version a session reuses, or (with ``policies``) its
+        trained policy where that measured better; None without one."""
         name = world_info(world).documentation().tech_tree.before_each_step
-        return self.best(world, name).get(name) if name else None
+        if not name:
+            return None
+        learned = {p.name: p for p in self.callable_skills(world)[1]} if policies else {}
+        return learned.get(name) or self.best(world, name).get(name)
 
     def compose(
         self,
         task: Task,
         world: str,
-        chosen: list[tuple[str, LibrarySkill]],
+        chosen: list[tuple[str, PlanStep]],
         how: str = "",
         keeper: bool = True,
+        policies: bool = True,
     ) -> SkillFile:
         """The ``plan`` skill: ``chosen`` (step, the skill that does it) composed by rlgpt
         into one coded action in that order (no model planned it), the :meth:`keeper`
         before a step where the survival guard holds (:data:`~rlgpt_tui.skills.guard.
         SURVIVAL_GUARD`; ``keeper`` False: without it), its docstring naming each step's
-        skill version and author, and ``how`` they were chosen. Its version is above any
-        ``plan`` the library holds, so that a session reusing the folder takes it."""
-        before = self.keeper(world) if keeper else None
+        skill version and author, and ``how`` they were chosen. A step done by a trained
+        policy is its call, ``yield from ctx.skill(name)``: the policy skill runs it where
+        the plan runs with the library (``--library``, a folder with its ``policies``).
+        Its version is above any ``plan`` the library holds, so that a session reusing the
+        folder takes it."""
+        before = self.keeper(world, policies) if keeper else None
         if before is not None and any(step == before.name for step, _ in chosen):
             before = None  # a step of its own (survive_night's): not run twice in a row
         used = [skill for _, skill in chosen] + ([before] if before else [])
-        authors = sorted({agent_label(skill.author) for skill in used})  # no local paths
+        authors = sorted({_author(skill) for skill in used})  # no local paths
         versions = ", ".join(
             skill.label if skill.name == step else f"{step}: {skill.label}"
             for step, skill in chosen
@@ -279,9 +319,9 @@ class SkillLibrary:
             name=COMPOSED_PLAN,
             world=world,
             source=compose_sources(
-                [(step, s.source) for step, s in chosen],
+                [(step, _step_source(s)) for step, s in chosen],
                 world_info(world).documentation().recipes,
-                keeper=(before.name, before.source) if before else None,
+                keeper=(before.name, _keeper_source(before)) if before else None,
             ),
             version=max(held, default=0) + 1,
             author=authors[0] if len(authors) == 1 else "several authors",
@@ -296,26 +336,38 @@ class SkillLibrary:
         folder: Path | str,
         task: Task,
         world: str,
-        chosen: list[tuple[str, LibrarySkill]],
+        chosen: list[tuple[str, PlanStep]],
         how: str = "",
         keeper: bool = True,
+        policies: bool = True,
     ) -> Path:
         """Write :meth:`compose`'s plan as its skill file in ``folder``."""
-        plan = self.compose(task, world, chosen, how, keeper=keeper)
+        plan = self.compose(task, world, chosen, how, keeper=keeper, policies=policies)
         return _write_skill(_writable(folder), plan)
 
     def export_plan(
-        self, folder: Path | str, task: Task, world: str, keeper: bool = True
+        self,
+        folder: Path | str,
+        task: Task,
+        world: str,
+        keeper: bool = True,
+        policies: bool = True,
     ) -> tuple[Path, str]:
         """Write ``plan-<world>-v<n>.py``: the library's skills for ``world`` composed into
         one coded action for ``task`` (:meth:`plan_steps`, :meth:`write_plan`; ``keeper``
-        False: without the :meth:`keeper`). Returns the path and a line
-        naming which skill does which step."""
-        chosen = self.plan_steps(task, world)
+        False: without the :meth:`keeper`; ``policies`` False: code only). Returns the path
+        and a line naming which skill does which step."""
+        chosen = self.plan_steps(task, world, policies)
         steps = ", ".join(
-            step if skill.name == step else f"{step} by {skill.name}" for step, skill in chosen
+            f"{step} by its policy"
+            if isinstance(skill, PolicySkill)
+            else step
+            if skill.name == step
+            else f"{step} by {skill.name}"
+            for step, skill in chosen
         )
-        return self.write_plan(folder, task, world, chosen, keeper=keeper), steps
+        path = self.write_plan(folder, task, world, chosen, keeper=keeper, policies=policies)
+        return path, steps
 
     # -- sharing --------------------------------------------------------------------------------
     def export_folder(
