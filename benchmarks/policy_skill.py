@@ -6,9 +6,13 @@ steps, a primitive yielded each).
 The policy is an MLP of the default size (64, 64) over the whole observation whose argmax
 is noop, saved as the library saves policies; it never meets its goal, so every call lasts
 its step budget (its training horizon, ``--steps``). Calls run in every env of a Craftax
-world, in turn (``run_one_call_each``). Ends with one JSON line.
+world, in turn (``run_one_call_each``), each round from the same fresh worlds for both (a
+world left running would end its games: calls of one step). Ends with one JSON line.
 
-    python benchmarks/policy_skill.py [--envs 16] [--steps 64] [--rounds 4]
+    python benchmarks/run.py policy_skill [--envs 16] [--steps 64] [--rounds 4]
+
+Goal: a policy-skill call keeps at least 0.7 of the code's samples/s; the measured lines are
+in ``benchmarks/speed/policy_skill.jsonl``.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import time
 
 import numpy as np
 
+from rlgpt_bench.results import machine
 from rlgpt_tui.envs.base import OBSERVATION_SIZE
 from rlgpt_tui.envs.craftax_world import CraftaxWorld
 from rlgpt_tui.rl.episodes import run_one_call_each
@@ -85,14 +90,23 @@ def main(argv: list[str] | None = None) -> None:
         "steps_per_call": args.steps,
         "rounds": args.rounds,
     }
-    for name, action in (("code", code), ("policy", policy)):
-        run_one_call_each(world, action, seed=0)  # warm: workers started, kernels loaded
-        started, samples = time.perf_counter(), 0
-        for round_ in range(args.rounds):
+    actions = {"code": code, "policy": policy}
+    seconds, samples = dict.fromkeys(actions, 0.0), dict.fromkeys(actions, 0)
+    for action in actions.values():  # warm: workers started, kernels loaded
+        world.reset(0)
+        run_one_call_each(world, action, seed=0)
+    for round_ in range(args.rounds):  # side by side, each from the same fresh worlds
+        for name, action in actions.items():
+            world.reset(1 + round_)
+            started = time.perf_counter()
             _, _, records = run_one_call_each(world, action, seed=round_)
-            samples += sum(r.steps for r in records)
-        figures[f"{name}_samples_per_s"] = round(samples / (time.perf_counter() - started), 1)
+            seconds[name] += time.perf_counter() - started
+            samples[name] += sum(r.steps for r in records)
+    for name in actions:
+        figures[f"{name}_samples_per_s"] = round(samples[name] / seconds[name], 1)
+    figures["samples"] = samples
     world.close()
+    figures["machine"] = machine()
     figures["policy_over_code"] = round(
         float(figures["policy_samples_per_s"]) / float(figures["code_samples_per_s"]), 3
     )
