@@ -6,14 +6,21 @@ workers; the LLM client is only built, never asked (the fast agent reuses the li
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from rlgpt_tui.agents.fast.llm import LLMFastAgent
 from rlgpt_tui.agents.schemas import SubAction
-from rlgpt_tui.agents.slow.records import MeasuredRecords, SubActionRecord, learned_as_skill
+from rlgpt_tui.agents.slow.records import (
+    MeasuredRecords,
+    SubActionRecord,
+    learned_as_skill,
+    own_skill,
+)
 from rlgpt_tui.engine import events as ev
 from rlgpt_tui.envs.knowledge import craftax_classic_documentation
-from rlgpt_tui.library.compose import policy_call
+from rlgpt_tui.library.compose import COMPOSED_PLAN, policy_call
 from rlgpt_tui.library.shelf import weights_ref
 from rlgpt_tui.library.skill_library import SkillLibrary
 from rlgpt_tui.llm.client import LLMClient
@@ -23,7 +30,9 @@ from rlgpt_tui.rl.summary import EvaluationSummary
 from rlgpt_tui.session import Session
 from rlgpt_tui.store import SessionStore
 from rlgpt_tui.tasks.catalog import get_task
+from tests.llm_server import ScriptedLLMServer
 from tests.settings import tiny_settings
+from tests.test_agents_engine import role_of, scripted_agent
 from tests.test_library_store import cli as skills_cli
 from tests.test_policy_skill import library_with, saved, tree_seeker
 
@@ -135,3 +144,87 @@ def test_policy_calls_are_counted_on_the_policy_that_ran_and_shown(tmp_path) -> 
         ),
     )
     assert [s.name for s in store.skills("craftax")] == [WOOD]  # the imported code alone
+
+
+PLACE = (
+    'def act(ctx):\n    """Place a table."""\n'
+    '    placed = yield from ctx.place("table")\n    return placed\n'
+)
+WOOD_AND_TABLE = {
+    "subactions": [
+        {
+            "name": WOOD,
+            "description": "gather wood",
+            "mode": "code",
+            "reason": "a tree is easy to find",
+            "high_level_actions": [],
+        },
+        {
+            "name": "place_table",
+            "description": "place a table",
+            "mode": "code",
+            "reason": "one action once wood is held",
+            "high_level_actions": [],
+        },
+    ],
+    "notes": "two coded steps",
+}
+
+
+def wood_and_table(messages: list[dict[str, str]]) -> str:
+    """The scripted model: a plan of two coded steps, code for place_table (collect_wood's
+    code is never asked: the policy skill is reused), and the well-behaved answers else."""
+    if role_of(messages) == "slow":
+        return json.dumps(WOOD_AND_TABLE)
+    if role_of(messages) == "fast" and "Write the RL configuration" not in messages[-1]["content"]:
+        return json.dumps({"code": PLACE, "explanation": "place it"})
+    return scripted_agent(messages)
+
+
+@pytest.mark.slow
+def test_a_step_code_fell_short_at_is_learned_as_its_own_skill_and_the_code_calls_it(
+    tmp_path,
+) -> None:
+    """RL-GPT's split per sub-action: in a session on place_table, the records say code fell
+    short at collect_wood twice; the step stays in the plan, its policy is trained first over
+    primitive actions on collect_wood's own task (reward, evaluation and library entry
+    collect_wood's), and the step's code is the call of that policy, which the plan's
+    evaluation runs."""
+    store = SessionStore(tmp_path / "sessions")
+    records = MeasuredRecords(0.9, {WOOD: SubActionRecord(WOOD, code_tries=2, code_best=0.3)})
+    settings = tiny_settings(
+        task="place_table", max_iterations=1, samples_per_iteration=512, critic_runs=2
+    )
+    with ScriptedLLMServer(responder=wood_and_table) as server:
+        llm = LLMSettings.resolve(server.base_url, server.model, backoff=0.01, max_retries=1)
+        session = Session.create(store, settings, llm, library="own", records=records)
+        events: list[ev.Event] = []
+        outcome = session.run(events.append)
+    assert outcome.result is not None
+
+    plan = next(e for e in events if isinstance(e, ev.PlanProposed)).plan
+    assert [(s.name, s.mode) for s in plan.subactions] == [(WOOD, "code"), ("place_table", "code")]
+    assert own_skill(plan.subactions[0]) and "own skill" in plan.notes
+    started = next(e for e in events if isinstance(e, ev.TrainingStarted))
+    assert started.rl_config["task"] == WOOD and started.rl_config["coded_actions"] == []
+    # first, before any code: collect_wood's policy (the code-alone plan, short of the
+    # target, is then RL's start for place_table, as in any session)
+    trained = next(e for e in events if isinstance(e, ev.PolicyTrained))
+    assert trained.subaction == WOOD and trained.rl_config["task"] == WOOD
+    assert trained.result.episodes == settings.eval_episodes  # measured fresh on collect_wood
+    first_code = next(i for i, e in enumerate(events) if isinstance(e, ev.CodeWritten))
+    assert events.index(trained) < first_code
+    (policy,) = [p for p in store.policies("craftax") if p.task == WOOD]
+    assert policy.actions == [] and policy.subaction == WOOD
+
+    written = {e.subaction: e.code for e in events if isinstance(e, ev.CodeWritten)}
+    assert written[WOOD] == policy_call(WOOD) and written["place_table"] == PLACE
+    ran = [
+        (e.result.coded_calls or {}).get(COMPOSED_PLAN, {}).get("begun", {})
+        for e in events
+        if isinstance(e, ev.EvaluationDone) and "RL policy" not in e.subject
+    ]
+    assert any(b.get(f"policy:{WOOD}", 0) > 0 for b in ran), ran  # the plan ran the policy
+    # the session counts the skill's samples with its own training's
+    spent = sum(e.samples for e in events if isinstance(e, ev.PolicyTrained))
+    assert store.get(session.id).total_samples == spent > trained.samples > 0

@@ -69,6 +69,7 @@ from rlgpt_tui.engine.steps.rl import (
     rl_step,
     short_code_subaction,
 )
+from rlgpt_tui.engine.steps.skill import skill_step
 from rlgpt_tui.engine.steps.train import Policy, TrainingStopped
 from rlgpt_tui.library.shelf import SkillShelf
 from rlgpt_tui.llm.client import LLMCall
@@ -219,6 +220,9 @@ class Engine:
         self._preparing.append(s.prepare_next_world(trains_first=not plan.coded()))
         judged = CodeStep.replayed(plan, cut.judged, ctx.shelf) if cut is not None else None
         self.position.coded_done |= set(judged.verdicts) if judged else set()
+        # steps code fell short at that are tasks of their own: their policies first
+        skills = skill_step(ctx, plan, min(s.iteration_budget(task), s.max_samples - total), total)
+        total += skills.samples
         code = code_step(ctx, plan, self.code, self.sampled, judged)
         self.code.update(code.code)
         self.sampled.update(code.sampled)
@@ -246,11 +250,12 @@ class Engine:
         self.code.update(outcome.code)  # a person's code swapped in during training
         self.run_tally.extend(outcome.tally)
         self.last_policy = outcome.policy or self.last_policy
-        notes += code.notes + outcome.notes
+        notes += skills.notes + code.notes + outcome.notes
+        outcome = replace(outcome, samples=skills.samples + outcome.samples)
         feedback = IterationFeedback(
             self.iteration,
             plan,
-            code.verdicts | outcome.verdicts,
+            skills.verdicts | code.verdicts | outcome.verdicts,
             outcome.value,
             outcome.samples,
             {"notes": notes} if notes else {},

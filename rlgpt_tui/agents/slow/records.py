@@ -3,8 +3,10 @@ tries and best fresh figure, by code and by RL), and the rule the slow agents fo
 where code has fallen short, the sub-action is learned with RL.
 
 The builtin slow agent follows the rule when it plans; the LLM one sees the records in its
-prompt, and :func:`rl_where_code_failed` turns a coded sub-action the records rule out into
-the plan's RL sub-action (or leaves it to the RL one), with the reason in the plan's notes.
+prompt, and :func:`rl_where_code_failed` applies it to the plan, with the reason in the
+plan's notes: the session's task goes to RL over primitive actions; a step that is a task of
+its own (collect_wood in place_table's plan) is learned as its own skill (its policy trained
+on that task and called by the plan's code); any other step goes to the plan's RL sub-action.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from rlgpt_tui.agents.schemas import Plan, SubAction
+from rlgpt_tui.tasks.catalog import load_catalog
 
 #: code tries below the threshold after which a sub-action is learned with RL; the
 #: session's own task goes to RL after one (a task failed by code is next tried with RL)
@@ -21,6 +24,8 @@ CODE_TRIES_BEFORE_RL = 2
 #: how a reason that the records assigned a sub-action to RL begins (:meth:`MeasuredRecords.
 #: code_failed`); :func:`learned_as_skill` reads it
 CODE_FELL_SHORT = "code fell short at "
+#: how a coded step's reason ends when it is learned as its own skill (:func:`own_skill`)
+OWN_SKILL = ": learned with RL as its own skill, a policy this code calls"
 
 
 @dataclass(frozen=True)
@@ -96,19 +101,27 @@ class MeasuredRecords:
 
 def rl_where_code_failed(plan: Plan, task: str, records: MeasuredRecords | None) -> Plan:
     """``plan`` with each coded sub-action the records rule out for code learned with RL:
-    the first becomes the plan's RL sub-action (the other coded ones its high-level
-    actions) when it has none; otherwise the RL sub-action learns it (the coded one is
-    dropped). Each change is said in the plan's notes."""
+    a step that is a task of its own stays a step, learned as its own skill (:func:`own_skill`:
+    the engine trains its policy first, and the step's code calls it); the session's task is
+    learned over primitive actions (:func:`rl_skill_subaction`); another step becomes the
+    plan's RL sub-action (the other coded ones its high-level actions) when it has none,
+    otherwise the RL sub-action learns it (the coded one is dropped). Each change is said in
+    the plan's notes."""
     if records is None:
         return plan
     subs = list(plan.subactions)
     notes: list[str] = []
     for sub in plan.coded():
         why = records.code_failed(sub.name, task)
-        if not why:
+        if not why or own_skill(sub):
             continue
         learned = [s for s in subs if s.mode == "rl"]
-        if not learned and sub.name == task:
+        if sub.name != task and skill_task(sub.name):
+            # a task of its own: its policy, trained on that task, is the skill the step calls
+            own = sub.model_copy(update={"reason": f"{why}{OWN_SKILL}"})
+            subs = [own if s.name == sub.name else s for s in subs]
+            notes.append(f"guard: {sub.name} learned with RL as its own skill, {why}")
+        elif not learned and sub.name == task:
             # the task itself: learned over primitive actions, so that its policy is a skill
             # code calls (the other coded steps would be no action of it: dropped)
             dropped = [s.name for s in subs if s.name != sub.name]
@@ -149,6 +162,25 @@ def learned_as_skill(sub: SubAction, task: str) -> bool:
     skill code calls by the task's name (``ctx.skill(task)``)."""
     return (
         sub.mode == "rl" and sub.name == task and sub.reason.startswith(f"{CODE_FELL_SHORT}{task} ")
+    )
+
+
+def skill_task(name: str) -> bool:
+    """Is ``name`` a task of the catalog whose goal a policy skill can meet (an achievement
+    or items)? Such a step, code fell short at, is learned as its own skill."""
+    task = load_catalog().get(name)
+    return task is not None and (task.goal.achievement is not None or bool(task.goal.inventory))
+
+
+def own_skill(sub: SubAction) -> bool:
+    """Is the coded step ``sub`` to be learned as its own skill (:func:`rl_where_code_failed`
+    said so in its reason)? The engine trains its policy on the task of its name, over
+    primitive actions, before the step's code is written: the code then calls that policy
+    where it measured better than code (``ctx.skill(name)``)."""
+    return (
+        sub.mode == "code"
+        and sub.reason.startswith(CODE_FELL_SHORT + sub.name + " ")
+        and (sub.reason.endswith(OWN_SKILL))
     )
 
 
