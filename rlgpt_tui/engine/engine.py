@@ -3,6 +3,9 @@
     for each iteration, until the target or a budget (iterations, samples, tokens):
         plan    = plan step: a person's plan, else the slow agent's (approved), revised
                   from the history of plans, verdicts and measured values
+        skills  = skill step: each coded step the records say code fell short at that is
+                  a task of its own, its policy trained on that task first (RL step) and
+                  handed to the shelf, so that the step's code calls it
         code    = code step: for each coded sub-action, the inner code loop
                   (write, validate, run one call in a few worlds, critic, repair)
         if the plan has a learned sub-action:
