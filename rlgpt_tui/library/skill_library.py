@@ -255,18 +255,23 @@ class SkillLibrary:
         """``task``'s steps (:meth:`Task.steps`, from the world's documentation) in order,
         each with the library skill that does it (:func:`~rlgpt_tui.library.record.
         skills_for_steps`; of each name the version a session reuses), or, with
-        ``policies``, the trained policy of the step's name where it measured better than
-        that code (:meth:`callable_skills`'s choice; a step only a policy does too); steps
-        nothing fits are left out. Raises LibraryError when none fits."""
+        ``policies``, the best-proven trained policy of the step's name where it measured
+        better on the step's task than that code (the lower ends of their success
+        intervals; a step only a policy does too); steps nothing fits are left out. Raises
+        LibraryError when none fits."""
         held = [s for s in self.skills(world) if s.name != COMPOSED_PLAN]
         best = reused_versions((s.name, s.version, s.record, s) for s in held)
         records = {name: skill.record for name, skill in best.items()}
         steps = [step.name for step in task.steps(world_info(world).documentation())]
-        coded: dict[str, PlanStep] = {
-            step: best[name] for step, name in skills_for_steps(steps, records).items()
-        }
-        learned = {p.name: p for p in self.callable_skills(world)[1]} if policies else {}
-        chosen = [(s, learned.get(s) or coded[s]) for s in steps if s in learned or s in coded]
+        coded = {step: best[name] for step, name in skills_for_steps(steps, records).items()}
+        learned = self.policy_skills(world) if policies else {}
+        chosen: list[tuple[str, PlanStep]] = []
+        for step in steps:
+            code, (policy, measured) = coded.get(step), learned.get(step, (None, 0.0))
+            if policy is not None and (code is None or measured > code.record.proven(step)):
+                chosen.append((step, policy))
+            elif code is not None:
+                chosen.append((step, code))
         if not chosen:
             raise LibraryError(
                 f"no {world} skill of the library fits a step of {task.name}: run sessions "
