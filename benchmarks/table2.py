@@ -187,11 +187,7 @@ class Bench:
     def __init__(self, args: argparse.Namespace, team_factory) -> None:
         self.args = args
         self.team_factory = team_factory
-        self.folder = (
-            FolderSkills(args.skills, args.script, args.env, not args.no_policy_skills)
-            if args.skills
-            else None
-        )
+        self.folder = FolderSkills(args.skills, args.script, args.env) if args.skills else None
 
     def script(self, task: Task) -> str:
         return self.folder.script(task) if self.folder else script_skill(task)
@@ -564,12 +560,6 @@ def build_parser() -> Parser:
     )
     add_options(parser, "skills", "script")
     parser.add_argument(
-        "--no-policy-skills",
-        action="store_true",
-        help="--skills: the skills' ctx.skill calls run the folder's code, never its trained "
-        "policies (default: whichever measured better, as a session on the folder runs them)",
-    )
-    parser.add_argument(
         "--start-share",
         type=float,
         default=None,
@@ -771,11 +761,7 @@ def record(args: argparse.Namespace, report: dict[str, Any], bench: Bench) -> Pa
         notes = [f"kind: {cell['kind']}"]
         if bench.folder is not None and cell["method"] != "ppo":
             called = bench.folder.policies_called(bench.script(get_task(cell["task"])))
-            notes.append(
-                "its ctx.skill calls run the folder's code (--no-policy-skills)"
-                if args.no_policy_skills
-                else f"policy skills called: {', '.join(called) or 'none'}"
-            )
+            notes.append(f"policy skills called: {', '.join(called) or 'none'}")
         if cell.get("run_score") is not None:
             notes.append(f"training episodes {cell['run_score']:.1f}")
         if cell["errors"]:

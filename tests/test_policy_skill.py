@@ -336,8 +336,8 @@ def test_the_exported_plan_calls_the_policies_that_measured_better_than_code(
 ) -> None:
     """`skills export --plan` composes a step whose trained policy measured better than its
     code as a call of that policy, and the survive policy as the keeper run when survival
-    is due; the benchmarks run the plan from the folder with those policies (or, with
-    policy skills off, with the folder's code for the same calls)."""
+    is due; the benchmarks run the plan from the folder with those policies; --code-only
+    exports the code alone."""
     from rlgpt_bench.skills import FolderSkills
     from tests.test_library_store import cli
 
@@ -373,8 +373,19 @@ def test_the_exported_plan_calls_the_policies_that_measured_better_than_code(
     assert all("policy:collect_wood" in r.begun for r in records)
     assert sum("collect_wood" in v.achievements for v in after) >= 6  # the tree seeker chops
 
-    code_only = FolderSkills(folder, "plan", policies=False).spec("plan").validated()
-    assert code_only.policies == () and "skill_collect_wood_act" in code_only.source
-    craftax8.reset(13)
-    _, after, records = run_one_call_each(craftax8, code_only, seed=13)
-    assert not any("policy:collect_wood" in r.begun for r in records)
+    # --code-only: no policies in the folder, the plan composed from the code alone
+    done = cli(
+        "export",
+        str(tmp_path / "code"),
+        "--plan",
+        "collect_wood",
+        "--code-only",
+        sessions=tmp_path / "lib",
+    )
+    assert done.returncode == 0, done.stderr
+    assert (
+        "0 trained policy(ies)" in done.stdout and not (tmp_path / "code" / POLICY_FOLDER).exists()
+    )
+    code_only = FolderSkills(tmp_path / "code", "plan")
+    assert "ctx.skill" not in code_only.sources["plan"] and "explore" in code_only.sources["plan"]
+    assert code_only.policies_called("plan") == []

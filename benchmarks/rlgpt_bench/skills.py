@@ -39,15 +39,9 @@ class FolderSkills:
     (:func:`~rlgpt_tui.library.record.version_to_reuse`) is used, as ``--library FOLDER``
     does. A skill's ``ctx.skill("name")`` calls run what they run in a session on that
     folder: the folder's code, or its trained policy (``policies/``, for ``world``) where
-    that measured better; with ``policies`` False, the folder's code alone."""
+    that measured better (`skills export --code-only` writes a folder of code alone)."""
 
-    def __init__(
-        self,
-        folder: Path,
-        script: str | None = None,
-        world: str = "craftax",
-        policies: bool = True,
-    ) -> None:
+    def __init__(self, folder: Path, script: str | None = None, world: str = "craftax") -> None:
         files = skill_paths(Path(folder))
         if not files:
             raise ValueError(f"--skills {folder}: no .py skill files there")
@@ -79,7 +73,7 @@ class FolderSkills:
         for name, (version, source, author, proven) in reused_versions(found).items():
             self.sources[name], self.authors[name], self.versions[name] = source, author, version
             self.proven[name] = proven
-        self.policies = read_policies(Path(folder), world) if policies else []
+        self.policies = read_policies(Path(folder), world)
         if script is not None and script not in self.sources:
             raise ValueError(f"--script {script}: not a skill of {folder}")
         self.script_name = script

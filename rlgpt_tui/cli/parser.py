@@ -267,6 +267,12 @@ def add_skills(commands: Commands) -> None:
         "(else run before a step when survival is due: a vital low or a zombie or skeleton "
         "adjacent, rlgpt_tui/skills/guard.py)",
     )
+    export_skills.add_argument(
+        "--code-only",
+        action="store_true",
+        help="the skill files alone, no trained policies; with --plan: composed from code "
+        "alone (else a step, or survive, runs its trained policy where that measured better)",
+    )
     _add_sessions_dir(export_skills, suppress=True)
     import_skills = verbs.add_parser(
         "import",

@@ -74,14 +74,18 @@ def cmd_skills(args: argparse.Namespace) -> int:
         # the composed plan replaces the library's earlier plans (a model's plan for another
         # task, measured there, would be the version reused: table2.py --script plan ran it)
         left_out = [COMPOSED_PLAN] if task is not None else []
-        written = library.export_folder(args.folder, args.world, leave_out=left_out)
+        written = library.export_folder(
+            args.folder, args.world, leave_out=left_out, policies=not args.code_only
+        )
         policy_files = sum(1 for path in written if path.suffix == ".json")
         console.print(
             f"wrote {len(written) - policy_files} skill file(s) and {policy_files} trained "
             f"policy(ies) to {args.folder}"
         )
         if task is not None:
-            path, steps = library.export_plan(args.folder, task, world, not args.steps_only)
+            path, steps = library.export_plan(
+                args.folder, task, world, not args.steps_only, policies=not args.code_only
+            )
             console.print(f"wrote {path.name}: {steps}", markup=False, highlight=False)
     else:
         added, known, policies_added = library.import_folder(args.folder)

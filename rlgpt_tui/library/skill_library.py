@@ -376,15 +376,19 @@ class SkillLibrary:
 
     # -- sharing --------------------------------------------------------------------------------
     def export_folder(
-        self, folder: Path | str, world: str | None = None, leave_out: Collection[str] = ()
+        self,
+        folder: Path | str,
+        world: str | None = None,
+        leave_out: Collection[str] = (),
+        policies: bool = True,
     ) -> list[Path]:
         """Write every skill version as ``<name>-<world>-v<version>.py`` with its header
-        (but the names in ``leave_out``), and every trained policy as
+        (but the names in ``leave_out``), and (with ``policies``) every trained policy as
         ``policies/<task>-<world>-p<n>.json`` with its ``.npz``."""
         folder = _writable(folder)
         worlds = {world} if world else {p.world for p in self.policies()}
-        policies = [p for w in sorted(worlds) for p in self._kept.saved_policies(w)]
-        written = [write_policy(folder, p, n) for n, p in enumerate(policies, 1)]
+        kept = [p for w in sorted(worlds) for p in self._kept.saved_policies(w)] if policies else []
+        written = [write_policy(folder, p, n) for n, p in enumerate(kept, 1)]
         return written + [
             _write_skill(
                 folder,
