@@ -177,10 +177,11 @@ def own_skill(sub: SubAction) -> bool:
     said so in its reason)? The engine trains its policy on the task of its name, over
     primitive actions, before the step's code is written: the code then calls that policy
     where it measured better than code (``ctx.skill(name)``)."""
+    reason = sub.reason
     return (
         sub.mode == "code"
-        and sub.reason.startswith(CODE_FELL_SHORT + sub.name + " ")
-        and (sub.reason.endswith(OWN_SKILL))
+        and reason.startswith(f"{CODE_FELL_SHORT}{sub.name} ")
+        and reason.endswith(OWN_SKILL)
     )
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from rlgpt_tui.agents.schemas import Plan, Verdict
-from rlgpt_tui.agents.slow.records import own_skill, rl_skill_subaction
+from rlgpt_tui.agents.slow.records import OWN_SKILL, own_skill, rl_skill_subaction
 from rlgpt_tui.engine.steps.context import StepContext
 from rlgpt_tui.engine.steps.evaluation import Outcome
 from rlgpt_tui.engine.steps.rl import RLRequest, rl_step
@@ -40,10 +40,10 @@ def skill_step(ctx: StepContext, plan: Plan, budget: int, total: int) -> SkillsL
     far), and hand it to the shelf."""
     learned = SkillsLearned()
     for sub in plan.coded():
-        if not own_skill(sub) or sub.name in ctx.shelf.callable_skills()[1]:
+        if not own_skill(sub) or sub.name in ctx.shelf.callable_skills()[1] or budget <= 0:
             continue
         task = get_task(sub.name)
-        why = sub.reason.split(": learned", 1)[0]
+        why = sub.reason.removesuffix(OWN_SKILL)
         skill = rl_skill_subaction(sub.name, sub.description, why)
         request = RLRequest(skill, {}, budget, total + learned.samples)
         outcome = rl_step(replace(ctx, task=task), request)
