@@ -389,3 +389,27 @@ def test_the_exported_plan_calls_the_policies_that_measured_better_than_code(
     code_only = FolderSkills(tmp_path / "code", "plan")
     assert "ctx.skill" not in code_only.sources["plan"] and "explore" in code_only.sources["plan"]
     assert code_only.policies_called("plan") == []
+
+
+def test_a_folder_of_trained_policies_alone_imports_and_an_empty_one_is_refused(
+    tmp_path,
+) -> None:
+    """`skills export` of a library that holds a trained policy and no code writes
+    `policies/` alone; `skills import` takes that folder (it refused it, asking for the very
+    folder `skills export` writes); a folder with neither is one line naming the fix."""
+    from tests.test_library_store import cli
+
+    only = tmp_path / "only-policies"
+    write_policy(only, saved(tree_seeker(), 400), 1)
+    assert not list(only.glob("*.py"))
+    done = cli("import", str(only), sessions=tmp_path / "lib")
+    assert done.returncode == 0, done.stderr
+    assert "imported 0 skill(s)" in done.stdout and "1 trained policy(ies)" in done.stdout
+    again = cli("export", str(tmp_path / "back"), sessions=tmp_path / "lib")
+    assert "0 skill file(s) and 1 trained policy(ies)" in again.stdout
+    assert (tmp_path / "back" / POLICY_FOLDER / "collect_wood-craftax-p1.npz").exists()
+
+    (tmp_path / "empty").mkdir()
+    refused = cli("import", str(tmp_path / "empty"), sessions=tmp_path / "lib")
+    assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1
+    assert "no .py skill files and no policies/" in refused.stderr

@@ -60,7 +60,13 @@ from rlgpt_tui.library.storage import (
     digest,
     digest_bytes,
 )
-from rlgpt_tui.rl.policyfile import PolicyFileError, SavedPolicy, read_policies, write_policy
+from rlgpt_tui.rl.policyfile import (
+    POLICY_FOLDER,
+    PolicyFileError,
+    SavedPolicy,
+    read_policies,
+    write_policy,
+)
 from rlgpt_tui.rl.policyskill import check_policy, policy_skill, proven
 from rlgpt_tui.skills.checker import CodeValidationError
 from rlgpt_tui.skills.guard import SURVIVAL_GUARD
@@ -420,9 +426,10 @@ class SkillLibrary:
             paths = skill_paths(folder)
         except SkillFileError as error:
             raise LibraryError(f"{error}{NOTHING}") from None
-        if not paths:
+        if not paths and not (folder / POLICY_FOLDER).is_dir():
             raise LibraryError(
-                f"no .py skill files in {folder}: pass a folder written by `skills export`"
+                f"no .py skill files and no {POLICY_FOLDER}/ in {folder}: pass a folder written "
+                "by `skills export`"
             )
         chosen: dict[tuple[str, str, int], tuple[str, Path]] = {}
         new, known = [], 0
