@@ -74,6 +74,7 @@ class FolderSkills:
             self.sources[name], self.authors[name], self.versions[name] = source, author, version
             self.proven[name] = proven
         self.policies = read_policies(Path(folder), world)
+        self._linked: dict[str, CodedActionSpec] = {}  # by name, linked and validated
         if script is not None and script not in self.sources:
             raise ValueError(f"--script {script}: not a skill of {folder}")
         self.script_name = script
@@ -95,9 +96,15 @@ class FolderSkills:
         return [self.spec(name) for name in names]
 
     def spec(self, name: str) -> CodedActionSpec:
+        """``name``'s coded action; one that calls skills is linked and validated once."""
         source = self.sources[name]
         if not skill_calls(source):
             return CodedActionSpec(name=name, source=source)
+        if name not in self._linked:
+            self._linked[name] = self._link(name, source)
+        return self._linked[name]
+
+    def _link(self, name: str, source: str) -> CodedActionSpec:
         shelf = SkillShelf(
             str(self.folder),
             [
@@ -111,6 +118,8 @@ class FolderSkills:
 
     def policies_called(self, name: str) -> list[str]:
         """The trained policies ``name``'s calls run (their labels)."""
+        if not skill_calls(self.sources[name]):
+            return []
         return [p.label for p in self.spec(name).validated().policies]
 
 
